@@ -1,0 +1,7 @@
+"""``python -m tilecheck`` runs the CLI."""
+
+import sys
+
+from tilecheck.cli import main
+
+sys.exit(main())

@@ -1,0 +1,85 @@
+"""The ``tilecheck`` command line: the only place that turns exceptions into exit codes.
+
+Each subcommand lives in ``tilecheck/commands/<name>.py`` and defines ``add_parser(subparsers)``
+and ``run(args) -> int``. Exit codes: 0 everything verified / legal, 1 a mismatch, an illegal
+form or program, or a failed check, 2 usage or environment error (malformed spec, unknown form,
+bad operand, missing ptxas or GPU). ``--debug`` shows the Python traceback of internal errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import traceback
+
+from tilecheck.errors import TilecheckError
+
+# Subcommands in the order ``--help`` lists them. A module that is absent is skipped.
+COMMANDS = ("verify", "eval", "spec", "check", "emit", "fuzz", "prove")
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so usage errors get exit code 2 and our format."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        raise _UsageExit(f"{self.prog}: {message}")
+
+
+class _UsageExit(Exception):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every available subcommand."""
+    parser = _Parser(prog="tilecheck", description="Executable semantics and verification for GPU arithmetic instructions.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"tilecheck.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"tilecheck.commands.{name}":
+                continue
+            raise
+        sp = module.add_parser(sub)
+        sp.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``tilecheck`` console script; returns the exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in argv or bool(os.environ.get("TILECHECK_DEBUG"))
+    try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except _UsageExit as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if not getattr(args, "_run", None):
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        return int(args._run(args))
+    except TilecheckError as exc:
+        print(str(exc), file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # an internal bug: say so plainly, traceback on request
+        if debug:
+            traceback.print_exc()
+        print(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback; "
+              "please report it)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,380 @@
+"""Binary floating-point formats, driven by ``spec/formats/*.yaml``.
+
+A :class:`Format` knows its field widths and special encodings and converts between bit patterns
+and values: vectorised classification and field extraction on unsigned numpy arrays, and exact
+scalar conversion to and from :class:`fractions.Fraction` (used to parse decimal operands and to
+describe results). Nothing here rounds arrays: that is the reference model's job.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+from tilecheck.errors import Location, OperandError, Problem, SpecError, UnknownFormError
+from tilecheck.spec.files import display_path, schema_problems, spec_root
+from tilecheck.spec.yamlio import load_yaml
+
+# Classification codes returned by Format.classify (small ints so arrays stay compact).
+NEG_INF, NEG_NORMAL, NEG_SUBNORMAL, NEG_ZERO, POS_ZERO, POS_SUBNORMAL, POS_NORMAL, POS_INF, QNAN, SNAN = range(10)
+CLASS_NAMES = ("-inf", "-normal", "-subnormal", "-zero", "+zero", "+subnormal", "+normal", "+inf",
+               "qnan", "snan")
+
+_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+ROUNDINGS = ("rn", "rz", "rm", "rp")
+
+
+@dataclass(frozen=True)
+class Format:
+    """One binary floating-point format (see ``spec/schema/format.schema.json``)."""
+
+    name: str
+    exponent_bits: int
+    mantissa_bits: int
+    bias: int
+    container_bits: int
+    specials: str  # "ieee" or "fn"
+    default_nan: int
+    canonical_nan: int
+    softfloat_nan: int | None
+    numpy_dtype: str | None
+    ptx_type: str | None
+    ptx_register: str | None
+    ptx_constraint: str | None
+    summary: str = ""
+
+    # ---- field geometry ------------------------------------------------------------------
+    @property
+    def width(self) -> int:
+        """Number of significant bits in a pattern (1 + exponent + fraction)."""
+        return 1 + self.exponent_bits + self.mantissa_bits
+
+    @property
+    def precision(self) -> int:
+        """Significand precision p, hidden bit included."""
+        return self.mantissa_bits + 1
+
+    @property
+    def emin(self) -> int:
+        """Unbiased exponent of the smallest normal number."""
+        return 1 - self.bias
+
+    @property
+    def max_biased_exponent(self) -> int:
+        """Largest biased exponent field that holds finite numbers."""
+        top = (1 << self.exponent_bits) - 1
+        return top - 1 if self.specials == "ieee" else top
+
+    @property
+    def emax(self) -> int:
+        """Unbiased exponent of the largest finite number."""
+        return self.max_biased_exponent - self.bias
+
+    @property
+    def uint(self):
+        """numpy unsigned dtype of the container."""
+        return _UINT[self.container_bits]
+
+    @property
+    def sign_mask(self) -> int:
+        return 1 << (self.width - 1)
+
+    @property
+    def exponent_mask(self) -> int:
+        return ((1 << self.exponent_bits) - 1) << self.mantissa_bits
+
+    @property
+    def mantissa_mask(self) -> int:
+        return (1 << self.mantissa_bits) - 1
+
+    @property
+    def magnitude_mask(self) -> int:
+        return self.sign_mask - 1
+
+    @property
+    def quiet_bit(self) -> int:
+        return 1 << (self.mantissa_bits - 1)
+
+    @property
+    def inf(self) -> int:
+        """Bits of +inf (ieee formats only)."""
+        if self.specials != "ieee":
+            raise ValueError(f"{self.name} has no infinity")
+        return self.exponent_mask
+
+    @property
+    def max_finite(self) -> int:
+        """Bits of the largest finite positive value."""
+        if self.specials == "ieee":
+            return self.exponent_mask - 1
+        return self.magnitude_mask - 1  # fn: all-ones is NaN, one below is max
+
+    @property
+    def min_normal(self) -> int:
+        return 1 << self.mantissa_bits
+
+    @property
+    def min_subnormal(self) -> int:
+        return 1
+
+    # ---- vectorised bit views ----------------------------------------------------------
+    def bits(self, values) -> np.ndarray:
+        """``values`` as an array of this format's unsigned container type (no value change)."""
+        arr = np.asarray(values)
+        if arr.dtype == self.uint:
+            return arr
+        if arr.dtype.kind in "iu":
+            return arr.astype(self.uint)
+        raise TypeError(f"{self.name} bit patterns must be unsigned integers, got {arr.dtype}")
+
+    def fields(self, bits) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Split patterns into (sign 0/1, biased exponent field, fraction field), as int64."""
+        b = self.bits(bits).astype(np.uint64)
+        sign = (b >> np.uint64(self.width - 1)).astype(np.int64) & 1
+        exp = ((b >> np.uint64(self.mantissa_bits)) & np.uint64((1 << self.exponent_bits) - 1)).astype(np.int64)
+        frac = (b & np.uint64(self.mantissa_mask)).astype(np.int64) if self.mantissa_bits < 63 else (b & np.uint64(self.mantissa_mask))
+        return sign, exp, frac
+
+    def is_nan(self, bits) -> np.ndarray:
+        b = self.bits(bits)
+        mag = b & self.uint(self.magnitude_mask)
+        if self.specials == "ieee":
+            return mag > self.uint(self.exponent_mask)
+        return mag == self.uint(self.magnitude_mask)
+
+    def is_inf(self, bits) -> np.ndarray:
+        b = self.bits(bits)
+        if self.specials != "ieee":
+            return np.zeros(b.shape, dtype=bool)
+        return (b & self.uint(self.magnitude_mask)) == self.uint(self.exponent_mask)
+
+    def is_zero(self, bits) -> np.ndarray:
+        return (self.bits(bits) & self.uint(self.magnitude_mask)) == 0
+
+    def is_subnormal(self, bits) -> np.ndarray:
+        mag = self.bits(bits) & self.uint(self.magnitude_mask)
+        return (mag != 0) & (mag < self.uint(self.min_normal))
+
+    def classify(self, bits) -> np.ndarray:
+        """Class code per pattern (see ``CLASS_NAMES``), as uint8."""
+        b = self.bits(bits)
+        mag = b & self.uint(self.magnitude_mask)
+        neg = (b & self.uint(self.sign_mask)) != 0
+        out = np.empty(b.shape, dtype=np.uint8)
+        zero = mag == 0
+        sub = (mag != 0) & (mag < self.uint(self.min_normal))
+        nan = self.is_nan(b)
+        inf = self.is_inf(b)
+        out[...] = np.where(neg, NEG_NORMAL, POS_NORMAL)
+        out[zero] = np.where(neg, NEG_ZERO, POS_ZERO)[zero]
+        out[sub] = np.where(neg, NEG_SUBNORMAL, POS_SUBNORMAL)[sub]
+        out[inf] = np.where(neg, NEG_INF, POS_INF)[inf]
+        if self.specials == "ieee":
+            quiet = (b & self.uint(self.quiet_bit)) != 0
+            out[nan] = np.where(quiet, QNAN, SNAN)[nan]
+        else:
+            out[nan] = QNAN
+        return out
+
+    def to_float64(self, bits) -> np.ndarray:
+        """Exact float64 values of the patterns (every format here has p <= 53 and a range
+        inside binary64's). NaNs come out as NaN (payload not preserved)."""
+        if self.precision > 53 or self.emax > 1023 or self.emin - self.mantissa_bits < -1074:
+            raise ValueError(f"{self.name} does not fit in float64")
+        if self.numpy_dtype:
+            with np.errstate(invalid="ignore"):  # signalling NaNs quieten on conversion
+                return self.bits(bits).view(np.dtype(self.numpy_dtype)).astype(np.float64)
+        sign, exp, frac = self.fields(bits)
+        normal = exp != 0
+        sig = np.where(normal, frac + (1 << self.mantissa_bits), frac).astype(np.float64)
+        e = np.where(normal, exp, 1) - self.bias - self.mantissa_bits
+        val = np.ldexp(sig, e.astype(np.int32))
+        val = np.where(sign == 1, -val, val)
+        val = np.where(self.is_inf(bits), np.where(sign == 1, -np.inf, np.inf), val)
+        return np.where(self.is_nan(bits), np.nan, val)
+
+    # ---- scalar exact conversions -------------------------------------------------------
+    def to_fraction(self, bits: int) -> Fraction | None:
+        """Exact value of a finite pattern; ``None`` for infinities and NaNs."""
+        bits = int(bits)
+        sign = -1 if bits & self.sign_mask else 1
+        exp = (bits & self.exponent_mask) >> self.mantissa_bits
+        frac = bits & self.mantissa_mask
+        if self.specials == "ieee" and exp == (1 << self.exponent_bits) - 1:
+            return None
+        if self.specials == "fn" and (bits & self.magnitude_mask) == self.magnitude_mask:
+            return None
+        if exp == 0:
+            value = Fraction(frac) * Fraction(2) ** (self.emin - self.mantissa_bits)
+        else:
+            value = Fraction(frac + (1 << self.mantissa_bits)) * Fraction(2) ** (exp - self.bias - self.mantissa_bits)
+        return sign * value
+
+    def from_fraction(self, value: Fraction, rounding: str = "rn", negative_zero: bool = False) -> int:
+        """Correctly round an exact rational to this format (scalar, exact; subnormals and
+        overflow included). ``negative_zero`` gives the sign of a zero ``value``."""
+        if rounding not in ROUNDINGS:
+            raise ValueError(f"unknown rounding {rounding!r}")
+        value = Fraction(value)
+        neg = value < 0 or (value == 0 and negative_zero)
+        mag = -value if value < 0 else value
+        sign_bits = self.sign_mask if neg else 0
+        if mag == 0:
+            return sign_bits
+        # exponent e with 2^e <= mag < 2^(e+1)
+        e = mag.numerator.bit_length() - mag.denominator.bit_length()
+        if Fraction(2) ** e > mag:
+            e -= 1
+        e = max(e, self.emin)
+        quantum = Fraction(2) ** (e - self.mantissa_bits)
+        scaled = mag / quantum
+        q, r = divmod(scaled.numerator, scaled.denominator)
+        rem = Fraction(r, scaled.denominator)
+        away = {"rz": False, "rm": neg and rem > 0, "rp": (not neg) and rem > 0,
+                "rn": rem > Fraction(1, 2) or (rem == Fraction(1, 2) and q % 2 == 1)}[rounding]
+        q += int(away)
+        if q == 1 << self.precision:
+            q >>= 1
+            e += 1
+        if e > self.emax:
+            return sign_bits | self._overflow_magnitude(neg, rounding)
+        if q < (1 << self.mantissa_bits):
+            return sign_bits | q  # subnormal (or zero)
+        biased = e + self.bias
+        return sign_bits | (biased << self.mantissa_bits) | (q - (1 << self.mantissa_bits))
+
+    def _overflow_magnitude(self, negative: bool, rounding: str) -> int:
+        to_inf = rounding == "rn" or (rounding == "rp" and not negative) or (rounding == "rm" and negative)
+        if to_inf:
+            return self.inf if self.specials == "ieee" else self.magnitude_mask  # fn: NaN
+        return self.max_finite
+
+    def describe(self, bits: int) -> tuple[str, str]:
+        """(decimal value text, class name) of one pattern, for reports."""
+        cls = CLASS_NAMES[int(self.classify(np.array([bits], dtype=self.uint))[0])]
+        value = self.to_fraction(bits)
+        if value is None:
+            if cls in ("qnan", "snan"):
+                return ("nan", cls)
+            return (("-" if cls.startswith("-") else "+") + "inf", cls)
+        if value == 0:
+            return ("-0.0" if bits & self.sign_mask else "0.0", cls)
+        return (_fraction_text(value, self.precision), cls)
+
+    def hex(self, bits: int) -> str:
+        """``0x...`` with as many digits as the container has nibbles."""
+        digits = (self.width + 3) // 4
+        return f"0x{int(bits):0{digits}x}"
+
+    def parse_operand(self, text: str, where: str = "operand") -> int:
+        """Bits from ``0x`` hex or a decimal literal (``1.5``, ``-2e-3``, ``inf``, ``-nan``, ``1/3``).
+
+        Decimal literals are rounded to nearest-even exactly (via rationals, no double rounding).
+        Raises :class:`OperandError` on malformed text or hex wider than the format.
+        """
+        s = text.strip()
+        low = s.lower()
+        if low.startswith(("0x", "-0x", "+0x")):
+            if low.startswith(("-", "+")):
+                raise OperandError(f"{where}: hex operand {text!r} must be a bit pattern without a sign")
+            digits = s[2:].replace("_", "")
+            if not digits or not re.fullmatch(r"[0-9a-fA-F]+", digits):
+                raise OperandError(f"{where}: {text!r} is not a hex bit pattern (0x followed by hex digits)")
+            value = int(digits, 16)
+            if value >> self.width:
+                raise OperandError(f"{where}: {text!r} does not fit in {self.width}-bit {self.name} "
+                                   f"(largest pattern {self.hex((1 << self.width) - 1)})")
+            return value
+        sign = -1 if low.startswith("-") else 1
+        body = low.lstrip("+-")
+        if body in ("inf", "infinity"):
+            if self.specials != "ieee":
+                raise OperandError(f"{where}: {self.name} has no infinity")
+            return self.inf | (self.sign_mask if sign < 0 else 0)
+        if body == "nan":
+            return self.default_nan | (self.sign_mask if sign < 0 else 0)
+        try:
+            value = Fraction(body)
+        except (ValueError, ZeroDivisionError):
+            raise OperandError(f"{where}: {text!r} is neither a hex bit pattern nor a decimal number") from None
+        return self.from_fraction(sign * value, "rn", negative_zero=sign < 0)
+
+
+def _fraction_text(value: Fraction, precision: int) -> str:
+    """Shortest-ish decimal text that identifies ``value`` (enough digits for the precision)."""
+    digits = max(3, math.ceil(precision * math.log10(2)) + 2)
+    if abs(value) >= Fraction(1, 10**300) and abs(value) < 10**300:
+        return f"{float(value):.{min(digits, 17)}g}"
+    # outside float range (cannot happen for formats up to f64, kept for safety)
+    return str(value)
+
+
+def _hex(doc, key_path: tuple) -> int:
+    node = doc.data
+    for k in key_path:
+        node = node[k]
+    return int(node, 16)
+
+
+@lru_cache(maxsize=None)
+def _load_formats(root: str) -> dict[str, Format]:
+    from pathlib import Path
+
+    folder = Path(root) / "formats"
+    problems: list[Problem] = []
+    formats: dict[str, Format] = {}
+    files = sorted(folder.glob("*.yaml"))
+    if not files:
+        raise SpecError([Problem(Location(display_path(folder, Path(root))), "no format files found")])
+    for path in files:
+        doc = load_yaml(path, display_path(path, Path(root)))
+        found = schema_problems(doc, "format", Path(root))
+        if found:
+            problems.extend(found)
+            continue
+        d = doc.data
+        if d["name"] != path.stem:
+            problems.append(Problem(doc.locate(("name",)), f"name {d['name']!r} must equal the file stem {path.stem!r}"))
+            continue
+        ptx = d.get("ptx", {})
+        fmt = Format(
+            name=d["name"], exponent_bits=d["exponent_bits"], mantissa_bits=d["mantissa_bits"],
+            bias=d.get("bias", (1 << (d["exponent_bits"] - 1)) - 1), container_bits=d["container_bits"],
+            specials=d["specials"], default_nan=_hex(doc, ("nan", "default")),
+            canonical_nan=_hex(doc, ("nan", "canonical")),
+            softfloat_nan=_hex(doc, ("nan", "softfloat_default")) if "softfloat_default" in d["nan"] else None,
+            numpy_dtype=d.get("numpy_dtype"), ptx_type=ptx.get("type"), ptx_register=ptx.get("register"),
+            ptx_constraint=ptx.get("constraint"), summary=d["summary"],
+        )
+        if fmt.width > fmt.container_bits:
+            problems.append(Problem(doc.locate(("container_bits",)),
+                                    f"{fmt.width}-bit format does not fit a {fmt.container_bits}-bit container"))
+        for key in ("default", "canonical"):
+            value = _hex(doc, ("nan", key))
+            if not bool(fmt.is_nan(np.array([value], dtype=fmt.uint))[0]):
+                problems.append(Problem(doc.locate(("nan", key)), f"nan.{key} {d['nan'][key]} is not a NaN of {fmt.name}"))
+        formats[fmt.name] = fmt
+    if problems:
+        raise SpecError(problems)
+    return formats
+
+
+def all_formats() -> dict[str, Format]:
+    """Every format in ``spec/formats``, by name."""
+    return dict(_load_formats(str(spec_root())))
+
+
+def get_format(name: str | Format) -> Format:
+    """The format called ``name`` (``f16``, ``bf16``, ``f32``, ``f64``, ``tf32``, ``e5m2``, ``e4m3``)."""
+    if isinstance(name, Format):
+        return name
+    formats = _load_formats(str(spec_root()))
+    try:
+        return formats[name]
+    except KeyError:
+        raise UnknownFormError(f"unknown format {name!r}; known: {', '.join(sorted(formats))}") from None

@@ -1,0 +1,433 @@
+"""Load the spec database: schema-check every file, expand form groups, run database-wide checks.
+
+``load_database()`` reads every YAML file under the spec root, validates it against the schema it
+names, expands each form group's qualifier axes into concrete :class:`~tilecheck.spec.forms.Form`
+objects with their PTX spelling, and checks the whole: duplicate names, unknown semantics keys or
+parameters, two forms claiming one spelling, examples naming unknown forms. Every problem found
+is collected and raised together as one :class:`~tilecheck.errors.SpecError`.
+
+Other instruction sets and composite sequences register a loader for their schema name in
+``LOADERS`` (see :mod:`tilecheck.spec.amdgpu` once present); the database keeps what they return
+in ``extras``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+from tilecheck.errors import IllegalFormError, Location, Problem, SpecError, UnknownFormError
+from tilecheck.spec import registry
+from tilecheck.spec.files import display_path, schema_problems, spec_root
+from tilecheck.spec.forms import (TYPE_INFO, Contract, Example, Family, Form, IllegalSpelling, NanPolicy,
+                                  OperandSpec, Reference, Semantics, Special, Target, Verdict)
+from tilecheck.spec.yamlio import LocatedDocument, load_yaml
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+SPEC_FOLDERS = ("ptx", "amdgpu", "sequences", "targets")
+
+
+def split_spelling(spelling: str) -> tuple[str, tuple[str, ...], str]:
+    """``div.rn.ftz.f32`` -> (``div``, (``rn``, ``ftz``), ``f32``)."""
+    tokens = spelling.strip().lower().split(".")
+    if len(tokens) < 2 or any(not t for t in tokens):
+        return (tokens[0] if tokens else "", (), "")
+    return tokens[0], tuple(tokens[1:-1]), tokens[-1]
+
+
+def spelling_key(spelling: str) -> tuple[str, tuple[str, ...], str]:
+    """Order-insensitive identity of a spelling: ptxas accepts qualifiers in any order
+    (``div.ftz.rn.f32`` is ``div.rn.ftz.f32``), the type token last."""
+    opcode, mods, type_ = split_spelling(spelling)
+    return opcode, tuple(sorted(mods)), type_
+
+
+def _version(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+@dataclass
+class TargetInfo:
+    """A compilation target: name, numeric sm and the lowest .version ptxas accepts for it."""
+
+    name: str
+    sm: int
+    min_ptx: tuple[int, int]
+
+
+@dataclass
+class SpecDatabase:
+    """Everything loaded from the spec root. Read-only after :func:`load_database`."""
+
+    root: Path
+    families: dict[str, Family] = field(default_factory=dict)
+    forms: dict[str, Form] = field(default_factory=dict)
+    targets: dict[str, TargetInfo] = field(default_factory=dict)
+    default_target: str = "sm_90"
+    extras: dict[str, dict] = field(default_factory=dict)
+    _by_key: dict = field(default_factory=dict)
+    _illegal: dict = field(default_factory=dict)
+
+    # ---- lookups ----------------------------------------------------------------------------
+    def ptx_forms(self) -> list[Form]:
+        """Every concrete PTX form, in file then expansion order."""
+        return [f for f in self.forms.values() if f.isa == "ptx"]
+
+    def resolve(self, spelling: str) -> Form | None:
+        """The form a spelling denotes (qualifier order is free), or None."""
+        return self._by_key.get(spelling_key(spelling))
+
+    def target(self, name: str | None) -> TargetInfo:
+        """A known target (``sm_90``); ``None`` gives the default. Unknown -> UnknownFormError."""
+        name = name or self.default_target
+        try:
+            return self.targets[name]
+        except KeyError:
+            known = ", ".join(self.targets)
+            raise UnknownFormError(f"unknown target {name!r}; known targets: {known}") from None
+
+    def verdict(self, spelling: str, target: str | None = None) -> Verdict:
+        """The spec's legality verdict on ``spelling`` (for ``target`` when given).
+
+        Legal iff the spelling denotes an expanded form whose gate the target meets. Illegal
+        spellings get the recorded reason (and ptxas's message) or a reason derived from the
+        family's forms. A spelling whose opcode no family defines raises UnknownFormError.
+        """
+        spelling = spelling.strip()
+        form = self.resolve(spelling)
+        tinfo = self.target(target) if target else None
+        if form is not None:
+            if tinfo is not None and tinfo.sm < form.target.sm:
+                return Verdict(spelling, False, form,
+                               f"{form.name} requires sm_{form.target.sm} or newer (target {tinfo.name})",
+                               None, tinfo.name)
+            return Verdict(spelling, True, form, "", None, tinfo.name if tinfo else None)
+        recorded = self._illegal.get(spelling_key(spelling))
+        if recorded is not None:
+            return Verdict(spelling, False, None, recorded.reason, recorded.ptxas, tinfo.name if tinfo else None)
+        opcode, mods, type_ = split_spelling(spelling)
+        family = self.families.get(opcode)
+        if family is None:
+            raise UnknownFormError(self._unknown_message(spelling))
+        return Verdict(spelling, False, None, self._derived_reason(family, mods, type_), None,
+                       tinfo.name if tinfo else None)
+
+    def form(self, spelling: str, target: str | None = None) -> Form:
+        """The legal form a spelling denotes, or raise IllegalFormError / UnknownFormError."""
+        verdict = self.verdict(spelling, target)
+        if not verdict.legal:
+            raise IllegalFormError(f"{spelling}: {verdict.reason}", reason=verdict.reason, ptxas=verdict.ptxas)
+        return verdict.form
+
+    def min_version(self, form: Form, target: str | None = None) -> tuple[int, int]:
+        """Lowest ``.version`` that both the form and the target accept."""
+        tinfo = self.target(target)
+        return max(form.target.ptx, tinfo.min_ptx)
+
+    # ---- messages ---------------------------------------------------------------------------
+    def _unknown_message(self, spelling: str) -> str:
+        names = list(self.forms)
+        close = difflib.get_close_matches(spelling, names, n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `tilecheck spec list` shows every form"
+        return f"unknown instruction {spelling!r}{hint}"
+
+    def _derived_reason(self, family: Family, mods: tuple[str, ...], type_: str) -> str:
+        same_type = [f for f in family.forms if f.type == type_]
+        if not same_type:
+            types = sorted({f.type for f in family.forms})
+            return f"{family.name} has no form for type .{type_} (it takes {', '.join('.' + t for t in types)})"
+        shown = ", ".join(f.name for f in same_type[:8]) + (" ..." if len(same_type) > 8 else "")
+        quals = "".join("." + m for m in mods) or "(none)"
+        return f"{family.name}.{type_} takes no qualifier combination {quals}; its forms: {shown}"
+
+
+# ---------------------------------------------------------------------------------------------
+# PTX instruction files
+
+
+def _reference(data: dict) -> Reference:
+    return Reference(data["document"], data["section"], data.get("anchor", ""))
+
+
+def _substitute(template, values: dict[str, str]):
+    if not isinstance(template, str):
+        return template
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+
+
+def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Problem]) -> list[Form]:
+    group = family["forms"][gi]
+    here = ("forms", gi)
+    axes: dict[str, list[str]] = group.get("axes", {})
+    template = group["spelling"]
+    used = set(_PLACEHOLDER.findall(template))
+    for key in ("vector",):
+        if key in group:
+            used |= set(_PLACEHOLDER.findall(group[key]))
+    for k, v in group["semantics"].items():
+        if isinstance(v, str):
+            used |= set(_PLACEHOLDER.findall(v))
+    undefined = used - set(axes)
+    if undefined:
+        problems.append(Problem(doc.locate(here + ("spelling",)),
+                                f"placeholder(s) {', '.join(sorted(undefined))} have no axis"))
+        return []
+    unused = set(axes) - used
+    if unused:
+        problems.append(Problem(doc.locate(here + ("axes",)), f"axis/axes {', '.join(sorted(unused))} never used"))
+    tokens = template.split(".")
+    if tokens[0] != family["name"]:
+        problems.append(Problem(doc.locate(here + ("spelling",)),
+                                f"spelling must start with the family opcode {family['name']!r}"))
+        return []
+    if tokens[-1] != group["type"]:
+        problems.append(Problem(doc.locate(here + ("spelling",)),
+                                f"spelling must end with the type token .{group['type']}"))
+        return []
+    entry = registry.ENTRIES.get(group["semantics"]["key"])
+    if entry is None:
+        close = difflib.get_close_matches(group["semantics"]["key"], list(registry.ENTRIES), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        problems.append(Problem(doc.locate(here + ("semantics", "key")),
+                                f"unknown semantics key {group['semantics']['key']!r}{hint}"))
+        return []
+    sources = [o for o in family["operands"] if o["role"] != "dst"]
+    if entry.kind != "memory" and len(sources) != entry.arity:
+        problems.append(Problem(doc.locate(here + ("semantics", "key")),
+                                f"{entry.key} takes {entry.arity} source operand(s), the family declares {len(sources)}"))
+        return []
+    contract = None
+    if "contract" in group:
+        c = group["contract"]
+        contract = Contract(
+            source=c["source"], ulp=c.get("ulp"), relative_log2=c.get("relative_log2"), domain=c.get("domain", ""),
+            provisional=c.get("provisional", False),
+            specials=tuple(Special(tuple(s["operands"]), s["result"]) for s in c.get("specials", ())))
+        for si, s in enumerate(contract.specials):
+            if len(s.operands) != entry.arity:
+                problems.append(Problem(doc.locate(here + ("contract", "specials", si)),
+                                        f"special case lists {len(s.operands)} operand(s); {entry.key} takes {entry.arity}"))
+    if entry.kind == "contract" and contract is None:
+        problems.append(Problem(doc.locate(here + ("semantics", "key")), f"{entry.key} is approximate: the group needs a contract"))
+        return []
+    if entry.kind != "contract" and contract is not None:
+        problems.append(Problem(doc.locate(here + ("contract",)), f"{entry.key} is exact: a contract makes no sense here"))
+    nan = group["nan"]
+    nan_policy = NanPolicy(nan["policy"], int(nan["bits"], 16) if "bits" in nan else None, nan.get("source", ""))
+    if nan_policy.policy == "canonical" and nan_policy.bits is None:
+        problems.append(Problem(doc.locate(here + ("nan",)), "nan policy canonical needs bits"))
+    elem, lanes, reg, bits = TYPE_INFO[group["type"]]
+    forms = []
+    axis_names = list(axes)
+    for combo in itertools.product(*(axes[a] for a in axis_names)) if axis_names else [()]:
+        values = dict(zip(axis_names, combo))
+        name_tokens = [_substitute(t, values) for t in tokens]
+        name = ".".join(t for t in name_tokens if t)
+        modifiers = tuple(t for t in name_tokens[1:-1] if t)
+        params = {}
+        try:
+            for k, v in group["semantics"].items():
+                if k != "key":
+                    params[k] = registry.coerce(entry, k, _substitute(v, values))
+        except ValueError as exc:
+            problems.append(Problem(doc.locate(here + ("semantics",)), f"{name}: {exc}"))
+            continue
+        for pname, p in entry.params.items():
+            params.setdefault(pname, p.default)
+        vector_text = _substitute(group.get("vector", ""), values)
+        if vector_text not in ("", "v2", "v4", "v8"):
+            problems.append(Problem(doc.locate(here + ("vector",)), f"vector must be v2, v4, v8 or empty, got {vector_text!r}"))
+            continue
+        registers = int(vector_text[1:]) if vector_text else 1
+        operands = []
+        for o in family["operands"]:
+            if o["role"] == "addr":
+                operands.append(OperandSpec(o["name"], "addr", "b64", "b64", 64, None, 1, 1, o.get("doc", "")))
+            else:
+                operands.append(OperandSpec(o["name"], o["role"], group["type"], reg, bits, elem, lanes,
+                                            registers, o.get("doc", "")))
+        forms.append(Form(
+            name=name, isa="ptx", family=family["name"], group=group["id"], opcode=tokens[0],
+            modifiers=modifiers, qualifiers=tuple(values.items()), type=group["type"], operands=tuple(operands),
+            target=Target(group["target"]["sm"], _version(group["target"]["ptx"])),
+            semantics=Semantics(entry.key, tuple(sorted(params.items()))), kind=entry.kind, nan=nan_policy,
+            contract=contract,
+            reference=_reference(group["reference"]) if "reference" in group else _reference(family["reference"]),
+            location=doc.locate(here), notes=group.get("notes", "")))
+    return forms
+
+
+def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem]) -> Family | None:
+    data = doc.data
+    if data["name"] != path.stem:
+        problems.append(Problem(doc.locate(("name",)), f"name {data['name']!r} must equal the file stem {path.stem!r}"))
+        return None
+    names = [o["name"] for o in data["operands"]]
+    if len(set(names)) != len(names):
+        problems.append(Problem(doc.locate(("operands",)), "operand names must be unique"))
+    if data["operands"][0]["role"] != "dst" and data["name"] != "st":
+        problems.append(Problem(doc.locate(("operands", 0)), "the first operand must be the destination"))
+    ids = [g["id"] for g in data["forms"]]
+    for gi, gid in enumerate(ids):
+        if ids.index(gid) != gi:
+            problems.append(Problem(doc.locate(("forms", gi, "id")), f"duplicate group id {gid!r}"))
+    forms: list[Form] = []
+    for gi in range(len(data["forms"])):
+        forms.extend(_expand_group(doc, data, gi, problems))
+    illegal = tuple(IllegalSpelling(i["spelling"], i["reason"], i.get("ptxas"), doc.locate(("illegal", n)))
+                    for n, i in enumerate(data.get("illegal", ())))
+    examples = []
+    for n, e in enumerate(data.get("examples", ())):
+        examples.append(Example(e["form"], tuple(int(x, 16) for x in e["operands"]), int(e["result"], 16),
+                                e["source"], e.get("variant", "documented"), doc.locate(("examples", n))))
+    return Family(name=data["name"], isa="ptx", summary=data["summary"], reference=_reference(data["reference"]),
+                  path=doc.path, forms=tuple(forms), illegal=illegal, examples=tuple(examples),
+                  notes=data.get("notes", ""), operand_names=tuple(names))
+
+
+def _load_targets(doc: LocatedDocument, db: SpecDatabase, problems: list[Problem]) -> None:
+    data = doc.data
+    for i, t in enumerate(data["targets"]):
+        if t["name"] != f"sm_{t['sm']}":
+            problems.append(Problem(doc.locate(("targets", i, "name")), f"name {t['name']} does not match sm {t['sm']}"))
+        db.targets[t["name"]] = TargetInfo(t["name"], t["sm"], _version(t["min_ptx"]))
+    if data["default"] not in db.targets:
+        problems.append(Problem(doc.locate(("default",)), f"default target {data['default']} is not listed"))
+    db.default_target = data["default"]
+
+
+# Loaders for other schemas: name -> callable(doc, path, db, problems). Filled by extensions.
+LOADERS: dict[str, Callable] = {}
+# Database-wide checks contributed by extensions: callable(db, problems).
+CHECKS: list[Callable] = []
+
+
+def _register_extensions() -> None:
+    """Import the modules that add loaders for non-PTX schemas (they register themselves)."""
+    import importlib
+
+    for module in ("tilecheck.spec.amdgpu",):
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+def _check_database(db: SpecDatabase, problems: list[Problem]) -> None:
+    by_key: dict = {}
+    for family in db.families.values():
+        for form in family.forms:
+            if form.name in db.forms:
+                other = db.forms[form.name]
+                problems.append(Problem(form.location, f"form {form.name} is also defined at {other.location}"))
+                continue
+            key = spelling_key(form.name)
+            if key in by_key:
+                other = by_key[key]
+                problems.append(Problem(form.location,
+                                        f"form {form.name} has the same spelling (up to qualifier order) as {other.name} at {other.location}"))
+                continue
+            by_key[key] = form
+            db.forms[form.name] = form
+    db._by_key = by_key
+    for family in db.families.values():
+        for ill in family.illegal:
+            key = spelling_key(ill.spelling)
+            if key in by_key:
+                problems.append(Problem(ill.location, f"{ill.spelling} is recorded as illegal but form {by_key[key].name} "
+                                                      f"({by_key[key].location}) defines it"))
+            db._illegal[key] = ill
+    # attach examples to their forms
+    attached: dict[str, list[Example]] = {}
+    for family in db.families.values():
+        for ex in family.examples:
+            form = by_key.get(spelling_key(ex.form))
+            if form is None:
+                problems.append(Problem(ex.location, f"example names unknown form {ex.form!r}"))
+                continue
+            n_src = len(form.sources)
+            if len(ex.operands) != n_src:
+                problems.append(Problem(ex.location, f"{form.name} takes {n_src} source operand(s); the example gives {len(ex.operands)}"))
+                continue
+            attached.setdefault(form.name, []).append(ex)
+    for name, examples in attached.items():
+        db.forms[name] = replace(db.forms[name], examples=tuple(examples))
+    for family_name, family in list(db.families.items()):
+        db.families[family_name] = replace(family, forms=tuple(db.forms.get(f.name, f) for f in family.forms))
+    db._by_key = {spelling_key(f.name): f for f in db.forms.values()}
+    for check in CHECKS:
+        check(db, problems)
+
+
+def load_database(root: str | Path | None = None) -> SpecDatabase:
+    """Load, validate and expand the spec database under ``root`` (default: :func:`spec_root`).
+
+    Cached per root; raises :class:`SpecError` listing every problem found.
+    """
+    return _load_cached(str(Path(root) if root else spec_root()))
+
+
+@lru_cache(maxsize=8)
+def _load_cached(root_text: str) -> SpecDatabase:
+    from tilecheck.formats import all_formats  # formats live in spec/formats and load first
+
+    _register_extensions()
+    root = Path(root_text)
+    if not root.is_dir():
+        raise SpecError([Problem(Location(root_text), "spec folder not found")])
+    problems: list[Problem] = []
+    try:
+        all_formats()
+    except SpecError as exc:
+        problems.extend(exc.problems)
+    db = SpecDatabase(root=root)
+    files = []
+    for folder in SPEC_FOLDERS:
+        files.extend(sorted((root / folder).glob("*.yaml")))
+    if not any(p.parent.name == "ptx" for p in files):
+        problems.append(Problem(Location(display_path(root / "ptx", root)), "no PTX instruction files found"))
+    for path in files:
+        shown = display_path(path, root)
+        try:
+            doc = load_yaml(path, shown)
+        except SpecError as exc:
+            problems.extend(exc.problems)
+            continue
+        schema = doc.data.get("schema") if isinstance(doc.data, dict) else None
+        if schema not in ("ptx-instruction", "targets") and schema not in LOADERS:
+            known = ", ".join(sorted({"ptx-instruction", "targets", *LOADERS}))
+            problems.append(Problem(doc.locate(("schema",)), f"unknown schema {schema!r} (known: {known})"))
+            continue
+        found = schema_problems(doc, schema, root)
+        if found:
+            problems.extend(found)
+            continue
+        if schema == "ptx-instruction":
+            family = _load_ptx_family(doc, path, problems)
+            if family is not None:
+                if family.name in db.families:
+                    problems.append(Problem(doc.locate(("name",)), f"family {family.name} defined twice"))
+                else:
+                    db.families[family.name] = family
+        elif schema == "targets":
+            _load_targets(doc, db, problems)
+        else:
+            LOADERS[schema](doc, path, db, problems)
+    if not db.targets:
+        problems.append(Problem(Location(display_path(root / "targets", root)), "no target table found"))
+    _check_database(db, problems)
+    if problems:
+        raise SpecError(problems)
+    return db
+
+
+def clear_cache() -> None:
+    """Forget loaded databases (tests that edit spec files call this)."""
+    _load_cached.cache_clear()

@@ -1,0 +1,225 @@
+"""Frozen dataclasses for what the spec database holds: families, concrete forms, operands, gates.
+
+These are plain data built by :mod:`tilecheck.spec.database`; every other component reads them
+and nothing writes them after loading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tilecheck.errors import Location
+
+# PTX type token -> (element format, lanes, PTX register type, container bits)
+TYPE_INFO: dict[str, tuple[str | None, int, str, int]] = {
+    "f16": ("f16", 1, "b16", 16),
+    "bf16": ("bf16", 1, "b16", 16),
+    "f32": ("f32", 1, "f32", 32),
+    "f64": ("f64", 1, "f64", 64),
+    "f16x2": ("f16", 2, "b32", 32),
+    "bf16x2": ("bf16", 2, "b32", 32),
+    "f32x2": ("f32", 2, "b64", 64),
+    "b16": (None, 1, "b16", 16),
+    "b32": (None, 1, "b32", 32),
+    "b64": (None, 1, "b64", 64),
+    "u32": (None, 1, "u32", 32),
+    "u64": (None, 1, "u64", 64),
+    "s32": (None, 1, "s32", 32),
+    "s64": (None, 1, "s64", 64),
+}
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A citation into a document (pin the version: PTX section numbers move between ISAs)."""
+
+    document: str
+    section: str
+    anchor: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.document} §{self.section}" if self.section[:1].isdigit() else f"{self.document}, {self.section}"
+        return f"{text} ({self.anchor})" if self.anchor else text
+
+
+@dataclass(frozen=True)
+class OperandSpec:
+    """One operand of a form.
+
+    ``registers`` is how many native registers the operand spans (the tile atom extent): 1 for
+    scalar and packed operands, the vector length for ``ld/st.v2/.v4``. ``ptx_type`` is the
+    instruction's type token, ``register_type`` the PTX register type that holds one register.
+    """
+
+    name: str
+    role: str  # dst | src | addr
+    ptx_type: str
+    register_type: str
+    container_bits: int
+    element_format: str | None
+    lanes: int
+    registers: int
+    doc: str = ""
+
+    @property
+    def is_read(self) -> bool:
+        return self.role in ("src", "addr")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A target gate: lowest ``sm_XX`` and lowest PTX ISA version."""
+
+    sm: int
+    ptx: tuple[int, int]
+
+    @property
+    def ptx_text(self) -> str:
+        return f"{self.ptx[0]}.{self.ptx[1]}"
+
+    def __str__(self) -> str:
+        return f"sm_{self.sm}+, PTX ISA {self.ptx_text}+"
+
+
+@dataclass(frozen=True)
+class Semantics:
+    """A registry key and its typed parameters (see :mod:`tilecheck.spec.registry`)."""
+
+    key: str
+    items: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def params(self) -> dict:
+        return dict(self.items)
+
+    def get(self, name: str, default=None):
+        return self.params.get(name, default)
+
+
+@dataclass(frozen=True)
+class NanPolicy:
+    """What NaN bits a result may carry: ``unspecified``, ``propagate``, ``canonical`` or ``none``."""
+
+    policy: str
+    bits: int | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Special:
+    """One exact special case of a contract: operand class words -> result word or bits."""
+
+    operands: tuple[str, ...]
+    result: str
+
+
+@dataclass(frozen=True)
+class Contract:
+    """Acceptance rule of an approximate form: bound, domain (in words) and special cases."""
+
+    source: str
+    ulp: float | None = None
+    relative_log2: float | None = None
+    domain: str = ""
+    provisional: bool = False
+    specials: tuple[Special, ...] = ()
+
+
+@dataclass(frozen=True)
+class Example:
+    """A documented or recorded vector: operand bits -> result bits for one form."""
+
+    form: str
+    operands: tuple[int, ...]
+    result: int
+    source: str
+    variant: str = "documented"
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
+class IllegalSpelling:
+    """A spelling recorded as illegal, with the reason and ptxas's message."""
+
+    spelling: str
+    reason: str
+    ptxas: str | None
+    location: Location
+
+
+@dataclass(frozen=True, eq=False)
+class Form:
+    """One concrete instruction form, e.g. ``div.rn.ftz.f32``."""
+
+    name: str
+    isa: str
+    family: str
+    group: str
+    opcode: str
+    modifiers: tuple[str, ...]
+    qualifiers: tuple[tuple[str, str], ...]
+    type: str
+    operands: tuple[OperandSpec, ...]
+    target: Target
+    semantics: Semantics
+    kind: str  # exact | contract | memory
+    nan: NanPolicy
+    contract: Contract | None
+    reference: Reference
+    location: Location
+    notes: str = ""
+    examples: tuple[Example, ...] = field(default=())
+
+    @property
+    def element_format(self) -> str | None:
+        return TYPE_INFO[self.type][0]
+
+    @property
+    def lanes(self) -> int:
+        return TYPE_INFO[self.type][1]
+
+    @property
+    def exact(self) -> bool:
+        return self.kind == "exact"
+
+    @property
+    def sources(self) -> tuple[OperandSpec, ...]:
+        return tuple(o for o in self.operands if o.role != "dst")
+
+    @property
+    def destinations(self) -> tuple[OperandSpec, ...]:
+        return tuple(o for o in self.operands if o.role == "dst")
+
+    def qualifier(self, axis: str, default: str = "") -> str:
+        return dict(self.qualifiers).get(axis, default)
+
+    def __repr__(self) -> str:
+        return f"Form({self.name!r})"
+
+
+@dataclass(frozen=True, eq=False)
+class Family:
+    """One spec file: an instruction family and its expanded forms."""
+
+    name: str
+    isa: str
+    summary: str
+    reference: Reference
+    path: str
+    forms: tuple[Form, ...]
+    illegal: tuple[IllegalSpelling, ...]
+    examples: tuple[Example, ...]
+    notes: str = ""
+    operand_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The spec's legality verdict on a spelling for a target."""
+
+    spelling: str
+    legal: bool
+    form: Form | None
+    reason: str = ""
+    ptxas: str | None = None
+    target: str | None = None

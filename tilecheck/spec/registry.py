@@ -1,0 +1,92 @@
+"""The semantics registry: every key a spec may name, with its parameters.
+
+A form's ``semantics: {key: fp.div, rounding: "{rnd}", ftz: "{ftz}"}`` names an entry here. The
+spec loader checks keys and parameters against this table (an unknown key is a located spec
+error); the reference model, the Z3 encoding and the CPU simulator each implement every key, and a
+test asserts that none is missing. This module is data: it imports nothing from the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ROUNDINGS = ("rn", "rz", "rm", "rp")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a registry entry."""
+
+    kind: str  # "bool", "rounding", "choice", "int"
+    default: object = None
+    choices: tuple = ()
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A semantics key: what it computes, its arity and parameters."""
+
+    key: str
+    kind: str  # "exact" (one correctly rounded result), "contract" (approximate), "memory"
+    arity: int  # number of source operands
+    doc: str
+    params: dict = field(default_factory=dict)
+
+
+_RND = Param("rounding", "rn", ROUNDINGS, "IEEE rounding: rn nearest-even, rz toward zero, rm toward -inf, rp toward +inf")
+_FTZ = Param("bool", False, (), "flush subnormal inputs and results to sign-preserving zero")
+_SAT = Param("bool", False, (), "clamp the result to [0.0, 1.0]; NaN results become +0.0")
+
+ENTRIES: dict[str, Entry] = {
+    e.key: e
+    for e in [
+        Entry("fp.add", "exact", 2, "a + b, correctly rounded", {"rounding": _RND, "ftz": _FTZ, "sat": _SAT}),
+        Entry("fp.sub", "exact", 2, "a - b, correctly rounded", {"rounding": _RND, "ftz": _FTZ, "sat": _SAT}),
+        Entry("fp.mul", "exact", 2, "a * b, correctly rounded", {"rounding": _RND, "ftz": _FTZ, "sat": _SAT}),
+        Entry("fp.fma", "exact", 3, "a * b + c with a single rounding", {"rounding": _RND, "ftz": _FTZ, "sat": _SAT}),
+        Entry("fp.div", "exact", 2, "a / b, correctly rounded", {"rounding": _RND, "ftz": _FTZ}),
+        Entry("fp.rcp", "exact", 1, "1 / a, correctly rounded", {"rounding": _RND, "ftz": _FTZ}),
+        Entry("fp.sqrt", "exact", 1, "square root of a, correctly rounded", {"rounding": _RND, "ftz": _FTZ}),
+        Entry("approx.div", "contract", 2, "approximate a / b (div.approx: a * rcp(b); div.full: scaled)",
+              {"ftz": _FTZ, "variant": Param("choice", "approx", ("approx", "full"), "which PTX approximation")}),
+        Entry("approx.rcp", "contract", 1, "approximate 1 / a", {"ftz": _FTZ}),
+        Entry("approx.sqrt", "contract", 1, "approximate square root", {"ftz": _FTZ}),
+        Entry("approx.rsqrt", "contract", 1, "approximate 1 / sqrt(a)", {"ftz": _FTZ}),
+        Entry("approx.rcp_hi", "contract", 1,
+              "f64 reciprocal from the upper 32 bits of a (1.11.20); low result word zero"),
+        Entry("approx.rsqrt_hi", "contract", 1,
+              "f64 reciprocal square root from the upper 32 bits of a; low result word zero"),
+        Entry("mem.ld", "memory", 1, "load registers from memory", {}),
+        Entry("mem.st", "memory", 2, "store registers to memory", {}),
+    ]
+}
+
+
+def coerce(entry: Entry, name: str, value: object) -> object:
+    """Turn a spec parameter value (after axis substitution) into its typed value.
+
+    Booleans accept YAML booleans, the empty string (absent qualifier) and the qualifier word
+    itself (``ftz`` for ``ftz``). Raises ``ValueError`` with a message on a bad value.
+    """
+    param = entry.params.get(name)
+    if param is None:
+        known = ", ".join(sorted(entry.params)) or "none"
+        raise ValueError(f"{entry.key} has no parameter {name!r} (parameters: {known})")
+    if param.kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if value == "":
+            return False
+        if isinstance(value, str) and value == name:
+            return True
+        raise ValueError(f"{entry.key}.{name} must be a boolean, '' or {name!r}, got {value!r}")
+    if param.kind in ("rounding", "choice"):
+        if value not in param.choices:
+            raise ValueError(f"{entry.key}.{name} must be one of {', '.join(param.choices)}, got {value!r}")
+        return value
+    if param.kind == "int":
+        if not isinstance(value, int):
+            raise ValueError(f"{entry.key}.{name} must be an integer, got {value!r}")
+        return value
+    raise AssertionError(f"unknown parameter kind {param.kind}")
