@@ -183,3 +183,25 @@ class ProgramError(TilecheckError):
     """
 
     exit_code = 2
+
+
+class IllegalTileOpError(TilecheckError, ValueError):
+    """A tile program breaks one or more legality conditions of ``T.cuda.tile.apply``.
+
+    ``diagnostics`` lists every violation found (the checker collects them all), each with a
+    stable code, the source line of the apply call, the operand and axis, and expected vs found.
+    Fix: follow each diagnostic; ``tilecheck check PROGRAM.py`` prints them compiler-style.
+    """
+
+    exit_code = 1
+
+    def __init__(self, diagnostics: list):
+        self.diagnostics = list(diagnostics)
+        first = self.diagnostics[0] if self.diagnostics else None
+        super().__init__(str(first) if first is not None else "illegal tile program",
+                         getattr(first, "location", None))
+
+    def __str__(self) -> str:
+        lines = [str(d) for d in self.diagnostics]
+        lines.append(f"{len(self.diagnostics)} legality violation(s)")
+        return "\n".join(lines)
