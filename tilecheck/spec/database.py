@@ -80,8 +80,28 @@ class SpecDatabase:
         return [f for f in self.forms.values() if f.isa == "ptx"]
 
     def resolve(self, spelling: str) -> Form | None:
-        """The form a spelling denotes (qualifier order is free), or None."""
-        return self._by_key.get(spelling_key(spelling))
+        """The form a spelling denotes, or None.
+
+        Qualifier order is free except for the family's ``opcode_qualifiers``, which must
+        directly follow the opcode (``div.ftz.full.f32`` denotes nothing: ptxas rejects it).
+        """
+        form = self._by_key.get(spelling_key(spelling))
+        if form is not None and self._order_problem(form, spelling):
+            return None
+        return form
+
+    def _order_problem(self, form: Form, spelling: str) -> str:
+        """Why ``spelling`` puts an opcode qualifier of ``form`` in the wrong place ('' if it does not)."""
+        family = self.families.get(form.family)
+        fixed = [m for m in form.modifiers if family is not None and m in family.opcode_qualifiers]
+        if not fixed:
+            return ""
+        _, mods, _ = split_spelling(spelling)
+        if list(mods[:len(fixed)]) == fixed:
+            return ""
+        lead = "".join("." + m for m in fixed)
+        return (f"'{lead}' is part of the opcode '{form.opcode}{lead}' and must directly follow "
+                f"'{form.opcode}' (write {form.name})")
 
     def target(self, name: str | None) -> TargetInfo:
         """A known target (``sm_90``); ``None`` gives the default. Unknown -> UnknownFormError."""
@@ -100,8 +120,11 @@ class SpecDatabase:
         family's forms. A spelling whose opcode no family defines raises UnknownFormError.
         """
         spelling = spelling.strip()
-        form = self.resolve(spelling)
         tinfo = self.target(target) if target else None
+        form = self._by_key.get(spelling_key(spelling))
+        if form is not None and self._order_problem(form, spelling):
+            return Verdict(spelling, False, None, self._order_problem(form, spelling), None,
+                           tinfo.name if tinfo else None)
         if form is not None:
             if tinfo is not None and tinfo.sm < form.target.sm:
                 return Verdict(spelling, False, form,
@@ -280,15 +303,27 @@ def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem]) 
     forms: list[Form] = []
     for gi in range(len(data["forms"])):
         forms.extend(_expand_group(doc, data, gi, problems))
-    illegal = tuple(IllegalSpelling(i["spelling"], i["reason"], i.get("ptxas"), doc.locate(("illegal", n)))
-                    for n, i in enumerate(data.get("illegal", ())))
+    fixed = tuple(data.get("opcode_qualifiers", ()))
+    for gi, group in enumerate(data["forms"]):
+        tokens = group["spelling"].split(".")
+        for q in fixed:
+            if q in tokens[2:]:
+                problems.append(Problem(doc.locate(("forms", gi, "spelling")),
+                                        f"opcode qualifier .{q} must directly follow the opcode"))
+    illegal = []
+    for n, i in enumerate(data.get("illegal", ())):
+        accepts = i.get("ptxas_accepts", False)
+        if accepts and "ptxas" in i:
+            problems.append(Problem(doc.locate(("illegal", n, "ptxas")),
+                                    f"{i['spelling']}: ptxas_accepts is true, so there is no ptxas error message to record"))
+        illegal.append(IllegalSpelling(i["spelling"], i["reason"], i.get("ptxas"), doc.locate(("illegal", n)), accepts))
     examples = []
     for n, e in enumerate(data.get("examples", ())):
         examples.append(Example(e["form"], tuple(int(x, 16) for x in e["operands"]), int(e["result"], 16),
                                 e["source"], e.get("variant", "documented"), doc.locate(("examples", n))))
     return Family(name=data["name"], isa="ptx", summary=data["summary"], reference=_reference(data["reference"]),
-                  path=doc.path, forms=tuple(forms), illegal=illegal, examples=tuple(examples),
-                  notes=data.get("notes", ""), operand_names=tuple(names))
+                  path=doc.path, forms=tuple(forms), illegal=tuple(illegal), examples=tuple(examples),
+                  notes=data.get("notes", ""), operand_names=tuple(names), opcode_qualifiers=fixed)
 
 
 def _load_targets(doc: LocatedDocument, db: SpecDatabase, problems: list[Problem]) -> None:

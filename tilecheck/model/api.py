@@ -1,0 +1,269 @@
+"""Public entry points of the reference model: ``ieee_op``, ``evaluate``, ``allowed``, ``reference``.
+
+Values are bit patterns: Python ints or unsigned integer arrays in, arrays of the format's
+container dtype out (a numpy scalar when every operand was a scalar). Packed forms (f16x2,
+bf16x2, f32x2) take and return whole containers and work lane by lane, element 0 in the low half.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tilecheck.errors import ApproximateFormError, OperandError, UsageError
+from tilecheck.formats import Format, get_format
+from tilecheck.model import ops
+from tilecheck.model.xp import namespace, u64
+from tilecheck.spec.forms import TYPE_INFO, Form
+
+TININESS_DEFAULT = "after"
+"""Where ``.ftz`` judges a result subnormal when a form does not say: on the rounded result.
+
+NVIDIA does not document it; "after rounding" matches how the hardware's FTZ multiply-add units are
+described and is the model's best evidence until a GPU run settles it (see the FTZ boundary cases
+the differential engine generates)."""
+
+
+def _as_bits(xp, value, width: int, where: str):
+    """Validate and widen one operand (int or unsigned/non-negative integer array) to uint64."""
+    if isinstance(value, (bool, np.bool_)):
+        raise OperandError(f"{where}: expected bit patterns, got a boolean")
+    if isinstance(value, (int, np.integer)):
+        v = int(value)
+        if v < 0 or v >> width:
+            raise OperandError(f"{where}: {v:#x} is not a {width}-bit pattern")
+        return xp.asarray(v, dtype=xp.uint64)
+    arr = xp.asarray(value)
+    if arr.dtype.kind not in "iu":
+        raise OperandError(f"{where}: bit patterns must be integers, got dtype {arr.dtype} "
+                           "(use .view() on float arrays to get their bits)")
+    if arr.dtype.kind == "i" and arr.size and bool((arr < 0).any()):
+        raise OperandError(f"{where}: negative values are not bit patterns")
+    wide = arr.astype(xp.uint64)
+    if width < 64 and wide.size and bool((wide >> u64(xp, width)).any()):
+        raise OperandError(f"{where}: values do not fit in {width} bits")
+    return wide
+
+
+def _finish(xp, out, dtype, scalar: bool):
+    out = out.astype(dtype)
+    return out[()] if scalar else out
+
+
+def _is_scalar(values) -> bool:
+    return all(isinstance(v, (int, np.integer)) or (hasattr(v, "ndim") and v.ndim == 0) for v in values)
+
+
+def ieee_op(op: str, fmt: str | Format, rounding: str, *operand_bits, ftz: bool = False,
+            tininess: str = TININESS_DEFAULT, nan: int | None = None):
+    """Correctly rounded IEEE ``op`` on bit patterns of format ``fmt``.
+
+    ``op`` is one of add, sub, mul, fma, div, sqrt, rcp; ``rounding`` one of rn, rz, rm, rp;
+    ``ftz`` flushes subnormal inputs and results to sign-preserving zero (``tininess`` "after" or
+    "before" rounding decides which results count as subnormal). NaN results: a NaN operand is
+    returned quieted (the first in operand order); invalid operations give the format's default
+    NaN, or ``nan`` when given (``nan`` then also replaces propagated NaNs).
+
+    Example: ``ieee_op("div", "f16", "rz", 0x3c00, 0x4200)`` -> ``0x3555`` (1/3 rounded toward 0).
+    """
+    fmt = get_format(fmt)
+    if op not in ops.OPS:
+        raise UsageError(f"unknown operation {op!r}; known: {', '.join(ops.OPS)}")
+    if rounding not in ops_roundings():
+        raise UsageError(f"unknown rounding {rounding!r}; known: rn, rz, rm, rp")
+    if tininess not in ("after", "before"):
+        raise UsageError(f"tininess must be 'after' or 'before', got {tininess!r}")
+    if fmt.specials != "ieee":
+        raise UsageError(f"{fmt.name} is not an IEEE-style format; the model does arithmetic on IEEE formats only")
+    arity = ops.ARITY[op]
+    if len(operand_bits) != arity:
+        raise UsageError(f"{op} takes {arity} operand(s), got {len(operand_bits)}")
+    xp = namespace(*operand_bits)
+    arrays = [_as_bits(xp, v, fmt.width, f"{op} operand {i + 1}") for i, v in enumerate(operand_bits)]
+    arrays = list(xp.broadcast_arrays(*arrays))
+    rule = ops.NanRule.ieee(fmt) if nan is None else ops.NanRule(False, nan, fixed=nan)
+    out = ops.apply(xp, op, fmt, arrays, ops.Mode(rounding, ftz, tininess), rule)
+    return _finish(xp, out, fmt.uint, _is_scalar(operand_bits))
+
+
+def ops_roundings() -> tuple[str, ...]:
+    """The rounding names the model accepts."""
+    return ("rn", "rz", "rm", "rp")
+
+
+# ---------------------------------------------------------------------------------------------
+# PTX forms
+
+
+def _form(form) -> Form:
+    if isinstance(form, Form):
+        return form
+    from tilecheck.spec.database import load_database
+
+    return load_database().form(str(form))
+
+
+def nan_rule(form: Form, fmt: Format) -> ops.NanRule:
+    """The model's NaN choice for a form: its policy's bits (propagating payloads for ``propagate``)."""
+    policy = form.nan.policy
+    bits = form.nan.bits if form.nan.bits is not None else fmt.canonical_nan
+    if policy == "propagate":
+        return ops.NanRule(True, bits)
+    return ops.NanRule(False, bits, fixed=bits)
+
+
+def split_lanes(xp, container, fmt: Format, lanes: int):
+    """Unpack a packed container array into ``lanes`` arrays of element bits (element 0 = low)."""
+    if lanes == 1:
+        return [container]
+    mask = u64(xp, (1 << fmt.width) - 1)
+    return [(container >> u64(xp, i * fmt.width)) & mask for i in range(lanes)]
+
+
+def join_lanes(xp, parts, fmt: Format):
+    """Inverse of :func:`split_lanes`."""
+    out = parts[0]
+    for i, p in enumerate(parts[1:], start=1):
+        out = out | (p << u64(xp, i * fmt.width))
+    return out
+
+
+def _operands(form: Form, operand_bits, xp):
+    sources = form.sources
+    if len(operand_bits) != len(sources):
+        raise UsageError(f"{form.name} takes {len(sources)} source operand(s) "
+                         f"({', '.join(o.name for o in sources)}), got {len(operand_bits)}")
+    bits = TYPE_INFO[form.type][3]
+    arrays = [_as_bits(xp, v, bits, f"{form.name} operand {o.name}") for v, o in zip(operand_bits, sources)]
+    return list(xp.broadcast_arrays(*arrays)) if arrays else arrays
+
+
+def _exact_lanes(form: Form, arrays, xp, tininess: str):
+    """Evaluate an exact form on uint64 container arrays; returns uint64 containers."""
+    fmt = get_format(form.element_format)
+    params = form.semantics.params
+    op = form.semantics.key.split(".", 1)[1]
+    mode = ops.Mode(params.get("rounding", "rn"), bool(params.get("ftz", False)), tininess)
+    rule = nan_rule(form, fmt)
+    lanes = form.lanes
+    per_operand = [split_lanes(xp, a, fmt, lanes) for a in arrays]
+    results = []
+    with np.errstate(all="ignore"):
+        for lane in range(lanes):
+            out = ops.apply(xp, op, fmt, [p[lane] for p in per_operand], mode, rule)
+            if params.get("sat"):
+                out = ops._saturate(xp, fmt, out)
+            results.append(out)
+    return join_lanes(xp, results, fmt)
+
+
+def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
+    """The result bits of a correctly rounded PTX form, e.g. ``evaluate("div.rn.ftz.f32", a, b)``.
+
+    NaN results take the form's NaN policy (``unspecified``: the spec's representative bits,
+    0x7fffffff for f32; ``propagate``: the first NaN operand quieted). Approximate forms have no
+    single result: they raise :class:`~tilecheck.errors.ApproximateFormError` pointing to
+    :func:`allowed`. Unknown or illegal spellings raise ``UnknownFormError``/``IllegalFormError``.
+    """
+    form = _form(form)
+    if form.kind == "contract":
+        raise ApproximateFormError(
+            f"{form.name} is approximate: its results are a contract ({_contract_text(form)}), not one value; "
+            f"use tilecheck.allowed({form.name!r}, result_bits, *operand_bits) to judge a result, or "
+            f"tilecheck.model.api.reference({form.name!r}, ...) for the model's representative value")
+    if form.kind != "exact":
+        raise UsageError(f"{form.name} moves bits ({form.semantics.key}); there is no arithmetic result to evaluate")
+    xp = namespace(*operand_bits)
+    arrays = _operands(form, operand_bits, xp)
+    out = _exact_lanes(form, arrays, xp, tininess)
+    dtype = {16: xp.uint16, 32: xp.uint32, 64: xp.uint64}[TYPE_INFO[form.type][3]]
+    return _finish(xp, out, dtype, _is_scalar(operand_bits))
+
+
+def _contract_text(form: Form) -> str:
+    c = form.contract
+    if c is None:
+        return "no contract"
+    if c.ulp is not None:
+        bound = f"{c.ulp:g} ulp"
+    elif c.relative_log2 is not None:
+        bound = f"relative error 2^{c.relative_log2:g}"
+    else:
+        bound = "special cases only"
+    return bound + (f", {c.domain}" if c.domain else "")
+
+
+def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):
+    """The model's representative result: the exact result for exact forms; for approximate
+    forms the correctly rounded (round-to-nearest) value of the exact function under the form's
+    flush-to-zero setting, which its contract always allows."""
+    form = _form(form)
+    if form.kind == "exact":
+        return evaluate(form, *operand_bits, tininess=tininess)
+    from tilecheck.model import contracts
+
+    xp = namespace(*operand_bits)
+    arrays = _operands(form, operand_bits, xp)
+    out = contracts.reference_value(xp, form, arrays, tininess)
+    dtype = {16: xp.uint16, 32: xp.uint32, 64: xp.uint64}[TYPE_INFO[form.type][3]]
+    return _finish(xp, out, dtype, _is_scalar(operand_bits))
+
+
+def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT):
+    """Is ``result_bits`` an acceptable result of ``form`` for these operands? (bool array)
+
+    Exact forms: bit-equality with :func:`evaluate`, NaNs judged by the form's NaN policy
+    (``unspecified``: any NaN where a NaN is due; ``propagate``: a NaN operand's payload quieted,
+    any NaN for invalid operations; ``canonical``: exactly the canonical bits). Approximate forms:
+    the contract -- exact special cases plus the documented error bound over its domain.
+    """
+    form = _form(form)
+    xp = namespace(result_bits, *operand_bits)
+    arrays = _operands(form, operand_bits, xp)
+    bits = TYPE_INFO[form.type][3]
+    result = _as_bits(xp, result_bits, bits, f"{form.name} result")
+    if arrays:
+        result, *arrays = xp.broadcast_arrays(result, *arrays)
+    if form.kind == "contract":
+        from tilecheck.model import contracts
+
+        ok = contracts.allowed(xp, form, result, arrays, tininess)
+    elif form.kind == "exact":
+        ok = _allowed_exact(xp, form, result, arrays, tininess)
+    else:
+        raise UsageError(f"{form.name} moves bits ({form.semantics.key}); compare the memory contents instead")
+    return ok[()] if (_is_scalar(operand_bits) and _is_scalar([result_bits])) else ok
+
+
+def _allowed_exact(xp, form: Form, result, arrays, tininess: str):
+    fmt = get_format(form.element_format)
+    expected = _exact_lanes(form, arrays, xp, tininess)
+    lanes = form.lanes
+    got_l = split_lanes(xp, result, fmt, lanes)
+    exp_l = split_lanes(xp, expected, fmt, lanes)
+    src_l = [split_lanes(xp, a, fmt, lanes) for a in arrays]
+    ok = xp.ones(result.shape, dtype=bool)
+    policy = form.nan.policy
+    for lane in range(lanes):
+        got, exp = got_l[lane], exp_l[lane]
+        lane_ok = got == exp
+        if policy in ("unspecified", "propagate"):
+            got_nan = _is_nan(xp, fmt, got)
+            exp_nan = _is_nan(xp, fmt, exp)
+            if policy == "unspecified":
+                lane_ok = lane_ok | (got_nan & exp_nan)
+            else:
+                # a NaN operand must come back quieted (any of them); invalid operations: any NaN
+                nan_in = xp.zeros(got.shape, dtype=bool)
+                payload_ok = xp.zeros(got.shape, dtype=bool)
+                for s in src_l:
+                    s_lane = s[lane]
+                    s_nan = _is_nan(xp, fmt, s_lane)
+                    nan_in = nan_in | s_nan
+                    payload_ok = payload_ok | (s_nan & (got == (s_lane | u64(xp, fmt.quiet_bit))))
+                lane_ok = lane_ok | (exp_nan & got_nan & ~nan_in) | (exp_nan & nan_in & payload_ok)
+        ok = ok & lane_ok
+    return ok
+
+
+def _is_nan(xp, fmt: Format, bits):
+    return (bits & u64(xp, fmt.magnitude_mask)) > u64(xp, fmt.exponent_mask)

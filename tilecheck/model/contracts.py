@@ -1,0 +1,463 @@
+"""Contracts of approximate forms: which results are acceptable, and a representative value.
+
+A contract (``spec/ptx/*.yaml``, ``contract:``) is exact special cases plus an error bound over a
+domain. :func:`allowed` answers "is this result acceptable for these inputs?" for every lane:
+
+* special operands (NaN, infinities, zeros after ``.ftz`` flushing, negative square-root
+  arguments): the spec's special-case table, else the IEEE result of the exact function; NaNs by
+  class unless the form's NaN policy is ``canonical``;
+* finite operands: ``|r - x| <= bound`` where x is the exact real result and the bound is
+  ``k * ulp(x)`` (ulp of x's binade in the result format, subnormal ulp below 2^emin) or
+  ``2^t * |x|``. An infinity of x's sign is accepted when ``|x|`` exceeds the largest finite
+  number. With ``.ftz`` a subnormal result is never acceptable and a zero of x's sign is accepted
+  when the bound reaches below 2^emin.
+
+The bound test runs vectorised in float64, which decides every lane whose error is not within
+2^-20 of the bound; the rest are decided exactly with rationals (integer powers for irrational
+bounds such as 2^-22.9). Per-key domain rules (``div.approx`` with huge or subnormal divisors, the
+upper-word ``.ftz.f64`` forms) follow the PTX ISA text quoted in each spec.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from tilecheck.formats import Format, get_format
+from tilecheck.model import ops
+from tilecheck.model.ieee import flush_subnormal_bits
+from tilecheck.model.xp import u64
+from tilecheck.spec.forms import Form
+
+_FUNCTION = {"approx.div": "div", "approx.rcp": "rcp", "approx.sqrt": "sqrt", "approx.rsqrt": "rsqrt",
+             "approx.rcp_hi": "rcp", "approx.rsqrt_hi": "rsqrt"}
+_HI_MASK = 0xFFFFFFFF00000000
+_MARGIN = 2.0 ** -20
+
+
+# ---------------------------------------------------------------------------------------------
+# exact real values of the functions, as rationals (sqrt kinds as the square of the result)
+
+
+def _exact_parts(fn: str, values: list[Fraction]) -> tuple[Fraction, bool]:
+    """(Q, is_root): the exact result is Q (rational) or sqrt(Q) when is_root."""
+    if fn == "div":
+        return values[0] / values[1], False
+    if fn == "rcp":
+        return 1 / values[0], False
+    if fn == "sqrt":
+        return values[0], True
+    if fn == "rsqrt":
+        return 1 / values[0], True
+    raise ValueError(fn)
+
+
+def _floor_log2(q: Fraction) -> int:
+    """floor(log2 q) for q > 0."""
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    if Fraction(2) ** e > q:
+        e -= 1
+    return e
+
+
+def _pow2_bracket(t: Fraction, bits: int = 256) -> tuple[Fraction, Fraction]:
+    """Rationals lo <= 2**t <= hi with hi - lo <= 2**-bits * 2**ceil(t) (t = n/d)."""
+    n, d = t.numerator, t.denominator
+    if d == 1:
+        v = Fraction(2) ** n
+        return v, v
+    # 2**(n/d) = (2**(n + bits*d))**(1/d) / 2**bits; integer d-th root brackets it
+    big = 1 << (n + bits * d) if n + bits * d >= 0 else None
+    if big is None:
+        raise ValueError("exponent too small for the bracket")
+    root = _iroot(big, d)
+    lo = Fraction(root, 1 << bits)
+    hi = Fraction(root + 1, 1 << bits) if root ** d != big else lo
+    return lo, hi
+
+
+def _iroot(x: int, d: int) -> int:
+    """floor(x ** (1/d)) for integers x >= 0, d >= 1 (Newton's method on integers)."""
+    if x < 2:
+        return x
+    guess = 1 << ((x.bit_length() + d - 1) // d)
+    while True:
+        nxt = ((d - 1) * guess + x // guess ** (d - 1)) // d
+        if nxt >= guess:
+            break
+        guess = nxt
+    while guess ** d > x:
+        guess -= 1
+    while (guess + 1) ** d <= x:
+        guess += 1
+    return guess
+
+
+def _within_exact(fn: str, fmt: Format, r: Fraction, values: list[Fraction], ulp: float | None,
+                  rel_log2: float | None) -> bool:
+    """Exact decision of ``|r - x| <= bound`` for finite r and finite non-special operands."""
+    q, is_root = _exact_parts(fn, values)
+    if q == 0:
+        return r == 0
+    negative = q < 0
+    mag_q = -q if negative else q
+    if is_root and (r < 0):
+        return False
+    if rel_log2 is not None:
+        t = Fraction(str(rel_log2)).limit_denominator(10_000)
+        if not is_root:
+            # |r - q| / |q| <= 2**t  <=>  rho**d <= 2**n with rho = |r - q| / |q|, t = n/d
+            rho = abs(r - q) / mag_q
+            return rho ** t.denominator <= Fraction(2) ** t.numerator
+        # root: y = r / sqrt(Q) must lie in [1 - eps, 1 + eps]; y**2 = r**2 / Q is rational
+        y2 = r * r / mag_q
+        lo, hi = _pow2_bracket(t)
+        up_ok = y2 <= (1 + lo) ** 2
+        up_bad = y2 > (1 + hi) ** 2
+        down_ok = y2 >= (1 - lo) ** 2 if lo < 1 else True
+        down_bad = y2 < (1 - hi) ** 2 if hi < 1 else False
+        if up_bad or down_bad:
+            return False
+        if up_ok and down_ok:
+            return True
+        raise ArithmeticError("relative bound undecided at 256 bits")  # never expected
+    # ulp bound: k * ulp(x), ulp from x's binade, clamped to the subnormal ulp
+    e = _floor_log2(mag_q)
+    if is_root:
+        e = e // 2
+    u = Fraction(2) ** (max(e, fmt.emin) - fmt.mantissa_bits)
+    bound = Fraction(ulp).limit_denominator(1 << 20) * u
+    if not is_root:
+        return abs(r - q) <= bound
+    # |r - sqrt(Q)| <= B  <=>  sqrt(Q) <= r + B  and  sqrt(Q) >= r - B
+    upper = r + bound >= 0 and mag_q <= (r + bound) ** 2
+    lower = (r - bound <= 0) or mag_q >= (r - bound) ** 2
+    return upper and lower
+
+
+# ---------------------------------------------------------------------------------------------
+# float64 evaluation of the functions (filter)
+
+
+def _f64_value(xp, fn: str, vals):
+    with np.errstate(all="ignore"):
+        if fn == "div":
+            return vals[0] / vals[1]
+        if fn == "rcp":
+            return 1.0 / vals[0]
+        if fn == "sqrt":
+            return xp.sqrt(vals[0])
+        return 1.0 / xp.sqrt(vals[0])
+
+
+def _ieee_special(xp, fn: str, fmt: Format, ops_bits, rule: ops.NanRule):
+    """IEEE result bits of the exact function (used on special lanes only)."""
+    mode = ops.Mode("rn")
+    if fn == "rsqrt":
+        # rsqrt(x) = 1 / sqrt(x) exactly on special operands (+-0 -> +-inf, +inf -> +0, x<0 -> NaN)
+        s = ops.apply(xp, "sqrt", fmt, ops_bits, mode, rule)
+        one = xp.full(s.shape, fmt.from_fraction(1), dtype=xp.uint64)
+        return ops.apply(xp, "div", fmt, [one, s], mode, rule)
+    return ops.apply(xp, fn, fmt, ops_bits, mode, rule)
+
+
+def _class_match(xp, fmt: Format, bits, word: str):
+    """Does each pattern belong to the class word of a special-case table?"""
+    mag = bits & u64(xp, fmt.magnitude_mask)
+    neg = (bits >> u64(xp, fmt.width - 1)) != 0
+    nan = mag > u64(xp, fmt.exponent_mask)
+    inf = mag == u64(xp, fmt.exponent_mask)
+    zero = mag == 0
+    sub = (mag != 0) & (mag < u64(xp, fmt.min_normal))
+    normal = ~zero & ~sub & ~inf & ~nan
+    table = {
+        "any": xp.ones(bits.shape, dtype=bool), "nan": nan,
+        "+inf": inf & ~neg, "-inf": inf & neg, "+0": zero & ~neg, "-0": zero & neg,
+        "+subnormal": sub & ~neg, "-subnormal": sub & neg, "+normal": normal & ~neg, "-normal": normal & neg,
+        "+finite": ~nan & ~inf & ~neg, "-finite": ~nan & ~inf & neg,
+    }
+    if word.startswith("0x"):
+        return bits == u64(xp, int(word, 16))
+    return table[word]
+
+
+def _word_bits(fmt: Format, word: str, canonical: int) -> int | None:
+    """Bits for a result word of a special-case table (None for 'nan': judged by class)."""
+    if word.startswith("0x"):
+        return int(word, 16)
+    return {"+inf": fmt.inf, "-inf": fmt.inf | fmt.sign_mask, "+0": 0, "-0": fmt.sign_mask}.get(word)
+
+
+# ---------------------------------------------------------------------------------------------
+# the contract check
+
+
+def _prepare(xp, form: Form, arrays):
+    """Element format, flushed operand bits (uint64) and flags for a contract form."""
+    key = form.semantics.key
+    fmt = get_format(form.element_format)
+    hi_form = key in ("approx.rcp_hi", "approx.rsqrt_hi")
+    ftz = hi_form or bool(form.semantics.params.get("ftz", False))
+    operands = [a.astype(xp.uint64) for a in arrays]
+    if hi_form:
+        # only the upper word is read: the value is the 1.11.20 number with a zero low word
+        operands = [a & u64(xp, _HI_MASK) for a in operands]
+    if ftz:
+        operands = [flush_subnormal_bits(xp, fmt, a) for a in operands]
+    return fmt, operands, ftz, hi_form
+
+
+def allowed(xp, form: Form, result, arrays, tininess: str = "after"):
+    """Contract verdict per lane (see the module docstring); ``result``/``arrays`` uint64."""
+    key = form.semantics.key
+    fn = _FUNCTION[key]
+    fmt, operands, ftz, hi_form = _prepare(xp, form, arrays)
+    contract = form.contract
+    result = result.astype(xp.uint64)
+    mag = lambda b: b & u64(xp, fmt.magnitude_mask)  # noqa: E731 - tiny local helper
+    is_nan = lambda b: mag(b) > u64(xp, fmt.exponent_mask)  # noqa: E731
+    canonical = form.nan.bits if form.nan.bits is not None else fmt.canonical_nan
+    exact_nan = form.nan.policy == "canonical"
+
+    def same(got, want_bits, want_is_nan):
+        if exact_nan:
+            return got == want_bits
+        return (got == want_bits) | (want_is_nan & is_nan(got))
+
+    ok = xp.zeros(result.shape, dtype=bool)
+    # ---- special operands ----
+    special = xp.zeros(result.shape, dtype=bool)
+    for a in operands:
+        special = special | is_nan(a) | (mag(a) == u64(xp, fmt.exponent_mask)) | (mag(a) == 0)
+    if fn in ("sqrt", "rsqrt"):
+        special = special | ((operands[0] >> u64(xp, fmt.width - 1)) != 0)
+    rule = ops.NanRule(False, canonical, fixed=canonical)
+    ieee = _ieee_special(xp, fn, fmt, operands, rule)
+    want = ieee
+    for case in contract.specials:
+        hit = xp.ones(result.shape, dtype=bool)
+        for word, a in zip(case.operands, operands):
+            hit = hit & _class_match(xp, fmt, a, word)
+        wbits = _word_bits(fmt, case.result, canonical)
+        want = xp.where(hit, u64(xp, wbits if wbits is not None else canonical), want)
+    ok = xp.where(special, same(result, want, is_nan(want)), ok)
+    todo = ~special
+    # ---- per-key domain rules ----
+    if key == "approx.div" and form.semantics.params.get("variant") == "approx":
+        b_mag = mag(operands[1])
+        huge = todo & (b_mag > u64(xp, fmt.from_fraction(Fraction(2) ** 126)))
+        sign = (operands[0] ^ operands[1]) & u64(xp, fmt.sign_mask)
+        ok = xp.where(huge, result == sign, ok)
+        todo = todo & ~huge
+        if not ftz:
+            # nothing is documented for a subnormal divisor without .ftz: accept anything
+            sub_b = todo & (b_mag < u64(xp, fmt.min_normal))
+            ok = xp.where(sub_b, True, ok)
+            todo = todo & ~sub_b
+        # a = inf with a huge b is NaN per the ISA; a special lane, but the table above applied
+        # IEEE (inf) -- override it here
+        a_inf = mag(operands[0]) == u64(xp, fmt.exponent_mask)
+        huge_b = (b_mag > u64(xp, fmt.from_fraction(Fraction(2) ** 126))) & (b_mag < u64(xp, fmt.exponent_mask))
+        ok = xp.where(a_inf & huge_b, is_nan(result), ok)
+    if hi_form:
+        # the low word of the result is always zero
+        low_clear = (result & u64(xp, 0xFFFFFFFF)) == 0
+        ok = ok & low_clear
+    if not bool(xp.any(todo)):
+        return ok
+    # ---- the bound on finite lanes ----
+    flat_todo = todo.reshape(-1)
+    sel = xp.nonzero(flat_todo)[0]
+    r_bits = result.reshape(-1)[sel]
+    op_bits = [a.reshape(-1)[sel] for a in operands]
+    verdict = _bound_check(xp, fn, fmt, form, r_bits, op_bits, ftz, tininess)
+    if hi_form:
+        verdict = verdict & ((r_bits & u64(xp, 0xFFFFFFFF)) == 0)
+    flat_ok = ok.reshape(-1).copy()
+    flat_ok[sel] = verdict
+    return flat_ok.reshape(ok.shape)
+
+
+def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: bool, tininess: str):
+    """Bound verdict for finite, non-special lanes (1-D arrays)."""
+    contract = form.contract
+    ulp, rel = contract.ulp, contract.relative_log2
+    r_mag = r_bits & u64(xp, fmt.magnitude_mask)
+    r_nan = r_mag > u64(xp, fmt.exponent_mask)
+    r_inf = r_mag == u64(xp, fmt.exponent_mask)
+    r_sub = (r_mag != 0) & (r_mag < u64(xp, fmt.min_normal))
+    vals = [_to_f64(xp, fmt, b) for b in op_bits]
+    x = _f64_value(xp, fn, vals)
+    ax = xp.abs(x)
+    r = _to_f64(xp, fmt, xp.where(r_nan | r_inf, u64(xp, 0), r_bits))
+    max_finite = float(fmt.to_fraction(fmt.max_finite))
+    with np.errstate(all="ignore"):
+        if ulp is not None:
+            m, e = xp.frexp(ax)
+            e_bin = xp.maximum(e.astype(xp.int64) - 1, fmt.emin)
+            bound = ulp * xp.ldexp(xp.ones_like(ax), (e_bin - fmt.mantissa_bits).astype(xp.int32))
+            near_pow2 = (xp.abs(m - 0.5) < 2.0 ** -40) | (xp.abs(m - 1.0) < 2.0 ** -40)
+        else:
+            bound = (2.0 ** rel) * ax
+            near_pow2 = xp.zeros(ax.shape, dtype=bool)
+        err = xp.abs(r - x)
+        decided_ok = err <= bound * (1 - _MARGIN)
+        decided_bad = err >= bound * (1 + _MARGIN)
+    undecided = ~decided_ok & ~decided_bad | near_pow2
+    verdict = decided_ok & ~undecided
+    # sign: a root is never negative; a result of the wrong sign is only possible within the bound
+    # of a value below the bound itself, which the error test already covers
+    # overflow: x beyond the largest finite number accepts the infinity of its sign
+    beyond = ax > max_finite
+    x_neg = xp.signbit(x)
+    r_neg = (r_bits >> u64(xp, fmt.width - 1)) != 0
+    verdict = xp.where(r_inf, beyond & (r_neg == x_neg), verdict)
+    undecided = undecided & ~r_inf
+    verdict = verdict & ~r_nan
+    undecided = undecided & ~r_nan
+    if ftz:
+        # flushed results: subnormals never; a zero of x's sign when the bound reaches below 2^emin
+        min_normal = 2.0 ** fmt.emin
+        with np.errstate(all="ignore"):
+            reach = ax - bound
+        r_zero = r_mag == 0
+        zero_ok = r_zero & (r_neg == x_neg) & (reach < min_normal * (1 - _MARGIN))
+        zero_undecided = r_zero & (r_neg == x_neg) & (xp.abs(reach - min_normal) <= min_normal * _MARGIN)
+        verdict = xp.where(r_sub, False, verdict | zero_ok)
+        undecided = (undecided & ~r_sub & ~zero_ok) | zero_undecided
+    if bool(xp.any(undecided)):
+        verdict = _exact_fallback(xp, fn, fmt, form, r_bits, op_bits, ftz, verdict, undecided)
+    return verdict
+
+
+def _to_f64(xp, fmt: Format, bits):
+    """Exact float64 values of finite patterns (formats up to binary64)."""
+    if fmt.name == "f64":
+        return bits.astype(xp.uint64).view(xp.float64)
+    if fmt.name == "f32":
+        return bits.astype(xp.uint32).view(xp.float32).astype(xp.float64)
+    return xp.asarray(fmt.to_float64(bits.astype(fmt.uint)))
+
+
+def _exact_fallback(xp, fn, fmt, form, r_bits, op_bits, ftz, verdict, undecided):
+    contract = form.contract
+    out = verdict.copy()
+    host = lambda a: a.get() if hasattr(a, "get") else np.asarray(a)  # noqa: E731 - CuPy -> numpy
+    idx = np.nonzero(host(undecided))[0]
+    r_h = host(r_bits)
+    ops_h = [host(b) for b in op_bits]
+    for i in idx:
+        rb = int(r_h[i])
+        values = [fmt.to_fraction(int(b[i])) for b in ops_h]
+        r = fmt.to_fraction(rb)
+        if r is None:
+            out[i] = False
+            continue
+        good = _within_exact(fn, fmt, r, values, contract.ulp, contract.relative_log2)
+        if ftz:
+            mag = rb & fmt.magnitude_mask
+            if 0 < mag < fmt.min_normal:
+                good = False
+            elif mag == 0:
+                q, is_root = _exact_parts(fn, values)
+                x_neg = q < 0
+                if bool(rb & fmt.sign_mask) == x_neg and not good:
+                    good = _zero_reachable(fn, fmt, q, is_root, contract)
+        out[i] = good
+    return out
+
+
+def _zero_reachable(fn, fmt, q, is_root, contract) -> bool:
+    """Under .ftz: is some value below 2^emin (a subnormal the hardware would flush) acceptable?
+
+    Either the exact result itself is below 2^emin, or the largest subnormal of its sign is
+    within the bound.
+    """
+    tiny = Fraction(2) ** fmt.emin
+    mag = abs(q)
+    if (mag < tiny * tiny) if is_root else (mag < tiny):
+        return True
+    largest_sub = tiny - Fraction(2) ** (fmt.emin - fmt.mantissa_bits)
+    if is_root:
+        return _within_exact("sqrt", fmt, largest_sub, [mag], contract.ulp, contract.relative_log2)
+    cand = largest_sub if q > 0 else -largest_sub
+    return _within_exact("div", fmt, cand, [q, Fraction(1)], contract.ulp, contract.relative_log2)
+
+
+# ---------------------------------------------------------------------------------------------
+# representative values
+
+
+def reference_value(xp, form: Form, arrays, tininess: str = "after"):
+    """Round-to-nearest value of the exact function under the form's flushing (uint64 bits).
+
+    The upper-word f64 forms compute on the 1.11.20 input and clear the low result word.
+    """
+    key = form.semantics.key
+    fn = _FUNCTION[key]
+    fmt, operands, ftz, hi_form = _prepare(xp, form, arrays)
+    canonical = form.nan.bits if form.nan.bits is not None else fmt.canonical_nan
+    rule = ops.NanRule(False, canonical, fixed=canonical)
+    mode = ops.Mode("rn", ftz, tininess)
+    with np.errstate(all="ignore"):
+        if fn == "rsqrt":
+            out = _rsqrt_rn(xp, fmt, operands[0], mode, rule)
+        else:
+            out = ops.apply(xp, fn, fmt, operands, mode, rule)
+    if key == "approx.div" and form.semantics.params.get("variant") == "approx":
+        b_mag = operands[1] & u64(xp, fmt.magnitude_mask)
+        a_mag = operands[0] & u64(xp, fmt.magnitude_mask)
+        huge = (b_mag > u64(xp, fmt.from_fraction(Fraction(2) ** 126))) & (b_mag < u64(xp, fmt.exponent_mask))
+        sign = (operands[0] ^ operands[1]) & u64(xp, fmt.sign_mask)
+        zero_or_nan = xp.where(a_mag >= u64(xp, fmt.exponent_mask), u64(xp, canonical), sign)
+        out = xp.where(huge, zero_or_nan, out)
+    if hi_form:
+        is_nan = (out & u64(xp, fmt.magnitude_mask)) > u64(xp, fmt.exponent_mask)
+        # truncating the low word keeps the value within the provisional relative bound
+        out = xp.where(is_nan, u64(xp, canonical), out & u64(xp, _HI_MASK))
+        if ftz:
+            out = flush_subnormal_bits(xp, fmt, out)
+    return out
+
+
+def _rsqrt_rn(xp, fmt: Format, a, mode: ops.Mode, rule: ops.NanRule):
+    """Correctly rounded 1/sqrt(a) (round to nearest), specials by IEEE rules."""
+    special_out = _ieee_special(xp, "rsqrt", fmt, [a], rule)
+    mag = a & u64(xp, fmt.magnitude_mask)
+    finite_pos = (mag != 0) & (mag < u64(xp, fmt.exponent_mask)) & ((a >> u64(xp, fmt.width - 1)) == 0)
+    if mode.ftz:
+        finite_pos = finite_pos & (mag >= u64(xp, fmt.min_normal))
+    out = special_out.copy()
+    host = lambda v: v.get() if hasattr(v, "get") else np.asarray(v)  # noqa: E731
+    idx = np.nonzero(host(finite_pos).reshape(-1))[0]
+    if idx.size == 0:
+        return out
+    flat_a = host(a).reshape(-1)
+    results = np.empty(idx.size, dtype=np.uint64)
+    for n, i in enumerate(idx):
+        results[n] = _rsqrt_exact_bits(fmt, int(flat_a[i]), mode)
+    flat = out.reshape(-1)
+    flat[xp.asarray(idx)] = xp.asarray(results)
+    return flat.reshape(out.shape)
+
+
+def _rsqrt_exact_bits(fmt: Format, bits: int, mode: ops.Mode) -> int:
+    """1/sqrt of one positive finite pattern, rounded per ``mode`` with Python integers."""
+    value = fmt.to_fraction(bits)
+    # 1/sqrt(n/d) = sqrt(d/n); compute floor(sqrt(d/n) * 2**k) with k giving p+3 bits
+    e = _floor_log2(1 / value) // 2
+    k = fmt.precision + 2 - e
+    num = value.denominator << (2 * k) if k >= 0 else value.denominator
+    den = value.numerator if k >= 0 else value.numerator << (-2 * k)
+    y = math.isqrt(num // den)
+    exact = y * y * den == num
+    sticky = not exact
+    # round y * 2**-k with the sticky bit through the same rounding as the model
+    arr = np.array([y], dtype=np.uint64)
+    from tilecheck.model.ieee import round_pack
+
+    out = round_pack(np, fmt, np.array([0], dtype=np.uint64), arr, np.array([-k], dtype=np.int64),
+                     np.array([sticky]), mode.rounding, mode.ftz, mode.tininess)
+    return int(out[0])
