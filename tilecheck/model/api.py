@@ -11,7 +11,7 @@ import numpy as np
 
 from tilecheck.errors import ApproximateFormError, OperandError, UsageError
 from tilecheck.formats import Format, get_format
-from tilecheck.model import ops
+from tilecheck.model import fast, ops
 from tilecheck.model.xp import namespace, u64
 from tilecheck.spec.forms import TYPE_INFO, Form
 
@@ -33,6 +33,8 @@ def _as_bits(xp, value, width: int, where: str):
             raise OperandError(f"{where}: {v:#x} is not a {width}-bit pattern")
         return xp.asarray(v, dtype=xp.uint64)
     arr = xp.asarray(value)
+    if arr.dtype.kind == "u" and arr.dtype.itemsize * 8 <= width:
+        return arr  # already a container of at most this width: nothing to check or convert
     if arr.dtype.kind not in "iu":
         raise OperandError(f"{where}: bit patterns must be integers, got dtype {arr.dtype} "
                            "(use .view() on float arrays to get their bits)")
@@ -81,8 +83,65 @@ def ieee_op(op: str, fmt: str | Format, rounding: str, *operand_bits, ftz: bool 
     arrays = [_as_bits(xp, v, fmt.width, f"{op} operand {i + 1}") for i, v in enumerate(operand_bits)]
     arrays = list(xp.broadcast_arrays(*arrays))
     rule = ops.NanRule.ieee(fmt) if nan is None else ops.NanRule(False, nan, fixed=nan)
-    out = ops.apply(xp, op, fmt, arrays, ops.Mode(rounding, ftz, tininess), rule)
+    out = compute(xp, op, fmt, arrays, ops.Mode(rounding, ftz, tininess), rule)
     return _finish(xp, out, fmt.uint, _is_scalar(operand_bits))
+
+
+CHUNK = 65536
+"""Elements per block: every temporary of a block stays in cache."""
+
+_POOL = None
+
+
+def _threads() -> int:
+    import os
+
+    return max(1, int(os.environ.get("TILECHECK_THREADS", "1") or 1))
+
+
+def _pool(workers: int):
+    """A lazily created thread pool for ``TILECHECK_THREADS`` > 1."""
+    global _POOL
+    if _POOL is None or _POOL._max_workers != workers:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tilecheck-model")
+    return _POOL
+
+
+def _exact_block(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule):
+    return ops.apply(xp, op, fmt, [a.astype(xp.uint64, copy=False) for a in arrays], mode, rule)
+
+
+def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule):
+    """Evaluate ``op`` on equally shaped unsigned arrays; returns ``fmt.uint`` result patterns.
+
+    Works block by block (fast path when one applies, else the exact path) so temporaries stay
+    in cache; ``TILECHECK_THREADS`` > 1 spreads blocks over threads (numpy releases the GIL in
+    its loops; on the 2-core machines measured here one thread was as fast).
+    """
+    block = fast.block if fast.applicable(op, fmt, mode) else _exact_block
+    shape = arrays[0].shape
+    flat = [a.reshape(-1) for a in arrays]
+    n = flat[0].size
+    with np.errstate(all="ignore"):  # special lanes compute garbage that `where` discards
+        if xp is not np or n <= CHUNK:
+            return block(xp, op, fmt, flat, mode, rule).astype(fmt.uint, copy=False).reshape(shape)
+        out = np.empty(n, dtype=fmt.uint)
+
+        def work(start: int) -> None:
+            stop = min(start + CHUNK, n)
+            out[start:stop] = block(xp, op, fmt, [a[start:stop] for a in flat], mode, rule)
+
+        starts = range(0, n, CHUNK)
+        threads = _threads()
+        if threads <= 1:
+            for s in starts:
+                work(s)
+        else:
+            for f in [_pool(threads).submit(work, s) for s in starts]:
+                f.result()  # re-raises a worker's exception here
+    return out.reshape(shape)
 
 
 def ops_roundings() -> tuple[str, ...]:
@@ -149,7 +208,7 @@ def _exact_lanes(form: Form, arrays, xp, tininess: str):
     results = []
     with np.errstate(all="ignore"):
         for lane in range(lanes):
-            out = ops.apply(xp, op, fmt, [p[lane] for p in per_operand], mode, rule)
+            out = compute(xp, op, fmt, [p[lane] for p in per_operand], mode, rule)
             if params.get("sat"):
                 out = ops._saturate(xp, fmt, out)
             results.append(out)

@@ -1,0 +1,108 @@
+"""``tilecheck eval FORM OPERAND...``: evaluate one form on given operands through the model.
+
+Operands are hex bit patterns (``0x3f800000``) or decimal literals (``1.5``, ``-inf``, ``nan``,
+``1/3``) rounded to the operand's format; packed operands take one hex container or the lane
+values joined by commas, element 0 first (``1.5,-2``). Prints each operand and the result as
+bits, value and class. Approximate forms print the model's representative value and their
+contract. Exit 0; 1 for an illegal form; 2 for an unknown form or a bad operand.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tilecheck.errors import OperandError, UsageError
+from tilecheck.formats import get_format
+from tilecheck.spec.database import load_database
+from tilecheck.spec.forms import TYPE_INFO, Form
+
+
+def add_parser(sub):
+    """Register the ``eval`` subcommand."""
+    p = sub.add_parser("eval", help="evaluate a form on operands (bits or decimals)",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("form", help="a form name, e.g. div.rn.ftz.f32 (qualifier order is free)")
+    p.add_argument("operands", nargs="*", help="hex bits (0x...) or decimal literals, in PTX source order")
+    p.add_argument("--target", help="check the form against this target (sm_80, sm_90, ...)")
+    p.add_argument("--tininess", choices=("after", "before"), default="after",
+                   help="with .ftz: judge subnormal results after (default) or before rounding")
+    return p
+
+
+def parse_operand(form: Form, index: int, text: str) -> int:
+    """Bits of one source operand of ``form`` from hex or decimal text (packed: lanes joined by ',')."""
+    op = form.sources[index]
+    where = f"operand {index + 1} ({op.name})"
+    if op.element_format is None:
+        width = TYPE_INFO[form.type][3]
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise OperandError(f"{where}: {text!r} is not an integer bit pattern") from None
+        if value < 0 or value >> width:
+            raise OperandError(f"{where}: {text!r} does not fit in {width} bits")
+        return value
+    fmt = get_format(op.element_format)
+    if op.lanes == 1:
+        return fmt.parse_operand(text, where)
+    if text.strip().lower().startswith("0x"):
+        width = fmt.width * op.lanes
+        digits = text.strip()[2:]
+        try:
+            value = int(digits, 16)
+        except ValueError:
+            raise OperandError(f"{where}: {text!r} is not a hex bit pattern") from None
+        if value >> width:
+            raise OperandError(f"{where}: {text!r} does not fit the {width}-bit {op.ptx_type} container")
+        return value
+    parts = text.split(",")
+    if len(parts) != op.lanes:
+        raise OperandError(f"{where}: a {op.ptx_type} operand takes {op.lanes} comma-separated values "
+                           f"(element 0 first) or one hex container, got {text!r}")
+    value = 0
+    for lane, part in enumerate(parts):
+        value |= fmt.parse_operand(part, f"{where} lane {lane}") << (lane * fmt.width)
+    return value
+
+
+def describe(form: Form, bits: int, lanes_of=None) -> str:
+    """``0x... value class`` text for one register value of ``form`` (all lanes for packed)."""
+    width = TYPE_INFO[form.type][3]
+    text = f"0x{bits:0{width // 4}x}"
+    if form.element_format is None:
+        return text
+    fmt = get_format(form.element_format)
+    items = []
+    for lane in range(form.lanes):
+        lane_bits = (bits >> (lane * fmt.width)) & ((1 << fmt.width) - 1)
+        value, cls = fmt.describe(lane_bits)
+        items.append(f"{value} ({cls})")
+    return f"{text}  " + (", ".join(f"[{i}] {t}" for i, t in enumerate(items)) if form.lanes > 1 else items[0])
+
+
+def run(args) -> int:
+    """Evaluate and print; returns the exit code."""
+    from tilecheck.model import api
+
+    db = load_database()
+    form = db.form(args.form, args.target)
+    if len(args.operands) != len(form.sources):
+        names = ", ".join(o.name for o in form.sources)
+        raise UsageError(f"{form.name} takes {len(form.sources)} operand(s) ({names}), got {len(args.operands)}")
+    values = [parse_operand(form, i, t) for i, t in enumerate(args.operands)]
+    out = sys.stdout
+    out.write(f"{form.name}\n")
+    for op, v in zip(form.sources, values):
+        out.write(f"  {op.name:<3}= {describe(form, v)}\n")
+    dst = form.destinations[0].name if form.destinations else "d"
+    if form.kind == "exact":
+        result = int(api.evaluate(form, *values, tininess=args.tininess))
+        out.write(f"  {dst:<3}= {describe(form, result)}\n")
+    elif form.kind == "contract":
+        result = int(api.reference(form, *values, tininess=args.tininess))
+        out.write(f"  {dst:<3}~ {describe(form, result)}\n")
+        out.write(f"  approximate form: the model's representative value (round-to-nearest of the exact result); "
+                  f"acceptable results: {api._contract_text(form)}\n")
+    else:
+        raise UsageError(f"{form.name} moves bits; there is nothing to evaluate")
+    return 0
