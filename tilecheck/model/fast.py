@@ -99,31 +99,30 @@ def f32_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanR
     n = a.shape[0]
     q = xp.empty(n, dtype=xp.float64)
     t = xp.empty(n, dtype=xp.float64)
-    if True:  # the caller holds np.errstate(all="ignore")
-        if op == "sqrt":
+    if op == "sqrt":
+        xp.copyto(q, a.view(xp.float32))
+        xp.sqrt(q, out=q)
+        srcs = [a]
+    else:
+        if op == "rcp":
+            b = a
+            q.fill(1.0)
+            srcs = [xp.full(n, 0x3F800000, dtype=xp.uint32), b]
+        else:
+            b = operands[1]
+            if mode.ftz:
+                b = flush_subnormal_bits(xp, fmt, b).astype(xp.uint32)
             xp.copyto(q, a.view(xp.float32))
-            xp.sqrt(q, out=q)
-            srcs = [a]
-        else:
-            if op == "rcp":
-                b = a
-                q.fill(1.0)
-                srcs = [xp.full(n, 0x3F800000, dtype=xp.uint32), b]
-            else:
-                b = operands[1]
-                if mode.ftz:
-                    b = flush_subnormal_bits(xp, fmt, b).astype(xp.uint32)
-                xp.copyto(q, a.view(xp.float32))
-                srcs = [a, b]
-            xp.copyto(t, b.view(xp.float32))
-            xp.divide(q, t, out=q)
-        c = q.astype(xp.float32)
-        if mode.rounding != "rn":
-            xp.copyto(t, c)
-            xp.subtract(q, t, out=q)  # q now holds the side: exact result minus c
-            cbits = _step(xp, c, q, mode.rounding, t).view(xp.uint32)
-        else:
-            cbits = c.view(xp.uint32)
+            srcs = [a, b]
+        xp.copyto(t, b.view(xp.float32))
+        xp.divide(q, t, out=q)
+    c = q.astype(xp.float32)
+    if mode.rounding != "rn":
+        xp.copyto(t, c)
+        xp.subtract(q, t, out=q)  # q now holds the side: exact result minus c
+        cbits = _step(xp, c, q, mode.rounding, t).view(xp.uint32)
+    else:
+        cbits = c.view(xp.uint32)
     if mode.ftz:
         cbits = flush_subnormal_bits(xp, fmt, cbits).astype(xp.uint32)
     return _fix_nans(xp, fmt, cbits, srcs, rule)
@@ -175,6 +174,7 @@ def f64_div_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.
 
 def block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule):
     """Evaluate one block through the fast path for ``fmt`` (see :func:`applicable`)."""
-    if fmt.name == "f32":
-        return f32_block(xp, op, fmt, [o.astype(xp.uint32, copy=False) for o in operands], mode, rule)
-    return f64_div_block(xp, op, fmt, [o.astype(xp.uint64, copy=False) for o in operands], mode, rule)
+    with np.errstate(all="ignore"):  # NaN/inf lanes raise flags that the NaN fix-up handles
+        if fmt.name == "f32":
+            return f32_block(xp, op, fmt, [o.astype(xp.uint32, copy=False) for o in operands], mode, rule)
+        return f64_div_block(xp, op, fmt, [o.astype(xp.uint64, copy=False) for o in operands], mode, rule)

@@ -1,0 +1,86 @@
+"""Verification results: one row per form, program or sequence; table and JSON output."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class CheckResult:
+    """Outcome of one check on one item.
+
+    ``cases`` counts the inputs compared, ``mismatches`` the cases whose result disagreed with the
+    reference, ``failures`` the checks that could not pass for another reason (an example that does
+    not hold, ptxas rejecting emitted code, a crash). ``details`` are human-readable findings.
+    ``skipped`` carries the reason a check did not run (e.g. no ptxas), which is not a failure.
+    """
+
+    name: str
+    cases: int = 0
+    mismatches: int = 0
+    failures: int = 0
+    details: list[str] = field(default_factory=list)
+    skipped: str = ""
+
+
+@dataclass
+class Row:
+    """One line of the verify table."""
+
+    name: str
+    kind: str  # form | program | sequence | vectors
+    checks: list[CheckResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def cases(self) -> int:
+        return sum(c.cases for c in self.checks)
+
+    @property
+    def mismatches(self) -> int:
+        return sum(c.mismatches for c in self.checks)
+
+    @property
+    def failures(self) -> int:
+        return sum(c.failures for c in self.checks)
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatches == 0 and self.failures == 0
+
+    def to_json(self) -> dict:
+        data = {"name": self.name, "kind": self.kind, "ok": self.ok, "cases": self.cases,
+                "mismatches": self.mismatches, "failures": self.failures, "seconds": round(self.seconds, 4),
+                "checks": [asdict(c) for c in self.checks]}
+        return data
+
+
+def summary_line(rows: list[Row]) -> str:
+    """The last line of ``tilecheck verify``: ``N cases, M mismatches, F failures``."""
+    cases = sum(r.cases for r in rows)
+    mism = sum(r.mismatches for r in rows)
+    fail = sum(r.failures for r in rows)
+    return f"{cases} cases, {mism} mismatches, {fail} failures"
+
+
+def format_table(rows: list[Row], width: int = 0) -> list[str]:
+    """Fixed-width table lines (header, rule, one line per row): item, checks run, cases,
+    mismatches, failures, time. ``width`` fixes the item column (for streamed rows)."""
+    width = width or max([len(r.name) for r in rows] + [4])
+    head = f"{'item':<{width}}  {'checks':<34} {'cases':>9} {'mism':>5} {'fail':>5} {'time':>7}"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        ran = ",".join(c.name + ("(skipped)" if c.skipped else "") for c in r.checks)
+        status = "" if r.ok else "  <-- FAILED"
+        lines.append(f"{r.name:<{width}}  {ran:<34} {r.cases:>9} {r.mismatches:>5} {r.failures:>5} "
+                     f"{r.seconds:>6.2f}s{status}")
+    return lines
+
+
+def write_json(path: str, rows: list[Row], meta: dict) -> None:
+    """Write the report: metadata and one entry per item, with its name."""
+    data = {"meta": meta, "summary": summary_line(rows), "items": [r.to_json() for r in rows]}
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
