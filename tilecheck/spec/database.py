@@ -73,6 +73,9 @@ class SpecDatabase:
     extras: dict[str, dict] = field(default_factory=dict)
     _by_key: dict = field(default_factory=dict)
     _illegal: dict = field(default_factory=dict)
+    # families whose file already reported a problem: an example naming a form they lack is most
+    # likely a form of a group that failed to expand, so it is not reported a second time
+    _incomplete: set = field(default_factory=set)
 
     # ---- lookups ----------------------------------------------------------------------------
     def ptx_forms(self) -> list[Form]:
@@ -385,7 +388,8 @@ def _check_database(db: SpecDatabase, problems: list[Problem]) -> None:
         for ex in family.examples:
             form = by_key.get(spelling_key(ex.form))
             if form is None:
-                problems.append(Problem(ex.location, f"example names unknown form {ex.form!r}"))
+                if family.name not in db._incomplete:
+                    problems.append(Problem(ex.location, f"example names unknown form {ex.form!r}"))
                 continue
             n_src = len(form.sources)
             if len(ex.operands) != n_src:
@@ -445,7 +449,10 @@ def _load_cached(root_text: str) -> SpecDatabase:
             problems.extend(found)
             continue
         if schema == "ptx-instruction":
+            before = len(problems)
             family = _load_ptx_family(doc, path, problems)
+            if family is not None and len(problems) > before:
+                db._incomplete.add(family.name)
             if family is not None:
                 if family.name in db.families:
                     problems.append(Problem(doc.locate(("name",)), f"family {family.name} defined twice"))

@@ -139,12 +139,17 @@ class Example:
 
 @dataclass(frozen=True)
 class IllegalSpelling:
-    """A spelling recorded as illegal, with the reason and ptxas's message."""
+    """A spelling recorded as illegal, with the reason and ptxas's message.
+
+    ``ptxas_accepts`` marks a spelling the ISA does not define but ptxas assembles anyway (a
+    measured leniency; ``reason`` says what ptxas makes of it).
+    """
 
     spelling: str
     reason: str
     ptxas: str | None
     location: Location
+    ptxas_accepts: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -211,6 +216,7 @@ class Family:
     examples: tuple[Example, ...]
     notes: str = ""
     operand_names: tuple[str, ...] = ()
+    opcode_qualifiers: tuple[str, ...] = ()  # must directly follow the opcode (div.full)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,192 @@
+"""The spec database's legality verdicts against ptxas, the external judge.
+
+For every candidate spelling of the arithmetic families over {approx, full, rn, rz, rm, rp, none}
+x {ftz, none} (x {sat, none} for add/sub/mul/fma) x {f16, bf16, f32, f64, f16x2, bf16x2, f32x2}
+on sm_80, sm_90 and sm_100, ``db.verdict(spelling, target).legal`` must equal ptxas's verdict,
+except for the spellings the spec records as ``ptxas_accepts`` (ISA-undefined spellings ptxas
+assembles anyway): for those ptxas must still accept and the spec must still say illegal. Every
+expanded form must assemble at exactly ``.version max(form.target.ptx, target.min_ptx)``, and
+every recorded illegal spelling must be rejected with the recorded message. Candidates are
+batched (one ptxas run checks a whole grid), so the module runs in a few seconds.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from tilecheck import ptxas
+from tilecheck.errors import ToolNotFoundError
+from tilecheck.spec.database import load_database, split_spelling
+from tilecheck.spec.forms import TYPE_INFO
+
+pytestmark = pytest.mark.ptxas
+
+TARGETS = ("sm_80", "sm_90", "sm_100")
+ARITY = {"div": 2, "rcp": 1, "sqrt": 1, "rsqrt": 1, "add": 2, "sub": 2, "mul": 2, "fma": 3}
+ROUNDING = ("approx", "full", "rn", "rz", "rm", "rp", "")
+TYPES = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "f32x2")
+WITH_SAT = ("add", "sub", "mul", "fma")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _need_ptxas():
+    try:
+        ptxas.find_ptxas()
+    except ToolNotFoundError as exc:
+        pytest.skip(f"ptxas not available: {exc}")
+
+
+@pytest.fixture(scope="module")
+def db():
+    return load_database()
+
+
+def _candidates() -> list[str]:
+    out = []
+    for family in ARITY:
+        sats = ("sat", "") if family in WITH_SAT else ("",)
+        for rnd, ftz, sat, type_ in itertools.product(ROUNDING, ("ftz", ""), sats, TYPES):
+            out.append(".".join(t for t in (family, rnd, ftz, sat, type_) if t))
+    return out
+
+
+def _render(db, spelling: str) -> str:
+    """One batch-register statement for any spelling of a known family (legal or not)."""
+    opcode, mods, type_ = split_spelling(spelling)
+    register = TYPE_INFO[type_][2] if type_ in TYPE_INFO else "b32"
+    if opcode in ARITY:
+        return ptxas.candidate_instruction(spelling, register, ARITY[opcode])
+    assert opcode in ("ld", "st"), spelling
+    vec = [int(m[1:]) for m in mods if m in ("v2", "v4", "v8")]
+    return ptxas.candidate_instruction(spelling, register, vector=vec[0] if vec else 1,
+                                       memory="load" if opcode == "ld" else "store")
+
+
+@pytest.fixture(scope="module")
+def grid(db):
+    spellings = _candidates()
+    lines = [_render(db, s) for s in spellings]
+    return spellings, {t: ptxas.check_instructions(lines, t) for t in TARGETS}
+
+
+def _lenient(db) -> dict[str, object]:
+    return {i.spelling: i for fam in db.families.values() if fam.isa == "ptx" for i in fam.illegal if i.ptxas_accepts}
+
+
+def test_grid_size(grid):
+    spellings, verdicts = grid
+    assert len(spellings) == 4 * 7 * 2 * 7 + 4 * 7 * 2 * 2 * 7 == 1176
+    # ptxas's own counts, pinned so that a ptxas upgrade that changes them is noticed
+    assert {t: sum(v.accepted for v in verdicts[t]) for t in TARGETS} == {"sm_80": 212, "sm_90": 224, "sm_100": 262}
+
+
+def test_grid_verdicts_agree_with_ptxas(db, grid):
+    spellings, verdicts = grid
+    lenient = _lenient(db)
+    disagreements = []
+    for target in TARGETS:
+        for spelling, judged in zip(spellings, verdicts[target]):
+            ours = db.verdict(spelling, target)
+            if spelling in lenient:
+                if ours.legal or not judged.accepted:
+                    disagreements.append(f"{target} {spelling}: recorded as ptxas_accepts, ptxas "
+                                         f"{'accepts' if judged.accepted else 'rejects: ' + str(judged.error)}, spec legal={ours.legal}")
+                continue
+            if ours.legal != judged.accepted:
+                disagreements.append(f"{target} {spelling}: spec legal={ours.legal} ({ours.reason}); "
+                                     f"ptxas {'accepts' if judged.accepted else 'rejects: ' + str(judged.error)}")
+    assert not disagreements, "\n".join(disagreements)
+
+
+def test_grid_legal_counts(db, grid):
+    spellings, _ = grid
+    legal = {t: sum(db.verdict(s, t).legal for s in spellings) for t in TARGETS}
+    assert legal == {"sm_80": 202, "sm_90": 214, "sm_100": 252}
+
+
+def test_qualifier_permutations_agree_with_ptxas(db):
+    perms, expected = [], []
+    for form in db.ptx_forms():
+        for order in itertools.permutations(form.modifiers):
+            if order != form.modifiers:
+                perms.append(".".join((form.opcode, *order, form.type)))
+    assert len(perms) == 256
+    lenient = _lenient(db)
+    for target in ("sm_100",):
+        judged = ptxas.check_instructions([_render(db, p) for p in perms], target)
+        bad = [f"{p}: spec legal={db.verdict(p, target).legal}, ptxas {v.error or 'accepts'}"
+               for p, v in zip(perms, judged) if p not in lenient and db.verdict(p, target).legal != v.accepted]
+        assert not bad, "\n".join(bad)
+        rejected = sorted(p for p, v in zip(perms, judged) if not v.accepted)
+        assert rejected == ["div.ftz.full.f32"]
+
+
+def test_every_form_assembles_at_its_minimum_version(db):
+    versions = ptxas.ptxas_version()
+    assert versions.startswith("13."), f"these expectations were measured with ptxas 13.0, found {versions}"
+    all_versions = [tuple(int(p) for p in v.split(".")) for v in ptxas.supported_versions()]
+    failures = []
+    checked = 0
+    for target in TARGETS:
+        tinfo = db.target(target)
+        batches: dict[tuple[int, int], list] = {}
+        for form in db.ptx_forms():
+            if db.verdict(form.name, target).legal:
+                batches.setdefault(db.min_version(form, target), []).append(form)
+        for version, forms in sorted(batches.items()):
+            text = f"{version[0]}.{version[1]}"
+            judged = ptxas.check_instructions([ptxas.form_instruction(f) for f in forms], target, text)
+            failures += [f"{target} .version {text} {f.name}: {v.error}" for f, v in zip(forms, judged) if not v.accepted]
+            checked += len(forms)
+            if version > tinfo.min_ptx:
+                # exactly: the ISA version below must be rejected (the gate is not too high)
+                below = all_versions[all_versions.index(version) - 1]
+                text = f"{below[0]}.{below[1]}"
+                judged = ptxas.check_instructions([ptxas.form_instruction(f) for f in forms], target, text)
+                failures += [f"{target} .version {text} {f.name}: accepted below its gate"
+                             for f, v in zip(forms, judged) if v.accepted]
+    assert not failures, "\n".join(failures)
+    # arithmetic forms legal per target, plus ld/st: 46 forms everywhere, the 16 256-bit ones on sm_100 only
+    assert checked == (202 + 214 + 252) + (46 + 46 + 62)
+
+
+def test_recorded_illegal_spellings_are_rejected_with_the_recorded_message(db):
+    """Illegal on every target; the recorded message is sm_100's (an older target may first
+    report the gate of the type, e.g. "Feature 'add.f32x2' requires .target sm_100 or higher")."""
+    illegal = [i for fam in db.families.values() if fam.isa == "ptx" for i in fam.illegal]
+    lines = [_render(db, i.spelling) for i in illegal]
+    problems = []
+    for target in TARGETS:
+        for ill, judged in zip(illegal, ptxas.check_instructions(lines, target)):
+            if ill.ptxas_accepts:
+                if not judged.accepted:
+                    problems.append(f"{target} {ill.spelling}: recorded as accepted, ptxas says {judged.error}")
+            elif judged.accepted:
+                problems.append(f"{target} {ill.spelling}: recorded as illegal, ptxas accepts it")
+            elif target == "sm_100" and judged.error != ill.ptxas:
+                problems.append(f"{target} {ill.spelling}: recorded {ill.ptxas!r}, ptxas says {judged.error!r}")
+    assert not problems, "\n".join(problems)
+
+
+# ptxas 13.0 accepts .target sm_70 from .version 5.1, below the 6.0 of the PTX ISA release notes
+# that spec/targets/ptx.yaml records (the safe choice for an emitter); pinned so a change shows.
+PTXAS_FLOOR_BELOW_TABLE = {"sm_70": "5.1"}
+
+
+def test_target_table_floors(db):
+    """spec/targets/ptx.yaml: ptxas accepts each min_ptx, and (but for the pinned exception)
+    rejects the .version just below it."""
+    versions = ptxas.supported_versions()
+    wrong = []
+    for name, tinfo in db.targets.items():
+        floor = f"{tinfo.min_ptx[0]}.{tinfo.min_ptx[1]}"
+        arch = name if tinfo.sm >= 75 else "sm_100"  # ptxas 13 generates nothing older than sm_75
+        error = ptxas.header_error(name, floor, arch=arch)
+        if error is not None:
+            wrong.append(f"{name}: .version {floor} rejected: {error}")
+        measured = next(v for v in versions if ptxas.header_error(name, v, arch=arch) is None)
+        if measured != PTXAS_FLOOR_BELOW_TABLE.get(name, floor):
+            wrong.append(f"{name}: ptxas accepts .version {measured} and up, the table says {floor}")
+    assert not wrong, "\n".join(wrong)
