@@ -1,0 +1,231 @@
+"""The IR of a traced tile program: parameters, local buffers, launch config, ordered apply calls.
+
+``@T.function`` turns a Python function into a :class:`Program`. The checker
+(:mod:`tilecheck.legality`), the expansion (:mod:`tilecheck.tile.expand`), and later the emitter
+and the CPU simulator read this IR; nothing writes it after tracing.
+
+Operands of an :class:`ApplyCall` are, in the call's order (destination first):
+
+* :class:`~tilecheck.tile.views.View` -- a tensor operand (a local register buffer, or a global
+  tensor for the memory operand of ld/st);
+* :class:`~tilecheck.tile.exprs.Expr` -- a scalar (``T.float32(4)``, an untyped Python literal,
+  a scalar parameter);
+* :class:`Opaque` -- anything else the program passed (reported by the checker as TC008).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tilecheck.errors import IllegalTileOpError, Location
+from tilecheck.tile.dtypes import DType
+from tilecheck.tile.exprs import Expr, ScalarParam
+from tilecheck.tile.views import Buffer, View
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    """``T.cuda.LaunchConfig(grid=..., block=...)``: grid and block extents (x, y, z order).
+
+    ``problem`` is set when an argument was malformed; ``T.device_entry`` reports it (TC804).
+    """
+
+    grid: tuple[int, ...] = (1,)
+    block: tuple[int, ...] = (1,)
+    problem: str | None = None
+
+    @property
+    def threads(self) -> int:
+        """Threads per block."""
+        return math.prod(self.block)
+
+    @property
+    def warps(self) -> int:
+        """Whole warps per block (threads // 32)."""
+        return self.threads // 32
+
+
+@dataclass(frozen=True, eq=False)
+class Instruction:
+    """``T.ptx["div.rn.f32"]``: an opcode spelling, resolved by the checker against the spec database."""
+
+    spelling: str
+
+    def __repr__(self) -> str:
+        return f'T.ptx["{self.spelling}"]'
+
+
+@dataclass(frozen=True, eq=False)
+class Opaque:
+    """A value the program passed where the IR expects a view, expression, instruction or scope."""
+
+    value: object
+
+    @property
+    def type_name(self) -> str:
+        """The Python type of the value, for messages."""
+        return type(self.value).__name__
+
+    def __repr__(self) -> str:
+        text = repr(self.value)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+
+@dataclass(frozen=True)
+class TensorType:
+    """``T.Tensor(shape, dtype)``: the annotation of a global tensor parameter.
+
+    ``problem`` is set for a malformed shape or unknown dtype; tracing reports it at the ``def``.
+    """
+
+    shape: tuple[int, ...]
+    dtype: DType | None
+    problem: str | None = None
+    problem_code: str = "TC802"
+
+
+@dataclass(frozen=True, eq=False)
+class Param:
+    """One kernel parameter: a global tensor (``view`` set) or a scalar (``scalar`` set)."""
+
+    name: str
+    index: int
+    view: View | None = None
+    scalar: ScalarParam | None = None
+
+    @property
+    def is_tensor(self) -> bool:
+        """True for ``T.Tensor`` parameters."""
+        return self.view is not None
+
+
+@dataclass(frozen=True, eq=False)
+class ApplyCall:
+    """One ``T.cuda.tile.apply(...)`` as recorded, in program order (``index``), at ``location``.
+
+    ``instruction`` is an :class:`Instruction` (or :class:`Opaque` for a non-instruction),
+    ``scope`` the scope string (or :class:`Opaque`), ``pred`` None, an expression, a view or an
+    opaque value, ``preserve_dst`` whatever was passed (the checker requires a bool), and
+    ``parameters`` the other keywords given (none is legal; reported as TC006).
+    """
+
+    index: int
+    instruction: Instruction | Opaque
+    operands: tuple
+    scope: str | Opaque
+    pred: object
+    preserve_dst: object
+    parameters: tuple[tuple[str, object], ...]
+    location: Location | None
+
+    @property
+    def spelling(self) -> str | None:
+        """The opcode spelling, or None when the first argument was not an instruction."""
+        return self.instruction.spelling if isinstance(self.instruction, Instruction) else None
+
+    def __repr__(self) -> str:
+        return f"ApplyCall#{self.index}({self.instruction!r}, {len(self.operands)} operands, scope={self.scope!r})"
+
+
+class Program:
+    """A traced ``@T.function``: the IR of its apply calls, plus check/validate/expand hooks.
+
+    Attributes: ``name``, ``location`` (the ``def`` line), ``params`` (:class:`Param`),
+    ``locals`` (local :class:`~tilecheck.tile.views.Buffer` in allocation order), ``launch``
+    (:class:`LaunchConfig` or None), ``calls`` (:class:`ApplyCall` in program order) and
+    ``frontend_diagnostics`` (misuse recorded while tracing).
+    """
+
+    def __init__(self, name: str, location: Location | None, params, locals_, launch, calls, diagnostics,
+                 function=None):
+        self.name = name
+        self.location = location
+        self.params: tuple[Param, ...] = tuple(params)
+        self.locals: tuple[Buffer, ...] = tuple(locals_)
+        self.launch: LaunchConfig | None = launch
+        self.calls: tuple[ApplyCall, ...] = tuple(calls)
+        self.frontend_diagnostics = tuple(diagnostics)
+        self.function = function
+
+    @property
+    def buffers(self) -> tuple[Buffer, ...]:
+        """Global parameter buffers then local buffers."""
+        return tuple(p.view.buffer for p in self.params if p.is_tensor) + self.locals
+
+    def check(self, target: str | None = None, db=None) -> list:
+        """Every legality violation, as :class:`~tilecheck.legality.diagnostics.Diagnostic` in line order.
+
+        ``target`` (``"sm_90"``) defaults to the spec database's default target; an unknown
+        target raises :class:`~tilecheck.errors.UnknownFormError`.
+        """
+        from tilecheck.legality.checker import check_program
+
+        return check_program(self, target=target, db=db)
+
+    def validate(self, target: str | None = None, db=None) -> None:
+        """Raise :class:`~tilecheck.errors.IllegalTileOpError` (a ValueError) listing every violation."""
+        errors = [d for d in self.check(target, db) if d.severity == "error"]
+        if errors:
+            raise IllegalTileOpError(errors)
+
+    def expand(self, target: str | None = None, db=None) -> list:
+        """Validate, then every call's instruction instances (:func:`tilecheck.tile.expand.expand_program`)."""
+        from tilecheck.tile.expand import expand_program
+
+        return expand_program(self, target=target, db=db)
+
+    def emit(self, target: str | None = None, **options):
+        """PTX for this program (needs :mod:`tilecheck.emit`, built in the next step)."""
+        emit = _optional("tilecheck.emit", "Program.emit")
+        return emit.emit_program(self, target=target, **options)
+
+    def run(self, *arrays, backend: str = "cpu", **options):
+        """Execute the program on ``arrays`` (needs :mod:`tilecheck.sim`, built in the next step)."""
+        sim = _optional("tilecheck.sim", "Program.run")
+        return sim.run_program(self, *arrays, backend=backend, **options)
+
+    def describe(self) -> str:
+        """A readable listing of the IR (parameters, locals, launch, calls)."""
+        lines = [f"program {self.name} ({self.location})"]
+        for p in self.params:
+            if p.is_tensor:
+                b = p.view.buffer
+                lines.append(f"  param {p.name}: global {b.dtype} {b.shape}")
+            else:
+                lines.append(f"  param {p.name}: scalar {p.scalar.dtype}")
+        for b in self.locals:
+            lines.append(f"  local {b.name}: {b.dtype} {b.shape} layout {b.layout}")
+        lines.append(f"  launch {self.launch}")
+        for c in self.calls:
+            ops = ", ".join(repr(o) for o in c.operands)
+            # `is not None`/`is not False`: a pred expression has no truth value (it raises)
+            extra = "".join(f", {k}={v!r}" for k, v in (("pred", c.pred), ("preserve_dst", c.preserve_dst))
+                            if v is not None and v is not False)
+            lines.append(f"  {c.location}: apply {c.instruction!r}, {ops}, scope={c.scope!r}{extra}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<Program {self.name}: {len(self.calls)} apply call(s)>"
+
+
+def _optional(module: str, api: str):
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        raise NotImplementedError(f"{api} needs {module}, which is not implemented yet; "
+                                  "Program.check() and Program.expand() work today") from None
+
+
+def is_tensor(operand) -> bool:
+    """True for a view operand."""
+    return isinstance(operand, View)
+
+
+def is_scalar(operand) -> bool:
+    """True for a scalar-expression operand."""
+    return isinstance(operand, Expr)
