@@ -16,6 +16,7 @@ import yaml
 from tilecheck.errors import Location, Problem, SpecError
 
 Path_ = tuple  # a path into the document: keys and list indices
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class LocatedDocument:
@@ -65,7 +66,8 @@ def parse_yaml(text: str, path: str) -> LocatedDocument:
     Raises :class:`SpecError` with the YAML parser's line and column on a syntax error, and for
     duplicate keys or non-scalar keys.
     """
-    loader = yaml.SafeLoader(text)
+    # libyaml's C parser (when PyYAML was built with it) is several times faster; same nodes/marks
+    loader = _LOADER(text)
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
