@@ -129,7 +129,53 @@ def f32_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanR
 
 
 def f64_div_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule):
-    """binary64 division (or reciprocal) on one block of uint64 patterns; returns uint64 patterns."""
+    """binary64 division (or reciprocal) on one block of uint64 patterns; returns uint64 patterns.
+
+    Lanes whose operands and quotient are all normal numbers take the short formula (hidden bits
+    set, ``k = 52 + (ma < mb)``); the others -- subnormal or special operands, quotients that are
+    subnormal or over/underflowed -- take :func:`_f64_div_general` on the gathered subset.
+    """
+    if op == "rcp":
+        b = operands[0]
+        a = xp.full(b.shape, 0x3FF0000000000000, dtype=xp.uint64)
+    else:
+        a, b = operands
+    q = a.view(xp.float64) / b.view(xp.float64)
+    qb = q.view(xp.uint64)
+    u = xp.uint64
+    one, s53 = u(1), u(1 << 53)
+    span = u(2046 << 53)
+    # exponent field in [1, 2046]  <=>  (x << 1) - 2**53 < 2046 * 2**53 (unsigned wrap-around)
+    regular = ((a << one) - s53) < span
+    regular &= ((b << one) - s53) < span
+    q_mag = qb << one
+    # subnormal quotients need the general path: 0 < |q| < 2**-1022
+    regular &= (q_mag - one) >= (s53 - one)
+    if mode.rounding != "rn":
+        mant, hidden = u((1 << 52) - 1), u(1 << 52)
+        ma = (a & mant) | hidden
+        mb = (b & mant) | hidden
+        mq = (qb & mant) | hidden
+        k = (ma < mb).astype(xp.uint64) + u(52)
+        d = ((ma << k) - mq * mb).view(xp.int64)  # exact: |D| < 2**52 (module docstring)
+        sign = qb.view(xp.int64) >> xp.int64(63)  # 0 or -1: the side in value flips for q < 0
+        side = (d ^ sign) - sign
+        # a quotient that overflowed to inf or underflowed to 0 lies beyond x: x is toward zero
+        # from inf and away from zero from 0 (the operands are normal here, so x is finite, != 0)
+        x_sign = sign | xp.int64(1)
+        side = xp.where(q_mag == 0, x_sign, side)
+        side = xp.where(q_mag == u(0x7FF << 53), -x_sign, side)
+        qb = _step(xp, q, side, mode.rounding, xp.sign(q)).view(xp.uint64)
+    if bool(regular.all()):
+        return qb  # quotients of normal operands are never NaN
+    idx = xp.nonzero(~regular)[0]
+    out = qb.copy()
+    out[idx] = _f64_div_general(xp, "div", fmt, [a[idx], b[idx]], mode, rule)
+    return out
+
+
+def _f64_div_general(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule):
+    """binary64 division for any lanes (subnormal/special operands, out-of-range quotients)."""
     if op == "rcp":
         b = operands[0]
         a = xp.full(b.shape, 0x3FF0000000000000, dtype=xp.uint64)
