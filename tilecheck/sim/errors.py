@@ -1,0 +1,51 @@
+"""Errors and warnings of the CPU simulator."""
+
+from __future__ import annotations
+
+from tilecheck.errors import TilecheckError
+
+
+class PtxError(TilecheckError):
+    """PTX the simulator cannot parse or does not support, located by line.
+
+    Cause: a construct outside the subset tilecheck emits and executes (another state space, a
+    backward branch, a nested scope, an instruction with no model). Fix: the message names the
+    line and the construct; the supported subset is listed in :mod:`tilecheck.sim.machine`.
+    """
+
+    exit_code = 2
+
+    def __init__(self, message: str, line: int | None = None, source: str | None = None):
+        super().__init__(message)
+        self.line = line
+        self.source = source
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        prefix = f"{self.source}: " if self.source else ""
+        return f"{prefix}{where}{self.message}"
+
+
+class ExecutionError(TilecheckError):
+    """Executing PTX went wrong: an out-of-bounds or misaligned access, a division by zero, a bad
+    argument or launch. The message names the PTX line and the first offending thread."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line else self.message
+
+
+class ApproximateReferenceWarning(UserWarning):
+    """The CPU backend executed approximate forms: their results are the model's reference value
+    (the correctly rounded result under the form's flush-to-zero setting), one of many values the
+    form's contract allows. A GPU may return another allowed value; judge it with
+    ``tilecheck.allowed(form, result_bits, *operand_bits)``. ``forms`` lists the forms."""
+
+    def __init__(self, message: str, forms: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.forms = tuple(forms)
