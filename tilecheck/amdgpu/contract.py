@@ -1,0 +1,243 @@
+"""Precision contracts of AMD instructions (``v_rcp_*``), vectorised with numpy.
+
+A contract result is *allowed* when, after input flushing, the operand's special case matches
+(``+-0 -> +-inf``, ``+-inf -> +-0``, NaN -> any NaN), or else the result lies within the bound of
+the exact reciprocal ``e = 1/x``:
+
+* ``relative_log2``: ``|r - e| <= 2**relative_log2 * |e|``, and where ``|e|`` is below the smallest
+  normal also ``|r - e| <= subnormal_ulp * 2**(emin - mantissa_bits)``;
+* ``ulp``: ``|r - e| <= ulp * ulp(e)`` with ``ulp(e) = 2**(max(floor(log2|e|), emin) - mantissa_bits)``;
+* ``flush_outputs``: a zero of ``e``'s sign is allowed too when some value within the bound is
+  below the smallest normal (a subnormal result flushed);
+* an infinity of ``e``'s sign is allowed when the bound reaches the largest finite value.
+
+The checks are exact: ``|r - e| <= B`` is tested as ``|r*x - 1| <= B*|x|`` where ``B*|x|`` is a
+power of two or an exact float, with ``r*x - 1`` rounded upward and downward by the exact FMA of
+:mod:`tilecheck.semantics.npfloat` (for a representable threshold ``t``: ``y <= t`` iff
+``RU(y) <= t``). The two edge rules (zero, infinity) compare with directed roundings that err
+toward allowing: exact for f32 operands, within one f64 ulp for f64. :func:`choose` picks allowed values: the correctly rounded reciprocal, the lowest
+and highest allowed values (found by probing candidates around the bound's ends), or random points
+inside.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tilecheck.errors import UsageError
+from tilecheck.formats import Format, get_format
+from tilecheck.semantics import npfloat as nf
+from tilecheck.spec.amdgpu import AmdContract, AmdForm
+
+F64 = get_format("f64")
+STRATEGIES = ("nearest", "low", "high", "random")
+
+
+def _contract(form: AmdForm, variant: str) -> AmdContract:
+    c = form.variant(variant).contract
+    if c is None:
+        raise UsageError(f"{form.name} ({variant}) has a body, not a contract")
+    if c.operation != "rcp":
+        raise UsageError(f"unsupported contract operation {c.operation!r}")
+    return c
+
+
+def _widen(fmt: Format, bits) -> np.ndarray:
+    """Patterns of ``fmt`` as f64 patterns (exact)."""
+    bits = np.asarray(bits, dtype=np.uint64)
+    return bits if fmt.name == "f64" else nf.convert(fmt, F64, "rn", bits)
+
+
+def _f64(value: float) -> np.uint64:
+    return np.array([value], dtype=np.float64).view(np.uint64)[0]
+
+
+def _thresholds(fmt: Format, c: AmdContract, x64: np.ndarray) -> np.ndarray:
+    """``B * |x|`` as f64 patterns (exact), for finite non-zero f64-widened ``x``."""
+    b = c.bound
+    ax = x64 & np.uint64(F64.magnitude_mask)
+    exp_x = nf.exponent_field(F64, ax) - F64.bias  # x64 is normal (every format here widens to normal f64)
+    frac_zero = (ax & np.uint64(F64.mantissa_mask)) == 0
+    # floor(log2 |1/x|) = -E(x) - 1, or -E(x) when |x| is a power of two
+    e_floor = -exp_x - np.where(frac_zero, 0, 1)
+    if b.relative_log2 is not None:
+        t = np.full(x64.shape, _f64(2.0 ** b.relative_log2), dtype=np.uint64)
+        if b.subnormal_ulp:
+            sub = e_floor < fmt.emin
+            alt = nf.ldexp(F64, "rn", nf.mul(F64, "rn", np.uint64(_f64(float(b.subnormal_ulp))), ax),
+                           fmt.emin - fmt.mantissa_bits)
+            t = np.where(sub & (nf.to_float64(F64, alt) > nf.to_float64(F64, t)), alt, t)
+        return t
+    ulp_exp = np.maximum(e_floor, fmt.emin) - fmt.mantissa_bits
+    scaled = nf.mul(F64, "rn", np.uint64(_f64(float(b.ulp))), ax)
+    return nf.ldexp(F64, "rn", scaled, ulp_exp)
+
+
+def _within(fmt: Format, c: AmdContract, r: np.ndarray, x: np.ndarray, t=None) -> np.ndarray:
+    """Finite non-zero ``x`` (after flushing), finite ``r``: is |r - 1/x| within the bound?
+    ``t`` are the thresholds of ``x`` when already computed."""
+    r64, x64 = _widen(fmt, r), _widen(fmt, x)
+    minus_one = np.uint64(_f64(-1.0))
+    up = nf.fma(F64, "rp", r64, x64, minus_one)
+    down = nf.fma(F64, "rm", r64, x64, minus_one)
+    if t is None:
+        t = nf.to_float64(F64, _thresholds(fmt, c, x64))
+    return (nf.to_float64(F64, up) <= t) & (nf.to_float64(F64, down) >= -t)
+
+
+def _bound_reaches(fmt: Format, c: AmdContract, x: np.ndarray, level_bits: int, above: bool) -> np.ndarray:
+    """Does the interval [e - B, e + B] reach ``level`` (a positive pattern of fmt) from below
+    (``above``: |e| + B >= level) or from above (|e| - B < level)? Tested as
+    ``|1 -/+ B|x|| vs level*|x|`` with directed roundings."""
+    x64 = _widen(fmt, x) & np.uint64(F64.magnitude_mask)
+    t = _thresholds(fmt, c, x64)
+    level = _widen(fmt, np.uint64(level_bits))
+    lx_up = nf.to_float64(F64, nf.mul(F64, "rp", level, x64))
+    lx_dn = nf.to_float64(F64, nf.mul(F64, "rm", level, x64))
+    one = np.uint64(_f64(1.0))
+    if above:
+        s = nf.to_float64(F64, nf.add(F64, "rp", one, t))
+        return s >= lx_dn
+    s = nf.to_float64(F64, nf.sub(F64, "rm", one, t))
+    return s < lx_up
+
+
+def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
+    """Is ``result`` an allowed output of contract form ``form`` for operand ``x``? (bool array)"""
+    c = _contract(form, variant)
+    fmt = form.fmt
+    r = np.asarray(result, dtype=np.uint64)
+    x = np.asarray(x, dtype=np.uint64)
+    r, x = np.broadcast_arrays(r, x)
+    if c.bound.flush_inputs:
+        x = nf.flush(fmt, x)
+    out = np.zeros(r.shape, dtype=bool)
+    handled = np.zeros(r.shape, dtype=bool)
+    classes = {"+0": lambda b: b == 0, "-0": lambda b: b == np.uint64(fmt.sign_mask),
+               "+inf": lambda b: b == np.uint64(fmt.inf), "-inf": lambda b: b == np.uint64(fmt.sign_mask | fmt.inf),
+               "nan": lambda b: nf.is_nan(fmt, b)}
+    for operand, res in c.specials:
+        hit = classes[operand](x) & ~handled
+        out = np.where(hit, classes[res](r), out)
+        handled |= hit
+    regular = ~handled & ~nf.is_nan(fmt, x) & ~nf.is_inf(fmt, x) & ~nf.is_zero(fmt, x)
+    if np.any(~handled & ~regular):
+        raise UsageError(f"{form.name}: the contract's specials do not cover every zero/inf/NaN operand")
+    neg = nf.is_neg(fmt, x)
+    r_neg = nf.is_neg(fmt, r)
+    finite = ~nf.is_nan(fmt, r) & ~nf.is_inf(fmt, r)
+    ok = finite & np.where(nf.is_zero(fmt, r), False, _within(fmt, c, np.where(finite, r, 0), x))
+    if c.bound.flush_outputs:
+        zero_ok = _bound_reaches(fmt, c, x, fmt.min_normal, above=False)
+        ok |= nf.is_zero(fmt, r) & (r_neg == neg) & zero_ok
+    inf_ok = _bound_reaches(fmt, c, x, fmt.max_finite, above=True)
+    ok |= nf.is_inf(fmt, r) & (r_neg == neg) & inf_ok
+    return np.where(regular, ok, out)
+
+
+def nearest(form: AmdForm, x) -> np.ndarray:
+    """The correctly rounded reciprocal (nearest-even) of flushed ``x``; specials per the contract."""
+    fmt = form.fmt
+    x = np.asarray(x, dtype=np.uint64)
+    one = np.uint64(fmt.from_fraction(1))
+    return nf.div(fmt, "rn", np.broadcast_to(one, x.shape), x)
+
+
+def choose(form: AmdForm, variant: str, x, strategy: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Allowed reciprocals of ``x``: per case ``strategy`` 0 nearest, 1 lowest allowed, 2 highest
+    allowed (by magnitude), 3 a random allowed value. Raises if a constructed value is not allowed
+    (that would be a bug here, not a finding)."""
+    c = _contract(form, variant)
+    fmt = form.fmt
+    x = np.asarray(x, dtype=np.uint64)
+    strategy = np.broadcast_to(np.asarray(strategy), x.shape)
+    xf = nf.flush(fmt, x) if c.bound.flush_inputs else x
+    base = nearest(form, xf)
+    special = nf.is_nan(fmt, xf) | nf.is_inf(fmt, xf) | nf.is_zero(fmt, xf)
+    base = np.where(nf.is_nan(fmt, xf), nf.quiet(fmt, xf), base)
+    out = base.copy()
+    # the ends are searched where the nearest value is a normal number (elsewhere: nearest)
+    regular = ~special & ~nf.is_nan(fmt, base) & ~nf.is_inf(fmt, base) & ~nf.is_zero(fmt, base)
+    regular &= ~nf.is_subnormal(fmt, base) & (strategy != 0)
+    if np.any(regular):
+        idx = np.nonzero(regular)[0]
+        xs = xf[idx]
+        strat = strategy[idx]
+        t = nf.to_float64(F64, _thresholds(fmt, c, _widen(fmt, xs)))
+        lo, hi = _ends(fmt, c, xs, base[idx], t)
+        rnd = _random_inside(fmt, xs, lo, hi, rng)
+        out[idx] = np.select([strat == 1, strat == 2], [lo, hi], rnd)
+    ok = allowed(form, variant, out, x)
+    if not np.all(ok):
+        bad = np.nonzero(~ok)[0][0]
+        raise AssertionError(f"{form.name}: constructed reciprocal {int(out[bad]):#x} of {int(x[bad]):#x} "
+                             "is outside the contract")
+    return out
+
+
+def _step(fmt: Format, bits: np.ndarray, k) -> np.ndarray:
+    """Move finite patterns ``k`` ulps in magnitude (pattern arithmetic), keeping the sign."""
+    sign = bits & np.uint64(fmt.sign_mask)
+    mag = (bits & np.uint64(fmt.magnitude_mask)).astype(np.int64) + k
+    mag = np.clip(mag, 1, fmt.max_finite)
+    return sign | mag.astype(np.uint64)
+
+
+def _ends(fmt: Format, c: AmdContract, x: np.ndarray, base: np.ndarray, t: np.ndarray):
+    """Lowest and highest (by magnitude) allowed finite results for normal-range reciprocals."""
+    b = c.bound
+    if b.relative_log2 is not None:
+        # 1 -+ 2^rel is exact in binary64, so each estimate is the end rounded once to nearest
+        # (then rounded once more for narrower formats): the end itself or one step outside it
+        x64 = nf.to_float64(F64, _widen(fmt, x))
+        with np.errstate(over="ignore", under="ignore"):
+            est_lo = ((1.0 - 2.0 ** b.relative_log2) / x64).view(np.uint64)
+            est_hi = ((1.0 + 2.0 ** b.relative_log2) / x64).view(np.uint64)
+        if fmt.name != "f64":
+            est_lo, est_hi = nf.convert(F64, fmt, "rn", est_lo), nf.convert(F64, fmt, "rn", est_hi)
+        lo = np.where(_within(fmt, c, est_lo, x, t), est_lo, _step(fmt, est_lo, 1))
+        hi = np.where(_within(fmt, c, est_hi, x, t), est_hi, _step(fmt, est_hi, -1))
+        return lo, hi
+    span = int(np.ceil(b.ulp)) + 2
+    return (_extreme(fmt, c, x, base, span, t, smallest=True),
+            _extreme(fmt, c, x, base, span, t, smallest=False))
+
+
+def ends_are_tight(form: AmdForm, variant: str, x, lo, hi) -> bool:
+    """Self-check used by the tests: ``lo``/``hi`` are allowed and one step outward is not."""
+    c = _contract(form, variant)
+    fmt = form.fmt
+    t = nf.to_float64(F64, _thresholds(fmt, c, _widen(fmt, x)))
+    inside = _within(fmt, c, lo, x, t) & _within(fmt, c, hi, x, t)
+    out_lo = _step(fmt, lo, -1)
+    out_hi = _step(fmt, hi, 1)
+    outside = ~(_within(fmt, c, out_lo, x, t) & (out_lo != lo)) & ~(_within(fmt, c, out_hi, x, t) & (out_hi != hi))
+    return bool(np.all(inside & outside))
+
+
+def _extreme(fmt: Format, c: AmdContract, x: np.ndarray, estimate: np.ndarray, span: int, t: np.ndarray,
+             smallest: bool) -> np.ndarray:
+    """The first allowed value scanning ``estimate -+ span`` steps from the outside in."""
+    best = np.zeros(x.shape, dtype=np.uint64)
+    found = np.zeros(x.shape, dtype=bool)
+    order = range(-span, span + 1) if smallest else range(span, -span - 1, -1)
+    for k in order:
+        cand = _step(fmt, estimate, k)
+        ok = _within(fmt, c, cand, x, t) & ~found
+        best = np.where(ok, cand, best)
+        found |= ok
+    if not np.all(found):
+        bad = np.nonzero(~found)[0][0]
+        raise AssertionError(f"no allowed value within {span} ulps of {int(estimate[bad]):#x} for {int(x[bad]):#x}")
+    return best
+
+
+def _random_inside(fmt: Format, x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                   rng: np.random.Generator) -> np.ndarray:
+    """Uniform random pattern between the two ends (by magnitude); both ends share x's sign."""
+    mlo = (lo & np.uint64(fmt.magnitude_mask)).astype(np.int64)
+    mhi = (hi & np.uint64(fmt.magnitude_mask)).astype(np.int64)
+    a, b = np.minimum(mlo, mhi), np.maximum(mlo, mhi)
+    pick = a + (rng.random(x.shape) * (b - a + 1)).astype(np.int64)
+    pick = np.minimum(pick, b)
+    return (lo & np.uint64(fmt.sign_mask)) | pick.astype(np.uint64)

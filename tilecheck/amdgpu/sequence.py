@@ -1,0 +1,100 @@
+"""Run a ``spec/sequences`` instruction sequence with any semantics backend.
+
+:func:`run_sequence` walks the steps in order: a MODE step changes the MODE fields; an instruction
+step applies the NEG source modifiers (a sign-bit flip, also of NaNs, before the instruction reads
+the operand), runs the form's body for the chosen variant with the current MODE, and binds the
+destinations. Instructions whose semantics is a precision contract (``v_rcp_*``) do not compute:
+their result comes from ``choose(step, form, args)``, which the numpy campaign answers with a value
+inside the contract and the Z3 encoding with a fresh constrained variable. The returned trace keeps
+every intermediate value for reports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from tilecheck.errors import UnknownFormError
+from tilecheck.semantics import run
+from tilecheck.spec.amdgpu import AmdForm, Sequence, Step, amdgpu_forms, sequences
+
+
+@dataclass
+class Trace:
+    """Values of a sequence run: ``values`` by name (inputs, every destination) and the order the
+    steps produced them in (``(step, names)`` pairs)."""
+
+    values: dict = field(default_factory=dict)
+    order: list = field(default_factory=list)
+    result: object = None
+
+
+def lookup_sequence(name: str, db=None) -> Sequence:
+    """The sequence called ``name`` (``amdgpu.fdiv64``)."""
+    from tilecheck.spec.database import load_database
+
+    seqs = sequences(db or load_database())
+    try:
+        return seqs[name]
+    except KeyError:
+        raise UnknownFormError(f"unknown sequence {name!r}; known: {', '.join(sorted(seqs)) or 'none'}") from None
+
+
+def step_params(form: AmdForm, mode: dict) -> dict:
+    """Body parameters for ``form`` under the sequence-level MODE dict."""
+    from tilecheck.amdgpu.instructions import mode_params
+
+    return mode_params(form, {"round": mode["round"], form.denorm_field: mode[form.denorm_field]})
+
+
+def run_sequence(seq: Sequence, variant: str, backend, inputs: dict, choose: Callable,
+                 db=None, mode: dict | None = None) -> Trace:
+    """Run ``seq`` with semantics ``variant`` on ``backend``; ``inputs`` maps input names to payloads.
+
+    ``choose(step, form, args)`` supplies the result of a contract instruction (``args`` are the
+    source payloads after modifiers). ``mode`` overrides the sequence's entry MODE fields.
+    """
+    from tilecheck.spec.database import load_database
+
+    forms = amdgpu_forms(db or load_database())
+    current = dict(seq.mode)
+    current.update(mode or {})
+    trace = Trace()
+    for name in seq.inputs:
+        trace.values[name] = inputs[name]
+    for step in seq.steps:
+        if step.op is None:
+            current.update(dict(step.mode))
+            trace.order.append((step, ()))
+            continue
+        form = forms[step.op]
+        args = _sources(step, form, trace.values, backend)
+        v = form.variant(variant)
+        if v.program is None:
+            outs = {form.destinations[0].name: choose(step, form, args)}
+        else:
+            named = {o.name: a for o, a in zip(form.sources, args)}
+            outs = run(v.program, backend, named, step_params(form, current))
+        names = []
+        for dst_name, operand in zip(step.dst, form.destinations):
+            if dst_name is not None:
+                trace.values[dst_name] = outs[operand.name]
+                names.append(dst_name)
+        trace.order.append((step, tuple(names)))
+    trace.result = trace.values[seq.result]
+    return trace
+
+
+def _sources(step: Step, form: AmdForm, values: dict, backend) -> list:
+    fmt = form.fmt
+    out = []
+    for src, operand in zip(step.src, form.sources):
+        if src.name is None:
+            bits = fmt.from_fraction(src.constant)
+            payload = backend.float_const(fmt, bits)
+        else:
+            payload = values[src.name]
+        if src.neg:
+            payload = backend.float_neg(fmt, payload)
+        out.append(payload)
+    return out

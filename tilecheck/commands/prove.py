@@ -1,0 +1,105 @@
+"""``tilecheck prove QUERY...``: prove or refute claims about forms and sequences with an SMT solver.
+
+Each QUERY is a boolean expression that must hold for all values of its free variables (the query
+language is described in :mod:`tilecheck.smt.prove` and ``spec/amdgpu/README.md``), or the name
+of a built-in query (``tilecheck prove --list``). Every query is answered with one of:
+
+* ``proved`` -- no counterexample exists (the solver showed the negation unsatisfiable);
+* ``counterexample`` -- with the variables' values and each compared side's value;
+* ``unknown`` -- the solver gave up or reached ``--timeout``: *not* a proof.
+
+Exit code: 0 every query proved, 1 some query has a counterexample, 4 none refuted but some
+unknown (timeout), 2 usage errors (bad query, unknown form). Exit 3 stays the CLI's "internal error".
+"""
+
+from __future__ import annotations
+
+import sys
+
+EXIT_PROVED, EXIT_COUNTEREXAMPLE, EXIT_UNKNOWN = 0, 1, 4
+
+
+def add_parser(sub):
+    """Register the ``prove`` subcommand."""
+    p = sub.add_parser("prove", help="prove or refute a claim about forms and sequences with Z3",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("queries", nargs="*", metavar="QUERY",
+                   help="a boolean expression, e.g. 'div.rn.f32(x, c) == mul.rn.f32(x, rcp.rn.f32(c))', "
+                        "or a built-in query name")
+    p.add_argument("--assume", action="append", default=[], metavar="EXPR",
+                   help="an assumption on the variables (repeatable), e.g. 'is_normal(c)'")
+    p.add_argument("--var", action="append", default=[], metavar="NAME=FORMAT",
+                   help="format of a free variable (f16, bf16, f32, f64, or eXmY), repeatable")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per query before answering unknown (default 60)")
+    p.add_argument("--semantics", choices=("observed", "documented"), default="observed",
+                   help="AMD semantics variant for sequences (default observed)")
+    p.add_argument("--solver", choices=("z3",), default="z3", help="SMT solver (default z3)")
+    p.add_argument("--list", action="store_true", help="list the built-in queries and exit")
+    return p
+
+
+def _vars(specs: list[str]) -> dict:
+    from tilecheck.errors import UsageError
+
+    out = {}
+    for spec in specs:
+        name, sep, fmt = spec.partition("=")
+        if not sep or not name.isidentifier() or not fmt:
+            raise UsageError(f"--var expects NAME=FORMAT, got {spec!r}")
+        out[name] = fmt
+    return out
+
+
+def run(args) -> int:
+    """Answer every query; returns the exit code."""
+    from tilecheck.errors import UsageError
+    from tilecheck.smt import prove
+    from tilecheck.spec.database import load_database
+
+    load_database()  # a malformed spec stops here (exit 2, every problem located), before any output
+    out = sys.stdout
+    if args.list:
+        for q in prove.NAMED.values():
+            out.write(f"{q.name}\n    {q.doc}\n    {q.query}\n")
+            for a in q.assume:
+                out.write(f"    assume {a}\n")
+            for name, fmt in q.var:
+                out.write(f"    var {name}={fmt}\n")
+        return EXIT_PROVED
+    if not args.queries:
+        raise UsageError("give a query (or a built-in query name; see --list)")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    declared = _vars(args.var)
+    statuses = []
+    for text in args.queries:
+        named = prove.NAMED.get(text.strip())
+        if named is not None:
+            query, assumes = named.query, list(named.assume) + list(args.assume)
+            variables = dict(named.var)
+            variables.update(declared)
+            out.write(f"{named.name}: {named.doc}\n")
+        else:
+            query, assumes, variables = text, list(args.assume), declared
+        built = prove.build(query, assumes, variables, args.semantics)
+        out.write(f"query: {query}\n")
+        for a in assumes:
+            out.write(f"  assuming {a}\n")
+        outcome = prove.solve(built, args.timeout, args.solver)
+        statuses.append(outcome.status)
+        if outcome.status == "proved":
+            out.write(f"  proved ({outcome.solver}, {outcome.seconds:.2f} s)\n")
+        elif outcome.status == "unknown":
+            out.write(f"  unknown: {outcome.solver} gave no answer within {args.timeout:g} s "
+                      f"({outcome.reason or 'no reason given'}); this is not a proof\n")
+        else:
+            out.write(f"  counterexample ({outcome.solver}, {outcome.seconds:.2f} s):\n")
+            for name, shown in outcome.assignment:
+                out.write(f"    {name} = {shown}\n")
+            for text_, shown in outcome.values:
+                out.write(f"    {text_} = {shown}\n")
+    if "counterexample" in statuses:
+        return EXIT_COUNTEREXAMPLE
+    if "unknown" in statuses:
+        return EXIT_UNKNOWN
+    return EXIT_PROVED

@@ -1,0 +1,146 @@
+"""The numpy backend of the semantics language: vectorised over arrays of cases.
+
+Payloads: floats are uint64 arrays of bit patterns (any format; the interpreter tracks which),
+ints are int64 arrays, bools are bool arrays. Python ints/bools may appear as operands (numpy
+broadcasts them). Arithmetic is exact integer arithmetic from :mod:`tilecheck.semantics.npfloat`;
+comparisons use the exact float64 value of each pattern (every format here fits in binary64).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tilecheck.formats import Format
+from tilecheck.semantics import npfloat as nf
+
+_CMP = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+        ">=": np.greater_equal}
+
+
+class NumpyBackend:
+    """Primitive operations on numpy arrays (see :mod:`tilecheck.semantics.interp` for the protocol).
+
+    ``shape`` is the shape of the case arrays (compile-time bools and ints are lifted to it).
+    """
+
+    def __init__(self, shape=()):
+        self.shape = shape
+
+    # ---- constants and control ----------------------------------------------------------
+    def lift_bool(self, b: bool):
+        return np.full(self.shape, b, dtype=bool)
+
+    def lift_int(self, n: int):
+        return np.full(self.shape, n, dtype=np.int64)
+
+    def float_const(self, fmt: Format, bits: int):
+        return np.uint64(bits)
+
+    def select(self, cond, a, b):
+        return np.where(cond, a, b)
+
+    # ---- bools and ints -------------------------------------------------------------------
+    def bool_and(self, a, b):
+        return np.logical_and(a, b)
+
+    def bool_or(self, a, b):
+        return np.logical_or(a, b)
+
+    def bool_not(self, a):
+        return np.logical_not(a)
+
+    def bool_eq(self, a, b):
+        return np.equal(a, b)
+
+    def int_add(self, a, b):
+        return np.add(a, b, dtype=np.int64)
+
+    def int_sub(self, a, b):
+        return np.subtract(a, b, dtype=np.int64)
+
+    def int_mul(self, a, b):
+        return np.multiply(a, b, dtype=np.int64)
+
+    def int_neg(self, a):
+        return np.negative(a, dtype=np.int64)
+
+    def int_abs(self, a):
+        return np.abs(a)
+
+    def int_min(self, a, b):
+        return np.minimum(a, b)
+
+    def int_max(self, a, b):
+        return np.maximum(a, b)
+
+    def int_cmp(self, op: str, a, b):
+        return _CMP[op](a, b)
+
+    # ---- floats ----------------------------------------------------------------------------
+    @staticmethod
+    def _u(x):
+        return np.asarray(x, dtype=np.uint64)
+
+    def float_cmp(self, fmt: Format, op: str, a, b):
+        # IEEE comparison: NaN unordered (every comparison but != is False), -0 == +0
+        return _CMP[op](nf.to_float64(fmt, self._u(a)), nf.to_float64(fmt, self._u(b)))
+
+    def float_test(self, fmt: Format, what: str, x):
+        x = self._u(x)
+        if what == "nan":
+            return nf.is_nan(fmt, x)
+        if what == "snan":
+            return nf.is_nan(fmt, x) & ((x & np.uint64(fmt.quiet_bit)) == 0)
+        if what == "inf":
+            return nf.is_inf(fmt, x)
+        if what == "zero":
+            return nf.is_zero(fmt, x)
+        if what == "subnormal":
+            return nf.is_subnormal(fmt, x)
+        if what == "normal":
+            e = nf.exponent_field(fmt, x)
+            return (e != 0) & (e != (1 << fmt.exponent_bits) - 1)
+        if what == "finite":
+            return nf.exponent_field(fmt, x) != (1 << fmt.exponent_bits) - 1
+        if what == "neg":
+            return nf.is_neg(fmt, x)
+        raise ValueError(what)
+
+    def float_exponent(self, fmt: Format, x):
+        return nf.exponent_field(fmt, self._u(x))
+
+    def float_same(self, fmt: Format, a, b):
+        return self._u(a) == self._u(b)
+
+    def float_quiet(self, fmt: Format, x):
+        return nf.quiet(fmt, self._u(x))
+
+    def float_flush(self, fmt: Format, x):
+        return nf.flush(fmt, self._u(x))
+
+    def float_abs(self, fmt: Format, x):
+        return self._u(x) & np.uint64(fmt.magnitude_mask)
+
+    def float_neg(self, fmt: Format, x):
+        return self._u(x) ^ np.uint64(fmt.sign_mask)
+
+    def float_copysign(self, fmt: Format, x, y):
+        return (self._u(x) & np.uint64(fmt.magnitude_mask)) | (self._u(y) & np.uint64(fmt.sign_mask))
+
+    def float_with_sign(self, fmt: Format, x, negative):
+        mag = self._u(x) & np.uint64(fmt.magnitude_mask)
+        return np.where(negative, mag | np.uint64(fmt.sign_mask), mag)
+
+    def float_arith(self, fmt: Format, op: str, rm: str, args: list, scale):
+        args = [self._u(a) for a in args]
+        if op == "fma":
+            return nf.fma(fmt, rm, *args, scale=scale)
+        if scale is not None and not (isinstance(scale, int) and scale == 0):
+            raise ValueError("only fma takes a scale")
+        return getattr(nf, op)(fmt, rm, *args)
+
+    def float_ldexp(self, fmt: Format, rm: str, x, n):
+        return nf.ldexp(fmt, rm, self._u(x), n)
+
+    def float_convert(self, src: Format, dst: Format, rm: str, x):
+        return nf.convert(src, dst, rm, self._u(x))

@@ -1,0 +1,491 @@
+"""Loaders for the ``amdgpu-instruction`` and ``sequence`` schemas (``spec/amdgpu``, ``spec/sequences``).
+
+:mod:`tilecheck.spec.database` imports this module from ``_register_extensions`` and dispatches
+files whose ``schema:`` names one of these to :func:`load_amdgpu_family` / :func:`load_sequence`;
+results land in ``db.extras["amdgpu"]`` (``{"families": {...}, "forms": {...}}``) and
+``db.extras["sequences"]`` (``{name: Sequence}``). Every semantics body is compiled (parsed and
+type-checked) here, so a syntax error or an unknown primitive is a located spec problem at the
+body's line and column in the YAML file. :func:`check_sequences` (a database-wide check) resolves
+each sequence step against the instruction forms.
+
+Registering the two loaders into ``database.LOADERS`` when this module is imported is the
+extension protocol the database defines; nothing else happens at import.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from tilecheck.errors import Location, Problem, SemanticsError
+from tilecheck.formats import Format, get_format
+from tilecheck.spec import database
+from tilecheck.spec.forms import Reference
+from tilecheck.spec.yamlio import LocatedDocument
+
+VARIANTS = ("documented", "observed")
+MODE_DEFAULTS = {"round": "rn", "denorm": 3}
+
+
+@dataclass(frozen=True)
+class AmdOperand:
+    """One operand: ``kind`` is ``float`` (a value of the form's type) or ``lane-bit`` (a bool)."""
+
+    name: str
+    role: str
+    kind: str
+    implicit: bool = False
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """Error bound of a contract for one form type (see the schema's ``bound``)."""
+
+    ulp: float | None = None
+    relative_log2: float | None = None
+    subnormal_ulp: float | None = None
+    flush_inputs: bool = False
+    flush_outputs: bool = False
+
+
+@dataclass(frozen=True)
+class AmdContract:
+    """Precision contract: exact special cases (operand class -> result class), else the bound."""
+
+    operation: str
+    bound: Bound
+    specials: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class AmdVariant:
+    """One semantics variant of one form: a compiled body or a contract."""
+
+    name: str
+    source: str
+    notes: str
+    program: object | None  # tilecheck.semantics.Program
+    contract: AmdContract | None
+
+
+@dataclass(frozen=True, eq=False)
+class AmdForm:
+    """One concrete AMD instruction form (``v_div_scale_f64``)."""
+
+    name: str
+    family: str
+    type: str
+    operands: tuple[AmdOperand, ...]
+    opcodes: tuple[tuple[str, int], ...]
+    constants: tuple[tuple[str, int], ...]
+    mode: tuple[tuple[str, object], ...]
+    variants: dict
+    location: Location
+    notes: str = ""
+
+    @property
+    def fmt(self) -> Format:
+        return get_format(self.type)
+
+    @property
+    def sources(self) -> tuple[AmdOperand, ...]:
+        return tuple(o for o in self.operands if o.role == "src")
+
+    @property
+    def destinations(self) -> tuple[AmdOperand, ...]:
+        return tuple(o for o in self.operands if o.role == "dst")
+
+    @property
+    def denorm_field(self) -> str:
+        """The MODE field that applies: ``denorm_f32`` for f32, ``denorm_f64`` (FP64/FP16) else."""
+        return "denorm_f32" if self.type == "f32" else "denorm_f64"
+
+    def variant(self, name: str) -> AmdVariant:
+        try:
+            return self.variants[name]
+        except KeyError:
+            from tilecheck.errors import UsageError
+
+            raise UsageError(f"{self.name} has no semantics variant {name!r} (variants: {', '.join(self.variants)})") from None
+
+    def __repr__(self) -> str:
+        return f"AmdForm({self.name!r})"
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """An assembler line and its machine code bytes."""
+
+    asm: str
+    mcpu: str
+    mattr: str
+    bytes: tuple[int, ...]
+    source: str
+    location: Location
+
+
+@dataclass(frozen=True)
+class Vector:
+    """A known input -> output vector for some variants of a form."""
+
+    form: str
+    variants: tuple[str, ...]
+    mode: tuple[tuple[str, object], ...]
+    operands: tuple[tuple[str, object], ...]
+    results: tuple[tuple[str, object], ...]
+    source: str
+    location: Location
+
+
+@dataclass(frozen=True, eq=False)
+class AmdFamily:
+    """One ``spec/amdgpu`` file."""
+
+    name: str
+    summary: str
+    reference: Reference
+    path: str
+    forms: tuple[AmdForm, ...]
+    encodings: tuple[Encoding, ...]
+    vectors: tuple[Vector, ...]
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A step's source: a value name or an inline constant, optionally negated (NEG modifier)."""
+
+    name: str | None
+    constant: Fraction | None
+    neg: bool
+
+    def __str__(self) -> str:
+        text = self.name if self.name is not None else str(float(self.constant))
+        return ("-" if self.neg else "") + text
+
+
+@dataclass(frozen=True)
+class Step:
+    """One sequence step: an instruction (``op``, ``dst``, ``src``) or a MODE change."""
+
+    op: str | None
+    dst: tuple[str | None, ...]
+    src: tuple[Source, ...]
+    mode: tuple[tuple[str, int], ...]
+    asm: str
+    note: str
+    location: Location
+
+
+@dataclass(frozen=True, eq=False)
+class Sequence:
+    """A ``spec/sequences`` file."""
+
+    name: str
+    isa: str
+    summary: str
+    reference: Reference
+    path: str
+    type: str
+    inputs: tuple[str, ...]
+    operation: str
+    rounding: str
+    ftz: bool
+    nan: str
+    mode: tuple[tuple[str, object], ...]
+    steps: tuple[Step, ...]
+    result: str
+    notes: str = ""
+    location: Location | None = None
+
+    @property
+    def fmt(self) -> Format:
+        return get_format(self.type)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference(data: dict) -> Reference:
+    return Reference(data["document"], data["section"], data.get("anchor", ""))
+
+
+def _file_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def _compile_variant(doc: LocatedDocument, text: str, family: dict, form: dict, vname: str,
+                     problems: list[Problem], seen: set) -> AmdVariant | None:
+    from tilecheck.semantics import T_BOOL, T_ROUNDING, block_scalar_origin, compile_body, float_type
+
+    vdata = family["semantics"][vname]
+    here = ("semantics", vname)
+    if "contract" in vdata:
+        c = vdata["contract"]
+        bounds = c["bounds"]
+        if form["type"] not in bounds:
+            problems.append(Problem(doc.locate(here + ("contract", "bounds")),
+                                    f"{form['name']}: the contract has no bound for type {form['type']}"))
+            return None
+        b = bounds[form["type"]]
+        if ("ulp" in b) == ("relative_log2" in b):
+            problems.append(Problem(doc.locate(here + ("contract", "bounds", form["type"])),
+                                    "give exactly one of ulp and relative_log2"))
+            return None
+        bound = Bound(b.get("ulp"), b.get("relative_log2"), b.get("subnormal_ulp"), b.get("flush_inputs", False),
+                      b.get("flush_outputs", False))
+        specials = tuple((s["operand"], s["result"]) for s in c.get("specials", ()))
+        return AmdVariant(vname, vdata["source"], vdata.get("notes", ""), None,
+                          AmdContract(c["operation"], bound, specials))
+    fmt = get_format(form["type"])
+    ftype = float_type(fmt)
+    inputs, outputs = {}, {}
+    for o in family["operands"]:
+        t = ftype if o["kind"] == "float" else T_BOOL
+        (inputs if o["role"] == "src" else outputs)[o["name"]] = t
+    params = {"rm": T_ROUNDING, "denorm_in": T_BOOL, "denorm_out": T_BOOL}
+    line, column = doc.locate(here + ("body",)).line, doc.locate(here + ("body",)).column
+    try:
+        origin = block_scalar_origin(doc.path, text, line, column)
+        program = compile_body(vdata["body"], origin, fmt=fmt, inputs=inputs, outputs=outputs, params=params,
+                               constants=dict(form.get("constants", {})))
+    except SemanticsError as exc:
+        key = (str(exc.location), exc.message)
+        if key not in seen:  # the same body fails the same way for every form
+            seen.add(key)
+            problems.append(Problem(exc.location, f"{form['name']} ({vname}): {exc.message}"))
+        return None
+    return AmdVariant(vname, vdata["source"], vdata.get("notes", ""), program, None)
+
+
+def _parse_bytes(text: str) -> tuple[int, ...]:
+    return tuple(int(b, 16) for b in text.split(","))
+
+
+def load_amdgpu_family(doc: LocatedDocument, path: Path, db, problems: list[Problem]) -> None:
+    """Loader for ``schema: amdgpu-instruction`` (registered in ``database.LOADERS``)."""
+    data = doc.data
+    if data["name"] != path.stem:
+        problems.append(Problem(doc.locate(("name",)), f"name {data['name']!r} must equal the file stem {path.stem!r}"))
+        return
+    names = [o["name"] for o in data["operands"]]
+    if len(set(names)) != len(names):
+        problems.append(Problem(doc.locate(("operands",)), "operand names must be unique"))
+        return
+    if not any(o["role"] == "dst" for o in data["operands"]):
+        problems.append(Problem(doc.locate(("operands",)), "an instruction needs a destination operand"))
+        return
+    text = _file_text(path)
+    mode = dict(MODE_DEFAULTS)
+    mode.update(data.get("mode", {}))
+    store = db.extras.setdefault("amdgpu", {"families": {}, "forms": {}})
+    # forms whose semantics failed to compile: already reported once, so vectors and sequence
+    # steps naming them are not reported again
+    failed = store.setdefault("failed", set())
+    forms = []
+    seen: set = set()
+    for fi, f in enumerate(data["forms"]):
+        if not f["name"].startswith(data["name"] + "_"):
+            problems.append(Problem(doc.locate(("forms", fi, "name")),
+                                    f"form {f['name']} must start with the family name {data['name']}_"))
+            continue
+        if not f["name"].endswith("_" + f["type"]):
+            problems.append(Problem(doc.locate(("forms", fi, "name")), f"form {f['name']} must end with _{f['type']}"))
+            continue
+        if f["name"] in store["forms"]:
+            problems.append(Problem(doc.locate(("forms", fi, "name")), f"form {f['name']} is defined twice"))
+            continue
+        variants = {}
+        for vname in VARIANTS:
+            v = _compile_variant(doc, text, data, f, vname, problems, seen)
+            if v is not None:
+                variants[vname] = v
+        if len(variants) != len(VARIANTS):
+            failed.add(f["name"])
+            continue
+        operands = tuple(AmdOperand(o["name"], o["role"], o["kind"], o.get("implicit", False), o.get("doc", ""))
+                         for o in data["operands"])
+        form = AmdForm(f["name"], data["name"], f["type"], operands, tuple(sorted(f["opcodes"].items())),
+                       tuple(sorted(f.get("constants", {}).items())), tuple(sorted(mode.items())), variants,
+                       doc.locate(("forms", fi)), f.get("notes", ""))
+        forms.append(form)
+    encodings = []
+    for i, e in enumerate(data.get("encodings", ())):
+        encodings.append(Encoding(e["asm"], e["mcpu"], e.get("mattr", ""), _parse_bytes(e["bytes"]), e["source"],
+                                  doc.locate(("encodings", i))))
+    by_name = {f.name: f for f in forms}
+    vectors = []
+    for i, v in enumerate(data.get("vectors", ())):
+        where = doc.locate(("vectors", i))
+        form = by_name.get(v["form"])
+        if form is None and v["form"] in failed:
+            continue
+        if form is None:
+            problems.append(Problem(doc.locate(("vectors", i, "form")), f"vector names unknown form {v['form']!r}"))
+            continue
+        srcs = {o.name: o for o in form.sources}
+        dsts = {o.name: o for o in form.destinations}
+        if set(v["operands"]) != set(srcs):
+            problems.append(Problem(doc.locate(("vectors", i, "operands")),
+                                    f"{form.name} takes operands {', '.join(srcs)}; the vector gives {', '.join(v['operands'])}"))
+            continue
+        if not set(v["results"]) <= set(dsts):
+            problems.append(Problem(doc.locate(("vectors", i, "results")),
+                                    f"{form.name} writes {', '.join(dsts)}; the vector names {', '.join(v['results'])}"))
+            continue
+        ok = True
+        for table, ops in ((v["operands"], srcs), (v["results"], dsts)):
+            for name, value in table.items():
+                problem = _value_problem(form, ops[name], value)
+                if problem:
+                    problems.append(Problem(where, f"{name}: {problem}"))
+                    ok = False
+        if ok:
+            vectors.append(Vector(form.name, tuple(v["variants"]), tuple(sorted(v.get("mode", {}).items())),
+                                  tuple(_value(form, srcs[k], x) for k, x in v["operands"].items()),
+                                  tuple(_value(form, dsts[k], x) for k, x in v["results"].items()), v["source"], where))
+    family = AmdFamily(data["name"], data["summary"], _reference(data["reference"]), doc.path, tuple(forms),
+                       tuple(encodings), tuple(vectors), data.get("notes", ""))
+    if data["name"] in store["families"]:
+        problems.append(Problem(doc.locate(("name",)), f"family {data['name']} defined twice"))
+        return
+    store["families"][family.name] = family
+    for form in forms:
+        store["forms"][form.name] = form
+
+
+def _value_problem(form: AmdForm, operand: AmdOperand, value) -> str | None:
+    if operand.kind == "lane-bit":
+        return None if isinstance(value, bool) else "a lane bit must be true or false"
+    if not isinstance(value, str) or not re.fullmatch(r"0x[0-9a-fA-F]+", value):
+        return "a float operand must be a quoted hex bit pattern"
+    if int(value, 16) >> form.fmt.width:
+        return f"{value} does not fit {form.fmt.width}-bit {form.type}"
+    return None
+
+
+def _value(form: AmdForm, operand: AmdOperand, value) -> tuple[str, object]:
+    return (operand.name, value if operand.kind == "lane-bit" else int(value, 16))
+
+
+# ---------------------------------------------------------------------------------------------
+# sequences
+
+_SRC = re.compile(r"^(-?)(?:([a-z][a-z0-9_]*)|([0-9]+(?:\.[0-9]*)?))$")
+
+
+def load_sequence(doc: LocatedDocument, path: Path, db, problems: list[Problem]) -> None:
+    """Loader for ``schema: sequence`` (registered in ``database.LOADERS``)."""
+    data = doc.data
+    if data["name"] != path.stem:
+        problems.append(Problem(doc.locate(("name",)), f"name {data['name']!r} must equal the file stem {path.stem!r}"))
+        return
+    steps = []
+    for i, s in enumerate(data["steps"]):
+        where = doc.locate(("steps", i))
+        if "mode" in s:
+            steps.append(Step(None, (), (), tuple(sorted(s["mode"].items())), s.get("asm", ""), s.get("note", ""), where))
+            continue
+        srcs = []
+        for j, text in enumerate(s["src"]):
+            m = _SRC.match(text)
+            if not m:
+                problems.append(Problem(doc.locate(("steps", i, "src", j)), f"bad source {text!r}"))
+                continue
+            neg, name, number = m.groups()
+            srcs.append(Source(name, Fraction(number) if number else None, bool(neg)))
+        steps.append(Step(s["op"], tuple(s["dst"]), tuple(srcs), (), s.get("asm", ""), s.get("note", ""), where))
+    computes = data["computes"]
+    mode = {"round": "rn", "denorm_f32": 3, "denorm_f64": 3}
+    mode.update(data.get("mode", {}))
+    seq = Sequence(data["name"], data["isa"], data["summary"], _reference(data["reference"]), doc.path, data["format"],
+                   tuple(i["name"] for i in data["inputs"]), computes["operation"], computes["rounding"],
+                   computes.get("ftz", False), computes.get("nan", "class"), tuple(sorted(mode.items())),
+                   tuple(steps), data["result"], data.get("notes", ""), doc.locate(()))
+    store = db.extras.setdefault("sequences", {})
+    if seq.name in store:
+        problems.append(Problem(doc.locate(("name",)), f"sequence {seq.name} defined twice"))
+        return
+    store[seq.name] = seq
+
+
+def check_sequences(db, problems: list[Problem]) -> None:
+    """Resolve every sequence step against the AMD forms: known op, operand counts, names defined
+    before use and assigned once, lane bits where lane bits go, constants representable."""
+    forms = db.extras.get("amdgpu", {}).get("forms", {})
+    failed = db.extras.get("amdgpu", {}).get("failed", set())
+    for seq in db.extras.get("sequences", {}).values():
+        kinds = {name: "float" for name in seq.inputs}
+        if len(set(seq.inputs)) != len(seq.inputs):
+            problems.append(Problem(seq.location, f"{seq.name}: input names must be unique"))
+        for step in seq.steps:
+            if step.op is None:
+                continue
+            form = forms.get(step.op)
+            if form is None and step.op in failed:
+                for name in step.dst:  # its destinations exist; their kinds are unknown
+                    if name is not None:
+                        kinds[name] = "unknown"
+                continue
+            if form is None:
+                problems.append(Problem(step.location, f"unknown instruction {step.op!r} (spec/amdgpu defines "
+                                                       f"{', '.join(sorted(forms)) or 'none'})"))
+                continue
+            if form.type != seq.type:
+                problems.append(Problem(step.location, f"{step.op} works on {form.type}; the sequence is {seq.type}"))
+            if len(step.src) != len(form.sources):
+                problems.append(Problem(step.location, f"{step.op} takes {len(form.sources)} source(s) "
+                                                       f"({', '.join(o.name for o in form.sources)}); got {len(step.src)}"))
+                continue
+            if len(step.dst) != len(form.destinations):
+                problems.append(Problem(step.location, f"{step.op} writes {len(form.destinations)} destination(s) "
+                                                       f"({', '.join(o.name for o in form.destinations)}); got {len(step.dst)}"))
+                continue
+            for src, operand in zip(step.src, form.sources):
+                if src.name is None:
+                    if operand.kind != "float":
+                        problems.append(Problem(step.location, f"{operand.name} is a lane bit; a constant cannot go there"))
+                        continue
+                    bits = form.fmt.from_fraction(src.constant)
+                    if form.fmt.to_fraction(bits) != src.constant:
+                        problems.append(Problem(step.location, f"constant {src} is not exact in {form.type}"))
+                    continue
+                if src.name not in kinds:
+                    problems.append(Problem(step.location, f"{src.name!r} is used before it is defined"))
+                    continue
+                if kinds[src.name] == "unknown":
+                    continue
+                if kinds[src.name] != operand.kind:
+                    problems.append(Problem(step.location, f"{src.name!r} is a {kinds[src.name]} value; "
+                                                           f"{step.op}'s {operand.name} needs a {operand.kind}"))
+                elif src.neg and operand.kind != "float":
+                    problems.append(Problem(step.location, f"NEG does not apply to the lane bit {src.name!r}"))
+            for name, operand in zip(step.dst, form.destinations):
+                if name is None:
+                    continue
+                if name in kinds:
+                    problems.append(Problem(step.location, f"{name!r} is assigned twice"))
+                kinds[name] = operand.kind
+        if seq.result not in kinds:
+            problems.append(Problem(seq.location, f"{seq.name}: result {seq.result!r} is never assigned"))
+        elif kinds[seq.result] not in ("float", "unknown"):
+            problems.append(Problem(seq.location, f"{seq.name}: result {seq.result!r} is not a float"))
+
+
+database.LOADERS.setdefault("amdgpu-instruction", load_amdgpu_family)
+database.LOADERS.setdefault("sequence", load_sequence)
+if check_sequences not in database.CHECKS:
+    database.CHECKS.append(check_sequences)
+
+
+def amdgpu_forms(db) -> dict[str, AmdForm]:
+    """Every AMD form of a loaded database, by name."""
+    return db.extras.get("amdgpu", {}).get("forms", {})
+
+
+def sequences(db) -> dict[str, Sequence]:
+    """Every sequence of a loaded database, by name."""
+    return db.extras.get("sequences", {})
