@@ -1,10 +1,14 @@
 """``tilecheck verify [TARGET...]``: the main job -- verify forms, programs and sequences.
 
 Loads and validates the whole spec database, then runs every applicable check on each target
-(no target: every PTX form, example program and sequence) and prints a table. The last line is
-``N cases, M mismatches, F failures``. Exit 0 only when everything passed, 1 on any mismatch or
-failure, 2 on usage or environment errors (malformed spec, unknown target, missing GPU when
-``--backend gpu`` is forced).
+(no target: every PTX form, example program and sequence) and prints a table (item, checks,
+cases, mismatches, failures, time). Per form: schema, legality (spec vs ptxas), examples,
+contract, emission, ptxas and differential checks, the last on the best backend present
+(``--backend auto``: a GPU through CuPy when present, else the CPU simulator). ``--vectors FILE``
+checks recorded results against the model. The last line is ``N cases, M mismatches, F
+failures``. Exit 0 only when everything passed, 1 on any mismatch or failure, 2 on usage or
+environment errors (malformed spec or vector file, unknown target, ``--backend gpu`` without a
+GPU).
 """
 
 from __future__ import annotations
@@ -20,14 +24,19 @@ def add_parser(sub):
     p = sub.add_parser("verify", help="verify every form, program and sequence (the main job)",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("targets", nargs="*", help="forms, families, ISAs (ptx, amdgpu), program files or sequences")
-    p.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto",
-                   help="where differential cases run (auto: GPU when present, else CPU)")
+    p.add_argument("--backend", choices=("auto", "cpu", "gpu", "model"), default="auto",
+                   help="where differential cases run (auto: GPU when present, else the CPU simulator)")
     p.add_argument("--cases", type=int, default=2000, help="generated cases per form and check (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="seed of every generated input (default 0)")
     p.add_argument("--target", dest="arch", help="PTX target for emission checks (default: the database's)")
     p.add_argument("--json", metavar="FILE", help="also write the results as JSON, one entry per item")
     p.add_argument("--semantics", choices=("observed", "documented"), default="observed",
                    help="semantics variant for AMD sequences (default observed)")
+    p.add_argument("--rcp", choices=("nearest", "contract"), default="nearest",
+                   help="AMD sequences: the reciprocal step correctly rounded (default: the sequence's claim) or "
+                        "anywhere inside its contract (finds the known Markstein-exception counterexamples)")
+    p.add_argument("--sequence-cases", type=int, default=20000, metavar="N",
+                   help="cases per AMD sequence campaign (default 20000)")
     p.add_argument("--vectors", metavar="FILE", action="append", default=[],
                    help="check a recorded vector file against the model (repeatable)")
     p.add_argument("--quiet", action="store_true", help="print only failing rows and the summary")
@@ -36,31 +45,59 @@ def add_parser(sub):
 
 def run(args) -> int:
     """Run the verification and print the table; returns the exit code."""
+    from tilecheck.diff import backends
+    from tilecheck.diff.vectors import read_vectors
     from tilecheck.errors import UsageError
     from tilecheck.verify import report, runner, targets
     from tilecheck.verify.checks import Context
 
-    if args.cases < 1:
-        raise UsageError("--cases must be at least 1")
+    if args.cases < 1 or args.sequence_cases < 1:
+        raise UsageError("--cases and --sequence-cases must be at least 1")
     started = time.time()
     db = load_database()  # a malformed spec raises SpecError: every problem located, exit 2
+    for path in args.vectors:
+        read_vectors(path, db)  # a malformed vector file is a usage error before any output
+    items = targets.resolve(args.targets, db) if (args.targets or not args.vectors) else []
+    if args.arch:
+        db.target(args.arch)
+    # a forced backend that cannot run here is an environment error (exit 2), not a skipped check
+    try:
+        backend = backends.select(args.backend, db, target=args.arch)
+    except backends.BackendUnavailableError as exc:
+        if args.backend != "auto":
+            raise
+        backend = f"backend unavailable: {exc.message}"
     out = sys.stdout
     out.write(f"spec database: {len(db.families)} PTX families, {len(db.forms)} forms, "
-              f"{len(db.extras.get('amdgpu', {}))} AMD instructions, {len(db.extras.get('sequences', {}))} sequences: valid\n")
-    items = targets.resolve(args.targets, db) if (args.targets or not args.vectors) else []
-    ctx = Context(db=db, cases=args.cases, seed=args.seed, backend=args.backend, target=args.arch,
-                  extra={"semantics": args.semantics})
-    width = min(max([len(i.name) for i in items] + [24]), 60)
+              f"{len(db.extras.get('amdgpu', {}))} AMD instructions, "
+              f"{len(db.extras.get('sequences', {}))} sequences: valid\n")
+    if isinstance(backend, str):
+        out.write(f"differential backend: none ({backend})\n")
+    else:
+        info = ", ".join(f"{k} {v}" for k, v in backend.info().items() if k != "backend")
+        out.write(f"differential backend: {backend.name} ({info}); {args.cases} cases per form, seed {args.seed}\n")
+    ctx = Context(db=db, cases=args.cases, seed=args.seed, backend=backend, target=args.arch,
+                  extra={"semantics": args.semantics, "rcp": args.rcp, "sequence_cases": args.sequence_cases,
+                         "forms": [i.payload for i in items if i.kind == "form"]})
+    if isinstance(backend, str):
+        ctx.extra["_backend"] = backend
+    width = min(max([len(i.name) for i in items] + [len(v) for v in args.vectors] + [24]), 60)
     lines = report.format_table([], width)
+    out.write(report.checks_legend() + "\n")
     out.write(lines[0] + "\n" + lines[1] + "\n")
 
     def show(row):
         if args.quiet and row.ok:
             return
         out.write(report.format_table([row], width)[2] + "\n")
+        if row.ok and row.kind != "vectors":
+            return  # notes of passing items are in --json
+        limit = None if row.kind == "vectors" else 10  # a vector file reports every disagreement
         for check in row.checks:
-            for detail in check.details[:10]:
+            for detail in check.details[:limit]:
                 out.write(f"    {check.name}: {detail}\n")
+            if limit is not None and len(check.details) > limit:
+                out.write(f"    {check.name}: ... {len(check.details) - limit} more\n")
         out.flush()
 
     rows = runner.run(items, ctx, show)
@@ -72,9 +109,11 @@ def run(args) -> int:
         show(row)
     failed = [r for r in rows if not r.ok]
     if args.json:
-        meta = {"seed": args.seed, "cases": args.cases, "backend": args.backend, "targets": args.targets,
-                "started": started, "seconds": round(time.time() - started, 3)}
+        meta = {"seed": args.seed, "cases": args.cases, "backend": backend if isinstance(backend, str)
+                else backend.info(), "targets": args.targets, "vectors": args.vectors,
+                "ptxas": ctx.extra.get("ptxas_version"), "started": started,
+                "seconds": round(time.time() - started, 3)}
         report.write_json(args.json, rows, meta)
-    out.write(f"{len(rows)} items, {len(failed)} failed\n")
+    out.write(f"{len(rows)} items, {len(failed)} failed ({time.time() - started:.1f} s)\n")
     out.write(report.summary_line(rows) + "\n")
     return 1 if failed else 0

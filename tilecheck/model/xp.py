@@ -39,7 +39,8 @@ def bit_length(xp, x):
     """
     with np.errstate(all="ignore"):
         _, e = xp.frexp(x.astype(xp.float64))
-    bl = e.astype(xp.int64)
+    # values within 2**10 of 2**64 round up to 2**64 in float64: cap before the check
+    bl = xp.minimum(e.astype(xp.int64), 64)
     probe = xp.clip(bl - 1, 0, 63).astype(xp.uint64)
     too_big = (bl > 0) & ((x >> probe) == 0)
     return bl - too_big.astype(xp.int64)

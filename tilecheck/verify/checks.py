@@ -1,31 +1,190 @@
 """Per-form checks of ``tilecheck verify``.
 
 ``FORM_CHECKS`` is an ordered registry of ``(name, function)``; each function takes the form and a
-:class:`Context` and returns a :class:`~tilecheck.verify.report.CheckResult`. Components add
-their checks here (legality against ptxas, emission, CPU simulation, GPU runs).
+:class:`Context` and returns a :class:`~tilecheck.verify.report.CheckResult`:
+
+* ``schema`` -- the form came out of a schema-valid spec file and its spelling (and every
+  qualifier order) resolves back to it;
+* ``legality`` -- the spec's verdict (legal on the kernel's target, illegal below the form's gate)
+  agrees with ptxas's parse-only verdict on the instruction (the ptxas half is skipped, with the
+  reason, when ptxas is absent);
+* ``examples`` -- every documented/recorded example holds in the model;
+* ``contract`` -- approximate forms: the model's representative value satisfies the contract;
+* ``emission`` -- the single-instruction kernels (plain and predicated) are emitted with the ABI
+  the differential engine relies on and parse; ``ptxas`` assembles them to cubins (skipped, not
+  failed, without ptxas);
+* ``differential`` -- cases (edge-biased, constructed hard ones, uniform) run on the chosen backend
+  (``cpu``: emitted PTX executed by the simulator; ``gpu``: CuPy) and every result is judged by
+  :func:`tilecheck.allowed`; a predicated run checks that masked-off threads keep their output.
+
+Checks that batch work across forms (ptxas runs) keep their results in ``Context.extra``.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
+from tilecheck.errors import TilecheckError
 from tilecheck.spec.forms import Form
 from tilecheck.verify.report import CheckResult
+
+DETAILS = 5
+"""Findings listed per check (the counts are always complete)."""
 
 
 @dataclass
 class Context:
-    """Options shared by all checks of one verify run."""
+    """Options shared by all checks of one verify run.
+
+    ``backend`` is a backend name or a :class:`tilecheck.diff.backends.Backend`; ``extra`` holds
+    options of other item kinds and caches (``forms``: every form of the run, for batched ptxas
+    runs).
+    """
 
     db: object
     cases: int = 2000
     seed: int = 0
-    backend: str = "auto"
+    backend: object = "auto"
     target: str | None = None
     extra: dict = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def _ptxas_missing(ctx: Context) -> str:
+    """'' when ptxas is available, else the reason (cached)."""
+    if "_ptxas_missing" not in ctx.extra:
+        from tilecheck import ptxas
+
+        try:
+            ctx.extra["_ptxas_missing"] = ""
+            ctx.extra["ptxas_version"] = ptxas.ptxas_version()
+        except TilecheckError as exc:
+            ctx.extra["_ptxas_missing"] = f"ptxas not available ({exc.message})"
+    return ctx.extra["_ptxas_missing"]
+
+
+def _run_forms(ctx: Context, form: Form) -> list[Form]:
+    """The forms of this run (for batching), always including ``form``."""
+    forms = ctx.extra.get("forms") or [form]
+    return forms if any(f is form for f in forms) else list(forms) + [form]
+
+
+def _kernel_target(ctx: Context, form: Form) -> str:
+    from tilecheck.diff.backends import kernel_target
+
+    return kernel_target(ctx.db, form, ctx.target)
+
+
+def _unavailable(ctx: Context, form: Form) -> str:
+    """Why ``form`` has no kernel on the run's target ('' when it has one)."""
+    target = _kernel_target(ctx, form)
+    if ctx.db.target(target).sm < form.target.sm:
+        return f"{form.name} needs sm_{form.target.sm}; the target is {target}"
+    return ""
+
+
+def _below_gate(ctx: Context, form: Form):
+    """The newest known target below the form's gate (None when there is none)."""
+    below = [t for t in ctx.db.targets.values() if t.sm < form.target.sm and t.sm >= 75]
+    return max(below, key=lambda t: t.sm) if below else None
+
+
+def backend_for(ctx: Context):
+    """The run's backend object (built once from ``ctx.backend``), or a string saying why none."""
+    if "_backend" not in ctx.extra:
+        from tilecheck.diff import backends
+
+        if isinstance(ctx.backend, backends.Backend):
+            ctx.extra["_backend"] = ctx.backend
+        else:
+            try:
+                ctx.extra["_backend"] = backends.select(str(ctx.backend), ctx.db, target=ctx.target)
+            except backends.BackendUnavailableError as exc:
+                ctx.extra["_backend"] = f"backend unavailable: {exc.message}"
+    return ctx.extra["_backend"]
+
+
+# ---------------------------------------------------------------------------------------------
+# schema and legality
+
+
+def check_schema(form: Form, ctx: Context) -> CheckResult:
+    """The form's spelling, in every qualifier order, resolves back to the form."""
+    result = CheckResult("schema")
+    mods = form.modifiers
+    fixed = [m for m in mods if m in getattr(ctx.db.families.get(form.family), "opcode_qualifiers", ())]
+    free = [m for m in mods if m not in fixed]
+    orders = list(itertools.islice(itertools.permutations(free), 24))
+    for order in orders:
+        spelling = ".".join([form.opcode, *fixed, *order, form.type])
+        result.cases += 1
+        if ctx.db.resolve(spelling) is not form:
+            result.failures += 1
+            result.details.append(f"{spelling} does not resolve to {form.name} ({form.location})")
+    return result
+
+
+def _ptxas_legality(ctx: Context, forms: list[Form]) -> dict:
+    """ptxas's parse-only verdicts: (form name, target) -> (accepted, message), batched per target."""
+    from tilecheck import ptxas
+
+    cache = ctx.extra.setdefault("_ptxas_legality", {})
+    todo: dict[tuple[str, str], list[Form]] = {}
+    for f in forms:
+        targets = {_kernel_target(ctx, f)} if _unavailable(ctx, f) else \
+            {_kernel_target(ctx, f), getattr(_below_gate(ctx, f), "name", None)} - {None}
+        for target in targets:
+            if (f.name, target) not in cache:
+                version = ctx.db.min_version(f, target) if ctx.db.target(target).sm >= f.target.sm else \
+                    max(f.target.ptx, ctx.db.target(target).min_ptx)
+                todo.setdefault((target, f"{version[0]}.{version[1]}"), []).append(f)
+    for (target, version), group in todo.items():
+        verdicts = ptxas.check_instructions([ptxas.form_instruction(f) for f in group], target, version)
+        for f, v in zip(group, verdicts):
+            cache[(f.name, target)] = (v.accepted, v.error or "")
+    return cache
+
+
+def check_legality(form: Form, ctx: Context) -> CheckResult:
+    """The spec's verdict agrees with ptxas: legal on the kernel target, illegal below the gate."""
+    result = CheckResult("legality")
+    target = _kernel_target(ctx, form)
+    below = _below_gate(ctx, form)
+    if _unavailable(ctx, form):
+        expect = [(target, False)]  # an explicit --target older than the form's gate
+    else:
+        expect = [(target, True)] + ([(below.name, False)] if below is not None else [])
+    for name, legal in expect:
+        result.cases += 1
+        verdict = ctx.db.verdict(form.name, name)
+        if verdict.legal != legal or (legal and verdict.form is not form):
+            result.failures += 1
+            result.details.append(f"spec verdict on {name}: {'legal' if verdict.legal else 'illegal'}, expected "
+                                  f"{'legal' if legal else 'illegal'} ({verdict.reason})")
+    missing = _ptxas_missing(ctx)
+    if missing:
+        result.details.append(f"ptxas half skipped: {missing}")
+        return result
+    cache = _ptxas_legality(ctx, _run_forms(ctx, form))
+    for name, legal in expect:
+        accepted, message = cache[(form.name, name)]
+        result.cases += 1
+        if accepted != legal:
+            result.failures += 1
+            result.details.append(f"ptxas {'accepts' if accepted else 'rejects'} {form.name} on {name}, the spec says "
+                                  f"{'legal' if legal else 'illegal'}" + (f": {message}" if message else ""))
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# examples and contract self-check
 
 
 def check_examples(form: Form, ctx: Context) -> CheckResult:
@@ -66,13 +225,186 @@ def check_contract_reference(form: Form, ctx: Context) -> CheckResult:
     result.cases = int(ok.size)
     bad = np.nonzero(~ok)[0]
     result.mismatches = int(bad.size)
-    for i in bad[:5]:
+    for i in bad[:DETAILS]:
         args = " ".join(f"0x{int(o[i]):x}" for o in ops)
         result.details.append(f"{form.name} {args}: reference 0x{int(ref[i]):x} rejected by the contract")
     return result
 
 
+# ---------------------------------------------------------------------------------------------
+# emission and ptxas
+
+
+def _kernels(ctx: Context, form: Form):
+    """(plain, predicated) single-instruction kernels of ``form`` (cached)."""
+    cache = ctx.extra.setdefault("_kernels", {})
+    if form.name not in cache:
+        from tilecheck.emit import single_instruction_kernel
+
+        target = _kernel_target(ctx, form)
+        cache[form.name] = tuple(single_instruction_kernel(form, target, predicated=p, db=ctx.db)
+                                 for p in (False, True))
+    return cache[form.name]
+
+
+def check_emission(form: Form, ctx: Context) -> CheckResult:
+    """The form's kernels are emitted with the documented ABI and the lowest ``.version``, and
+    the simulator's parser reads them."""
+    from tilecheck.diff.cases import source_layout
+
+    result = CheckResult("emission")
+    result.skipped = _unavailable(ctx, form)
+    if result.skipped:
+        return result
+    target = _kernel_target(ctx, form)
+    want_version = ctx.db.min_version(form, target)
+    for kernel in _kernels(ctx, form):
+        result.cases += 1
+        problems = []
+        roles = [p.role for p in kernel.params]
+        expected_roles = ["source"] * len(source_layout(form)) + ["output"] + (["mask"] if kernel.predicated else []) \
+            + ["count"]
+        if roles != expected_roles:
+            problems.append(f"parameters {roles}, expected {expected_roles}")
+        if kernel.version != f"{want_version[0]}.{want_version[1]}":
+            problems.append(f".version {kernel.version}, expected the lowest the form and {target} accept "
+                            f"({want_version[0]}.{want_version[1]})")
+        if f" {form.name} " not in kernel.ptx and f"{form.name} " not in kernel.ptx:
+            problems.append(f"the kernel does not contain {form.name}")
+        try:
+            from tilecheck.sim import parse_ptx
+
+            parse_ptx(kernel.ptx).kernel(kernel.name)
+        except ModuleNotFoundError as exc:
+            if exc.name != "tilecheck.sim":
+                raise
+        except TilecheckError as exc:
+            problems.append(f"the simulator cannot parse it: {exc}")
+        if problems:
+            result.failures += 1
+            result.details.append(f"{kernel.name}: " + "; ".join(problems))
+    return result
+
+
+def _assemble_all(ctx: Context, forms: list[Form]) -> dict:
+    """ptxas on every kernel of ``forms``: kernel name -> (ok, message). One module per target
+    (entries concatenated, ``.version`` the highest needed); a module that fails is retried
+    kernel by kernel so each failure is attributed."""
+    from tilecheck import ptxas
+
+    cache = ctx.extra.setdefault("_assembled", {})
+    groups: dict[str, list] = {}
+    for f in forms:
+        if _unavailable(ctx, f):
+            continue
+        for kernel in _kernels(ctx, f):
+            if kernel.name not in cache:
+                groups.setdefault(kernel.target, []).append(kernel)
+    for target, kernels in groups.items():
+        version = max((k.version for k in kernels), key=ptxas.version_tuple)
+        body = []
+        for k in kernels:
+            text = k.ptx.split(".address_size 64", 1)[1]
+            body.append(text)
+        module = f".version {version}\n.target {target}\n.address_size 64\n" + "\n".join(body)
+        outcome = ptxas.assemble(module, target)
+        if outcome.ok:
+            for k in kernels:
+                cache[k.name] = (True, "")
+            continue
+        for k in kernels:
+            single = ptxas.assemble(k.ptx, target)
+            cache[k.name] = (single.ok, "; ".join(m.text for m in single.errors) or single.output.strip())
+    return cache
+
+
+def check_ptxas(form: Form, ctx: Context) -> CheckResult:
+    """ptxas assembles the form's kernels (plain and predicated) to cubins for their target."""
+    result = CheckResult("ptxas")
+    result.skipped = _ptxas_missing(ctx) or _unavailable(ctx, form)
+    if result.skipped:
+        return result
+    cache = _assemble_all(ctx, _run_forms(ctx, form))
+    for kernel in _kernels(ctx, form):
+        result.cases += 1
+        ok, message = cache[kernel.name]
+        if not ok:
+            result.failures += 1
+            result.details.append(f"ptxas -arch={kernel.target} rejects {kernel.name}: {message}")
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# differential
+
+
+def check_differential(form: Form, ctx: Context) -> CheckResult:
+    """Edge-biased, hard and uniform cases on the run's backend, judged by ``tilecheck.allowed``;
+    then a predicated run (random mask) whose masked-off threads must keep their old output."""
+    from tilecheck.diff import cases as gen
+    from tilecheck.diff.findings import describe_operand
+    from tilecheck.verify.vectors import mismatch_text
+
+    backend = backend_for(ctx)
+    name = f"differential({backend.name})" if not isinstance(backend, str) else "differential"
+    result = CheckResult(name)
+    if isinstance(backend, str):
+        result.skipped = backend
+        return result
+    reason = backend.supports(form)
+    if reason:
+        result.skipped = reason
+        return result
+    tininess = ctx.extra.get("tininess", "after")
+    operands = gen.batch(form, ctx.seed, 0, ctx.cases)
+    found = backend.judge(form, operands, tininess)
+    result.cases += found.cases
+    result.mismatches += found.count
+    for j in range(min(found.count, DETAILS)):
+        ops = [int(o[j]) for o in found.operands]
+        run = f" [{found.labels[j]}]" if found.labels else ""
+        if form.kind == "memory":
+            result.details.append(f"{form.name}{run}: stored/loaded {describe_operand(form, int(found.results[j]))}, "
+                                  f"source {describe_operand(form, ops[0])}")
+        else:
+            result.details.append(mismatch_text(form, ops, int(found.results[j])) + run)
+    if form.kind != "memory" or all(o.registers == 1 for o in form.operands):
+        _predicated(form, ctx, backend, result, tininess)
+    return result
+
+
+def _predicated(form: Form, ctx: Context, backend, result: CheckResult, tininess: str) -> None:
+    from tilecheck.diff import cases as gen
+    from tilecheck.diff.verdict import ok_mask
+
+    n = max(1, min(ctx.cases, 512))
+    operands = gen.batch(form, ctx.seed, 1, n)
+    rng = np.random.default_rng([ctx.seed, gen.form_key(form), 1 << 20])
+    mask = (rng.random(n) < 0.5).astype(np.uint32)
+    value = next(o for o in form.operands if o.role != "addr")
+    width = value.container_bits
+    out_dtype = np.dtype(f"uint{width}")
+    old = np.full(n, (0xA5A5A5A5A5A5A5A5 >> (64 - width)), dtype=out_dtype)
+    got = backend.run(form, operands, mask=mask, old=old)
+    on = mask != 0
+    kept = got[~on] == old[~on]
+    ok_on = np.asarray(ok_mask(form, got[on], [o[on] for o in operands], tininess)) if on.any() else np.ones(0, bool)
+    result.cases += n
+    bad_off = int((~kept).sum())
+    bad_on = int((~ok_on).sum())
+    result.mismatches += bad_off + bad_on
+    if bad_off:
+        result.details.append(f"predicated {form.name}: {bad_off} masked-off thread(s) overwrote their output")
+    if bad_on:
+        result.details.append(f"predicated {form.name}: {bad_on} active thread(s) gave results the model rejects")
+
+
 FORM_CHECKS: list[tuple[str, Callable[[Form, Context], CheckResult]]] = [
+    ("schema", check_schema),
+    ("legality", check_legality),
     ("examples", check_examples),
     ("contract", check_contract_reference),
+    ("emission", check_emission),
+    ("ptxas", check_ptxas),
+    ("differential", check_differential),
 ]

@@ -64,16 +64,43 @@ def summary_line(rows: list[Row]) -> str:
     return f"{cases} cases, {mism} mismatches, {fail} failures"
 
 
+CHECK_LETTERS = {"schema": "S", "legality": "L", "examples": "E", "contract": "C", "emission": "M", "ptxas": "P",
+                 "differential": "D"}
+"""One-letter names of the per-form checks in the table (lower case: skipped)."""
+
+
+def checks_legend() -> str:
+    """The line explaining the one-letter check names of form rows."""
+    names = {"S": "schema", "L": "legality (spec vs ptxas)", "E": "examples", "C": "contract",
+             "M": "emission", "P": "ptxas", "D": "differential"}
+    return "checks: " + ", ".join(f"{k} {v}" for k, v in names.items()) + "; lower case = skipped (reason in --json)"
+
+
+def _checks_text(row: Row) -> str:
+    if row.kind == "vectors":
+        forms = [c for c in row.checks if c.name not in ("header", "cases")]
+        return f"{len(forms)} form(s)"
+    letters = []
+    for c in row.checks:
+        base = c.name.split("(", 1)[0]
+        if base not in CHECK_LETTERS:
+            return ",".join(c.name + ("(skipped)" if c.skipped else "") for c in row.checks)
+        letter = CHECK_LETTERS[base]
+        letters.append(letter.lower() if c.skipped else letter)
+    return "".join(letters)
+
+
 def format_table(rows: list[Row], width: int = 0) -> list[str]:
     """Fixed-width table lines (header, rule, one line per row): item, checks run, cases,
-    mismatches, failures, time. ``width`` fixes the item column (for streamed rows)."""
+    mismatches, failures, time. ``width`` fixes the item column (for streamed rows). Form rows
+    name their checks by letter (:func:`checks_legend`)."""
     width = width or max([len(r.name) for r in rows] + [4])
-    head = f"{'item':<{width}}  {'checks':<34} {'cases':>9} {'mism':>5} {'fail':>5} {'time':>7}"
+    head = f"{'item':<{width}}  {'checks':<24} {'cases':>9} {'mism':>5} {'fail':>5} {'time':>7}"
     lines = [head, "-" * len(head)]
     for r in rows:
-        ran = ",".join(c.name + ("(skipped)" if c.skipped else "") for c in r.checks)
+        ran = _checks_text(r)
         status = "" if r.ok else "  <-- FAILED"
-        lines.append(f"{r.name:<{width}}  {ran:<34} {r.cases:>9} {r.mismatches:>5} {r.failures:>5} "
+        lines.append(f"{r.name:<{width}}  {ran:<24} {r.cases:>9} {r.mismatches:>5} {r.failures:>5} "
                      f"{r.seconds:>6.2f}s{status}")
     return lines
 

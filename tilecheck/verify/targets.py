@@ -40,7 +40,9 @@ def resolve(names: list[str], db) -> list[Item]:
     items: list[Item] = []
     if not names:
         items += [Item("form", f.name, f) for f in db.ptx_forms()]
-        items += [Item("program", str(p), p) for p in example_programs()]
+        from tilecheck.tile.loader import display_path
+
+        items += [Item("program", display_path(str(p)), p) for p in example_programs()]
         items += [Item("sequence", s) for s in _sequences(db)]
         return items
     for name in names:

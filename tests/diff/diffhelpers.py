@@ -1,0 +1,37 @@
+"""Helpers shared by the differential-engine tests (a module name no other test folder uses)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tilecheck.diff import backends
+
+
+class Faulty(backends.ModelBackend):
+    """The model's exact path, wrong in the last result bit where operand a's low byte is 0x5b."""
+
+    def __init__(self):
+        super().__init__()
+        self.name = "faulty"
+
+    def run(self, form, operands, mask=None, old=None):
+        out = super().run(form, operands, mask, old)
+        hit = (np.asarray(operands[0]).astype(np.uint64) & np.uint64(0xFF)) == 0x5B
+        return np.where(hit, out ^ out.dtype.type(1), out)
+
+
+def have_ptxas() -> bool:
+    """Whether tilecheck finds a ptxas."""
+    from tilecheck import ptxas
+    from tilecheck.errors import TilecheckError
+
+    try:
+        ptxas.find_ptxas()
+    except TilecheckError:
+        return False
+    return True
+
+
+requires_ptxas = pytest.mark.skipif(not have_ptxas(),
+                                    reason="ptxas not found (TILECHECK_PTXAS, PATH or the nvidia-cuda-nvcc wheel)")

@@ -1,0 +1,214 @@
+"""``tilecheck verify``: the main job over the whole database, vector files, programs, sequences."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilecheck.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _verify(*args):
+    return subprocess.run([sys.executable, "-m", "tilecheck", "verify", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory):
+    path = tmp_path_factory.mktemp("verify") / "report.json"
+    proc = _verify("--json", str(path))
+    return proc, json.loads(path.read_text()) if path.exists() else None
+
+
+def test_verify_everything_passes_and_covers_every_form(full_run):
+    from tilecheck.spec.database import load_database
+
+    proc, report = full_run
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines[-1].endswith(" mismatches, 0 failures") and " 0 mismatches" in lines[-1]
+    db = load_database()
+    names = [f.name for f in db.ptx_forms()]
+    assert len(names) == 314
+    items = {i["name"]: i for i in report["items"]}
+    assert set(names) <= set(items)
+    for name in names:
+        assert items[name]["ok"] and items[name]["kind"] == "form"
+        assert any(c["name"].startswith("differential") for c in items[name]["checks"])
+        assert any(line.startswith(name + " ") for line in lines), name  # a table row per form
+    programs = [i for i in report["items"] if i["kind"] == "program"]
+    sequences = [i for i in report["items"] if i["kind"] == "sequence"]
+    assert len(programs) == len(list((ROOT / "examples").glob("*.py"))) and len(sequences) == 3
+    assert all(i["cases"] > 0 for i in programs + sequences)
+    assert report["summary"] == lines[-1]
+
+
+def test_every_form_ran_its_differential_cases(full_run):
+    _, report = full_run
+    for item in report["items"]:
+        if item["kind"] != "form":
+            continue
+        diff = next(c for c in item["checks"] if c["name"].startswith("differential"))
+        assert diff["skipped"] or diff["cases"] >= 2000, item["name"]
+        assert not diff["skipped"], (item["name"], diff["skipped"])
+
+
+def test_verify_family_and_table(capsys):
+    code = main(["verify", "rcp", "--cases", "300"])
+    out = capsys.readouterr().out
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("rcp.")]
+    assert len(rows) == 15 and all("SLE" in r for r in rows)
+    assert out.strip().splitlines()[-1].endswith("0 mismatches, 0 failures")
+
+
+def test_verify_gpu_without_a_gpu_is_exit_2(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    code = main(["verify", "--backend", "gpu", "div.rn.f32"])
+    err = capsys.readouterr().err
+    assert code == 2 and "CuPy" in err and "Traceback" not in err
+
+
+def test_verify_unknown_target_is_exit_2(capsys):
+    assert main(["verify", "div.rn.f99x"]) in (1, 2)
+    assert main(["verify", "nosuchthing.f32"]) == 2
+    assert "unknown instruction" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# vector files
+
+
+def _vector_lines(n: int = 400) -> list[str]:
+    """Correct recorded results of several forms (computed by the model)."""
+    from tilecheck.diff import cases
+    from tilecheck.model import api
+    from tilecheck.spec.database import load_database
+
+    db = load_database()
+    lines = ["# tilecheck vectors 1", "# gpu: NVIDIA H200 (example)", "# compute_capability: 90",
+             "# driver: 13000", "# date: 2025-11-29T10:00:00Z", "# a comment", ""]
+    for name in ("div.rn.f32", "sqrt.rz.ftz.f32", "rcp.approx.f32", "add.rn.f16x2", "div.rm.f64",
+                 "rsqrt.approx.ftz.f64", "fma.rn.bf16"):
+        form = db.form(name)
+        ops = cases.batch(form, 5, 0, n // 7)
+        res = api.reference(form, *ops)
+        digits = form.operands[0].container_bits // 4
+        for i in range(res.size):
+            fields = " ".join(f"0x{int(v):0{digits}x}" for v in [o[i] for o in ops] + [res[i]])
+            lines.append(f"{name} {fields}")
+    return lines
+
+
+def test_one_wrong_vector_among_many_is_the_one_mismatch(tmp_path, capsys):
+    lines = _vector_lines()
+    good = tmp_path / "good.vec"
+    good.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["verify", "--vectors", str(good)]) == 0
+    out = capsys.readouterr().out
+    assert out.strip().splitlines()[-1] == f"{len(lines) - 7} cases, 0 mismatches, 0 failures"
+    assert "NVIDIA H200 (example)" in out  # where the results came from
+
+    wrong = list(lines)
+    target = next(i for i, line in enumerate(wrong) if line.startswith("div.rn.f32 0x3f") or
+                  (line.startswith("div.rn.f32") and not line.endswith("7fffffff")))
+    name, a, b, r = wrong[target].split()
+    wrong[target] = f"{name} {a} {b} 0x{int(r, 16) ^ 0x10:08x}"
+    bad = tmp_path / "bad.vec"
+    bad.write_text("\n".join(wrong) + "\n", encoding="utf-8")
+    assert main(["verify", "--vectors", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert out.strip().splitlines()[-1] == f"{len(lines) - 7} cases, 1 mismatches, 0 failures"
+    located = [line for line in out.splitlines() if f"{bad}:{target + 1}:" in line]
+    assert len(located) == 1 and "recorded" in located[0] and "model" in located[0]
+
+
+def test_malformed_vector_files_are_located_errors(tmp_path, capsys):
+    path = tmp_path / "broken.vec"
+    path.write_text("# gpu: x\ndiv.rn.f32 0x1 0x2 0x3\ndiv.rn.f32 0x1 0xzz 0x3\nfoo.bar 1 2\n"
+                    "sqrt.rn.f32 0x1 0x2 0x3\nsqrt.rn.f32 0x100000000 0x1\nst.global.f32 0x1 0x2\n", encoding="utf-8")
+    assert main(["verify", "--vectors", str(path)]) == 2
+    err = capsys.readouterr().err
+    for line in (3, 4, 5, 6, 7):
+        assert f"{path}:{line}: error:" in err, err
+    assert f"{path}:2:" not in err and "Traceback" not in err
+    assert main(["verify", "--vectors", str(tmp_path / "missing.vec")]) == 2
+
+
+def test_vector_writer_round_trip(tmp_path, db):
+    from tilecheck.diff.vectors import VectorWriter, read_vectors
+
+    path = tmp_path / "w.vec.gz"
+    with VectorWriter(str(path), {"gpu": "G", "compute_capability": "90", "driver": "1"}) as w:
+        w.cases(db.form("div.rn.f32"), [np.array([0x3F800000], np.uint32), np.array([0x40400000], np.uint32)],
+                np.array([0x3EAAAAAB], np.uint32))
+        w.case(db.form("add.rn.f16x2"), [0x3C003C00, 0x40000000], 0x42003C00, comment="lanes")
+    vf = read_vectors(str(path), db)
+    assert vf.header["gpu"] == "G" and "date" in vf.header
+    assert [(c.form, c.operands, c.result) for c in vf.cases] == [
+        ("div.rn.f32", (0x3F800000, 0x40400000), 0x3EAAAAAB), ("add.rn.f16x2", (0x3C003C00, 0x40000000), 0x42003C00)]
+
+
+@pytest.fixture(scope="session")
+def db():
+    from tilecheck.spec.database import load_database
+
+    return load_database()
+
+
+# ---------------------------------------------------------------------------------------------
+# programs and sequences
+
+
+def test_an_illegal_program_fails_with_its_diagnostics(tmp_path, capsys):
+    code = main(["verify", "tests/programs/illegal/tc002_ftz_f64.py"])
+    out = capsys.readouterr().out
+    assert code == 1 and "TC002" in out
+
+
+def test_a_broken_program_file_is_a_located_failure(tmp_path, capsys):
+    path = tmp_path / "broken.py"
+    path.write_text("from tilecheck.tile import T\n\ndef f(:\n", encoding="utf-8")
+    code = main(["verify", str(path)])
+    out = capsys.readouterr().out
+    assert code == 1 and "broken.py:3" in out
+
+
+def test_program_runs_compare_emitted_and_interpreted(monkeypatch, db):
+    """Break the simulator's PTX path: the run check sees the difference from the IR interpreter."""
+    from tilecheck import sim
+    from tilecheck.verify import programs
+    from tilecheck.verify.checks import Context
+    from tilecheck.verify.targets import Item
+
+    real = sim.run_program
+
+    def off_by_one(program, *arrays, **kw):
+        out = real(program, *arrays, **kw)
+        arrays[-1].reshape(-1)[0] ^= arrays[-1].dtype.type(1)
+        return out
+
+    ctx = Context(db=db, backend="cpu")
+    ok = programs.verify_program(Item("program", "examples/root_ratio.py", "examples/root_ratio.py"), ctx)
+    assert [c.name for c in ok][:4] == ["legality", "emission", "ptxas", "run(cpu)"]
+    assert sum(c.mismatches + c.failures for c in ok) == 0
+    monkeypatch.setattr(sim, "run_program", off_by_one)
+    bad = programs.verify_program(Item("program", "examples/root_ratio.py", "examples/root_ratio.py"), ctx)
+    run = next(c for c in bad if c.name == "run(cpu)")
+    assert run.mismatches == programs.TRIALS and "Out[0]" in run.details[0]
+
+
+def test_sequences_run_their_campaign(capsys):
+    code = main(["verify", "amdgpu.fdiv64", "--sequence-cases", "3000"])
+    out = capsys.readouterr().out
+    assert code == 0 and "amdgpu.fdiv64" in out
+    assert out.strip().splitlines()[-1] == "3000 cases, 0 mismatches, 0 failures"
+    code = main(["verify", "amdgpu.fdiv64", "--sequence-cases", "20000", "--rcp", "contract"])
+    assert code == 1  # the Markstein exception: the contract alone does not make the sequence exact

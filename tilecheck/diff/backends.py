@@ -1,0 +1,493 @@
+"""Where a form's cases run, behind one small interface.
+
+A :class:`Backend` turns operand containers (one numpy array per source, see
+:func:`tilecheck.diff.cases.source_layout`) into result containers (:meth:`Backend.run`) and
+judges a batch (:meth:`Backend.judge`, which returns only the cases the verdict rejects). Every
+verdict goes through :func:`tilecheck.allowed` (:mod:`tilecheck.diff.verdict`).
+
+=========  =========================================================================================
+backend    what computes the results
+=========  =========================================================================================
+``cpu``    the form's single-instruction kernel (:func:`tilecheck.emit.single_instruction_kernel`)
+           executed by :func:`tilecheck.sim.execute` -- emitted PTX, its loads, stores, guard and
+           predicate run on the CPU, the instruction through the model
+``gpu``    the same kernel on an NVIDIA GPU through CuPy: the PTX loaded in memory (driver JIT) and,
+           when a local ptxas is present, a cubin it assembled; the verdict runs on the device and
+           only disagreements travel back. Records GPU name, compute capability, driver version
+``host``   an independent reference: the host's IEEE arithmetic through numpy
+           (:mod:`tilecheck.diff.hostref`; f32 div/rcp/sqrt in every mode, some f64 forms)
+``model``  the model's exact path (integer significands, no fast path; contracts: the model's
+           representative value): a self-check that needs nothing else
+``vectors``results recorded in a vector file (:mod:`tilecheck.diff.vectors`)
+=========  =========================================================================================
+
+:func:`select` picks one by name; ``auto`` is ``gpu`` when CuPy sees a device, else ``cpu``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from tilecheck.diff import verdict as _verdict
+from tilecheck.diff.cases import source_layout
+from tilecheck.errors import DeviceUnavailableError, TilecheckError, UsageError
+
+__all__ = ["Backend", "CpuBackend", "GpuBackend", "HostBackend", "ModelBackend", "VectorsBackend",
+           "BackendUnavailableError", "NAMES", "select", "gpu_status", "kernel_target"]
+
+NAMES = ("auto", "cpu", "gpu", "host", "model", "vectors")
+"""Backend names :func:`select` accepts."""
+
+BLOCK = 256
+"""Threads per block of a single-instruction kernel launch."""
+
+
+class BackendUnavailableError(TilecheckError):
+    """A backend cannot run here (its executor is not installed, or it cannot run this form).
+
+    Fix: install what the message names, or choose another ``--backend``.
+    """
+
+    exit_code = 2
+
+
+def kernel_target(db, form, requested: str | None = None) -> str:
+    """The target a form's kernel is emitted for: ``requested`` when given, else the database's
+    default target, or the lowest known target that has the form (``add.f32x2``: sm_100)."""
+    if requested:
+        return db.target(requested).name
+    default = db.target(None)
+    if default.sm >= form.target.sm:
+        return default.name
+    candidates = sorted((t for t in db.targets.values() if t.sm >= form.target.sm), key=lambda t: t.sm)
+    if not candidates:
+        raise UsageError(f"{form.name} needs sm_{form.target.sm}, newer than every known target")
+    return candidates[0].name
+
+
+def _cases(form, operands) -> int:
+    """Number of cases in an operand list."""
+    per_case = source_layout(form)[0][2] if operands else 1
+    return int(operands[0].size // per_case) if operands else 0
+
+
+def _out_size(form, n: int) -> tuple[int, np.dtype]:
+    """Containers and dtype of the output array of ``n`` cases."""
+    value = next(o for o in form.operands if o.role != "addr")
+    return n * value.registers, np.dtype({16: np.uint16, 32: np.uint32, 64: np.uint64}[value.container_bits])
+
+
+@dataclass
+class Backend:
+    """Base class: run cases of a form and judge them. Subclasses implement :meth:`run`."""
+
+    name: str = "abstract"
+    details: dict = field(default_factory=dict)
+
+    runs_any_input: ClassVar[bool] = True
+    """Whether the backend can run operands it has not seen (shrinking needs it; vectors cannot)."""
+
+    judge_block: ClassVar[int] = 1 << 16
+    """Cases per run+verdict step of :meth:`judge` (host backends: temporaries stay in cache)."""
+
+    def info(self) -> dict:
+        """What ran the cases (for reports, vector file headers, JSON): name and details."""
+        return {"backend": self.name, **self.details}
+
+    def supports(self, form) -> str:
+        """'' when this backend can run ``form``, else the reason it cannot."""
+        return ""
+
+    def run(self, form, operands, mask=None, old=None) -> np.ndarray:
+        """Result containers of ``form`` on ``operands``. With ``mask`` (uint32 per case), only
+        cases with ``mask != 0`` execute and the others keep ``old`` (predicated kernels)."""
+        raise NotImplementedError
+
+    def judge(self, form, operands, tininess: str = "after") -> _verdict.Disagreements:
+        """Run a batch and return the cases the verdict rejects (host arrays). ``tininess`` is
+        the model's ``.ftz`` convention the verdict uses."""
+        n = _cases(form, operands)
+        block = self.judge_block
+        if n <= block:
+            return _verdict.disagreements(form, self.run(form, operands), operands, tininess)
+        per = [k for _, _, k in source_layout(form)]
+        parts, offsets = [], []
+        for start in range(0, n, block):
+            sub = [o[start * k:(start + block) * k] for o, k in zip(operands, per)]
+            parts.append(_verdict.disagreements(form, self.run(form, sub), sub, tininess))
+            offsets.append(start)
+        return _verdict.concat(parts, offsets)
+
+
+# ---------------------------------------------------------------------------------------------
+# cpu: emitted PTX through tilecheck.sim
+
+
+class CpuBackend(Backend):
+    """Single-instruction kernels executed on the CPU by :func:`tilecheck.sim.execute`."""
+
+    CHUNK = 1 << 17
+    """Cases per simulated launch (bounds the simulator's per-thread register arrays)."""
+
+    def __init__(self, db=None, target: str | None = None, tininess: str | None = None):
+        try:
+            from tilecheck import sim
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("tilecheck.sim", "tilecheck.emit"):
+                raise
+            raise BackendUnavailableError(f"the cpu backend needs {exc.name}, which is not installed") from exc
+        from tilecheck.spec.database import load_database
+
+        super().__init__("cpu", {"executor": "tilecheck.sim: emitted PTX executed through the model"})
+        self._sim = sim
+        self.db = db or load_database()
+        self.target = target
+        self.tininess = tininess
+        self._kernels: dict = {}
+
+    def supports(self, form) -> str:
+        target = kernel_target(self.db, form, self.target)
+        if self.db.target(target).sm < form.target.sm:
+            return f"{form.name} needs sm_{form.target.sm} (target {target})"
+        return ""
+
+    def kernel(self, form, predicated: bool = False):
+        """The (cached) single-instruction kernel of ``form``."""
+        key = (form.name, predicated)
+        if key not in self._kernels:
+            from tilecheck.emit import single_instruction_kernel
+
+            self._kernels[key] = single_instruction_kernel(form, kernel_target(self.db, form, self.target),
+                                                           predicated=predicated, db=self.db)
+        return self._kernels[key]
+
+    def run(self, form, operands, mask=None, old=None) -> np.ndarray:
+        kernel = self.kernel(form, mask is not None)
+        n = _cases(form, operands)
+        size, dtype = _out_size(form, n)
+        out = np.zeros(size, dtype=dtype) if old is None else np.array(old, dtype=dtype, copy=True)
+        per_in = [source_layout(form)[i][2] for i in range(len(operands))]
+        per_out = size // n if n else 1
+        for start in range(0, n, self.CHUNK):
+            stop = min(n, start + self.CHUNK)
+            srcs = [np.ascontiguousarray(o[start * k:stop * k]) for o, k in zip(operands, per_in)]
+            part = np.ascontiguousarray(out[start * per_out:stop * per_out])
+            m = None if mask is None else np.ascontiguousarray(mask[start:stop], dtype=np.uint32)
+            args = kernel.arguments(srcs, part, m)
+            self._sim.execute(kernel, kernel.name, args, grid=math.ceil((stop - start) / BLOCK), block=BLOCK,
+                              db=self.db, tininess=self.tininess)
+            out[start * per_out:stop * per_out] = part
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# model and host references
+
+
+class ModelBackend(Backend):
+    """The model's exact path: integer-significand IEEE operations without the fast paths
+    (exact forms), the representative value (approximate forms), a copy (memory forms)."""
+
+    def __init__(self, tininess: str = "after"):
+        super().__init__("model", {"executor": "tilecheck.model exact path (no fast paths)"})
+        self.tininess = tininess
+
+    def run(self, form, operands, mask=None, old=None) -> np.ndarray:
+        from tilecheck.model import api
+
+        if form.kind == "memory":
+            result = np.array(operands[0], copy=True)
+        elif form.kind == "contract":
+            result = np.asarray(api.reference(form, *operands, tininess=self.tininess))
+        else:
+            result = _exact_path(form, operands, self.tininess)
+        if mask is not None:
+            keep = np.repeat(np.asarray(mask) == 0, result.size // max(len(mask), 1))
+            result = np.where(keep, np.asarray(old, dtype=result.dtype), result)
+        return result
+
+
+def _exact_path(form, operands, tininess: str) -> np.ndarray:
+    """Exact forms through :func:`tilecheck.model.ops.apply` lane by lane (no fast path)."""
+    from tilecheck.formats import get_format
+    from tilecheck.model import api, ops
+
+    fmt = get_format(form.element_format)
+    params = form.semantics.params
+    op = form.semantics.key.split(".", 1)[1]
+    mode = ops.Mode(params.get("rounding", "rn"), bool(params.get("ftz", False)), tininess)
+    rule = api.nan_rule(form, fmt)
+    arrays = [np.asarray(o).astype(np.uint64) for o in operands]
+    lanes = [api.split_lanes(np, a, fmt, form.lanes) for a in arrays]
+    parts = []
+    with np.errstate(all="ignore"):
+        for lane in range(form.lanes):
+            out = ops.apply(np, op, fmt, [p[lane] for p in lanes], mode, rule)
+            if params.get("sat"):
+                out = ops._saturate(np, fmt, out)
+            parts.append(out)
+    dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[form.operands[0].container_bits]
+    return api.join_lanes(np, parts, fmt).astype(dtype)
+
+
+class HostBackend(Backend):
+    """The host's IEEE arithmetic through numpy (:mod:`tilecheck.diff.hostref`)."""
+
+    def __init__(self):
+        super().__init__("host", {"executor": "host IEEE arithmetic through numpy (independent of the model)"})
+
+    def supports(self, form) -> str:
+        from tilecheck.diff import hostref
+
+        return hostref.supports(form)
+
+    def run(self, form, operands, mask=None, old=None) -> np.ndarray:
+        from tilecheck.diff import hostref
+
+        if mask is not None:
+            raise UsageError("the host backend runs no predicated kernels")
+        return hostref.evaluate(form, *operands)
+
+
+# ---------------------------------------------------------------------------------------------
+# recorded vectors
+
+
+class VectorsBackend(Backend):
+    """Results recorded in a vector file: :meth:`run` looks each case up."""
+
+    runs_any_input: ClassVar[bool] = False
+
+    def __init__(self, vector_file):
+        super().__init__("vectors", {"file": vector_file.path, **{f"recorded {k}": v
+                                                                  for k, v in vector_file.header.items()}})
+        self.file = vector_file
+        self._table: dict[str, dict[tuple[int, ...], int]] = {}
+        for case in vector_file.cases:
+            self._table.setdefault(case.form, {})[case.operands] = case.result
+
+    def supports(self, form) -> str:
+        return "" if form.name in self._table else f"{self.file.path} records no case of {form.name}"
+
+    def recorded(self, form) -> tuple[list[np.ndarray], np.ndarray]:
+        """Every recorded case of ``form`` in file order (repeated inputs included): operand arrays
+        and results."""
+        mine = [c for c in self.file.cases if c.form == form.name]
+        layout = source_layout(form)
+        ops = [np.array([c.operands[i] for c in mine], dtype=layout[i][1]) for i in range(len(layout))]
+        return ops, np.array([c.result for c in mine], dtype=_out_size(form, 1)[1])
+
+    def run(self, form, operands, mask=None, old=None) -> np.ndarray:
+        if mask is not None:
+            raise UsageError("recorded vectors hold no predicated runs")
+        table = self._table.get(form.name, {})
+        n = _cases(form, operands)
+        out = np.zeros(n, dtype=_out_size(form, 1)[1])
+        columns = [np.asarray(o).tolist() for o in operands]
+        for i in range(n):
+            key = tuple(int(c[i]) for c in columns)
+            if key not in table:
+                ops = " ".join(f"0x{v:x}" for v in key)
+                raise UsageError(f"{self.file.path} has no recorded result for {form.name} {ops}")
+            out[i] = table[key]
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# gpu: CuPy
+
+
+def _import_cupy():
+    """CuPy with at least one visible device, else :class:`DeviceUnavailableError`."""
+    try:
+        import cupy
+    except ImportError as exc:
+        raise DeviceUnavailableError(
+            f"the gpu backend needs CuPy and an NVIDIA driver (pip install 'tilecheck[gpu]'): {exc}") from exc
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except cupy.cuda.runtime.CUDARuntimeError as exc:
+        raise DeviceUnavailableError(f"no usable NVIDIA GPU: {exc}") from exc
+    if count < 1:
+        raise DeviceUnavailableError("no NVIDIA GPU: CuPy sees 0 devices")
+    return cupy
+
+
+def gpu_status() -> str:
+    """'' when the gpu backend can start here, else why not (no exception)."""
+    try:
+        _import_cupy()
+    except DeviceUnavailableError as exc:
+        return exc.message
+    return ""
+
+
+class GpuBackend(Backend):
+    """Single-instruction kernels on an NVIDIA GPU through CuPy.
+
+    ``modes``: ``jit`` loads the PTX text in memory (``cuModuleLoadData``; the driver compiles it),
+    ``cubin`` loads the cubin the local ptxas assembled for the device's architecture. By default
+    both when ptxas is present, else ``jit`` only. :meth:`judge` runs every mode; the verdict is
+    computed on the device (the model takes its array namespace from its inputs) and only the
+    rejected cases are copied back.
+    """
+
+    def __init__(self, db=None, target: str | None = None, modes: tuple[str, ...] | None = None, device: int = 0):
+        from tilecheck.spec.database import load_database
+
+        cupy = _import_cupy()
+        self.cupy = cupy
+        self.db = db or load_database()
+        self.device = cupy.cuda.Device(device)
+        self.device.use()
+        cc = str(self.device.compute_capability)
+        props = cupy.cuda.runtime.getDeviceProperties(device)
+        gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+        self.arch = f"sm_{cc}"
+        if modes is None:
+            from tilecheck import ptxas
+
+            try:
+                ptxas.find_ptxas()
+                modes = ("jit", "cubin")
+            except TilecheckError:
+                modes = ("jit",)
+        for m in modes:
+            if m not in ("jit", "cubin"):
+                raise UsageError(f"unknown gpu code path {m!r}; known: jit, cubin")
+        self.modes = tuple(modes)
+        self.target = target or self._device_target(int(cc))
+        details = {"gpu": gpu_name, "compute_capability": cc, "driver": cupy.cuda.runtime.driverGetVersion(),
+                   "runtime": cupy.cuda.runtime.runtimeGetVersion(), "cupy": cupy.__version__,
+                   "target": self.target, "code": "+".join(self.modes)}
+        if "cubin" in self.modes:
+            from tilecheck import ptxas
+
+            details["ptxas"] = ptxas.ptxas_version()
+        super().__init__("gpu", details)
+        self._functions: dict = {}
+        self._modules: list = []  # keep loaded modules alive as long as their functions
+
+    def _device_target(self, cc: int) -> str:
+        known = sorted((t for t in self.db.targets.values() if t.sm <= cc), key=lambda t: t.sm)
+        if not known:
+            raise DeviceUnavailableError(f"compute capability {cc} is older than every known target")
+        return known[-1].name
+
+    def supports(self, form) -> str:
+        target = kernel_target(self.db, form, self.target)
+        if int(self.details["compute_capability"]) < form.target.sm or self.db.target(target).sm < form.target.sm:
+            return f"{form.name} needs sm_{form.target.sm}; the device is {self.arch}"
+        return ""
+
+    def function(self, form, predicated: bool = False, mode: str = "jit"):
+        """The loaded kernel function (cached per form, predication and code path)."""
+        key = (form.name, predicated, mode)
+        if key not in self._functions:
+            from tilecheck.emit import single_instruction_kernel
+
+            kernel = single_instruction_kernel(form, kernel_target(self.db, form, self.target),
+                                               predicated=predicated, db=self.db)
+            if mode == "jit":
+                image = kernel.ptx.encode("utf-8") + b"\0"  # cuModuleLoadData wants a C string
+            else:
+                from tilecheck import ptxas
+
+                result = ptxas.assemble(kernel.ptx, self.arch)
+                if not result.ok:
+                    raise TilecheckError(f"ptxas rejected the kernel of {form.name} for {self.arch}: "
+                                         + "; ".join(m.text for m in result.errors))
+                image = result.cubin
+            module = self.cupy.cuda.function.Module()
+            module.load(image)
+            self._modules.append(module)
+            self._functions[key] = (module.get_function(kernel.name), kernel)
+        return self._functions[key][0]
+
+    def run_device(self, form, operands, mask=None, old=None, mode: str = "jit"):
+        """Launch on device arrays (CuPy); returns the device output array."""
+        cp = self.cupy
+        fn = self.function(form, mask is not None, mode)
+        layout = source_layout(form)
+        n = int(operands[0].size // layout[0][2]) if operands else 0
+        size, dtype = _out_size(form, n)
+        out = cp.zeros(size, dtype=dtype) if old is None else cp.array(old, dtype=dtype, copy=True)
+        if n == 0:
+            return out
+        args = [cp.ascontiguousarray(o, dtype=spec[1]) for o, spec in zip(operands, layout)] + [out]
+        if mask is not None:
+            args.append(cp.ascontiguousarray(mask, dtype=cp.uint32))
+        # numpy scalars of the parameter's width: a Python int would travel as 8 bytes
+        args.append(np.uint32(n))
+        fn((math.ceil(n / BLOCK),), (BLOCK,), tuple(args))
+        cp.cuda.get_current_stream().synchronize()
+        return out
+
+    def run(self, form, operands, mask=None, old=None, mode: str | None = None) -> np.ndarray:
+        cp = self.cupy
+        dev = [cp.asarray(o) for o in operands]
+        out = self.run_device(form, dev, None if mask is None else cp.asarray(mask),
+                              None if old is None else cp.asarray(old), mode or self.modes[0])
+        return out.get()
+
+    def run_program(self, program, arrays: list, target: str | None = None) -> None:
+        """Launch a tile program's kernel (driver JIT of its PTX) with its launch configuration;
+        the numpy tensor arrays in ``arrays`` receive the device's results in place."""
+        from tilecheck.emit import program_kernel
+        from tilecheck.emit.plan import DEFAULT_LAUNCH
+        from tilecheck.sim.program import bind_arguments
+
+        cp = self.cupy
+        kernel = program_kernel(program, target=target or self.target, db=self.db)
+        args = bind_arguments(program, arrays)  # validated numpy arrays and width-exact numpy scalars
+        module = cp.cuda.function.Module()
+        module.load(kernel.ptx.encode("utf-8") + b"\0")
+        self._modules.append(module)
+        fn = module.get_function(kernel.name)
+        device_args = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+        launch = program.launch or DEFAULT_LAUNCH
+        fn(tuple(launch.grid), tuple(launch.block), tuple(device_args))
+        cp.cuda.get_current_stream().synchronize()
+        for host, dev in zip(args, device_args):
+            if isinstance(host, np.ndarray):
+                host[...] = dev.get()
+
+    def judge(self, form, operands, tininess: str = "after") -> _verdict.Disagreements:
+        cp = self.cupy
+        dev = [cp.asarray(o) for o in operands]
+        found = []
+        for mode in self.modes:
+            out = self.run_device(form, dev, mode=mode)
+            found.append(_verdict.disagreements(form, out, dev, tininess))
+        return _verdict.merge(found, self.modes)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def select(name: str, db=None, *, target: str | None = None, vectors=None, tininess: str | None = None,
+           gpu_modes: tuple[str, ...] | None = None) -> Backend:
+    """The backend called ``name`` (see :data:`NAMES`).
+
+    ``auto``: ``gpu`` when CuPy sees a device, else ``cpu``. ``gpu`` without a device raises
+    :class:`~tilecheck.errors.DeviceUnavailableError`; ``vectors`` needs a parsed vector file.
+    """
+    if name not in NAMES:
+        raise UsageError(f"unknown backend {name!r}; known: {', '.join(NAMES)}")
+    if name == "auto":
+        name = "gpu" if not gpu_status() else "cpu"
+    if name == "gpu":
+        return GpuBackend(db, target, gpu_modes)
+    if name == "cpu":
+        return CpuBackend(db, target, tininess)
+    if name == "host":
+        return HostBackend()
+    if name == "model":
+        return ModelBackend(tininess or "after")
+    if vectors is None:
+        raise UsageError("the vectors backend needs a vector file (--vectors FILE)")
+    return VectorsBackend(vectors)

@@ -1,0 +1,614 @@
+#!/usr/bin/env python3
+"""The GPU campaign: one script that a session with a lent NVIDIA GPU runs as-is (< 10 min on an H200).
+
+    OUT=/path/to/dir python3 tools/gpu_campaign.py        # the campaign (CuPy and a GPU needed)
+    python3 tools/gpu_campaign.py --tiny --out DIR         # the same GPU code paths, tiny sizes (smoke test)
+    python3 tools/gpu_campaign.py --dry-run --out DIR      # no GPU: numpy + tilecheck's CPU simulator, tiny sizes
+
+On the lent H200 machine (its image has Python 3.12, numpy, PyYAML, CuPy 14.2 and CUDA 13's ptxas,
+but no ``jsonschema``, which the spec loader needs, and no network), carry the missing wheels:
+download them here once (``echo /.whl/ >> .git/info/exclude``, then ``python3 -m pip download
+--no-deps --only-binary=:all: --python-version 3.12 --implementation cp --platform
+manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl jsonschema jsonschema-specifications
+referencing rpds-py``) and run, with ``carry=[".whl"]`` and ``timeout_s=600``::
+
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site
+    .whl/*.whl && export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 && python3 tools/gpu_campaign.py
+
+What it does, in order (each phase watches a time budget, ``--budget`` seconds, and records how far
+it got):
+
+1. **Open questions as recorded vector files** (:mod:`tilecheck.diff.vectors` format; check them
+   later with ``tilecheck verify --vectors FILE``):
+   ``nan.vec`` -- NaN result bits of every arithmetic form (NaN operands with payloads, signalling
+   NaNs, invalid operations); ``ftz_tininess.vec`` -- ``.ftz`` forms on results just below 2^-126
+   that round up to it (division, reciprocal, multiplication, fma under rn/rp/rm, square roots of
+   subnormals): does the GPU flush before or after rounding? (``summary.json`` tallies, per form,
+   how many cases each convention explains); ``div_approx_subnormal.vec`` -- ``div.approx/full``
+   with subnormal and huge divisors; ``specials.vec.gz`` -- every arithmetic form on the cross product
+   of special values (the special-value tables).
+2. **Every PTX form** of the spec database: its single-instruction kernel via CuPy, the PTX loaded
+   in memory (driver JIT) and a cubin from the local ptxas, on edge-biased and constructed hard
+   cases, every result judged by :func:`tilecheck.allowed` on the device; a predicated run checks
+   that masked-off threads keep their output. -> ``forms.json``.
+3. **Exhaustive sweeps** of ``rcp.approx.ftz.f32``, ``sqrt.approx.ftz.f32``, ``rsqrt.approx.ftz.f32``,
+   ``rcp.rn.f32``, ``sqrt.rn.f32`` (2^32 inputs each) and the 2^32 high words of
+   ``rcp.approx.ftz.f64`` / ``rsqrt.approx.ftz.f64``, reduced on the device: contract violations
+   (with the first inputs), maximum error in ulp or relative as the contract states, its argmax
+   input, an error histogram. -> ``sweeps.json``.
+
+Everything goes under ``$OUT`` (or ``--out``): ``summary.json`` (device: name, compute capability,
+driver and runtime versions, CuPy, ptxas; timings; totals; the tininess tally), ``forms.json``,
+``sweeps.json``, the four vector files (``specials.vec.gz`` gzip-compressed; ``tilecheck verify
+--vectors`` reads it as it is) and ``log.txt`` -- eight files. An error on one form (say, a kernel
+the driver's JIT rejects) is logged, listed under ``errors`` in summary.json, and the campaign goes
+on. Exit 0 when every case agreed with the model and nothing failed, 1 when something disagreed or
+failed (the files say what), 2 when the campaign could not run at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+FILES = ("summary.json", "forms.json", "sweeps.json", "nan.vec", "ftz_tininess.vec", "div_approx_subnormal.vec",
+         "specials.vec.gz", "log.txt")
+SWEEPS = ("rcp.approx.ftz.f32", "sqrt.approx.ftz.f32", "rsqrt.approx.ftz.f32", "rcp.rn.f32", "sqrt.rn.f32",
+          "rcp.approx.ftz.f64", "rsqrt.approx.ftz.f64")
+
+
+# ---------------------------------------------------------------------------------------------
+# the device (CuPy) or its dry-run stand-in (numpy + the CPU simulator)
+
+
+class Device:
+    """Where kernels run and in which array namespace the model judges them."""
+
+    def __init__(self, db, dry: bool):
+        from tilecheck.diff import backends
+
+        self.db = db
+        self.dry = dry
+        if dry:
+            self.backend = backends.CpuBackend(db)
+            self.xp = np
+            self.modes = ("sim",)
+        else:
+            self.backend = backends.GpuBackend(db)
+            self.xp = self.backend.cupy
+            self.modes = self.backend.modes
+
+    def info(self) -> dict:
+        """Device description for the headers and summary."""
+        data = self.backend.info()
+        if self.dry:
+            data["note"] = "dry run: numpy and tilecheck's CPU simulator, not a GPU"
+        return data
+
+    def asarray(self, a):
+        """A host array on the device."""
+        return self.xp.asarray(a)
+
+    def host(self, a) -> np.ndarray:
+        """A device array on the host."""
+        from tilecheck.diff.verdict import to_host
+
+        return to_host(a)
+
+    def run(self, form, operands, mode: str | None = None, mask=None, old=None):
+        """Results of ``form`` on device operand arrays (device array)."""
+        if self.dry:
+            return self.backend.run(form, [np.asarray(o) for o in operands], mask=mask, old=old)
+        return self.backend.run_device(form, operands, mask=mask, old=old, mode=mode or self.modes[0])
+
+
+class Log:
+    """Progress lines to stdout and log.txt."""
+
+    def __init__(self, path: str):
+        self.fh = open(path, "w", encoding="utf-8")
+        self.start = time.perf_counter()
+
+    def __call__(self, text: str) -> None:
+        line = f"[{time.perf_counter() - self.start:7.1f} s] {text}"
+        print(line, flush=True)
+        self.fh.write(line + "\n")
+        self.fh.flush()
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+def _dtype(form):
+    return {16: np.uint16, 32: np.uint32, 64: np.uint64}[form.operands[0].container_bits]
+
+
+ONLY: tuple[str, ...] = ()
+"""Families phases 1 and 2 are limited to (``--only``; empty: all)."""
+
+
+def _forms(db):
+    return [f for f in db.ptx_forms() if not ONLY or f.family in ONLY]
+
+
+def _arith_forms(db):
+    return [f for f in _forms(db) if f.kind in ("exact", "contract")]
+
+
+# ---------------------------------------------------------------------------------------------
+# phase 1: open questions
+
+
+def _element_specials(fmt, ternary: bool = False) -> list[int]:
+    """Special element values: +-0, +-min subnormal, +-max subnormal, +-min normal, +-1, +-max,
+    +-inf and a quiet NaN (``nan.vec`` covers NaN kinds); ternary forms drop max subnormal and
+    min normal so the cross product stays near a thousand cases."""
+    one = fmt.bias << fmt.mantissa_bits
+    mags = [0, 1, one, fmt.max_finite, fmt.inf] + ([] if ternary else [fmt.mantissa_mask, fmt.min_normal])
+    vals = mags + [m | fmt.sign_mask for m in mags]
+    return vals + [fmt.exponent_mask | fmt.quiet_bit | 0x5]
+
+
+def _nan_elements(fmt) -> list[tuple[int, ...]]:
+    """NaN kinds: quiet with payload, signalling with payload, negative quiet, the default NaN."""
+    qb = fmt.quiet_bit
+    return [fmt.exponent_mask | qb | 0x15, fmt.exponent_mask | 0x15, fmt.sign_mask | fmt.exponent_mask | qb | 0x2a,
+            fmt.default_nan]
+
+
+def _containers(form, element_tuples: list[tuple[int, ...]]) -> list[np.ndarray]:
+    """Operand containers for element tuples (packed forms: the tuple in lane 0, 1.0 in the others,
+    then the tuple in the last lane)."""
+    from tilecheck.formats import get_format
+
+    fmt = get_format(form.element_format)
+    one = fmt.bias << fmt.mantissa_bits
+    arity = len(form.sources)
+    rows = []
+    for t in element_tuples:
+        if form.lanes == 1:
+            rows.append(t)
+            continue
+        for lane in (0, form.lanes - 1):
+            row = []
+            for v in t:
+                c = 0
+                for k in range(form.lanes):
+                    c |= (v if k == lane else one) << (k * fmt.width)
+                row.append(c)
+            rows.append(tuple(row))
+    dtype = _dtype(form)
+    return [np.array([r[i] for r in rows], dtype=dtype) for i in range(arity)]
+
+
+def nan_cases(form) -> list[np.ndarray]:
+    """NaN operands in every position (others 1.0 or another NaN) and the form's invalid operations."""
+    from tilecheck.diff.cases import operation
+    from tilecheck.formats import get_format
+
+    fmt = get_format(form.element_format)
+    one = fmt.bias << fmt.mantissa_bits
+    arity = len(form.sources)
+    tuples = []
+    nans = _nan_elements(fmt)
+    for pos in range(arity):
+        for n in nans:
+            t = [one] * arity
+            t[pos] = n
+            tuples.append(tuple(t))
+    if arity >= 2:
+        tuples.append(tuple(nans[:1] + nans[1:2] + [one] * (arity - 2)))
+        tuples.append(tuple(nans[1:2] + nans[:1] + [one] * (arity - 2)))
+    inf, ninf, zero = fmt.inf, fmt.inf | fmt.sign_mask, 0
+    op = operation(form)
+    invalid = {"div": [(zero, zero), (inf, inf), (ninf, inf)], "sqrt": [(one | fmt.sign_mask,), (ninf,)],
+               "rsqrt": [(one | fmt.sign_mask,), (ninf,)], "add": [(inf, ninf)], "sub": [(inf, inf)],
+               "mul": [(zero, inf)], "fma": [(zero, inf, one), (inf, one, ninf)], "rcp": []}.get(op, [])
+    tuples += invalid
+    if form.semantics.key in ("approx.rcp_hi", "approx.rsqrt_hi"):
+        pass  # the upper-word forms read the f64 high word; full f64 NaN patterns are what they see
+    return _containers(form, tuples)
+
+
+def specials_cases(form) -> list[np.ndarray]:
+    """The cross product of special element values over the form's operands."""
+    import itertools
+
+    from tilecheck.formats import get_format
+
+    fmt = get_format(form.element_format)
+    vals = _element_specials(fmt, ternary=len(form.sources) > 2)
+    tuples = list(itertools.product(vals, repeat=len(form.sources)))
+    return _containers(form, tuples)
+
+
+def tininess_cases(form, n: int, rng) -> list[np.ndarray] | None:
+    """Cases of an ``.ftz`` exact form where flushing before and after rounding may differ."""
+    from tilecheck.diff.cases import operation
+    from tilecheck.formats import get_format
+    from tilecheck.testing import boundaries, generators
+
+    if form.kind != "exact" or not form.semantics.params.get("ftz") or form.lanes != 1:
+        return None
+    fmt = get_format(form.element_format)
+    op = operation(form)
+    rounding = form.semantics.params.get("rounding", "rn")
+    mode = rounding if rounding in ("rn", "rp", "rm") else "rn"
+    if op in ("div", "mul", "fma"):
+        ops = list(generators.ftz_boundary_pairs(fmt, n, rng, op, mode))
+        if op == "div":  # plus hard quotients with subnormal results
+            a, b = generators.hard_division_pairs(fmt, n, rng, subnormal_fraction=1.0)
+            ops = [np.concatenate([ops[0], a]), np.concatenate([ops[1], b])]
+    elif op == "rcp":
+        ops = [boundaries.rcp_ftz_boundary(fmt, n, rng)]
+    elif op == "sqrt":
+        sub = rng.integers(1, fmt.min_normal, n).astype(np.uint64) | np.where(rng.random(n) < 0.25,
+                                                                              np.uint64(fmt.sign_mask), np.uint64(0))
+        ops = [sub]
+    elif op in ("add", "sub"):
+        # sums of normals landing below 2^-126 are exact: flushing before or after rounding agree
+        a = generators.edge_biased(fmt, n, rng)
+        b = generators.edge_biased(fmt, n, rng)
+        ops = [a, b]
+    else:
+        return None
+    dtype = _dtype(form)
+    return [np.asarray(o).astype(dtype) for o in ops]
+
+
+def div_approx_cases(form, rng, n: int) -> list[np.ndarray] | None:
+    """div.approx/div.full with subnormal divisors (and huge ones) against assorted numerators."""
+    from tilecheck.formats import get_format
+    from tilecheck.testing.generators import edge_biased
+
+    if form.semantics.key != "approx.div":
+        return None
+    fmt = get_format("f32")
+    sub_b = rng.integers(1, fmt.min_normal, n).astype(np.uint64)
+    huge_b = rng.integers(0x7E800001, 0x7F800000, n // 4).astype(np.uint64)
+    b = np.concatenate([sub_b, huge_b])
+    b |= np.where(rng.random(b.size) < 0.5, np.uint64(fmt.sign_mask), np.uint64(0))
+    a = edge_biased(fmt, b.size, rng).astype(np.uint64)
+    return [a.astype(np.uint32), b.astype(np.uint32)]
+
+
+def guarded(log, errors: list, what: str, fn, *args):
+    """``fn(*args)``; an exception (a kernel the driver rejects, a launch failure) is logged and
+    listed in ``errors`` -- reported in summary.json and the exit code -- and the campaign goes on
+    with the next form, so one bad form does not cost the device time of all the others."""
+    try:
+        return fn(*args)
+    except Exception as exc:  # noqa: BLE001 - recorded and reported, never silently dropped
+        log(f"{what}: ERROR {type(exc).__name__}: {exc}")
+        errors.append({"where": what, "error": f"{type(exc).__name__}: {exc}"})
+        return None
+
+
+def phase_questions(dev, db, out_dir: str, log, tiny: bool, deadline: float, summary: dict,
+                    errors: list) -> int:
+    """Phase 1 (module docstring): the four vector files and the tininess tally."""
+    from tilecheck.diff.vectors import VectorWriter
+    from tilecheck.model import api
+
+    rng = np.random.default_rng(20251129)
+    info = dev.info()
+    header = {"gpu": info.get("gpu", "none (dry run)"), "compute_capability": info.get("compute_capability", "-"),
+              "driver": info.get("driver", "-"), "runtime": info.get("runtime", "-"), "cupy": info.get("cupy", "-"),
+              "code": dev.modes[0], "target": info.get("target", "-"),
+              "source": "tools/gpu_campaign.py" + (" --dry-run" if dev.dry else "")}
+    disagreements = 0
+    tally: dict[str, dict] = {}
+    jit_vs_cubin = 0
+    n_tiny = 8 if tiny else 2048
+
+    def record(writer, form, ops):
+        nonlocal jit_vs_cubin
+        dev_ops = [dev.asarray(o) for o in ops]
+        res = dev.host(dev.run(form, dev_ops, dev.modes[0]))
+        if len(dev.modes) > 1:
+            other = dev.host(dev.run(form, dev_ops, dev.modes[1]))
+            jit_vs_cubin += int((other != res).sum())
+        writer.cases(form, ops, res)
+        return res
+
+    files = {"nan": "nan.vec", "ftz": "ftz_tininess.vec", "div": "div_approx_subnormal.vec",
+             "specials": "specials.vec.gz"}
+    writers = {k: VectorWriter(os.path.join(out_dir, v), {**header, "question": k}) for k, v in files.items()}
+    def one_form(form) -> int:
+        bad = 0
+        ops = nan_cases(form)
+        res = record(writers["nan"], form, ops)
+        bad += int((~np.asarray(api.allowed(form, res, *ops))).sum())
+        ops = specials_cases(form)
+        if tiny:
+            ops = [o[:: max(1, o.size // 64)] for o in ops]
+        res = record(writers["specials"], form, ops)
+        bad += int((~np.asarray(api.allowed(form, res, *ops))).sum())
+        ops = tininess_cases(form, n_tiny, rng)
+        if ops is not None:
+            res = record(writers["ftz"], form, ops)
+            after = np.asarray(api.allowed(form, res, *ops, tininess="after"))
+            before = np.asarray(api.allowed(form, res, *ops, tininess="before"))
+            tally[form.name] = {"cases": int(res.size), "after": int(after.sum()), "before": int(before.sum()),
+                                "both": int((after & before).sum()), "neither": int((~after & ~before).sum())}
+            bad += int((~after).sum())
+        ops = div_approx_cases(form, rng, n_tiny)
+        if ops is not None:
+            res = record(writers["div"], form, ops)
+            bad += int((~np.asarray(api.allowed(form, res, *ops))).sum())
+        return bad
+
+    try:
+        for form in _arith_forms(db):
+            if time.perf_counter() > deadline:
+                log("phase 1: time budget reached; vector files are partial")
+                break
+            if dev.backend.supports(form):
+                continue
+            disagreements += guarded(log, errors, f"phase 1 {form.name}", one_form, form) or 0
+    finally:
+        for w in writers.values():
+            w.close()
+    summary["tininess"] = tally
+    summary["questions"] = {"files": list(files.values()), "disagreements_with_model": disagreements,
+                            "jit_vs_cubin_differences": jit_vs_cubin}
+    log(f"phase 1: vector files written; {disagreements} recorded results the model rejects; "
+        f"jit vs cubin differences: {jit_vs_cubin}")
+    return disagreements
+
+
+# ---------------------------------------------------------------------------------------------
+# phase 2: every form
+
+
+def phase_forms(dev, db, out_dir: str, log, cases: int, deadline: float, errors: list) -> tuple[dict, int]:
+    """Phase 2: every PTX form on edge-biased and hard cases, plain and predicated."""
+    from tilecheck.diff import cases as gen
+    from tilecheck.diff.findings import describe_operand
+    from tilecheck.diff.verdict import ok_mask
+
+    def one_form(form) -> dict:
+        bad = 0
+        t0 = time.perf_counter()
+        ops = gen.batch(form, 0, 0, cases)
+        entry = {"cases": cases, "paths": {}}
+        dev_ops = [dev.asarray(o) for o in ops]
+        from tilecheck.diff.verdict import disagreements
+
+        for mode in dev.modes:
+            out = dev.run(form, dev_ops, mode)
+            found = disagreements(form, out, dev_ops)
+            entry["paths"][mode] = {"mismatches": found.count, "first": [
+                {"operands": [describe_operand(form, int(o[j])) for o in found.operands],
+                 "result": describe_operand(form, int(found.results[j]))} for j in range(min(found.count, 5))]}
+            bad += found.count
+        # predicated: masked-off threads keep the old output
+        n = min(cases, 4096)
+        if all(o.registers == 1 for o in form.operands):
+            sub = [o[:n] for o in ops]
+            mask = (np.random.default_rng(n).random(n) < 0.5).astype(np.uint32)
+            value = next(o for o in form.operands if o.role != "addr")
+            old = np.full(n, 0xA5A5A5A5A5A5A5A5 >> (64 - value.container_bits), dtype=f"uint{value.container_bits}")
+            got = dev.host(dev.run(form, [dev.asarray(o) for o in sub], dev.modes[0], dev.asarray(mask),
+                                   dev.asarray(old)))
+            on = mask != 0
+            kept_bad = int((got[~on] != old[~on]).sum())
+            act_bad = int((~np.asarray(ok_mask(form, got[on], [o[on] for o in sub]))).sum())
+            entry["predicated"] = {"cases": n, "masked_off_overwritten": kept_bad, "active_rejected": act_bad}
+            bad += kept_bad + act_bad
+        entry["seconds"] = round(time.perf_counter() - t0, 3)
+        entry["_bad"] = bad
+        return entry
+
+    report, total_bad = {}, 0
+    for form in _forms(db):
+        if time.perf_counter() > deadline:
+            log("phase 2: time budget reached; forms.json is partial")
+            break
+        reason = dev.backend.supports(form)
+        if reason:
+            report[form.name] = {"skipped": reason}
+            continue
+        entry = guarded(log, errors, f"phase 2 {form.name}", one_form, form)
+        report[form.name] = entry if entry is not None else {"error": errors[-1]["error"]}
+        total_bad += entry.pop("_bad") if entry is not None else 0
+    with open(os.path.join(out_dir, "forms.json"), "w", encoding="utf-8") as fh:
+        json.dump(report, fh, indent=1)
+    log(f"phase 2: {len(report)} forms, {total_bad} mismatches")
+    return report, total_bad
+
+
+# ---------------------------------------------------------------------------------------------
+# phase 3: exhaustive sweeps reduced on the device
+
+
+def _values(xp, form, bits):
+    """float64 values of operand containers (f32 patterns or f64 containers)."""
+    if form.type == "f64":
+        return bits.astype(xp.uint64).view(xp.float64)
+    return bits.astype(xp.uint32).view(xp.float32).astype(xp.float64)
+
+
+def sweep_chunk(xp, form, inputs, results, bins: int = 128) -> dict:
+    """Reduce one chunk on the device: violations (first inputs), maximum error and its input, and
+    an error histogram, in the contract's unit (ulp, or the relative bound; exact forms: ulp).
+
+    ``inputs``/``results`` are device arrays of containers. Only scalars and small arrays leave the
+    device."""
+    from tilecheck.diff.verdict import ok_mask, to_host
+
+    ok = ok_mask(form, results, [inputs])
+    bad = xp.nonzero(~ok)[0]
+    violations = int(bad.size)
+    first = to_host(bad[:16])
+    op = form.semantics.key.split(".", 1)[1]
+    with np.errstate(all="ignore"):  # NaN/inf lanes (signalling NaNs quieten on conversion)
+        a = _values(xp, form, inputs)
+        r = _values(xp, form, results)
+        if op in ("rcp", "rcp_hi"):
+            x = 1.0 / a
+        elif op == "sqrt":
+            x = xp.sqrt(a)
+        else:
+            x = 1.0 / xp.sqrt(a)
+        finite = xp.isfinite(a) & xp.isfinite(r) & xp.isfinite(x) & (a != 0) & (x != 0)
+        if op in ("sqrt", "rsqrt", "rsqrt_hi"):
+            finite &= a > 0
+        if op.endswith("_hi") or form.semantics.params.get("ftz"):
+            # flushed inputs and results are judged by the contract's special cases, not measured
+            tiny = 2.0 ** (-1022 if form.type == "f64" else -126)
+            finite &= (xp.abs(a) >= tiny) & (xp.abs(x) >= tiny)
+        c = form.contract
+        if c is not None and c.relative_log2 is not None:
+            unit = f"relative error / 2^{c.relative_log2:g}"
+            err = xp.abs(r - x) / xp.abs(x) / (2.0 ** c.relative_log2)
+            scale = 1.0
+        else:
+            precision = 24 if form.type == "f32" else 53
+            emin = -126 if form.type == "f32" else -1022
+            _, e = xp.frexp(x)
+            ulp = xp.ldexp(xp.ones_like(x), xp.maximum(e.astype(xp.int32) - 1, emin) - (precision - 1))
+            err = xp.abs(r - x) / ulp
+            unit = "ulp"
+            scale = float(c.ulp) if (c is not None and c.ulp) else 0.5
+        err = xp.where(finite, err, 0.0)
+        index = int(xp.argmax(err))
+        top = float(err[index])
+        slots = xp.clip(err / (4 * scale) * bins, 0, bins).astype(xp.int64)
+        hist = to_host(xp.bincount(slots[finite], minlength=bins + 1))
+    return {"violations": violations, "first": first, "max": top, "argmax": index, "unit": unit,
+            "bin_width": 4 * scale / bins, "hist": hist, "measured": int(to_host(finite.sum()))}
+
+
+def sweep(dev, form, chunk: int, points: int | None, share: float, log) -> dict:
+    """One sweep of ``form`` (all 2^32 inputs, or ``points`` strided ones) within ``share`` seconds."""
+    xp = dev.xp
+    name = form.name
+    domain = 1 << 32
+    step = 1 if points is None else max(1, domain // points)
+    count = domain // step
+    t0 = time.perf_counter()
+    done, viol, first, best, best_in, best_out, hist, measured = 0, 0, [], -1.0, 0, 0, None, 0
+    unit, width = "", 0.0
+    while done < count:
+        if time.perf_counter() - t0 > share:
+            log(f"{name}: time share used up after {done} of {count} points")
+            break
+        m = min(chunk, count - done)
+        index = (xp.arange(done, done + m, dtype=xp.uint64) * xp.uint64(step))
+        inputs = (index << xp.uint64(32)) if form.type == "f64" else index.astype(xp.uint32)
+        results = dev.run(form, [inputs], dev.modes[0])
+        stats = sweep_chunk(xp, form, inputs, results)
+        viol += stats["violations"]
+        for j in stats["first"]:
+            if len(first) < 16:
+                first.append({"input": f"0x{int(dev.host(inputs[int(j):int(j) + 1])[0]):x}",
+                              "result": f"0x{int(dev.host(results[int(j):int(j) + 1])[0]):x}"})
+        if stats["max"] > best:
+            best = stats["max"]
+            best_in = int(dev.host(inputs[stats["argmax"]:stats["argmax"] + 1])[0])
+            best_out = int(dev.host(results[stats["argmax"]:stats["argmax"] + 1])[0])
+        hist = stats["hist"] if hist is None else hist + stats["hist"]
+        measured += stats["measured"]
+        unit, width = stats["unit"], stats["bin_width"]
+        done += m
+    entry = {"domain": "2^32 inputs" if form.type == "f32" else "2^32 high words", "stride": step,
+             "points": done, "coverage": done / domain, "seconds": round(time.perf_counter() - t0, 2),
+             "code": dev.modes[0], "violations": viol, "first_violations": first,
+             "max_error": best, "unit": unit, "argmax_input": f"0x{best_in:x}",
+             "result_at_argmax": f"0x{best_out:x}" if best >= 0 else None, "measured": measured,
+             "histogram": {"bin_width": width, "counts": [int(v) for v in hist] if hist is not None else [],
+                           "last_bin": "everything at or beyond 4x the bound"}}
+    log(f"{name}: {done} points ({entry['coverage']:.3%} of the domain), {viol} contract violations, "
+        f"max error {best:.4g} {unit} at input 0x{best_in:x}")
+    return entry
+
+
+def phase_sweeps(dev, db, out_dir: str, log, chunk: int, points: int | None, deadline: float,
+                 names: list[str], errors: list) -> tuple[dict, int]:
+    """Phase 3: exhaustive (or, with ``points``, strided sample) sweeps of the forms ``names``."""
+    report, total_bad = {}, 0
+    for k, name in enumerate(names):
+        form = db.form(name)
+        share = (deadline - time.perf_counter()) / max(1, len(names) - k)  # the rest, split evenly
+        entry = guarded(log, errors, f"sweep {name}", sweep, dev, form, chunk, points, share, log)
+        report[name] = entry if entry is not None else {"error": errors[-1]["error"]}
+        total_bad += entry["violations"] if entry is not None else 0
+    with open(os.path.join(out_dir, "sweeps.json"), "w", encoding="utf-8") as fh:
+        json.dump(report, fh, indent=1)
+    return report, total_bad
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the campaign; returns the exit code (module docstring)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=os.environ.get("OUT") or "gpu-campaign-out",
+                        help="output folder (default $OUT)")
+    parser.add_argument("--dry-run", action="store_true", help="numpy + the CPU simulator, tiny sizes (no GPU)")
+    parser.add_argument("--tiny", action="store_true", help="GPU code paths with tiny sizes (smoke test)")
+    parser.add_argument("--budget", type=float, default=540.0, help="seconds for the whole campaign (default 540)")
+    parser.add_argument("--cases", type=int, default=None, help="cases per form (default 65536; tiny 256)")
+    parser.add_argument("--only", default="", metavar="FAMILIES",
+                        help="limit phases 1 and 2 to these comma-separated families (default: all)")
+    parser.add_argument("--sweeps", default=",".join(SWEEPS), metavar="FORMS",
+                        help="comma-separated forms to sweep (default: the seven of the docstring)")
+    args = parser.parse_args(argv)
+    global ONLY
+    ONLY = tuple(x for x in args.only.split(",") if x)
+    sweeps = [x for x in args.sweeps.split(",") if x]
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    if os.path.isdir(os.path.join(root, "tilecheck")) and root not in sys.path:
+        sys.path.insert(0, root)  # run from a checkout without installing
+    from tilecheck.errors import TilecheckError
+    from tilecheck.spec.database import load_database
+
+    tiny = args.tiny or args.dry_run
+    os.makedirs(args.out, exist_ok=True)
+    log = Log(os.path.join(args.out, "log.txt"))
+    started = time.perf_counter()
+    end = started + args.budget
+    summary: dict = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "dry_run": args.dry_run,
+                     "tiny": tiny}
+    errors: list = []
+    try:
+        db = load_database()
+        dev = Device(db, args.dry_run)
+        summary["device"] = dev.info()
+        log(f"device: {summary['device']}")
+        t = time.perf_counter()
+        bad = phase_questions(dev, db, args.out, log, tiny, started + 0.15 * args.budget, summary, errors)
+        summary["seconds_questions"] = round(time.perf_counter() - t, 2)
+        t = time.perf_counter()
+        cases = args.cases or (256 if tiny else 1 << 16)
+        _, bad_forms = phase_forms(dev, db, args.out, log, cases, started + 0.45 * args.budget, errors)
+        summary["seconds_forms"] = round(time.perf_counter() - t, 2)
+        t = time.perf_counter()
+        chunk = 1 << (12 if tiny else 27)
+        _, bad_sweeps = phase_sweeps(dev, db, args.out, log, chunk, 1 << 14 if tiny else None, end, sweeps, errors)
+        summary["seconds_sweeps"] = round(time.perf_counter() - t, 2)
+        summary["disagreements"] = {"questions": bad, "forms": bad_forms, "sweeps": bad_sweeps}
+        code = 1 if (bad or bad_forms or bad_sweeps or errors) else 0
+    except TilecheckError as exc:
+        log(f"cannot run: {exc}")
+        summary["error"] = str(exc)
+        code = 2
+    summary["errors"] = errors
+    summary["seconds"] = round(time.perf_counter() - started, 2)
+    with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as fh:
+        json.dump(summary, fh, indent=1, default=str)
+    log(f"done in {summary['seconds']} s, exit {code}; files: {', '.join(FILES)}")
+    log.close()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
