@@ -11,7 +11,10 @@ and two ratios measured in the same run on the same inputs:
   rounding. The MPFR loop gets its operands as Python floats prepared outside the timed region,
   which is the fastest way to drive it; the model takes and returns bit patterns.
 
-Inputs are random finite bit patterns (normal and subnormal, both signs). Usage:
+Two input sets are measured: ``finite`` -- uniformly random finite bit patterns (normal and
+subnormal, both signs; a quarter of the quotients over- or underflow) and ``scaled`` -- values
+with exponents in [-60, 60] (typical data, results in range). The model uses every CPU core
+(``TILECHECK_THREADS``, default one thread per core); MPFR runs on one. Usage:
 ``python bench/bench_model.py [--n 4194304] [--mpfr-n 200000] [--repeat 3]``.
 """
 
@@ -28,16 +31,17 @@ from tilecheck.formats import get_format
 CASES = [("div", "f32", "rz"), ("sqrt", "f32", "rm"), ("div", "f64", "rp"), ("fma", "f64", "rn")]
 
 
-def random_finite(fmt_name: str, n: int, rng: np.random.Generator, positive: bool = False) -> np.ndarray:
-    """``n`` random finite patterns of f32 or f64 (exponent field below all-ones)."""
-    if fmt_name == "f32":
-        bits = rng.integers(0, 0x7F800000, n, dtype=np.uint32)
-        if not positive:
-            bits |= (rng.integers(0, 2, n, dtype=np.uint32) << np.uint32(31))
-        return bits
-    bits = rng.integers(0, 0x7FF0000000000000, n, dtype=np.uint64)
+def random_inputs(kind: str, fmt_name: str, n: int, rng: np.random.Generator, positive: bool = False) -> np.ndarray:
+    """``n`` random patterns of f32 or f64: ``finite`` (any finite pattern) or ``scaled``
+    (unbiased exponent in [-60, 60], random significand)."""
+    width, mbits, bias, utype = (32, 23, 127, np.uint32) if fmt_name == "f32" else (64, 52, 1023, np.uint64)
+    if kind == "finite":
+        bits = rng.integers(0, ((1 << (width - 1 - mbits)) - 1) << mbits, n, dtype=utype)
+    else:
+        exps = rng.integers(bias - 60, bias + 61, n).astype(utype)
+        bits = (exps << utype(mbits)) | rng.integers(0, 1 << mbits, n, dtype=utype)
     if not positive:
-        bits |= rng.integers(0, 2, n, dtype=np.uint64) << np.uint64(63)
+        bits |= rng.integers(0, 2, n, dtype=utype) << utype(width - 1)
     return bits
 
 
@@ -96,11 +100,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    print(f"{'case':<14} {'model M/s':>10} {'numpy M/s':>10} {'slower than numpy':>18} "
+    from tilecheck.model.api import _threads
+
+    print(f"model threads: {_threads()}; MPFR: one thread, gmpy2 {__import__('gmpy2').version()}")
+    print(f"{'case':<22} {'model M/s':>10} {'numpy M/s':>10} {'slower than numpy':>18} "
           f"{'MPFR M/s':>9} {'x MPFR':>8}   check")
-    for op, fmt_name, rounding in CASES:
+    for kind, (op, fmt_name, rounding) in [(k, c) for k in ("finite", "scaled") for c in CASES]:
         arity = {"div": 2, "sqrt": 1, "fma": 3}[op]
-        operands = [random_finite(fmt_name, args.n, rng, positive=(op == "sqrt")) for _ in range(arity)]
+        operands = [random_inputs(kind, fmt_name, args.n, rng, positive=(op == "sqrt")) for _ in range(arity)]
         model = lambda: tilecheck.ieee_op(op, fmt_name, rounding, *operands)  # noqa: E731
         model()  # warm up (spec loading, first-touch allocation)
         t_model = best_time(model, args.repeat)
@@ -119,8 +126,8 @@ def main() -> None:
         model_rate = args.n / t_model / 1e6
         np_rate = args.n / t_np / 1e6
         mpfr_rate = args.mpfr_n / t_mpfr / 1e6
-        name = f"{op}.{rounding}.{fmt_name}"
-        print(f"{name:<14} {model_rate:>10.1f} {np_rate:>10.1f} {t_model / t_np:>17.1f}x "
+        name = f"{op}.{rounding}.{fmt_name} {kind}"
+        print(f"{name:<22} {model_rate:>10.1f} {np_rate:>10.1f} {t_model / t_np:>17.1f}x "
               f"{mpfr_rate:>9.2f} {model_rate / mpfr_rate:>7.1f}x   "
               f"{'bits agree with MPFR' if agree else 'DISAGREES WITH MPFR'}")
 

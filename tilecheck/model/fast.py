@@ -24,6 +24,8 @@ arrays in the format's container dtype; callers feed blocks small enough to stay
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from tilecheck.formats import Format
@@ -87,91 +89,182 @@ def _fix_nans(xp, fmt: Format, out, operands, rule: ops.NanRule):
     return xp.where(is_nan, chosen, out)
 
 
-def f32_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule):
-    """binary32 div/sqrt/rcp on one block of uint32 patterns; returns uint32 result patterns.
+class _Scratch(threading.local):
+    """Per-thread reusable work arrays: allocating fresh temporaries for every ufunc call of a
+    block costs more than the arithmetic itself at cache-sized blocks."""
 
-    Written with explicit ``out=`` buffers: fresh temporaries per ufunc call cost more than
-    the arithmetic at this block size.
+    def __init__(self):
+        self.arrays = {}
+
+    def get(self, xp, slot: str, n: int, dtype):
+        key = (id(xp), slot, dtype)
+        arr = self.arrays.get(key)
+        if arr is None or arr.shape[0] < n:
+            arr = xp.empty(max(n, 1), dtype=dtype)
+            self.arrays[key] = arr
+        return arr[:n]
+
+
+_SCRATCH = _Scratch()
+
+
+def _nan_lanes(xp, fmt: Format, out, n: int):
+    """Bool array of NaN result patterns, computed in scratch space."""
+    mag = _SCRATCH.get(xp, "nan_mag", n, out.dtype)
+    flag = _SCRATCH.get(xp, "nan_flag", n, bool)
+    xp.bitwise_and(out, out.dtype.type(fmt.magnitude_mask), out=mag)
+    xp.greater(mag, out.dtype.type(fmt.exponent_mask), out=flag)
+    return flag
+
+
+def _fix_nans_into(xp, fmt: Format, out, operands, rule: ops.NanRule):
+    """In place: replace native NaNs in ``out`` (x86 default NaN, propagated payloads)."""
+    flag = _nan_lanes(xp, fmt, out, out.shape[0])
+    if bool(flag.any()):
+        out[...] = _fix_nans(xp, fmt, out, operands, rule)
+
+
+def f32_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule, out=None):
+    """binary32 div/sqrt/rcp on one block of uint32 patterns, written into ``out`` (uint32).
+
+    Every step writes into per-thread scratch arrays (``out=``), see :class:`_Scratch`.
     """
     a = operands[0]
     if mode.ftz:
         a = flush_subnormal_bits(xp, fmt, a).astype(xp.uint32)
     n = a.shape[0]
-    q = xp.empty(n, dtype=xp.float64)
-    t = xp.empty(n, dtype=xp.float64)
+    if out is None:
+        out = xp.empty(n, dtype=xp.uint32)
+    q = _SCRATCH.get(xp, "q", n, xp.float64)
+    c = _SCRATCH.get(xp, "c", n, xp.float32)
+    f64 = xp.float64
+    # dtype=float64 makes numpy widen the binary32 operands on the fly, block by block in cache
     if op == "sqrt":
-        xp.copyto(q, a.view(xp.float32))
-        xp.sqrt(q, out=q)
+        xp.sqrt(a.view(xp.float32), out=q, dtype=f64)
         srcs = [a]
+    elif op == "rcp":
+        xp.divide(f64(1.0), a.view(xp.float32), out=q, dtype=f64)
+        srcs = [xp.full(n, 0x3F800000, dtype=xp.uint32), a]
     else:
-        if op == "rcp":
-            b = a
-            q.fill(1.0)
-            srcs = [xp.full(n, 0x3F800000, dtype=xp.uint32), b]
+        b = operands[1]
+        if mode.ftz:
+            b = flush_subnormal_bits(xp, fmt, b).astype(xp.uint32)
+        xp.divide(a.view(xp.float32), b.view(xp.float32), out=q, dtype=f64)
+        srcs = [a, b]
+    xp.copyto(c, q, casting="same_kind")  # round to nearest binary32
+    cbits = c.view(xp.int32)
+    res = out.view(xp.int32)
+    if mode.rounding == "rn":
+        xp.copyto(res, cbits)
+    else:
+        xp.subtract(q, c, out=q, dtype=f64)  # q now holds the side: exact result minus c
+        m = _SCRATCH.get(xp, "m", n, bool)
+        if mode.rounding == "rz":
+            # toward zero where c overshoots: side and c of opposite signs
+            xp.multiply(q, c, out=q, dtype=f64)
+            xp.less(q, 0.0, out=m)
+            xp.subtract(cbits, m, out=res, casting="unsafe")
         else:
-            b = operands[1]
-            if mode.ftz:
-                b = flush_subnormal_bits(xp, fmt, b).astype(xp.uint32)
-            xp.copyto(q, a.view(xp.float32))
-            srcs = [a, b]
-        xp.copyto(t, b.view(xp.float32))
-        xp.divide(q, t, out=q)
-    c = q.astype(xp.float32)
-    if mode.rounding != "rn":
-        xp.copyto(t, c)
-        xp.subtract(q, t, out=q)  # q now holds the side: exact result minus c
-        cbits = _step(xp, c, q, mode.rounding, t).view(xp.uint32)
-    else:
-        cbits = c.view(xp.uint32)
+            # +1 on the pattern of a non-negative c is a step up in value, -1 on a negative one
+            up = _SCRATCH.get(xp, "up", n, xp.int32)
+            xp.right_shift(cbits, xp.int32(31), out=up)
+            xp.bitwise_or(up, xp.int32(1), out=up)
+            (xp.greater if mode.rounding == "rp" else xp.less)(q, 0.0, out=m)
+            xp.multiply(up, m, out=up, casting="unsafe")
+            (xp.add if mode.rounding == "rp" else xp.subtract)(cbits, up, out=res)
     if mode.ftz:
-        cbits = flush_subnormal_bits(xp, fmt, cbits).astype(xp.uint32)
-    return _fix_nans(xp, fmt, cbits, srcs, rule)
+        out[...] = flush_subnormal_bits(xp, fmt, out).astype(xp.uint32)
+    _fix_nans_into(xp, fmt, out, srcs, rule)
+    return out
 
 
-def f64_div_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule):
-    """binary64 division (or reciprocal) on one block of uint64 patterns; returns uint64 patterns.
+def f64_div_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule, out=None):
+    """binary64 division (or reciprocal) on one block of uint64 patterns, written into ``out``.
 
-    Lanes whose operands and quotient are all normal numbers take the short formula (hidden bits
-    set, ``k = 52 + (ma < mb)``); the others -- subnormal or special operands, quotients that are
-    subnormal or over/underflowed -- take :func:`_f64_div_general` on the gathered subset.
+    Lanes whose operands are normal and whose quotient is normal, infinite or zero take the short
+    formula (hidden bits set, ``k = 52 + (ma < mb)``; over/underflowed quotients lie beyond x);
+    the others -- subnormal or special operands, subnormal quotients -- take
+    :func:`_f64_div_general` on the gathered subset.
     """
     if op == "rcp":
         b = operands[0]
         a = xp.full(b.shape, 0x3FF0000000000000, dtype=xp.uint64)
     else:
         a, b = operands
-    q = a.view(xp.float64) / b.view(xp.float64)
-    qb = q.view(xp.uint64)
-    u = xp.uint64
-    one, s53 = u(1), u(1 << 53)
-    span = u(2046 << 53)
+    n = a.shape[0]
+    if out is None:
+        out = xp.empty(n, dtype=xp.uint64)
+    u, i64 = xp.uint64, xp.int64
+    q = out.view(xp.float64)
+    xp.divide(a.view(xp.float64), b.view(xp.float64), out=q)
+    qb = out
+    s1 = _SCRATCH.get(xp, "s1", n, u)
+    s2 = _SCRATCH.get(xp, "s2", n, u)
+    reg = _SCRATCH.get(xp, "reg", n, bool)
+    tmp = _SCRATCH.get(xp, "tmp", n, bool)
+    one, s53, span = u(1), u(1 << 53), u(2046 << 53)
     # exponent field in [1, 2046]  <=>  (x << 1) - 2**53 < 2046 * 2**53 (unsigned wrap-around)
-    regular = ((a << one) - s53) < span
-    regular &= ((b << one) - s53) < span
-    q_mag = qb << one
+    for x, first in ((a, True), (b, False)):
+        xp.left_shift(x, one, out=s1)
+        xp.subtract(s1, s53, out=s1)
+        if first:
+            xp.less(s1, span, out=reg)
+        else:
+            xp.less(s1, span, out=tmp)
+            xp.logical_and(reg, tmp, out=reg)
     # subnormal quotients need the general path: 0 < |q| < 2**-1022
-    regular &= (q_mag - one) >= (s53 - one)
+    q_mag = _SCRATCH.get(xp, "q_mag", n, u)
+    xp.left_shift(qb, one, out=q_mag)
+    xp.subtract(q_mag, one, out=s1)
+    xp.greater_equal(s1, s53 - one, out=tmp)
+    xp.logical_and(reg, tmp, out=reg)
     if mode.rounding != "rn":
         mant, hidden = u((1 << 52) - 1), u(1 << 52)
-        ma = (a & mant) | hidden
-        mb = (b & mant) | hidden
-        mq = (qb & mant) | hidden
-        k = (ma < mb).astype(xp.uint64) + u(52)
-        d = ((ma << k) - mq * mb).view(xp.int64)  # exact: |D| < 2**52 (module docstring)
-        sign = qb.view(xp.int64) >> xp.int64(63)  # 0 or -1: the side in value flips for q < 0
-        side = (d ^ sign) - sign
+        ma = _SCRATCH.get(xp, "ma", n, u)
+        xp.bitwise_and(a, mant, out=ma)
+        xp.bitwise_and(b, mant, out=s1)
+        xp.less(ma, s1, out=tmp)  # same hidden bits: comparing fraction fields compares ma, mb
+        xp.bitwise_or(s1, hidden, out=s1)  # mb
+        xp.add(tmp, u(52), out=s2, casting="unsafe")  # k = 52 + (ma < mb)
+        # ma << k modulo 2**64 is a << k: for k >= 12 the exponent bits (and the hidden bit)
+        # are shifted out entirely
+        xp.left_shift(a, s2, out=ma)
+        xp.bitwise_and(qb, mant, out=s2)
+        xp.bitwise_or(s2, hidden, out=s2)  # mq
+        xp.multiply(s2, s1, out=s2)
+        xp.subtract(ma, s2, out=ma)  # D modulo 2**64 = D exactly: |D| < 2**52
+        d = ma.view(i64)
+        x_sign = s1.view(i64)
+        xp.right_shift(qb.view(i64), i64(63), out=x_sign)  # 0 or -1
+        xp.bitwise_xor(d, x_sign, out=d)
+        xp.subtract(d, x_sign, out=d)  # side in value: D flips for q < 0
+        xp.bitwise_or(x_sign, i64(1), out=x_sign)  # sign of x (and of q) as +-1
         # a quotient that overflowed to inf or underflowed to 0 lies beyond x: x is toward zero
-        # from inf and away from zero from 0 (the operands are normal here, so x is finite, != 0)
-        x_sign = sign | xp.int64(1)
-        side = xp.where(q_mag == 0, x_sign, side)
-        side = xp.where(q_mag == u(0x7FF << 53), -x_sign, side)
-        qb = _step(xp, q, side, mode.rounding, xp.sign(q)).view(xp.uint64)
-    if bool(regular.all()):
-        return qb  # quotients of normal operands are never NaN
-    idx = xp.nonzero(~regular)[0]
-    out = qb.copy()
-    out[idx] = _f64_div_general(xp, "div", fmt, [a[idx], b[idx]], mode, rule)
-    return out
+        # from inf and away from zero from 0 (the operands are normal here: x finite, non-zero).
+        # Gathered by index: these lanes are few for typical data and a masked copy costs more.
+        xp.equal(q_mag, u(0), out=tmp)
+        idx = xp.nonzero(tmp)[0]
+        if idx.size:
+            d[idx] = x_sign[idx]
+        xp.equal(q_mag, u(0x7FF << 53), out=tmp)
+        idx = xp.nonzero(tmp)[0]
+        if idx.size:
+            d[idx] = -x_sign[idx]
+        qbits = qb.view(i64)
+        if mode.rounding == "rz":
+            # toward zero where q overshoots: side of the opposite sign to q
+            xp.multiply(d, x_sign, out=d)
+            xp.less(d, i64(0), out=tmp)
+            xp.subtract(qbits, tmp, out=qbits, casting="unsafe")
+        else:
+            # +1 on the pattern of a non-negative q is a step up in value, -1 on a negative one
+            (xp.greater if mode.rounding == "rp" else xp.less)(d, i64(0), out=tmp)
+            xp.multiply(x_sign, tmp, out=x_sign, casting="unsafe")
+            (xp.add if mode.rounding == "rp" else xp.subtract)(qbits, x_sign, out=qbits)
+    if not bool(reg.all()):
+        idx = xp.nonzero(~reg)[0]
+        out[idx] = _f64_div_general(xp, "div", fmt, [a[idx], b[idx]], mode, rule)
+    return out  # quotients of normal operands are never NaN; the general path fixed its NaNs
 
 
 def _f64_div_general(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule):
@@ -218,9 +311,10 @@ def _f64_div_general(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: o
     return _fix_nans(xp, fmt, qb, [a, b], rule)
 
 
-def block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule):
-    """Evaluate one block through the fast path for ``fmt`` (see :func:`applicable`)."""
+def block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule, out=None):
+    """Evaluate one block through the fast path for ``fmt`` (see :func:`applicable`), into
+    ``out`` (the format's container dtype) when given; returns the result array."""
     with np.errstate(all="ignore"):  # NaN/inf lanes raise flags that the NaN fix-up handles
         if fmt.name == "f32":
-            return f32_block(xp, op, fmt, [o.astype(xp.uint32, copy=False) for o in operands], mode, rule)
-        return f64_div_block(xp, op, fmt, [o.astype(xp.uint64, copy=False) for o in operands], mode, rule)
+            return f32_block(xp, op, fmt, [o.astype(xp.uint32, copy=False) for o in operands], mode, rule, out)
+        return f64_div_block(xp, op, fmt, [o.astype(xp.uint64, copy=False) for o in operands], mode, rule, out)
