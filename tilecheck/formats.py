@@ -306,12 +306,12 @@ class Format:
 
 
 def _fraction_text(value: Fraction, precision: int) -> str:
-    """Shortest-ish decimal text that identifies ``value`` (enough digits for the precision)."""
-    digits = max(3, math.ceil(precision * math.log10(2)) + 2)
-    if abs(value) >= Fraction(1, 10**300) and abs(value) < 10**300:
-        return f"{float(value):.{min(digits, 17)}g}"
-    # outside float range (cannot happen for formats up to f64, kept for safety)
-    return str(value)
+    """Decimal text with enough digits to identify ``value`` at this precision."""
+    digits = min(max(3, math.ceil(precision * math.log10(2)) + 2), 17)
+    as_float = float(value)  # exact for every value of a format up to binary64
+    if as_float != 0 and math.isfinite(as_float):
+        return f"{as_float:.{digits}g}"
+    return str(value)  # only for values outside binary64's range
 
 
 def _hex(doc, key_path: tuple) -> int:

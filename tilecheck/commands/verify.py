@@ -35,8 +35,8 @@ def add_parser(sub):
     p.add_argument("--rcp", choices=("nearest", "contract"), default="nearest",
                    help="AMD sequences: the reciprocal step correctly rounded (default: the sequence's claim) or "
                         "anywhere inside its contract (finds the known Markstein-exception counterexamples)")
-    p.add_argument("--sequence-cases", type=int, default=20000, metavar="N",
-                   help="cases per AMD sequence campaign (default 20000)")
+    p.add_argument("--sequence-cases", type=int, default=1_000_000, metavar="N",
+                   help="cases per AMD sequence campaign (default 1000000)")
     p.add_argument("--vectors", metavar="FILE", action="append", default=[],
                    help="check a recorded vector file against the model (repeatable)")
     p.add_argument("--quiet", action="store_true", help="print only failing rows and the summary")
@@ -92,7 +92,8 @@ def run(args) -> int:
         out.write(report.format_table([row], width)[2] + "\n")
         if row.ok and row.kind != "vectors":
             return  # notes of passing items are in --json
-        limit = None if row.kind == "vectors" else 10  # a vector file reports every disagreement
+        # a vector file reports every disagreement; a sequence its first counterexample in full
+        limit = {"vectors": None, "sequence": 24}.get(row.kind, 10)
         for check in row.checks:
             for detail in check.details[:limit]:
                 out.write(f"    {check.name}: {detail}\n")
