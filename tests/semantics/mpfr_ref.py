@@ -1,8 +1,7 @@
-"""Scalar MPFR (gmpy2) and exact-rational references for the semantics tests.
+"""Scalar MPFR (gmpy2) references for the semantics and AMD tests.
 
-Independent of both the numpy kernel under test and the reference model: gmpy2 emulates each
-format exactly with ``subnormalize=True``; the scaled fused multiply-add uses exact rationals and
-:meth:`tilecheck.formats.Format.from_fraction`.
+Independent of the reference model, whose arithmetic the numpy backend runs: gmpy2 emulates each
+format exactly with ``subnormalize=True``.
 """
 
 from __future__ import annotations
@@ -69,15 +68,3 @@ def ieee(fmt: Format, op: str, rounding: str, *bits: int) -> int | None:
         else:
             raise ValueError(op)
     return from_mpfr(fmt, r)
-
-
-def scaled_fma(fmt: Format, rounding: str, a: int, b: int, c: int, scale: int) -> int | None:
-    """``(a*b + c) * 2**scale`` rounded once, for finite operands with a non-zero exact result
-    (None otherwise: the caller checks those cases separately)."""
-    va, vb, vc = (fmt.to_fraction(x) for x in (a, b, c))
-    if va is None or vb is None or vc is None:
-        return None
-    exact = (va * vb + vc) * Fraction(2) ** scale
-    if exact == 0:
-        return None
-    return fmt.from_fraction(exact, rounding)

@@ -1,39 +1,4 @@
-"""Fixtures for the tile frontend tests: the PTX part of the spec database (same as tests/legality/conftest.py).
+"""Fixtures for the tile frontend tests: the PTX part of the spec database (see
+:mod:`support.spec_root`)."""
 
-The checker reads only PTX instruction files (``spec/ptx``), the targets and the formats, so the
-tests load a root made of exactly those folders of the real ``spec/`` (symlinked, not copied):
-AMD and sequence files that other work adds cannot change what these tests judge.
-"""
-
-from __future__ import annotations
-
-from pathlib import Path
-
-import pytest
-
-from tilecheck.spec.database import load_database
-
-SPEC = Path(__file__).resolve().parents[2] / "spec"
-PTX_PARTS = ("schema", "formats", "ptx", "targets")
-
-
-@pytest.fixture(scope="session")
-def ptx_spec_root(tmp_path_factory) -> Path:
-    """A spec root holding the real schema, formats, ptx and targets folders."""
-    root = tmp_path_factory.mktemp("ptx-spec")
-    for part in PTX_PARTS:
-        (root / part).symlink_to(SPEC / part, target_is_directory=True)
-    return root
-
-
-@pytest.fixture(scope="session")
-def ptx_db(ptx_spec_root):
-    """The PTX spec database (forms, targets)."""
-    return load_database(ptx_spec_root)
-
-
-@pytest.fixture
-def ptx_env(ptx_spec_root, monkeypatch) -> Path:
-    """Point ``TILECHECK_SPEC_DIR`` at the PTX root (for the CLI, which loads the default database)."""
-    monkeypatch.setenv("TILECHECK_SPEC_DIR", str(ptx_spec_root))
-    return ptx_spec_root
+from support.spec_root import ptx_db, ptx_env, ptx_spec_root  # noqa: F401  (fixtures, registered by name)

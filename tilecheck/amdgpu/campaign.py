@@ -25,7 +25,9 @@ import numpy as np
 
 from tilecheck.errors import UsageError
 from tilecheck.formats import Format
-from tilecheck.semantics import npfloat as nf
+from tilecheck.model import wide
+from tilecheck.model.ieee import round_pack
+from tilecheck.model.xp import bit_length
 from tilecheck.semantics.numpy_backend import NumpyBackend
 from tilecheck.spec.amdgpu import Sequence, amdgpu_forms
 
@@ -92,8 +94,8 @@ class VerifyResult:
 
 def _compose(fmt: Format, neg, sig, exp) -> np.ndarray:
     """Patterns of (-1)**neg * sig * 2**exp (exact by construction; sig > 0)."""
-    zeros = np.zeros(sig.shape, dtype=np.uint64)
-    return nf.round_pack(fmt, neg, zeros, sig.astype(np.uint64), exp.astype(np.int64), "rn")
+    exact = np.zeros(sig.shape, dtype=bool)  # no sticky bit: the value is sig * 2**exp exactly
+    return round_pack(np, fmt, neg.astype(np.uint64), sig.astype(np.uint64), exp.astype(np.int64), exact, "rn")
 
 
 def _random_sig(fmt: Format, rng, n) -> np.ndarray:
@@ -146,7 +148,7 @@ def _midpoint_pairs(fmt: Format, rng, n: int, kind: str) -> tuple[np.ndarray, np
     k = np.where(rng.random(n) < 0.25, rng.choice(np.array([-2, 2]), n), k)
     q = q_of(k)
     kk = np.abs(k).astype(np.uint64)
-    hi, lo = nf.mul_64x64(q, y)
+    hi, lo = wide.mul_64x64(np, q, y)
     k_u = kk
     lo_add = lo + k_u
     hi_add = hi + (lo_add < lo).astype(np.uint64)
@@ -165,7 +167,7 @@ def _midpoint_pairs(fmt: Format, rng, n: int, kind: str) -> tuple[np.ndarray, np
         eq = rng.choice(np.array([fmt.emax, fmt.emax + 1]), n)
     else:
         eq = fmt.emin - m + pp
-    blx = nf.bit_length(x)
+    blx = bit_length(np, x)
     lo_b = np.maximum(fmt.emin - p + 1, fmt.emin - m - eq)
     hi_b = np.minimum(fmt.emax - p + 1, fmt.emax - (blx - 1) - eq)
     hi_b = np.maximum(hi_b, lo_b)
@@ -279,7 +281,7 @@ def _default_reference(seq: Sequence) -> Callable:
 def _same(seq: Sequence, got, want) -> np.ndarray:
     same = got == want
     if seq.nan == "class":
-        same |= nf.is_nan(seq.fmt, got) & nf.is_nan(seq.fmt, want)
+        same |= seq.fmt.is_nan(got) & seq.fmt.is_nan(want)
     return same
 
 
@@ -380,7 +382,7 @@ def _simplicity(fmt: Format, candidate) -> tuple:
     """Sort key preferring counterexamples that are easy to read: the correctly rounded
     reciprocal first, then operands close to 1."""
     _, category, rcp_choice, num, den, _, _, _ = candidate
-    distance = sum(abs(int(nf.exponent_field(fmt, np.uint64(v))) - fmt.bias) for v in (num, den))
+    distance = sum(abs(int(fmt.fields(np.uint64(v))[1]) - fmt.bias) for v in (num, den))
     return (rcp_choice != "nearest", distance, category)
 
 

@@ -13,7 +13,7 @@ the exact reciprocal ``e = 1/x``:
 
 The checks are exact: ``|r - e| <= B`` is tested as ``|r*x - 1| <= B*|x|`` where ``B*|x|`` is a
 power of two or an exact float, with ``r*x - 1`` rounded upward and downward by the exact FMA of
-:mod:`tilecheck.semantics.npfloat` (for a representable threshold ``t``: ``y <= t`` iff
+:mod:`tilecheck.model.ops` (for a representable threshold ``t``: ``y <= t`` iff
 ``RU(y) <= t``). The two edge rules (zero, infinity) compare with directed roundings that err
 toward allowing: exact for f32 operands, within one f64 ulp for f64. :func:`choose` picks allowed values: the correctly rounded reciprocal, the lowest
 and highest allowed values (found by probing candidates around the bound's ends), or random points
@@ -26,11 +26,30 @@ import numpy as np
 
 from tilecheck.errors import UsageError
 from tilecheck.formats import Format, get_format
-from tilecheck.semantics import npfloat as nf
+from tilecheck.model import ops
+from tilecheck.model.ieee import flush_subnormal_bits, quiet
 from tilecheck.spec.amdgpu import AmdContract, AmdForm
 
 F64 = get_format("f64")
 STRATEGIES = ("nearest", "low", "high", "random")
+_F64_NAN = ops.NanRule.ieee(F64)
+_NEAREST = ops.Mode("rn")
+
+
+def _op64(op: str, rounding: str, *operands) -> np.ndarray:
+    """One correctly rounded binary64 operation of the reference model on f64 patterns."""
+    arrays = np.broadcast_arrays(*(np.asarray(o, dtype=np.uint64) for o in operands))
+    return ops.apply(np, op, F64, list(arrays), ops.Mode(rounding), _F64_NAN)
+
+
+def _ldexp64(bits, n) -> np.ndarray:
+    """``bits * 2**n`` (f64 patterns) rounded to nearest."""
+    return ops.ldexp(np, F64, bits, n, _NEAREST, _F64_NAN)
+
+
+def _negative(fmt: Format, bits) -> np.ndarray:
+    """Sign bit set (zeros and NaNs included)."""
+    return (bits & np.uint64(fmt.sign_mask)) != 0
 
 
 def _contract(form: AmdForm, variant: str) -> AmdContract:
@@ -45,7 +64,7 @@ def _contract(form: AmdForm, variant: str) -> AmdContract:
 def _widen(fmt: Format, bits) -> np.ndarray:
     """Patterns of ``fmt`` as f64 patterns (exact)."""
     bits = np.asarray(bits, dtype=np.uint64)
-    return bits if fmt.name == "f64" else nf.convert(fmt, F64, "rn", bits)
+    return bits if fmt.name == "f64" else ops.convert(np, fmt, F64, bits, _NEAREST, _F64_NAN)
 
 
 def _f64(value: float) -> np.uint64:
@@ -56,7 +75,7 @@ def _thresholds(fmt: Format, c: AmdContract, x64: np.ndarray) -> np.ndarray:
     """``B * |x|`` as f64 patterns (exact), for finite non-zero f64-widened ``x``."""
     b = c.bound
     ax = x64 & np.uint64(F64.magnitude_mask)
-    exp_x = nf.exponent_field(F64, ax) - F64.bias  # x64 is normal (every format here widens to normal f64)
+    exp_x = F64.fields(ax)[1] - F64.bias  # x64 is normal (every format here widens to normal f64)
     frac_zero = (ax & np.uint64(F64.mantissa_mask)) == 0
     # floor(log2 |1/x|) = -E(x) - 1, or -E(x) when |x| is a power of two
     e_floor = -exp_x - np.where(frac_zero, 0, 1)
@@ -64,13 +83,12 @@ def _thresholds(fmt: Format, c: AmdContract, x64: np.ndarray) -> np.ndarray:
         t = np.full(x64.shape, _f64(2.0 ** b.relative_log2), dtype=np.uint64)
         if b.subnormal_ulp:
             sub = e_floor < fmt.emin
-            alt = nf.ldexp(F64, "rn", nf.mul(F64, "rn", np.uint64(_f64(float(b.subnormal_ulp))), ax),
-                           fmt.emin - fmt.mantissa_bits)
-            t = np.where(sub & (nf.to_float64(F64, alt) > nf.to_float64(F64, t)), alt, t)
+            alt = _ldexp64(_op64("mul", "rn", _f64(float(b.subnormal_ulp)), ax), fmt.emin - fmt.mantissa_bits)
+            t = np.where(sub & (F64.to_float64(alt) > F64.to_float64(t)), alt, t)
         return t
     ulp_exp = np.maximum(e_floor, fmt.emin) - fmt.mantissa_bits
-    scaled = nf.mul(F64, "rn", np.uint64(_f64(float(b.ulp))), ax)
-    return nf.ldexp(F64, "rn", scaled, ulp_exp)
+    scaled = _op64("mul", "rn", _f64(float(b.ulp)), ax)
+    return _ldexp64(scaled, ulp_exp)
 
 
 def _within(fmt: Format, c: AmdContract, r: np.ndarray, x: np.ndarray, t=None) -> np.ndarray:
@@ -78,11 +96,11 @@ def _within(fmt: Format, c: AmdContract, r: np.ndarray, x: np.ndarray, t=None) -
     ``t`` are the thresholds of ``x`` when already computed."""
     r64, x64 = _widen(fmt, r), _widen(fmt, x)
     minus_one = np.uint64(_f64(-1.0))
-    up = nf.fma(F64, "rp", r64, x64, minus_one)
-    down = nf.fma(F64, "rm", r64, x64, minus_one)
+    up = _op64("fma", "rp", r64, x64, minus_one)
+    down = _op64("fma", "rm", r64, x64, minus_one)
     if t is None:
-        t = nf.to_float64(F64, _thresholds(fmt, c, x64))
-    return (nf.to_float64(F64, up) <= t) & (nf.to_float64(F64, down) >= -t)
+        t = F64.to_float64(_thresholds(fmt, c, x64))
+    return (F64.to_float64(up) <= t) & (F64.to_float64(down) >= -t)
 
 
 def _bound_reaches(fmt: Format, c: AmdContract, x: np.ndarray, level_bits: int, above: bool) -> np.ndarray:
@@ -92,13 +110,13 @@ def _bound_reaches(fmt: Format, c: AmdContract, x: np.ndarray, level_bits: int, 
     x64 = _widen(fmt, x) & np.uint64(F64.magnitude_mask)
     t = _thresholds(fmt, c, x64)
     level = _widen(fmt, np.uint64(level_bits))
-    lx_up = nf.to_float64(F64, nf.mul(F64, "rp", level, x64))
-    lx_dn = nf.to_float64(F64, nf.mul(F64, "rm", level, x64))
+    lx_up = F64.to_float64(_op64("mul", "rp", level, x64))
+    lx_dn = F64.to_float64(_op64("mul", "rm", level, x64))
     one = np.uint64(_f64(1.0))
     if above:
-        s = nf.to_float64(F64, nf.add(F64, "rp", one, t))
+        s = F64.to_float64(_op64("add", "rp", one, t))
         return s >= lx_dn
-    s = nf.to_float64(F64, nf.sub(F64, "rm", one, t))
+    s = F64.to_float64(_op64("sub", "rm", one, t))
     return s < lx_up
 
 
@@ -110,28 +128,28 @@ def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
     x = np.asarray(x, dtype=np.uint64)
     r, x = np.broadcast_arrays(r, x)
     if c.bound.flush_inputs:
-        x = nf.flush(fmt, x)
+        x = flush_subnormal_bits(np, fmt, x)
     out = np.zeros(r.shape, dtype=bool)
     handled = np.zeros(r.shape, dtype=bool)
     classes = {"+0": lambda b: b == 0, "-0": lambda b: b == np.uint64(fmt.sign_mask),
                "+inf": lambda b: b == np.uint64(fmt.inf), "-inf": lambda b: b == np.uint64(fmt.sign_mask | fmt.inf),
-               "nan": lambda b: nf.is_nan(fmt, b)}
+               "nan": fmt.is_nan}
     for operand, res in c.specials:
         hit = classes[operand](x) & ~handled
         out = np.where(hit, classes[res](r), out)
         handled |= hit
-    regular = ~handled & ~nf.is_nan(fmt, x) & ~nf.is_inf(fmt, x) & ~nf.is_zero(fmt, x)
+    regular = ~handled & ~fmt.is_nan(x) & ~fmt.is_inf(x) & ~fmt.is_zero(x)
     if np.any(~handled & ~regular):
         raise UsageError(f"{form.name}: the contract's specials do not cover every zero/inf/NaN operand")
-    neg = nf.is_neg(fmt, x)
-    r_neg = nf.is_neg(fmt, r)
-    finite = ~nf.is_nan(fmt, r) & ~nf.is_inf(fmt, r)
-    ok = finite & np.where(nf.is_zero(fmt, r), False, _within(fmt, c, np.where(finite, r, 0), x))
+    neg = _negative(fmt, x)
+    r_neg = _negative(fmt, r)
+    finite = ~fmt.is_nan(r) & ~fmt.is_inf(r)
+    ok = finite & np.where(fmt.is_zero(r), False, _within(fmt, c, np.where(finite, r, 0), x))
     if c.bound.flush_outputs:
         zero_ok = _bound_reaches(fmt, c, x, fmt.min_normal, above=False)
-        ok |= nf.is_zero(fmt, r) & (r_neg == neg) & zero_ok
+        ok |= fmt.is_zero(r) & (r_neg == neg) & zero_ok
     inf_ok = _bound_reaches(fmt, c, x, fmt.max_finite, above=True)
-    ok |= nf.is_inf(fmt, r) & (r_neg == neg) & inf_ok
+    ok |= fmt.is_inf(r) & (r_neg == neg) & inf_ok
     return np.where(regular, ok, out)
 
 
@@ -139,8 +157,7 @@ def nearest(form: AmdForm, x) -> np.ndarray:
     """The correctly rounded reciprocal (nearest-even) of flushed ``x``; specials per the contract."""
     fmt = form.fmt
     x = np.asarray(x, dtype=np.uint64)
-    one = np.uint64(fmt.from_fraction(1))
-    return nf.div(fmt, "rn", np.broadcast_to(one, x.shape), x)
+    return ops.apply(np, "rcp", fmt, [x], _NEAREST, ops.NanRule.ieee(fmt))
 
 
 def choose(form: AmdForm, variant: str, x, strategy: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -151,19 +168,19 @@ def choose(form: AmdForm, variant: str, x, strategy: np.ndarray, rng: np.random.
     fmt = form.fmt
     x = np.asarray(x, dtype=np.uint64)
     strategy = np.broadcast_to(np.asarray(strategy), x.shape)
-    xf = nf.flush(fmt, x) if c.bound.flush_inputs else x
+    xf = flush_subnormal_bits(np, fmt, x) if c.bound.flush_inputs else x
     base = nearest(form, xf)
-    special = nf.is_nan(fmt, xf) | nf.is_inf(fmt, xf) | nf.is_zero(fmt, xf)
-    base = np.where(nf.is_nan(fmt, xf), nf.quiet(fmt, xf), base)
+    special = fmt.is_nan(xf) | fmt.is_inf(xf) | fmt.is_zero(xf)
+    base = np.where(fmt.is_nan(xf), quiet(np, fmt, xf), base)
     out = base.copy()
     # the ends are searched where the nearest value is a normal number (elsewhere: nearest)
-    regular = ~special & ~nf.is_nan(fmt, base) & ~nf.is_inf(fmt, base) & ~nf.is_zero(fmt, base)
-    regular &= ~nf.is_subnormal(fmt, base) & (strategy != 0)
+    regular = ~special & ~fmt.is_nan(base) & ~fmt.is_inf(base) & ~fmt.is_zero(base)
+    regular &= ~fmt.is_subnormal(base) & (strategy != 0)
     if np.any(regular):
         idx = np.nonzero(regular)[0]
         xs = xf[idx]
         strat = strategy[idx]
-        t = nf.to_float64(F64, _thresholds(fmt, c, _widen(fmt, xs)))
+        t = F64.to_float64(_thresholds(fmt, c, _widen(fmt, xs)))
         lo, hi = _ends(fmt, c, xs, base[idx], t)
         rnd = _random_inside(fmt, xs, lo, hi, rng)
         out[idx] = np.select([strat == 1, strat == 2], [lo, hi], rnd)
@@ -189,12 +206,14 @@ def _ends(fmt: Format, c: AmdContract, x: np.ndarray, base: np.ndarray, t: np.nd
     if b.relative_log2 is not None:
         # 1 -+ 2^rel is exact in binary64, so each estimate is the end rounded once to nearest
         # (then rounded once more for narrower formats): the end itself or one step outside it
-        x64 = nf.to_float64(F64, _widen(fmt, x))
+        x64 = F64.to_float64(_widen(fmt, x))
         with np.errstate(over="ignore", under="ignore"):
             est_lo = ((1.0 - 2.0 ** b.relative_log2) / x64).view(np.uint64)
             est_hi = ((1.0 + 2.0 ** b.relative_log2) / x64).view(np.uint64)
         if fmt.name != "f64":
-            est_lo, est_hi = nf.convert(F64, fmt, "rn", est_lo), nf.convert(F64, fmt, "rn", est_hi)
+            rule = ops.NanRule.ieee(fmt)
+            est_lo = ops.convert(np, F64, fmt, est_lo, _NEAREST, rule)
+            est_hi = ops.convert(np, F64, fmt, est_hi, _NEAREST, rule)
         lo = np.where(_within(fmt, c, est_lo, x, t), est_lo, _step(fmt, est_lo, 1))
         hi = np.where(_within(fmt, c, est_hi, x, t), est_hi, _step(fmt, est_hi, -1))
         return lo, hi
@@ -207,7 +226,7 @@ def ends_are_tight(form: AmdForm, variant: str, x, lo, hi) -> bool:
     """Self-check used by the tests: ``lo``/``hi`` are allowed and one step outward is not."""
     c = _contract(form, variant)
     fmt = form.fmt
-    t = nf.to_float64(F64, _thresholds(fmt, c, _widen(fmt, x)))
+    t = F64.to_float64(_thresholds(fmt, c, _widen(fmt, x)))
     inside = _within(fmt, c, lo, x, t) & _within(fmt, c, hi, x, t)
     out_lo = _step(fmt, lo, -1)
     out_hi = _step(fmt, hi, 1)

@@ -438,7 +438,7 @@ def _rsqrt_rn(xp, fmt: Format, a, mode: ops.Mode, rule: ops.NanRule):
     special_out = _ieee_special(xp, "rsqrt", fmt, [a], rule)
     mag = a & u64(xp, fmt.magnitude_mask)
     finite_pos = (mag != 0) & (mag < u64(xp, fmt.exponent_mask)) & ((a >> u64(xp, fmt.width - 1)) == 0)
-    if mode.ftz:
+    if mode.flush_in:
         finite_pos = finite_pos & (mag >= u64(xp, fmt.min_normal))
     out = special_out.copy()
     host = lambda v: v.get() if hasattr(v, "get") else np.asarray(v)  # noqa: E731
@@ -470,5 +470,5 @@ def _rsqrt_exact_bits(fmt: Format, bits: int, mode: ops.Mode) -> int:
     from tilecheck.model.ieee import round_pack
 
     out = round_pack(np, fmt, np.array([0], dtype=np.uint64), arr, np.array([-k], dtype=np.int64),
-                     np.array([sticky]), mode.rounding, mode.ftz, mode.tininess)
+                     np.array([sticky]), mode.rounding, mode.flush_out, mode.tininess)
     return int(out[0])

@@ -35,12 +35,12 @@ from tilecheck.model.ieee import flush_subnormal_bits
 
 def applicable(op: str, fmt: Format, mode: ops.Mode) -> bool:
     """Whether a fast path covers this operation (tininess 'before' with ftz stays exact-path)."""
-    if mode.ftz and mode.tininess != "after":
+    if mode.flush_out and mode.tininess != "after":
         return False
     if fmt.name == "f32":
         return op in ("div", "sqrt", "rcp")
     if fmt.name == "f64":
-        return op in ("div", "rcp") and not mode.ftz
+        return op in ("div", "rcp") and not (mode.flush_in or mode.flush_out)
     return False
 
 
@@ -130,7 +130,7 @@ def f32_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanR
     Every step writes into per-thread scratch arrays (``out=``), see :class:`_Scratch`.
     """
     a = operands[0]
-    if mode.ftz:
+    if mode.flush_in:
         a = flush_subnormal_bits(xp, fmt, a).astype(xp.uint32)
     n = a.shape[0]
     if out is None:
@@ -147,7 +147,7 @@ def f32_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanR
         srcs = [xp.full(n, 0x3F800000, dtype=xp.uint32), a]
     else:
         b = operands[1]
-        if mode.ftz:
+        if mode.flush_in:
             b = flush_subnormal_bits(xp, fmt, b).astype(xp.uint32)
         xp.divide(a.view(xp.float32), b.view(xp.float32), out=q, dtype=f64)
         srcs = [a, b]
@@ -172,7 +172,7 @@ def f32_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanR
             (xp.greater if mode.rounding == "rp" else xp.less)(q, 0.0, out=m)
             xp.multiply(up, m, out=up, casting="unsafe")
             (xp.add if mode.rounding == "rp" else xp.subtract)(cbits, up, out=res)
-    if mode.ftz:
+    if mode.flush_out:
         out[...] = flush_subnormal_bits(xp, fmt, out).astype(xp.uint32)
     _fix_nans_into(xp, fmt, out, srcs, rule)
     return out

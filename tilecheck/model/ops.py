@@ -1,4 +1,4 @@
-"""Correctly rounded IEEE operations on bit patterns: add, sub, mul, fma, div, sqrt, rcp.
+"""Correctly rounded IEEE operations on bit patterns: add, sub, mul, fma, div, sqrt, rcp, ldexp, convert.
 
 Each operation computes its exact result (or a significand with guard bits and a sticky flag) with
 integer arithmetic, or for binary64 division and square root with error-free float64 transforms,
@@ -8,6 +8,10 @@ infinities, NaNs) are resolved separately and merged with ``where``.
 NaN results follow a :class:`NanRule`: a NaN operand is returned quieted (first NaN in operand
 order) unless the rule fixes one pattern for every NaN result; invalid operations (0/0, inf-inf,
 0*inf, sqrt of a negative) give ``rule.invalid``.
+
+Beyond the IEEE operations the semantics language needs three exact primitives: :func:`fma` with
+a fused power-of-two ``scale`` (AMD ``V_DIV_FMAS``: ``(a*b + c) * 2**n`` rounded once),
+:func:`ldexp` and :func:`convert` between formats.
 """
 
 from __future__ import annotations
@@ -25,6 +29,11 @@ OPS = ("add", "sub", "mul", "fma", "div", "sqrt", "rcp")
 ARITY = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "div": 2, "sqrt": 1, "rcp": 1}
 
 _TOP = 61  # significands are aligned with their top bit here for addition (3 bits of headroom)
+
+_SCALE_LIMIT = 1 << 20
+"""Power-of-two scales are clamped to +-this: every non-zero exact result here has an exponent
+within a few thousand, so beyond it each one over- or underflows exactly as with the true scale,
+and the clamp keeps the int64 exponent arithmetic far from wrapping."""
 
 
 @dataclass(frozen=True)
@@ -47,11 +56,30 @@ class NanRule:
 
 @dataclass(frozen=True)
 class Mode:
-    """Rounding and flush-to-zero settings of one evaluation."""
+    """Rounding and flush-to-zero settings of one evaluation.
+
+    ``ftz`` flushes subnormal inputs and subnormal results (PTX ``.ftz``). AMD's MODE register
+    controls the two separately, so ``ftz_in`` / ``ftz_out`` override ``ftz`` for the inputs or
+    the results alone when given (``None``: follow ``ftz``). ``tininess`` says whether a result
+    counts as subnormal after rounding or on its exact value (see :func:`round_pack`). Read the
+    effective settings from :attr:`flush_in` and :attr:`flush_out`.
+    """
 
     rounding: str = "rn"
     ftz: bool = False
     tininess: str = "after"
+    ftz_in: bool | None = None
+    ftz_out: bool | None = None
+
+    @property
+    def flush_in(self) -> bool:
+        """Whether subnormal operands are replaced by zeros of the same sign."""
+        return self.ftz if self.ftz_in is None else self.ftz_in
+
+    @property
+    def flush_out(self) -> bool:
+        """Whether subnormal results (judged per ``tininess``) become zeros of the same sign."""
+        return self.ftz if self.ftz_out is None else self.ftz_out
 
 
 def _signed_zero(xp, fmt: Format, sign):
@@ -128,14 +156,14 @@ def _add_core(xp, fmt: Format, sx, mx, ex, sy, my, ey, mode: Mode):
     m = xp.where(carry, shift_right_jam(xp, m, 1), m)
     e = e + carry.astype(xp.int64)
     bits = round_pack(xp, fmt, sign, xp.where(exact_zero, u64(xp, 1), m), e,
-                      xp.zeros(m.shape, dtype=bool), mode.rounding, mode.ftz, mode.tininess)
+                      xp.zeros(m.shape, dtype=bool), mode.rounding, mode.flush_out, mode.tininess)
     return bits, exact_zero
 
 
 def add(xp, fmt: Format, a, b, mode: Mode, rule: NanRule, negate_b: bool = False):
     """a + b (or a - b with ``negate_b``), correctly rounded."""
-    ua = unpack(xp, fmt, a, mode.ftz)
-    ub = unpack(xp, fmt, b, mode.ftz)
+    ua = unpack(xp, fmt, a, mode.flush_in)
+    ub = unpack(xp, fmt, b, mode.flush_in)
     sb = ub.sign ^ u64(xp, 1) if negate_b else ub.sign
     bits, exact_zero = _add_core(xp, fmt, ua.sign, xp.where(ua.zero, u64(xp, 1), ua.sig), ua.exp,
                                  sb, xp.where(ub.zero, u64(xp, 1), ub.sig), ub.exp, mode)
@@ -172,13 +200,13 @@ def _narrow(xp, hi, lo, e):
 
 def mul(xp, fmt: Format, a, b, mode: Mode, rule: NanRule):
     """a * b, correctly rounded."""
-    ua = unpack(xp, fmt, a, mode.ftz)
-    ub = unpack(xp, fmt, b, mode.ftz)
+    ua = unpack(xp, fmt, a, mode.flush_in)
+    ub = unpack(xp, fmt, b, mode.flush_in)
     sign = ua.sign ^ ub.sign
     hi, lo, e = _product(xp, ua, ub)
     zero = ua.zero | ub.zero
     m, e = _narrow(xp, hi, xp.where(zero, u64(xp, 1), lo), e)
-    bits = round_pack(xp, fmt, sign, m, e, xp.zeros(m.shape, dtype=bool), mode.rounding, mode.ftz, mode.tininess)
+    bits = round_pack(xp, fmt, sign, m, e, xp.zeros(m.shape, dtype=bool), mode.rounding, mode.flush_out, mode.tininess)
     bits = xp.where(zero, _signed_zero(xp, fmt, sign), bits)
     inf = ua.inf | ub.inf
     invalid = inf & zero
@@ -186,11 +214,24 @@ def mul(xp, fmt: Format, a, b, mode: Mode, rule: NanRule):
     return _nan_merge(xp, fmt, bits, [ua, ub], invalid, rule)
 
 
-def fma(xp, fmt: Format, a, b, c, mode: Mode, rule: NanRule):
-    """a * b + c with a single rounding."""
-    ua = unpack(xp, fmt, a, mode.ftz)
-    ub = unpack(xp, fmt, b, mode.ftz)
-    uc = unpack(xp, fmt, c, mode.ftz)
+def _clamped_scale(xp, scale):
+    """``scale`` (int or integer array) as int64 clamped to +-:data:`_SCALE_LIMIT`."""
+    if isinstance(scale, (int, np.integer)):
+        return max(-_SCALE_LIMIT, min(_SCALE_LIMIT, int(scale)))
+    return xp.clip(xp.asarray(scale, dtype=xp.int64), -_SCALE_LIMIT, _SCALE_LIMIT)
+
+
+def fma(xp, fmt: Format, a, b, c, mode: Mode, rule: NanRule, scale=None):
+    """a * b + c with a single rounding; with ``scale`` (an int or int64 array, broadcast against
+    the operands) the exact ``(a*b + c) * 2**scale`` rounded once.
+
+    The scale only moves the exponent handed to :func:`round_pack`, so overflow, subnormal results
+    and flushing are judged on the scaled value; exact zeros, infinities and NaNs are returned as
+    without it (an infinite ``a*b + c`` is not scaled).
+    """
+    ua = unpack(xp, fmt, a, mode.flush_in)
+    ub = unpack(xp, fmt, b, mode.flush_in)
+    uc = unpack(xp, fmt, c, mode.flush_in)
     sp = ua.sign ^ ub.sign
     ph, pl, ep = _product(xp, ua, ub)
     pzero = ua.zero | ub.zero
@@ -230,7 +271,10 @@ def fma(xp, fmt: Format, a, b, c, mode: Mode, rule: NanRule):
     sign = xp.where(same | x_ge, sx, sy)
     exact_zero = (rh == 0) & (rl == 0)
     m, e = _narrow(xp, rh, xp.where(exact_zero, u64(xp, 1), rl), e)
-    bits = round_pack(xp, fmt, sign, m, e, xp.zeros(m.shape, dtype=bool), mode.rounding, mode.ftz, mode.tininess)
+    if scale is not None:
+        e = e + _clamped_scale(xp, scale)
+        m = xp.broadcast_to(m, e.shape)  # a scale array may be larger than the operands
+    bits = round_pack(xp, fmt, sign, m, e, xp.zeros(m.shape, dtype=bool), mode.rounding, mode.flush_out, mode.tininess)
     zsign = _exact_zero_sum_sign(xp, sp, uc.sign, mode.rounding)
     bits = xp.where((pzero & uc.zero) | exact_zero, _signed_zero(xp, fmt, zsign), bits)
     # infinities: an infinite product (with no zero factor) or an infinite addend
@@ -292,8 +336,8 @@ def _div_specials(xp, fmt, ua, ub, bits, rule):
 
 def div(xp, fmt: Format, a, b, mode: Mode, rule: NanRule):
     """a / b, correctly rounded."""
-    ua = unpack(xp, fmt, a, mode.ftz)
-    ub = unpack(xp, fmt, b, mode.ftz)
+    ua = unpack(xp, fmt, a, mode.flush_in)
+    ub = unpack(xp, fmt, b, mode.flush_in)
     sign = ua.sign ^ ub.sign
     p = fmt.precision
     sa, ea = normalize(xp, xp.where(ua.zero, u64(xp, 1), ua.sig), ua.exp, p)
@@ -314,7 +358,7 @@ def div(xp, fmt: Format, a, b, mode: Mode, rule: NanRule):
         r = (fa - prod) - _two_product_error(xp, q, fb, prod)
         rs = xp.sign(r)
         m, e, sticky = _from_rn_float(xp, q, rs, ea - eb + 0)
-    bits = round_pack(xp, fmt, sign, m, e, sticky, mode.rounding, mode.ftz, mode.tininess)
+    bits = round_pack(xp, fmt, sign, m, e, sticky, mode.rounding, mode.flush_out, mode.tininess)
     return _div_specials(xp, fmt, ua, ub, bits, rule)
 
 
@@ -330,7 +374,7 @@ def rcp(xp, fmt: Format, a, mode: Mode, rule: NanRule):
 
 def sqrt(xp, fmt: Format, a, mode: Mode, rule: NanRule):
     """Square root of a, correctly rounded (sqrt(-0) = -0)."""
-    ua = unpack(xp, fmt, a, mode.ftz)
+    ua = unpack(xp, fmt, a, mode.flush_in)
     p = fmt.precision
     sa, ea = normalize(xp, xp.where(ua.zero, u64(xp, 1), ua.sig), ua.exp, p)
     odd = (ea & 1) == 1
@@ -354,15 +398,73 @@ def sqrt(xp, fmt: Format, a, mode: Mode, rule: NanRule):
         r = (fa - prod) - _two_product_error(xp, s, s, prod)
         half_exp = (ea + (p - 1)) // 2
         m, e, sticky = _from_rn_float(xp, s, xp.sign(r), half_exp)
-    bits = round_pack(xp, fmt, xp.zeros_like(ua.sign), m, e, sticky, mode.rounding, mode.ftz, mode.tininess)
+    bits = round_pack(xp, fmt, xp.zeros_like(ua.sign), m, e, sticky, mode.rounding, mode.flush_out, mode.tininess)
     bits = xp.where(ua.zero, ua.bits, bits)
     bits = xp.where(ua.inf & (ua.sign == 0), ua.bits, bits)
     invalid = (ua.sign == 1) & ~ua.zero & ~ua.nan
     return _nan_merge(xp, fmt, bits, [ua], invalid, rule)
 
 
-def apply(xp, op: str, fmt: Format, operands: list, mode: Mode, rule: NanRule):
-    """Dispatch ``op`` over uint64 operand arrays; returns uint64 result bits."""
+# ---------------------------------------------------------------------------------------------
+# scaling and conversion
+
+
+def ldexp(xp, fmt: Format, x, n, mode: Mode, rule: NanRule):
+    """``x * 2**n`` rounded once (``n`` an int or int64 array, broadcast against ``x``).
+
+    Subnormal results are rounded on the subnormal grid and overflow gives infinity or the largest
+    finite number as the rounding direction demands (``mode`` flushing applies to the operand and
+    the result). Zeros and infinities are returned unchanged; a NaN follows ``rule`` (IEEE:
+    quieted).
+    """
+    x, n = xp.broadcast_arrays(xp.asarray(x, dtype=xp.uint64), xp.asarray(n, dtype=xp.int64))
+    ux = unpack(xp, fmt, x, mode.flush_in)
+    e = ux.exp + _clamped_scale(xp, n)
+    sig = xp.where(ux.zero, u64(xp, 1), ux.sig)
+    bits = round_pack(xp, fmt, ux.sign, sig, e, xp.zeros(sig.shape, dtype=bool), mode.rounding, mode.flush_out,
+                      mode.tininess)
+    bits = xp.where(ux.zero | ux.inf, ux.bits, bits)
+    return _nan_merge(xp, fmt, bits, [ux], xp.zeros(bits.shape, dtype=bool), rule)
+
+
+def convert(xp, src_fmt: Format, dst_fmt: Format, x, mode: Mode, rule: NanRule):
+    """Patterns of ``src_fmt`` converted to ``dst_fmt``: the exact value rounded once per ``mode``
+    (exact when widening), zeros and infinities keeping their sign.
+
+    ``mode`` flushes subnormal operands of ``src_fmt`` and subnormal results of ``dst_fmt``.
+    NaNs: with ``rule.fixed`` every NaN becomes that pattern, and without ``rule.propagate`` it
+    becomes ``rule.invalid`` (both ``dst_fmt`` patterns). Otherwise (IEEE) a NaN stays a quiet
+    NaN of the same sign whose fraction is the operand's fraction aligned at its top bit: widening
+    appends zero bits, narrowing keeps the top ``dst_fmt.mantissa_bits`` bits and drops the rest;
+    the quiet bit is then set. That is what x86 and Arm conversions do, and what the Z3 backend of
+    the semantics language encodes.
+    """
+    ux = unpack(xp, src_fmt, xp.asarray(x, dtype=xp.uint64), mode.flush_in)
+    sig = xp.where(ux.zero, u64(xp, 1), ux.sig)
+    bits = round_pack(xp, dst_fmt, ux.sign, sig, ux.exp, xp.zeros(sig.shape, dtype=bool), mode.rounding,
+                      mode.flush_out, mode.tininess)
+    bits = xp.where(ux.zero, _signed_zero(xp, dst_fmt, ux.sign), bits)
+    bits = xp.where(ux.inf, _signed_inf(xp, dst_fmt, ux.sign), bits)
+    if rule.fixed is not None:
+        nan = u64(xp, rule.fixed)
+    elif not rule.propagate:
+        nan = u64(xp, rule.invalid)
+    else:
+        shift = dst_fmt.mantissa_bits - src_fmt.mantissa_bits
+        payload = ux.bits & u64(xp, src_fmt.mantissa_mask)
+        payload = payload << u64(xp, shift) if shift >= 0 else payload >> u64(xp, -shift)
+        nan = (_signed_inf(xp, dst_fmt, ux.sign) | u64(xp, dst_fmt.quiet_bit)
+               | (payload & u64(xp, dst_fmt.mantissa_mask)))
+    return xp.where(ux.nan, nan, bits)
+
+
+def apply(xp, op: str, fmt: Format, operands: list, mode: Mode, rule: NanRule, scale=None):
+    """Dispatch ``op`` over uint64 operand arrays; returns uint64 result bits.
+
+    ``scale`` (``fma`` only) is the fused power-of-two scale of :func:`fma`.
+    """
+    if scale is not None and op != "fma":
+        raise ValueError(f"only fma takes a scale, not {op!r}")
     with np.errstate(all="ignore"):  # special lanes compute garbage that `where` discards
         if op == "add":
             return add(xp, fmt, *operands, mode, rule)
@@ -371,7 +473,7 @@ def apply(xp, op: str, fmt: Format, operands: list, mode: Mode, rule: NanRule):
         if op == "mul":
             return mul(xp, fmt, *operands, mode, rule)
         if op == "fma":
-            return fma(xp, fmt, *operands, mode, rule)
+            return fma(xp, fmt, *operands, mode, rule, scale)
         if op == "div":
             return div(xp, fmt, *operands, mode, rule)
         if op == "rcp":

@@ -2,8 +2,10 @@
 
 Payloads: floats are uint64 arrays of bit patterns (any format; the interpreter tracks which),
 ints are int64 arrays, bools are bool arrays. Python ints/bools may appear as operands (numpy
-broadcasts them). Arithmetic is exact integer arithmetic from :mod:`tilecheck.semantics.npfloat`;
-comparisons use the exact float64 value of each pattern (every format here fits in binary64).
+broadcasts them). Arithmetic is the reference model's (:mod:`tilecheck.model.ops`: IEEE NaN rule,
+no implicit flushing -- bodies call ``flush`` where the MODE register says so); classification
+uses :class:`~tilecheck.formats.Format`; comparisons use the exact float64 value of each pattern
+(every format here fits in binary64).
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from tilecheck.formats import Format
-from tilecheck.semantics import npfloat as nf
+from tilecheck.model import ops
+from tilecheck.model.ieee import flush_subnormal_bits, quiet
 
 _CMP = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
         ">=": np.greater_equal}
@@ -83,40 +86,42 @@ class NumpyBackend:
 
     def float_cmp(self, fmt: Format, op: str, a, b):
         # IEEE comparison: NaN unordered (every comparison but != is False), -0 == +0
-        return _CMP[op](nf.to_float64(fmt, self._u(a)), nf.to_float64(fmt, self._u(b)))
+        return _CMP[op](fmt.to_float64(self._u(a)), fmt.to_float64(self._u(b)))
 
     def float_test(self, fmt: Format, what: str, x):
         x = self._u(x)
         if what == "nan":
-            return nf.is_nan(fmt, x)
+            return fmt.is_nan(x)
         if what == "snan":
-            return nf.is_nan(fmt, x) & ((x & np.uint64(fmt.quiet_bit)) == 0)
+            return fmt.is_nan(x) & ((x & np.uint64(fmt.quiet_bit)) == 0)
         if what == "inf":
-            return nf.is_inf(fmt, x)
+            return fmt.is_inf(x)
         if what == "zero":
-            return nf.is_zero(fmt, x)
+            return fmt.is_zero(x)
         if what == "subnormal":
-            return nf.is_subnormal(fmt, x)
+            return fmt.is_subnormal(x)
         if what == "normal":
-            e = nf.exponent_field(fmt, x)
+            e = self.float_exponent(fmt, x)
             return (e != 0) & (e != (1 << fmt.exponent_bits) - 1)
         if what == "finite":
-            return nf.exponent_field(fmt, x) != (1 << fmt.exponent_bits) - 1
+            return self.float_exponent(fmt, x) != (1 << fmt.exponent_bits) - 1
         if what == "neg":
-            return nf.is_neg(fmt, x)
+            return (x & np.uint64(fmt.sign_mask)) != 0
         raise ValueError(what)
 
     def float_exponent(self, fmt: Format, x):
-        return nf.exponent_field(fmt, self._u(x))
+        _, field, _ = fmt.fields(self._u(x))
+        return field
 
     def float_same(self, fmt: Format, a, b):
         return self._u(a) == self._u(b)
 
     def float_quiet(self, fmt: Format, x):
-        return nf.quiet(fmt, self._u(x))
+        x = self._u(x)
+        return np.where(fmt.is_nan(x), quiet(np, fmt, x), x)
 
     def float_flush(self, fmt: Format, x):
-        return nf.flush(fmt, self._u(x))
+        return flush_subnormal_bits(np, fmt, self._u(x))
 
     def float_abs(self, fmt: Format, x):
         return self._u(x) & np.uint64(fmt.magnitude_mask)
@@ -132,15 +137,13 @@ class NumpyBackend:
         return np.where(negative, mag | np.uint64(fmt.sign_mask), mag)
 
     def float_arith(self, fmt: Format, op: str, rm: str, args: list, scale):
-        args = [self._u(a) for a in args]
-        if op == "fma":
-            return nf.fma(fmt, rm, *args, scale=scale)
-        if scale is not None and not (isinstance(scale, int) and scale == 0):
-            raise ValueError("only fma takes a scale")
-        return getattr(nf, op)(fmt, rm, *args)
+        args = list(np.broadcast_arrays(*(self._u(a) for a in args)))
+        if isinstance(scale, int) and scale == 0:
+            scale = None  # the interpreter passes 0 for "no scale": every op, fma's default path
+        return ops.apply(np, op, fmt, args, ops.Mode(rm), ops.NanRule.ieee(fmt), scale)
 
     def float_ldexp(self, fmt: Format, rm: str, x, n):
-        return nf.ldexp(fmt, rm, self._u(x), n)
+        return ops.ldexp(np, fmt, self._u(x), n, ops.Mode(rm), ops.NanRule.ieee(fmt))
 
     def float_convert(self, src: Format, dst: Format, rm: str, x):
-        return nf.convert(src, dst, rm, self._u(x))
+        return ops.convert(np, src, dst, self._u(x), ops.Mode(rm), ops.NanRule.ieee(dst))
