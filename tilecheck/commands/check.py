@@ -12,6 +12,7 @@ target, missing file, a program file that does not load).
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import replace
 
 from tilecheck.spec.database import load_database
@@ -45,12 +46,12 @@ def run(args) -> int:
             illegal = illegal or bool(errors)
             for diag in map(_relative, diagnostics):
                 if args.json:
-                    print(json.dumps(dict(diag.to_dict(), program=program.name)))
+                    sys.stdout.write(json.dumps(dict(diag.to_dict(), program=program.name)) + "\n")
                 else:
-                    print(diag)
+                    sys.stdout.write(f"{diag}\n")
             if not args.json:
                 verdict = "legal" if not errors else f"{len(errors)} legality violation(s)"
-                print(f"{path}: {program.name}: {verdict} ({len(program.calls)} apply call(s), target {target})")
+                sys.stdout.write(f"{path}: {program.name}: {verdict} ({len(program.calls)} apply call(s), target {target})\n")
     return 1 if illegal else 0
 
 

@@ -57,11 +57,11 @@ def run(args) -> int:
             if diag.location is not None:
                 diag = replace(diag, location=Location(display_path(diag.location.path), diag.location.line,
                                                        diag.location.column))
-            print(diag, file=sys.stderr)
+            sys.stderr.write(f"{diag}\n")
         if errors:
             illegal += 1
-            print(f"{args.program}: {program.name}: {len(errors)} legality violation(s) for {target}; nothing emitted",
-                  file=sys.stderr)
+            sys.stderr.write(f"{args.program}: {program.name}: {len(errors)} legality violation(s) for {target}; "
+                             "nothing emitted\n")
     if illegal:
         return 1
     text = emit_programs(programs, target=target, format=args.format, db=db)
@@ -86,19 +86,19 @@ def run_golden(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     root = Path(args.root) if args.root else golden.repo_root()
     if not (root / "examples").is_dir():
-        print(f"error: {root} has no examples/ folder; run from a checkout (or pass --root)", file=sys.stderr)
+        sys.stderr.write(f"error: {root} has no examples/ folder; run from a checkout (or pass --root)\n")
         return 2
     if args.check:
         problems = golden.compare_goldens(root)
         for rel, problem in problems:
-            print(problem if problem.startswith("---") else f"{rel}: {problem}")
-        print(f"{len(problems)} golden file(s) differ" if problems else "goldens are up to date")
+            sys.stdout.write((problem if problem.startswith("---") else f"{rel}: {problem}") + "\n")
+        sys.stdout.write(f"{len(problems)} golden file(s) differ\n" if problems else "goldens are up to date\n")
         return 1 if problems else 0
     written, removed = golden.write_goldens(root)
     for rel in written:
-        print(f"wrote {rel}")
+        sys.stdout.write(f"wrote {rel}\n")
     for rel in removed:
-        print(f"removed {rel}")
+        sys.stdout.write(f"removed {rel}\n")
     total = len(golden.existing_goldens(root))
-    print(f"{len(written)} written, {len(removed)} removed, {total} golden file(s) in {root / 'emit'}")
+    sys.stdout.write(f"{len(written)} written, {len(removed)} removed, {total} golden file(s) in {root / 'emit'}\n")
     return 0
