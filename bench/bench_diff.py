@@ -40,7 +40,7 @@ def best_time(fn, repeat: int) -> float:
 
 def sweep(db, full: bool) -> tuple[float, int, int, bool]:
     """(seconds, inputs, mismatches, measured_fully) of the sqrt.rn.f32 sweep on the host backend."""
-    from tilecheck.testing.exhaustive import chunk
+    from tilecheck.inputs.exhaustive import chunk
 
     form = db.form("sqrt.rn.f32")
     host = backends.HostBackend()

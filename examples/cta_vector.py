@@ -5,7 +5,7 @@ buffer distributes its first two axes over warps and lanes. Each thread issues 3
 ``mul.rn.f32`` by 2.0 and 3 stores.
 """
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -4,7 +4,7 @@
 results for each element go to the columns of ``Out``.
 """
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -6,7 +6,7 @@ encoding 1.0 in both halves. Result: ``Out = (A + 1) * A + A[0:2]`` lane-wise (f
 first word over the four repeats through a zero-stride read-only view).
 """
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -6,7 +6,7 @@ comparison of the thread index without preserving: inactive results are undefine
 is fine because nothing reads them afterwards.
 """
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -4,7 +4,7 @@ A distinct numerical contract (1 ulp, subnormals flushed); for input [[4],[16],[
 result is within 1 ulp of [[0.25],[0.0625],[0.02777...],[0.015625]].
 """
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

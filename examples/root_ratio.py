@@ -1,4 +1,4 @@
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -6,7 +6,7 @@ constant 1.0 (it is never exchanged with the denominator), the views select gapp
 and never cross lanes. Per lane: 1 ld.v4, 2 div.rn.f32, 1 st.v4.
 """
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

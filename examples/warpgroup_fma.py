@@ -5,7 +5,7 @@ addend ``c`` is read through a zero-stride view (one value per thread broadcast 
 repeats), which is fine for a read-only input.
 """
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

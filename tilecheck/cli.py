@@ -9,15 +9,17 @@ bad operand, missing ptxas or GPU). ``--debug`` shows the Python traceback of in
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import traceback
 
+from tilecheck.commands import check, emit, fuzz, prove, spec, verify
+from tilecheck.commands import eval as evaluate
 from tilecheck.errors import TilecheckError
 
-# Subcommands in the order ``--help`` lists them. A module that is absent is skipped.
-COMMANDS = ("verify", "eval", "spec", "check", "emit", "fuzz", "prove")
+# Subcommands in the order ``--help`` lists them.
+COMMANDS = {"verify": verify, "eval": evaluate, "spec": spec, "check": check, "emit": emit, "fuzz": fuzz,
+            "prove": prove}
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -34,17 +36,11 @@ class _UsageExit(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every available subcommand."""
+    """The argument parser with every subcommand."""
     parser = _Parser(prog="tilecheck", description="Executable semantics and verification for GPU arithmetic instructions.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"tilecheck.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"tilecheck.commands.{name}":
-                continue
-            raise
+    for module in COMMANDS.values():
         sp = module.add_parser(sub)
         sp.set_defaults(_run=module.run)
     return parser

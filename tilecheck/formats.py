@@ -13,12 +13,13 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
 from tilecheck.errors import Location, OperandError, Problem, SpecError, UnknownFormError
-from tilecheck.spec.files import display_path, schema_problems, spec_root
-from tilecheck.spec.yamlio import load_yaml
+from tilecheck.specio.files import display_path, schema_problems, spec_root
+from tilecheck.specio.yamlio import load_yaml
 
 # Classification codes returned by Format.classify (small ints so arrays stay compact).
 NEG_INF, NEG_NORMAL, NEG_SUBNORMAL, NEG_ZERO, POS_ZERO, POS_SUBNORMAL, POS_NORMAL, POS_INF, QNAN, SNAN = range(10)
@@ -321,10 +322,13 @@ def _hex(doc, key_path: tuple) -> int:
     return int(node, 16)
 
 
+def load_formats(root: str | Path) -> dict[str, Format]:
+    """Every format under ``root/formats``, by name (cached per root); raises :class:`SpecError`."""
+    return dict(_load_formats(str(root)))
+
+
 @lru_cache(maxsize=None)
 def _load_formats(root: str) -> dict[str, Format]:
-    from pathlib import Path
-
     folder = Path(root) / "formats"
     problems: list[Problem] = []
     formats: dict[str, Format] = {}

@@ -231,7 +231,7 @@ def tininess_cases(form, n: int, rng) -> list[np.ndarray] | None:
     """Cases of an ``.ftz`` exact form where flushing before and after rounding may differ."""
     from tilecheck.diff.cases import operation
     from tilecheck.formats import get_format
-    from tilecheck.testing import boundaries, generators
+    from tilecheck.inputs import boundaries, generators
 
     if form.kind != "exact" or not form.semantics.params.get("ftz") or form.lanes != 1:
         return None
@@ -264,7 +264,7 @@ def tininess_cases(form, n: int, rng) -> list[np.ndarray] | None:
 def div_approx_cases(form, rng, n: int) -> list[np.ndarray] | None:
     """div.approx/div.full with subnormal divisors (and huge ones) against assorted numerators."""
     from tilecheck.formats import get_format
-    from tilecheck.testing.generators import edge_biased
+    from tilecheck.inputs.generators import edge_biased
 
     if form.semantics.key != "approx.div":
         return None

@@ -17,7 +17,7 @@ from tilecheck.smt import fp  # noqa: E402
 from tilecheck.smt.amdgpu import encode_instruction, encode_rcp_contract  # noqa: E402
 from tilecheck.spec.amdgpu import amdgpu_forms  # noqa: E402
 from tilecheck.spec.database import load_database  # noqa: E402
-from tilecheck.testing.edges import edge_values  # noqa: E402
+from tilecheck.inputs.edges import edge_values  # noqa: E402
 
 FORMS = amdgpu_forms(load_database())
 BODY_FORMS = [(f, v) for f in FORMS.values() for v in ("documented", "observed") if f.variants[v].program is not None]

@@ -10,9 +10,9 @@ import pytest
 
 from tilecheck.amdgpu import campaign
 from tilecheck.amdgpu.campaign import format_report, generate, run_chunk, verify_sequence
-from tilecheck.amdgpu.sequence import lookup_sequence, run_sequence
+from tilecheck.spec.sequence import lookup_sequence, run_sequence
 from tilecheck.formats import get_format
-from tilecheck.semantics.numpy_backend import NumpyBackend
+from tilecheck.model.semantics import NumpyBackend
 
 CASES = 20000
 
@@ -156,7 +156,7 @@ def test_z3_sequence_encoding_matches_numpy():
 
 
 def test_verify_target_cli_glue(capsys):
-    from tilecheck.verify_targets import amdgpu
+    from tilecheck.verify import amdgpu
 
     args = argparse.Namespace(semantics="observed", cases=3000, seed=5, rcp="nearest", quiet=True)
     assert amdgpu.run("amdgpu.fdiv64", args) == 0

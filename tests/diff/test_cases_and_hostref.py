@@ -9,7 +9,7 @@ import pytest
 from tilecheck.diff import backends, cases, hostref
 from tilecheck.formats import get_format
 from tilecheck.model import api
-from tilecheck.testing import boundaries, exhaustive
+from tilecheck.inputs import boundaries, exhaustive
 
 
 def test_batches_are_a_pure_function_of_seed_form_and_index(db):

@@ -12,7 +12,7 @@ import pytest
 from tilecheck.errors import Location, UnknownFormError
 from tilecheck.legality import CODES, Diagnostic
 from tilecheck.legality.dtypes import allowed_dtypes
-from tilecheck.tile import T
+from tilecheck.program import T
 
 ROOT = Path(__file__).resolve().parents[2]
 

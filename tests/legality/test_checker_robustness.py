@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tilecheck.legality import Diagnostic
-from tilecheck.tile import T
+from tilecheck.program import T
 from tilecheck.tile.coords import group_axes, split_shape
 from tilecheck.tile.expand import ScalarBinding, expand
 from tilecheck.tile.views import View

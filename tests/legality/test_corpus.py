@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tilecheck.legality.codes import CODES
+from tilecheck.tile.codes import CODES
 from tilecheck.tile.loader import load_programs
 
 ROOT = Path(__file__).resolve().parents[2]

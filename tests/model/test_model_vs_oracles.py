@@ -10,7 +10,7 @@ NaN) NaN results are compared by class.
 * Hypothesis batches (edge-biased bits, hard divisions and square roots, FTZ boundary cases) vs
   :func:`tilecheck.oracle.mpfr.mpfr_op`, without FTZ and with FTZ under both tininess settings,
   for f16/bf16/f32/f64 and add, sub, mul, fma, div, sqrt, rcp;
-* numpy campaigns from :mod:`tilecheck.testing.generators` vs the MPFR oracle, every rounding and
+* numpy campaigns from :mod:`tilecheck.inputs.generators` vs the MPFR oracle, every rounding and
   FTZ setting;
 * FTZ boundary cases whose answer is known by construction (no oracle involved);
 * f16/bf16 sqrt and rcp over (a stride of) every input pattern; every pattern under the deep
@@ -30,7 +30,8 @@ import tilecheck
 from tilecheck.formats import ROUNDINGS, get_format
 from tilecheck.oracle import testfloat
 from tilecheck.oracle.mpfr import mpfr_op
-from tilecheck.testing import construct, generators
+from tilecheck.inputs import generators
+from tilecheck.testing import construct
 from tilecheck.testing import strategies as tst
 from tilecheck.testing.compare import describe_case, mismatch_mask
 

@@ -26,8 +26,8 @@ from tilecheck.formats import ROUNDINGS, get_format
 from tilecheck.model import ops
 from tilecheck.model.api import compute
 from tilecheck.oracle.mpfr import mpfr_context_parameters, mpfr_op
-from tilecheck.testing import generators
-from tilecheck.testing.edges import edge_values
+from tilecheck.inputs import generators
+from tilecheck.inputs.edges import edge_values
 
 gmpy2 = pytest.importorskip("gmpy2", reason="the MPFR references need gmpy2 (pip install 'tilecheck[test]')")
 

@@ -16,10 +16,11 @@ from tilecheck.errors import UsageError
 from tilecheck.formats import CLASS_NAMES, get_format
 from tilecheck.oracle.mpfr import mpfr_op
 from tilecheck.oracle.rational import rational_op
-from tilecheck.testing import construct, generators, profiles
+from tilecheck.inputs import generators
+from tilecheck.testing import construct, profiles
 from tilecheck.testing import strategies as tst
 from tilecheck.testing.compare import mismatch_mask, same_result
-from tilecheck.testing.edges import edge_values
+from tilecheck.inputs.edges import edge_values
 
 pytest.importorskip("gmpy2", reason="the MPFR oracle needs gmpy2 (pip install 'tilecheck[test]')")
 

@@ -7,7 +7,7 @@ import pytest
 
 from tilecheck.errors import SemanticsError
 from tilecheck.semantics import T_BOOL, T_INT, T_ROUNDING, Origin, block_scalar_origin, compile_body, float_type, run
-from tilecheck.semantics.numpy_backend import NumpyBackend
+from tilecheck.model.semantics import NumpyBackend
 
 F64 = float_type("f64")
 ORIGIN = Origin("spec/amdgpu/x.yaml", 40, 7)

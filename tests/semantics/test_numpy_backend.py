@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from tilecheck.formats import ROUNDINGS, get_format
-from tilecheck.semantics.numpy_backend import NumpyBackend
-from tilecheck.testing.edges import edge_values
+from tilecheck.model.semantics import NumpyBackend
+from tilecheck.inputs.edges import edge_values
 
 from mpfr_ref import ieee, is_nan_bits
 

@@ -12,7 +12,7 @@ from tilecheck.formats import get_format
 from tilecheck.model.api import allowed, evaluate, reference
 from tilecheck.sim import ExecutionError, PtxError, execute
 from tilecheck.spec.database import load_database
-from tilecheck.testing.edges import edge_values
+from tilecheck.inputs.edges import edge_values
 
 N = 70          # elements; the launch has 96 threads, so 26 take the bounds-guard branch
 BLOCK = 32

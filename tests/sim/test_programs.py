@@ -16,7 +16,7 @@ from tilecheck.errors import DeviceUnavailableError, IllegalTileOpError, UsageEr
 from tilecheck.sim import ApproximateReferenceWarning, execute, interpret_program, run_program
 from tilecheck.sim.program import bind_arguments
 from tilecheck.spec.database import load_database
-from tilecheck.tile import T
+from tilecheck.program import T
 from tilecheck.tile.loader import load_programs
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ import numpy as np
 
 from tilecheck.formats import Format, get_format
 from tilecheck.spec.forms import TYPE_INFO, Form
-from tilecheck.testing.edges import edge_values, interesting_exponent_fields
+from tilecheck.inputs.edges import edge_values, interesting_exponent_fields
 
 
 def element_bits(fmt: Format, n: int, rng: np.random.Generator, centre: bool = False) -> np.ndarray:

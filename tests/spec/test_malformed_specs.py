@@ -13,7 +13,7 @@ import pytest
 
 from tilecheck.errors import SpecError
 from tilecheck.spec.database import clear_cache, load_database
-from tilecheck.spec.files import spec_root
+from tilecheck.specio.files import spec_root
 
 REAL_SPEC = spec_root()
 

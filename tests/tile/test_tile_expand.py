@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tilecheck.errors import IllegalTileOpError
-from tilecheck.tile import T
+from tilecheck.program import T
 from tilecheck.tile.coords import group_axes, group_coordinate
 from tilecheck.tile.expand import ScalarBinding, TensorBinding, expand
 from tilecheck.tile.loader import load_programs

@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tilecheck.tile import T
+from tilecheck.program import T
 from tilecheck.tile.expand import ScalarBinding
 
 FORMS = {"div.rn.f32": 3, "sqrt.rn.f32": 2, "fma.rn.f32": 4, "add.rz.f32": 3, "rcp.approx.ftz.f32": 2,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from tilecheck.tile import T
+from tilecheck.program import T
 from tilecheck.tile.dtypes import DTYPES, lookup
 from tilecheck.tile.exprs import BinOp, Compare, Const, ThreadIndex, as_expr
 

@@ -7,9 +7,11 @@ import inspect
 import pytest
 
 from tilecheck.errors import IllegalTileOpError, ProgramError
-from tilecheck.tile import T, Program
+from tilecheck.program import Program, T
 from tilecheck.tile.exprs import Const, ScalarParam
-from tilecheck.tile.ir import Instruction, Opaque, _optional
+from tilecheck.tile import T as IR_T
+from tilecheck.tile import ir
+from tilecheck.tile.ir import Instruction, Opaque
 from tilecheck.tile.loader import load_programs
 
 
@@ -163,6 +165,15 @@ def test_validate_raises_a_value_error_with_every_diagnostic(ptx_db):
     assert "2 legality violation(s)" in str(info.value)
 
 
-def test_emit_and_run_hooks_name_the_missing_module():
-    with pytest.raises(NotImplementedError, match="tilecheck.no_such_backend, which is not implemented yet"):
-        _optional("tilecheck.no_such_backend", "Program.emit")
+def test_bare_ir_programs_leave_checks_to_the_facade():
+    """``tilecheck.tile.T`` traces into the bare IR; the facade's ``T`` adds check/emit/run."""
+
+    def body(A: IR_T.Tensor((4, 1), "float32")):
+        r = IR_T.alloc_local((4, 1), "float32")
+        IR_T.cuda.tile.apply(IR_T.ptx["ld.global.f32"], r, A)
+
+    bare = IR_T.function(body)
+    full = T.function(body)
+    assert type(bare) is ir.Program and not hasattr(bare, "check")
+    assert isinstance(full, Program) and isinstance(full, ir.Program)
+    assert full.check() == [] and [c.spelling for c in full.calls] == [c.spelling for c in bare.calls]

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tilecheck.errors import ProgramError
-from tilecheck.tile import T
+from tilecheck.program import T
 from tilecheck.tile.dtypes import DTYPES
 from tilecheck.tile.views import Buffer, View, contiguous_strides
 

@@ -199,7 +199,7 @@ def test_program_runs_compare_emitted_and_interpreted(monkeypatch, db):
     ok = programs.verify_program(Item("program", "examples/root_ratio.py", "examples/root_ratio.py"), ctx)
     assert [c.name for c in ok][:4] == ["legality", "emission", "ptxas", "run(cpu)"]
     assert sum(c.mismatches + c.failures for c in ok) == 0
-    monkeypatch.setattr(sim, "run_program", off_by_one)
+    monkeypatch.setattr(programs, "run_program", off_by_one)
     bad = programs.verify_program(Item("program", "examples/root_ratio.py", "examples/root_ratio.py"), ctx)
     run = next(c for c in bad if c.name == "run(cpu)")
     assert run.mismatches == programs.TRIALS and "Out[0]" in run.details[0]

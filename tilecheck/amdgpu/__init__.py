@@ -3,7 +3,7 @@
 * :mod:`tilecheck.amdgpu.instructions` -- evaluate one ``spec/amdgpu`` form (numpy, vectorised);
 * :mod:`tilecheck.amdgpu.contract` -- precision contracts (is a reciprocal allowed? pick one anywhere
   inside the contract);
-* :mod:`tilecheck.amdgpu.sequence` -- run a ``spec/sequences`` sequence with any semantics backend;
+* :mod:`tilecheck.spec.sequence` (spec layer) -- run a ``spec/sequences`` sequence with any semantics backend;
 * :mod:`tilecheck.amdgpu.campaign` -- ``verify_sequence``: the sequence against correctly rounded
   division over a generated campaign (uses the reference model).
 

@@ -23,13 +23,18 @@ from typing import Callable
 
 import numpy as np
 
+from tilecheck.amdgpu import contract
 from tilecheck.errors import UsageError
 from tilecheck.formats import Format
+from tilecheck.inputs.edges import edge_values
 from tilecheck.model import wide
+from tilecheck.model.api import ieee_op
 from tilecheck.model.ieee import round_pack
+from tilecheck.model.semantics import NumpyBackend
 from tilecheck.model.xp import bit_length
-from tilecheck.semantics.numpy_backend import NumpyBackend
 from tilecheck.spec.amdgpu import Sequence, amdgpu_forms
+from tilecheck.spec.database import load_database
+from tilecheck.spec.sequence import lookup_sequence, run_sequence
 
 CHUNK = 65536
 DEFAULT_CASES = 1_000_000
@@ -204,8 +209,6 @@ def _pairs(fmt: Format, rng, category: str, n: int) -> tuple[np.ndarray, np.ndar
         return (_from_fields(fmt, neg(), rng.integers(fmt.bias - 4, fmt.bias + 5, n), frac()),
                 _from_fields(fmt, neg(), rng.integers(fmt.bias - 4, fmt.bias + 5, n), frac()))
     if category == "special":
-        from tilecheck.testing.edges import edge_values
-
         edges = np.array(edge_values(fmt), dtype=np.uint64)
         a = edges[rng.integers(0, edges.size, n)]
         b = edges[rng.integers(0, edges.size, n)]
@@ -271,8 +274,6 @@ def generate(fmt: Format, seed: int, chunk_index: int, n: int):
 
 
 def _default_reference(seq: Sequence) -> Callable:
-    from tilecheck.model.api import ieee_op
-
     def reference(num, den):
         return np.asarray(ieee_op(seq.operation, seq.fmt, seq.rounding, num, den, ftz=seq.ftz), dtype=np.uint64)
     return reference
@@ -287,9 +288,6 @@ def _same(seq: Sequence, got, want) -> np.ndarray:
 
 def run_chunk(seq: Sequence, semantics: str, num, den, choice, rng, db=None, fixed_rcp=None):
     """Run the sequence on one chunk; returns (trace, reciprocal values chosen)."""
-    from tilecheck.amdgpu import contract
-    from tilecheck.amdgpu.sequence import run_sequence
-
     chosen = {}
 
     def choose(step, form, args):
@@ -317,9 +315,6 @@ def verify_sequence(name: str, semantics: str = "observed", cases: int = DEFAULT
     division (tests cross-check with MPFR); ``progress(done, total, mismatches)`` is called after
     each chunk. Mismatching cases are re-run with the correctly rounded reciprocal to tell
     seed-dependent failures from failures of the sequence itself."""
-    from tilecheck.amdgpu.sequence import lookup_sequence
-    from tilecheck.spec.database import load_database
-
     db = db or load_database()
     seq = lookup_sequence(name, db)
     if len(seq.inputs) != 2 or seq.operation != "div":

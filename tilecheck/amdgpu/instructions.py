@@ -8,48 +8,27 @@ defaults, overridable per call (``mode={"round": "rz", "denorm": 0}``). Contract
 
 from __future__ import annotations
 
+import difflib
+
 import numpy as np
 
 from tilecheck.errors import ApproximateFormError, UnknownFormError, UsageError
+from tilecheck.model.semantics import NumpyBackend
 from tilecheck.semantics import run
-from tilecheck.semantics.numpy_backend import NumpyBackend
 from tilecheck.spec.amdgpu import AmdForm, amdgpu_forms
+from tilecheck.spec.database import load_database
+from tilecheck.spec.sequence import mode_params
 
 
 def lookup(name: str, db=None) -> AmdForm:
     """The AMD form called ``name`` (``v_div_fmas_f64``)."""
-    from tilecheck.spec.database import load_database
-
     forms = amdgpu_forms(db or load_database())
     try:
         return forms[name]
     except KeyError:
-        import difflib
-
         close = difflib.get_close_matches(name, list(forms), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(forms))}"
         raise UnknownFormError(f"unknown AMD instruction {name!r}{hint}") from None
-
-
-def mode_params(form: AmdForm, mode: dict | None = None) -> dict:
-    """Body parameters (``rm``, ``denorm_in``, ``denorm_out``) from MODE values.
-
-    ``mode`` may give ``round`` and ``denorm`` (this form's field) or the sequence-level
-    ``denorm_f32`` / ``denorm_f64`` fields; missing values come from the form's defaults.
-    """
-    values = dict(form.mode)
-    if mode:
-        if form.denorm_field in mode:
-            values["denorm"] = mode[form.denorm_field]
-        for key in ("round", "denorm"):
-            if key in mode:
-                values[key] = mode[key]
-    denorm = int(values["denorm"])
-    if not 0 <= denorm <= 3:
-        raise UsageError(f"MODE denorm field must be 0..3, got {denorm}")
-    if values["round"] not in ("rn", "rz", "rm", "rp"):
-        raise UsageError(f"MODE round must be rn, rz, rm or rp, got {values['round']!r}")
-    return {"rm": values["round"], "denorm_in": bool(denorm & 1), "denorm_out": bool(denorm & 2)}
 
 
 def evaluate(name: str | AmdForm, variant: str = "observed", mode: dict | None = None, db=None,

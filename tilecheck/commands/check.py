@@ -15,6 +15,7 @@ import json
 import sys
 from dataclasses import replace
 
+from tilecheck.legality.checker import check_program
 from tilecheck.spec.database import load_database
 from tilecheck.errors import Location
 from tilecheck.tile.loader import display_path, load_programs
@@ -41,7 +42,7 @@ def run(args) -> int:
     illegal = False
     for path, programs in loaded:
         for program in programs:
-            diagnostics = program.check(target=target, db=db)
+            diagnostics = check_program(program, target=target, db=db)
             errors = [d for d in diagnostics if d.severity == "error"]
             illegal = illegal or bool(errors)
             for diag in map(_relative, diagnostics):

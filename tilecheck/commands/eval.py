@@ -13,6 +13,7 @@ import sys
 
 from tilecheck.errors import OperandError, UsageError
 from tilecheck.formats import get_format
+from tilecheck.model import api
 from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import TYPE_INFO, Form
 
@@ -82,8 +83,6 @@ def describe(form: Form, bits: int, lanes_of=None) -> str:
 
 def run(args) -> int:
     """Evaluate and print; returns the exit code."""
-    from tilecheck.model import api
-
     db = load_database()
     form = db.form(args.form, args.target)
     if len(args.operands) != len(form.sources):

@@ -20,7 +20,15 @@ from __future__ import annotations
 import sys
 import time
 
+import numpy as np
+
+from tilecheck.diff import backends
+from tilecheck.diff.campaign import Campaign, Config
+from tilecheck.diff.cases import source_layout
+from tilecheck.diff.findings import read_findings
+from tilecheck.diff.vectors import read_vectors
 from tilecheck.errors import UsageError
+from tilecheck.spec.database import load_database
 
 
 def add_parser(sub):
@@ -68,15 +76,11 @@ def _forms(db, names: list[str]) -> list[str]:
 
 
 def _backend(args, db, forms):
-    from tilecheck.diff import backends
-
     name = args.backend
     vectors = None
     if args.vectors:
         if name not in ("vectors", "auto"):
             raise UsageError("--vectors goes with --backend vectors")
-        from tilecheck.diff.vectors import read_vectors
-
         vectors = read_vectors(args.vectors, db)
         name = "vectors"
     modes = None if args.gpu_code in (None, "both") else (args.gpu_code,)
@@ -133,11 +137,6 @@ def _rate(rate: float) -> str:
 
 
 def _replay(args, db) -> int:
-    import numpy as np
-
-    from tilecheck.diff.cases import source_layout
-    from tilecheck.diff.findings import read_findings
-
     records = read_findings(args.replay)
     forms = _forms(db, sorted({r["form"] for _, r in records}))
     backend = _backend(args, db, forms)
@@ -172,9 +171,6 @@ def _replay(args, db) -> int:
 
 def run(args) -> int:
     """Run the campaign (or the replay) and print the summary; returns the exit code."""
-    from tilecheck.diff.campaign import Campaign, Config
-    from tilecheck.spec.database import load_database
-
     db = load_database()
     if args.stop_after is not None and args.stop_after < 1:
         raise UsageError("--stop-after must be at least 1")
@@ -219,8 +215,6 @@ def run(args) -> int:
 
 
 def _show_first(path: str, out, limit: int = 3) -> None:
-    from tilecheck.diff.findings import read_findings
-
     for _, rec in read_findings(path)[:limit]:
         shown = rec.get("shrunk", rec)
         out.write(f"  {rec['form']}: inputs {', '.join(shown['inputs'])}; got {shown['result']}, "

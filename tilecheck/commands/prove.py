@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import sys
 
+from tilecheck.errors import UsageError
+from tilecheck.spec.database import load_database
+
 EXIT_PROVED, EXIT_COUNTEREXAMPLE, EXIT_UNKNOWN = 0, 1, 4
 
 
@@ -39,8 +42,6 @@ def add_parser(sub):
 
 
 def _vars(specs: list[str]) -> dict:
-    from tilecheck.errors import UsageError
-
     out = {}
     for spec in specs:
         name, sep, fmt = spec.partition("=")
@@ -52,10 +53,7 @@ def _vars(specs: list[str]) -> dict:
 
 def run(args) -> int:
     """Answer every query; returns the exit code."""
-    from tilecheck.errors import UsageError
     from tilecheck.smt import prove
-    from tilecheck.spec.database import load_database
-
     load_database()  # a malformed spec stops here (exit 2, every problem located), before any output
     out = sys.stdout
     if args.list:

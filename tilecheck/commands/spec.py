@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+from tilecheck.errors import UsageError
+from tilecheck.model.api import _contract_text
 from tilecheck.spec.database import load_database
 
 
@@ -38,8 +40,6 @@ def run(args) -> int:
         return _show(args)
     if args.action == "check":
         return _check(args)
-    from tilecheck.errors import UsageError
-
     raise UsageError("spec needs an action: list, show or check")
 
 
@@ -93,8 +93,6 @@ def _show(args) -> int:
         regs = f" x{op.registers}" if op.registers > 1 else ""
         out.write(f"  operand {op.name}: {op.role} .{op.ptx_type} in .{op.register_type}{regs}{doc}\n")
     if form.contract is not None:
-        from tilecheck.model.api import _contract_text
-
         c = form.contract
         out.write(f"  contract:  {_contract_text(form)}{' (provisional)' if c.provisional else ''}\n")
         out.write(f"             source: {c.source}\n")

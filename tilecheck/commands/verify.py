@@ -16,7 +16,13 @@ from __future__ import annotations
 import sys
 import time
 
+from tilecheck.diff import backends
+from tilecheck.diff.vectors import read_vectors
+from tilecheck.errors import UsageError
 from tilecheck.spec.database import load_database
+from tilecheck.verify import report, runner, targets
+from tilecheck.verify.checks import Context
+from tilecheck.verify.vectors import verify_file
 
 
 def add_parser(sub):
@@ -45,12 +51,6 @@ def add_parser(sub):
 
 def run(args) -> int:
     """Run the verification and print the table; returns the exit code."""
-    from tilecheck.diff import backends
-    from tilecheck.diff.vectors import read_vectors
-    from tilecheck.errors import UsageError
-    from tilecheck.verify import report, runner, targets
-    from tilecheck.verify.checks import Context
-
     if args.cases < 1 or args.sequence_cases < 1:
         raise UsageError("--cases and --sequence-cases must be at least 1")
     started = time.time()
@@ -103,8 +103,6 @@ def run(args) -> int:
 
     rows = runner.run(items, ctx, show)
     for path in args.vectors:
-        from tilecheck.verify.vectors import verify_file
-
         row = verify_file(path, ctx)
         rows.append(row)
         show(row)

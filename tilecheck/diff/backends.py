@@ -32,9 +32,17 @@ from typing import ClassVar
 
 import numpy as np
 
+from tilecheck import ptxas, sim
+from tilecheck.diff import hostref
 from tilecheck.diff import verdict as _verdict
 from tilecheck.diff.cases import source_layout
+from tilecheck.emit import program_kernel, single_instruction_kernel
+from tilecheck.emit.plan import DEFAULT_LAUNCH
 from tilecheck.errors import DeviceUnavailableError, TilecheckError, UsageError
+from tilecheck.formats import get_format
+from tilecheck.model import api, ops
+from tilecheck.sim.program import bind_arguments
+from tilecheck.spec.database import load_database
 
 __all__ = ["Backend", "CpuBackend", "GpuBackend", "HostBackend", "ModelBackend", "VectorsBackend",
            "BackendUnavailableError", "NAMES", "select", "gpu_status", "kernel_target"]
@@ -134,14 +142,6 @@ class CpuBackend(Backend):
     """Cases per simulated launch (bounds the simulator's per-thread register arrays)."""
 
     def __init__(self, db=None, target: str | None = None, tininess: str | None = None):
-        try:
-            from tilecheck import sim
-        except ModuleNotFoundError as exc:
-            if exc.name not in ("tilecheck.sim", "tilecheck.emit"):
-                raise
-            raise BackendUnavailableError(f"the cpu backend needs {exc.name}, which is not installed") from exc
-        from tilecheck.spec.database import load_database
-
         super().__init__("cpu", {"executor": "tilecheck.sim: emitted PTX executed through the model"})
         self._sim = sim
         self.db = db or load_database()
@@ -159,8 +159,6 @@ class CpuBackend(Backend):
         """The (cached) single-instruction kernel of ``form``."""
         key = (form.name, predicated)
         if key not in self._kernels:
-            from tilecheck.emit import single_instruction_kernel
-
             self._kernels[key] = single_instruction_kernel(form, kernel_target(self.db, form, self.target),
                                                            predicated=predicated, db=self.db)
         return self._kernels[key]
@@ -197,8 +195,6 @@ class ModelBackend(Backend):
         self.tininess = tininess
 
     def run(self, form, operands, mask=None, old=None) -> np.ndarray:
-        from tilecheck.model import api
-
         if form.kind == "memory":
             result = np.array(operands[0], copy=True)
         elif form.kind == "contract":
@@ -213,9 +209,6 @@ class ModelBackend(Backend):
 
 def _exact_path(form, operands, tininess: str) -> np.ndarray:
     """Exact forms through :func:`tilecheck.model.ops.apply` lane by lane (no fast path)."""
-    from tilecheck.formats import get_format
-    from tilecheck.model import api, ops
-
     fmt = get_format(form.element_format)
     params = form.semantics.params
     op = form.semantics.key.split(".", 1)[1]
@@ -241,13 +234,9 @@ class HostBackend(Backend):
         super().__init__("host", {"executor": "host IEEE arithmetic through numpy (independent of the model)"})
 
     def supports(self, form) -> str:
-        from tilecheck.diff import hostref
-
         return hostref.supports(form)
 
     def run(self, form, operands, mask=None, old=None) -> np.ndarray:
-        from tilecheck.diff import hostref
-
         if mask is not None:
             raise UsageError("the host backend runs no predicated kernels")
         return hostref.evaluate(form, *operands)
@@ -337,8 +326,6 @@ class GpuBackend(Backend):
     """
 
     def __init__(self, db=None, target: str | None = None, modes: tuple[str, ...] | None = None, device: int = 0):
-        from tilecheck.spec.database import load_database
-
         cupy = _import_cupy()
         self.cupy = cupy
         self.db = db or load_database()
@@ -349,8 +336,6 @@ class GpuBackend(Backend):
         gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
         self.arch = f"sm_{cc}"
         if modes is None:
-            from tilecheck import ptxas
-
             try:
                 ptxas.find_ptxas()
                 modes = ("jit", "cubin")
@@ -365,8 +350,6 @@ class GpuBackend(Backend):
                    "runtime": cupy.cuda.runtime.runtimeGetVersion(), "cupy": cupy.__version__,
                    "target": self.target, "code": "+".join(self.modes)}
         if "cubin" in self.modes:
-            from tilecheck import ptxas
-
             details["ptxas"] = ptxas.ptxas_version()
         super().__init__("gpu", details)
         self._functions: dict = {}
@@ -388,15 +371,11 @@ class GpuBackend(Backend):
         """The loaded kernel function (cached per form, predication and code path)."""
         key = (form.name, predicated, mode)
         if key not in self._functions:
-            from tilecheck.emit import single_instruction_kernel
-
             kernel = single_instruction_kernel(form, kernel_target(self.db, form, self.target),
                                                predicated=predicated, db=self.db)
             if mode == "jit":
                 image = kernel.ptx.encode("utf-8") + b"\0"  # cuModuleLoadData wants a C string
             else:
-                from tilecheck import ptxas
-
                 result = ptxas.assemble(kernel.ptx, self.arch)
                 if not result.ok:
                     raise TilecheckError(f"ptxas rejected the kernel of {form.name} for {self.arch}: "
@@ -437,10 +416,6 @@ class GpuBackend(Backend):
     def run_program(self, program, arrays: list, target: str | None = None) -> None:
         """Launch a tile program's kernel (driver JIT of its PTX) with its launch configuration;
         the numpy tensor arrays in ``arrays`` receive the device's results in place."""
-        from tilecheck.emit import program_kernel
-        from tilecheck.emit.plan import DEFAULT_LAUNCH
-        from tilecheck.sim.program import bind_arguments
-
         cp = self.cupy
         kernel = program_kernel(program, target=target or self.target, db=self.db)
         args = bind_arguments(program, arrays)  # validated numpy arrays and width-exact numpy scalars

@@ -29,7 +29,9 @@ from typing import Callable
 from tilecheck.diff import cases as _cases
 from tilecheck.diff.findings import FindingsWriter, finding
 from tilecheck.diff.shrink import shrink as _shrink
+from tilecheck.diff.verdict import disagreements
 from tilecheck.errors import UsageError
+from tilecheck.spec.database import load_database
 
 __all__ = ["Config", "FormState", "Progress", "Campaign", "CHECKPOINT", "FINDINGS", "FORMAT"]
 
@@ -148,8 +150,6 @@ class Campaign:
 
     def __init__(self, config: Config, backend, out_dir: str, db=None,
                  progress: Callable[[Progress], None] | None = None):
-        from tilecheck.spec.database import load_database
-
         if config.batch < 1:
             raise UsageError("the batch size must be at least 1")
         if not config.exhaustive and config.cases < 1:
@@ -282,8 +282,6 @@ class Campaign:
         recorded = self._recorded(form)
         if recorded is not None:
             # recorded vectors: judge each line's own result, in file order
-            from tilecheck.diff.verdict import disagreements
-
             start, stop = k * cfg.batch, min(state.total, (k + 1) * cfg.batch)
             found = disagreements(form, recorded[1][start:stop], [o[start:stop] for o in recorded[0]], cfg.tininess)
         else:

@@ -7,7 +7,7 @@ form to a campaign does not change the cases of the others.
 
 A batch mixes, per the form's operation (element formats, packed lanes independently):
 
-* edge-biased bit patterns (:func:`tilecheck.testing.generators.edge_biased`): +-0, subnormal
+* edge-biased bit patterns (:func:`tilecheck.inputs.generators.edge_biased`): +-0, subnormal
   min/max, min normal, max finite, +-inf, NaNs with payloads, powers of two and neighbours;
 * constructed hard cases: divisions and square roots whose exact result lies a tiny fraction of an
   ulp from a rounding boundary, results just below the smallest normal that round up to it
@@ -25,7 +25,8 @@ import zlib
 import numpy as np
 
 from tilecheck.formats import get_format
-from tilecheck.testing import boundaries, generators
+from tilecheck.inputs import boundaries, generators
+from tilecheck.inputs.exhaustive import chunk, domain_size
 
 __all__ = ["form_key", "operation", "source_layout", "batch", "operands_for", "exhaustive_size", "exhaustive_batch"]
 
@@ -147,15 +148,11 @@ def batch(form, seed: int, index: int, n: int) -> list[np.ndarray]:
 
 def exhaustive_size(form) -> int | None:
     """Number of inputs of an exhaustive sweep of ``form`` (None when above 2**32)."""
-    from tilecheck.testing.exhaustive import domain_size
-
     return domain_size(form)
 
 
 def exhaustive_batch(form, index: int, size: int) -> list[np.ndarray]:
     """Points ``[index * size, (index + 1) * size)`` of the form's exhaustive domain (clipped)."""
-    from tilecheck.testing.exhaustive import chunk, domain_size
-
     total = domain_size(form)
     if total is None:
         raise ValueError(f"{form.name} has no enumerable domain")

@@ -18,6 +18,8 @@ import json
 import os
 
 from tilecheck.errors import Location, UsageError
+from tilecheck.formats import get_format
+from tilecheck.model import api
 
 __all__ = ["finding", "FindingsWriter", "read_findings", "describe_operand", "hexs"]
 
@@ -30,8 +32,6 @@ def hexs(form, values) -> list[str]:
 
 def describe_operand(form, bits: int) -> str:
     """``0x... value class`` of one container of ``form`` (lanes joined by ' | ')."""
-    from tilecheck.formats import get_format
-
     text = hexs(form, [bits])[0]
     if form.element_format is None:
         return text
@@ -44,16 +44,12 @@ def describe_operand(form, bits: int) -> str:
 
 
 def _expected(form, operands, tininess: str = "after") -> int:
-    from tilecheck.model import api
-
     if form.kind == "memory":
         return int(operands[0])
     return int(api.reference(form, *[int(v) for v in operands], tininess=tininess))
 
 
 def _allowed_text(form) -> str:
-    from tilecheck.model import api
-
     if form.kind == "exact":
         return f"exactly the model's result (NaNs: {form.nan.policy})"
     if form.kind == "contract":

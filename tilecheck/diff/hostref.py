@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tilecheck.errors import UsageError
+
 __all__ = ["supports", "evaluate"]
 
 _U32 = np.uint32
@@ -130,8 +132,6 @@ def evaluate(form, *operands: np.ndarray) -> np.ndarray:
     """Result containers of ``form`` on ``operands`` computed by the host (see :func:`supports`)."""
     reason = supports(form)
     if reason:
-        from tilecheck.errors import UsageError
-
         raise UsageError(reason)
     op = form.semantics.key.split(".", 1)[1]
     params = form.semantics.params

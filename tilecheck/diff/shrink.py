@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tilecheck.diff.cases import source_layout
+from tilecheck.formats import get_format
 
 __all__ = ["Shrunk", "shrink", "complexity", "proposals"]
 
@@ -32,8 +33,6 @@ class Shrunk:
 
 
 def _element_format(form):
-    from tilecheck.formats import get_format
-
     return get_format(form.element_format) if form.element_format else None
 
 

@@ -33,11 +33,14 @@ wide) and raises :class:`VectorFileError` listing each as ``FILE:LINE: error: ..
 from __future__ import annotations
 
 import datetime
+import gzip
 import os
 import re
 from dataclasses import dataclass, field
 
-from tilecheck.errors import IllegalFormError, Location, Problem, TilecheckError, UnknownFormError
+from tilecheck.errors import IllegalFormError, Location, Problem, TilecheckError, UnknownFormError, UsageError
+from tilecheck.spec.database import load_database
+from tilecheck.spec.forms import TYPE_INFO
 
 __all__ = ["VectorCase", "VectorFile", "VectorFileError", "read_vectors", "VectorWriter", "HEADER_KEYS",
            "MAGIC"]
@@ -111,10 +114,6 @@ def read_vectors(path: str, db=None) -> VectorFile:
     """Parse the vector file at ``path`` (forms resolved against ``db``, default: the built-in
     spec database). Raises :class:`VectorFileError` with every malformed line, or
     :class:`~tilecheck.errors.UsageError` when the file cannot be read."""
-    from tilecheck.errors import UsageError
-    from tilecheck.spec.database import load_database
-    from tilecheck.spec.forms import TYPE_INFO
-
     db = db or load_database()
     try:
         with _open_text(path, "r") as fh:
@@ -175,8 +174,6 @@ def read_vectors(path: str, db=None) -> VectorFile:
 def _open_text(path: str, mode: str):
     """A text file, gzip-compressed when the name ends in ``.gz``."""
     if path.endswith(".gz"):
-        import gzip
-
         return gzip.open(path, mode + "t", encoding="utf-8")
     return open(path, mode, encoding="utf-8")
 
@@ -213,8 +210,6 @@ class VectorWriter:
 
     def case(self, form, operands, result: int, comment: str = "") -> None:
         """One case line: ``form`` (a Form or name), operand bits, result bits."""
-        from tilecheck.spec.forms import TYPE_INFO
-
         name = getattr(form, "name", str(form))
         type_ = getattr(form, "type", name.rsplit(".", 1)[-1])
         digits = TYPE_INFO[type_][3] // 4

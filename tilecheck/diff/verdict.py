@@ -17,6 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tilecheck.model import api
+from tilecheck.model.xp import namespace
+
 __all__ = ["Disagreements", "disagreements", "merge", "concat", "ok_mask", "to_host"]
 
 
@@ -50,8 +53,6 @@ class Disagreements:
 
 
 def _namespace(array):
-    from tilecheck.model.xp import namespace
-
     return namespace(array)
 
 
@@ -61,8 +62,6 @@ def ok_mask(form, results, operands, tininess: str = "after"):
     ``operands`` hold one container per case (memory forms: ``registers`` containers per case,
     and ``results`` likewise). ``tininess`` is the model's ``.ftz`` convention for the verdict.
     """
-    from tilecheck.model import api
-
     xp = _namespace(results)
     if form.kind == "memory":
         k = max(o.registers for o in form.operands)

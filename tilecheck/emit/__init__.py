@@ -17,10 +17,15 @@ Regenerate them with ``python -m tilecheck.emit.golden``.
 
 from __future__ import annotations
 
-from tilecheck.emit.common import EmitError
+import numpy as np
+
+from tilecheck.emit.common import PARAM_PTX_TYPE, EmitError
+from tilecheck.emit.cuda import program_source
 from tilecheck.emit.kernel import EmittedKernel, KernelParam, kernel_name, single_instruction_kernel
 from tilecheck.emit.plan import KernelPlan, plan_program
+from tilecheck.emit.ptx import param_name, program_module
 from tilecheck.errors import UsageError
+from tilecheck.spec.database import load_database
 
 FORMATS = ("ptx", "cuda")
 
@@ -41,28 +46,16 @@ def emit_programs(programs, target: str | None = "sm_90", format: str = "ptx", d
     """One PTX module (or CUDA source) holding a kernel per program, ``.version`` the highest needed."""
     if format not in FORMATS:
         raise UsageError(f"unknown emit format {format!r}; known: {', '.join(FORMATS)}")
-    from tilecheck.spec.database import load_database
-
     db = db or load_database()
     plans = [plan_program(p, target=target, db=db) for p in programs]
     if format == "ptx":
-        from tilecheck.emit.ptx import program_module
-
         return program_module(plans)
-    from tilecheck.emit.cuda import program_source
-
     return program_source(plans)
 
 
 def program_kernel(program, target: str | None = "sm_90", db=None) -> EmittedKernel:
     """A program's PTX as an :class:`EmittedKernel`: parameters one per program parameter, in order;
     ``grid``/``block`` the launch it runs with (:func:`tilecheck.emit.plan.launch_of`)."""
-    import numpy as np
-
-    from tilecheck.emit.common import PARAM_PTX_TYPE
-    from tilecheck.emit.ptx import param_name, program_module
-    from tilecheck.spec.database import load_database
-
     db = db or load_database()
     plan = plan_program(program, target=target, db=db)
     params = []

@@ -12,9 +12,15 @@ change shows up in review as a diff of these files.
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import sys
 from pathlib import Path
+
+from tilecheck.emit import emit_programs, single_instruction_kernel
+from tilecheck.legality.checker import check_program
+from tilecheck.spec.database import load_database
+from tilecheck.tile.loader import load_programs
 
 GOLDEN_TARGETS = ("sm_80", "sm_90", "sm_100")
 
@@ -31,17 +37,13 @@ def example_files(root: Path) -> list[Path]:
 
 def golden_outputs(root: Path | None = None, db=None) -> dict[str, str]:
     """Every golden file's expected text, keyed by its path relative to ``root`` (posix)."""
-    from tilecheck.emit import emit_programs, single_instruction_kernel
-    from tilecheck.spec.database import load_database
-    from tilecheck.tile.loader import load_programs
-
     root = root or repo_root()
     db = db or load_database()
     out: dict[str, str] = {}
     for path in example_files(root):
         programs = load_programs(path)
         for target in GOLDEN_TARGETS:
-            if any(d.severity == "error" for p in programs for d in p.check(target=target, db=db)):
+            if any(d.severity == "error" for p in programs for d in check_program(p, target=target, db=db)):
                 continue  # e.g. an sm_100-only form: no golden for older targets
             for fmt, ext in (("ptx", "ptx"), ("cuda", "cu")):
                 out[f"emit/programs/{path.stem}.{target}.{ext}"] = emit_programs(programs, target, fmt, db=db)
@@ -111,10 +113,30 @@ def write_goldens(root: Path | None = None, db=None) -> tuple[list[str], list[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m tilecheck.emit.golden [--check] [--root DIR]`` (see the module docstring)."""
-    from tilecheck.commands.emit import run_golden
-
-    return run_golden(sys.argv[1:] if argv is None else argv)
+    """``python -m tilecheck.emit.golden [--check] [--root DIR]``: regenerate (or check) the goldens."""
+    parser = argparse.ArgumentParser(prog="python -m tilecheck.emit.golden",
+                                     description="Regenerate the golden emitted PTX/CUDA files under emit/.")
+    parser.add_argument("--check", action="store_true", help="compare only; exit 1 when a golden differs")
+    parser.add_argument("--root", default=None, help="checkout root (default: the one holding this tilecheck)")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    root = Path(args.root) if args.root else repo_root()
+    if not (root / "examples").is_dir():
+        sys.stderr.write(f"error: {root} has no examples/ folder; run from a checkout (or pass --root)\n")
+        return 2
+    if args.check:
+        problems = compare_goldens(root)
+        for rel, problem in problems:
+            sys.stdout.write((problem if problem.startswith("---") else f"{rel}: {problem}") + "\n")
+        sys.stdout.write(f"{len(problems)} golden file(s) differ\n" if problems else "goldens are up to date\n")
+        return 1 if problems else 0
+    written, removed = write_goldens(root)
+    for rel in written:
+        sys.stdout.write(f"wrote {rel}\n")
+    for rel in removed:
+        sys.stdout.write(f"removed {rel}\n")
+    total = len(existing_goldens(root))
+    sys.stdout.write(f"{len(written)} written, {len(removed)} removed, {total} golden file(s) in {root / 'emit'}\n")
+    return 0
 
 
 if __name__ == "__main__":

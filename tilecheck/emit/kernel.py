@@ -33,6 +33,8 @@ import numpy as np
 from tilecheck.emit.common import EmitError, RegisterFile, register_class
 from tilecheck.emit.ptx import GENERATED, INDENT, module_text, param_name
 from tilecheck.errors import IllegalFormError, UsageError
+from tilecheck.spec.database import load_database
+from tilecheck.spec.forms import Form
 
 UINT = {16: np.dtype(np.uint16), 32: np.dtype(np.uint32), 64: np.dtype(np.uint64)}
 
@@ -130,9 +132,6 @@ def single_instruction_kernel(form, target: str = "sm_90", predicated: bool = Fa
     ``target`` (else :class:`~tilecheck.errors.IllegalFormError`). ``.version`` is the lowest the
     form and the target accept.
     """
-    from tilecheck.spec.database import load_database
-    from tilecheck.spec.forms import Form
-
     db = db or load_database()
     tinfo = db.target(target)
     spelling = form.name if isinstance(form, Form) else str(form)

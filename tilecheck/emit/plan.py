@@ -2,7 +2,7 @@
 
 The PTX and CUDA renderers both read a :class:`KernelPlan`; nothing here prints text.
 
-Source of truth: :func:`tilecheck.tile.expand.expand_program` gives every call's instances in
+Source of truth: :func:`tilecheck.legality.checker.expand_program` gives every call's instances in
 code-generation order. A GPU thread runs the same instruction text as every other thread, so the
 plan checks that each repeat coordinate binds *the same* registers for every group coordinate
 (ownership makes the group axes address the thread's own lane/warp; what is left must not depend
@@ -27,6 +27,8 @@ from typing import Union
 import numpy as np
 
 from tilecheck.emit.common import EmitError, bit_class, constant_bits, register_class
+from tilecheck.legality.checker import expand_program
+from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import Form, OperandSpec
 from tilecheck.tile.coords import GroupAxis, group_axes
 from tilecheck.tile.exprs import Const, Expr, ScalarParam
@@ -219,9 +221,6 @@ def plan_program(program, target: str | None = None, db=None) -> KernelPlan:
     Raises :class:`~tilecheck.errors.IllegalTileOpError` (with every diagnostic) for an illegal
     program and :class:`EmitError` for a legal one the emitter cannot express.
     """
-    from tilecheck.spec.database import load_database
-    from tilecheck.tile.expand import expand_program
-
     db = db or load_database()
     target_name = db.target(target).name
     expanded = expand_program(program, target=target_name, db=db)

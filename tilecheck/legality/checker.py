@@ -8,9 +8,10 @@ program order. Frontend diagnostics recorded while tracing come first in line or
 
 from __future__ import annotations
 
+from tilecheck.errors import IllegalTileOpError
 from tilecheck.legality.binding import bind_operands
 from tilecheck.legality.context import CallContext
-from tilecheck.legality.diagnostics import Diagnostic
+from tilecheck.tile.diagnostics import Diagnostic
 from tilecheck.legality.dtypes import check_dtypes
 from tilecheck.legality.instruction import check_parameters, check_scope, resolve_form
 from tilecheck.legality.memory import check_memory
@@ -18,6 +19,8 @@ from tilecheck.legality.overlap import check_overlap
 from tilecheck.legality.ownership import check_ownership
 from tilecheck.legality.predication import InitState, check_predication, record_writes
 from tilecheck.legality.shapes import check_shapes
+from tilecheck.spec.database import load_database
+from tilecheck.tile.expand import ExpandedCall, expand
 
 
 def check_program(program, target: str | None = None, db=None) -> list[Diagnostic]:
@@ -27,8 +30,6 @@ def check_program(program, target: str | None = None, db=None) -> list[Diagnosti
     An unknown target name raises :class:`~tilecheck.errors.UnknownFormError`.
     """
     if db is None:
-        from tilecheck.spec.database import load_database
-
         db = load_database()
     target_name = db.target(target).name
     diagnostics = list(program.frontend_diagnostics)
@@ -36,6 +37,25 @@ def check_program(program, target: str | None = None, db=None) -> list[Diagnosti
     for call in program.calls:
         diagnostics.extend(check_call(program, call, db, target_name, state))
     return sorted(diagnostics, key=lambda d: (d.location.path if d.location else "", d.line))
+
+
+def validate_program(program, target: str | None = None, db=None) -> None:
+    """Raise :class:`~tilecheck.errors.IllegalTileOpError` (a ValueError) listing every violation."""
+    errors = [d for d in check_program(program, target, db) if d.severity == "error"]
+    if errors:
+        raise IllegalTileOpError(errors)
+
+
+def expand_program(program, target: str | None = None, db=None) -> list[ExpandedCall]:
+    """Validate ``program`` (raising :class:`~tilecheck.errors.IllegalTileOpError`), then expand every call.
+
+    Returns one :class:`~tilecheck.tile.expand.ExpandedCall` per apply call, in program order, each
+    with the spec form its spelling resolves to for ``target``.
+    """
+    db = db or load_database()
+    validate_program(program, target=target, db=db)
+    return [ExpandedCall(call, db.form(call.spelling, target), tuple(expand(call, program.launch)))
+            for call in program.calls]
 
 
 def check_call(program, call, db, target: str, state: InitState) -> list[Diagnostic]:

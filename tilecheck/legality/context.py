@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tilecheck.legality.diagnostics import Diagnostic
+from tilecheck.tile.diagnostics import Diagnostic
 from tilecheck.tile.coords import axis_kind
 from tilecheck.tile.views import View
 

@@ -7,12 +7,16 @@ bf16x2, f32x2) take and return whole containers and work lane by lane, element 0
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from tilecheck.errors import ApproximateFormError, OperandError, UsageError
 from tilecheck.formats import Format, get_format
-from tilecheck.model import fast, ops
+from tilecheck.model import contracts, fast, ops
 from tilecheck.model.xp import namespace, u64
+from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import TYPE_INFO, Form
 
 TININESS_DEFAULT = "after"
@@ -100,8 +104,6 @@ _POOL = None
 
 def _threads() -> int:
     """Threads for large numpy evaluations: ``TILECHECK_THREADS``, else one per CPU (at most 8)."""
-    import os
-
     value = os.environ.get("TILECHECK_THREADS", "")
     if value.strip():
         return max(1, int(value))
@@ -112,8 +114,6 @@ def _pool(workers: int):
     """A lazily created thread pool (numpy releases the GIL inside its loops)."""
     global _POOL
     if _POOL is None or _POOL._max_workers != workers:
-        from concurrent.futures import ThreadPoolExecutor
-
         _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tilecheck-model")
     return _POOL
 
@@ -172,8 +172,6 @@ def ops_roundings() -> tuple[str, ...]:
 def _form(form) -> Form:
     if isinstance(form, Form):
         return form
-    from tilecheck.spec.database import load_database
-
     return load_database().form(str(form))
 
 
@@ -274,8 +272,6 @@ def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     form = _form(form)
     if form.kind == "exact":
         return evaluate(form, *operand_bits, tininess=tininess)
-    from tilecheck.model import contracts
-
     xp = namespace(*operand_bits)
     arrays = _operands(form, operand_bits, xp)
     out = contracts.reference_value(xp, form, arrays, tininess)
@@ -299,8 +295,6 @@ def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT):
     if arrays:
         result, *arrays = xp.broadcast_arrays(result, *arrays)
     if form.kind == "contract":
-        from tilecheck.model import contracts
-
         ok = contracts.allowed(xp, form, result, arrays, tininess)
     elif form.kind == "exact":
         ok = _allowed_exact(xp, form, result, arrays, tininess)

@@ -27,7 +27,7 @@ import numpy as np
 
 from tilecheck.formats import Format, get_format
 from tilecheck.model import ops
-from tilecheck.model.ieee import flush_subnormal_bits
+from tilecheck.model.ieee import flush_subnormal_bits, round_pack
 from tilecheck.model.xp import u64
 from tilecheck.spec.forms import Form
 
@@ -467,8 +467,6 @@ def _rsqrt_exact_bits(fmt: Format, bits: int, mode: ops.Mode) -> int:
     sticky = not exact
     # round y * 2**-k with the sticky bit through the same rounding as the model
     arr = np.array([y], dtype=np.uint64)
-    from tilecheck.model.ieee import round_pack
-
     out = round_pack(np, fmt, np.array([0], dtype=np.uint64), arr, np.array([-k], dtype=np.int64),
                      np.array([sticky]), mode.rounding, mode.flush_out, mode.tininess)
     return int(out[0])

@@ -64,7 +64,7 @@ from functools import lru_cache
 
 from tilecheck.errors import UsageError
 from tilecheck.formats import Format
-from tilecheck.oracle._common import (Operand, check_call, check_format, check_nan_option, decode,
+from tilecheck.oracle.common import (Operand, check_call, check_format, check_nan_option, decode,
                                       encode_exact, inf_bits, is_subnormal, zero_bits)
 
 __all__ = ["mpfr_op", "mpfr_context_parameters"]

@@ -26,7 +26,7 @@ import math
 from fractions import Fraction
 
 from tilecheck.errors import UsageError
-from tilecheck.oracle._common import check_call, check_format, decode
+from tilecheck.oracle.common import check_call, check_format, decode
 
 __all__ = ["rational_op"]
 

@@ -30,7 +30,7 @@ users of the binding. Not thread-safe, like SoftFloat itself.
 from __future__ import annotations
 
 from tilecheck.errors import ToolNotFoundError, UsageError
-from tilecheck.oracle._common import check_call, check_format
+from tilecheck.oracle.common import check_call, check_format
 
 __all__ = ["softfloat_op", "softfloat_op_flags", "softfloat_supports", "SOFTFLOAT_FORMATS",
            "SOFTFLOAT_OPS", "require_softfloat"]

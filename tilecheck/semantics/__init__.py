@@ -2,7 +2,7 @@
 
 ``compile_body`` parses (with :mod:`ast`, never ``eval``) and type-checks a body, reporting
 located errors; ``run`` interprets a compiled body with a backend: the vectorised numpy backend
-(:mod:`tilecheck.semantics.numpy_backend`) or the Z3 backend (``tilecheck.smt.semantics``). The
+(:mod:`tilecheck.model.semantics`) or the Z3 backend (``tilecheck.smt.semantics``). The
 language and its primitives are documented in ``spec/amdgpu/README.md``.
 """
 

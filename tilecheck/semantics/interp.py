@@ -3,7 +3,7 @@
 A :class:`Program` is a parsed, checked body (see :mod:`tilecheck.semantics.lang`). :func:`run`
 interprets it with a **backend** that supplies the primitive operations on its own payloads:
 
-* :class:`tilecheck.semantics.numpy_backend.NumpyBackend` -- uint64 bit-pattern arrays, vectorised
+* :class:`tilecheck.model.semantics.NumpyBackend` -- uint64 bit-pattern arrays, vectorised
   over any number of cases;
 * ``tilecheck.smt.semantics.Z3Backend`` -- Z3 bit-vector terms;
 * :class:`TypeBackend` (here) -- no values at all: running a body with it type-checks the body
@@ -21,6 +21,7 @@ is undefined afterwards; reading it is a located error.
 from __future__ import annotations
 
 import ast
+import difflib
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -132,8 +133,6 @@ def compile_body(source: str, origin: Origin, *, fmt: Format | str, inputs: dict
 
 
 def _unknown_primitive(name: str) -> str:
-    import difflib
-
     close = difflib.get_close_matches(name, list(PRIMITIVES), n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return f"unknown primitive {name!r}{hint}; primitives: {', '.join(sorted(PRIMITIVES))}"
@@ -357,8 +356,6 @@ class _Interp:
             return _FORMAT_CONSTANTS[name](self, self.F)
         if name in PRIMITIVES:
             raise self.err(node, f"{name!r} is a primitive: call it")
-        import difflib
-
         known = list(env) + list(self.p.constants) + list(ROUNDING_NAMES) + list(_FORMAT_CONSTANTS)
         close = difflib.get_close_matches(name, known, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""

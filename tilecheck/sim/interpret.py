@@ -1,7 +1,7 @@
 """Execute a tile program's IR directly with the reference model -- no PTX involved.
 
 This is the independent side of the emitter's differential test: it walks
-:func:`tilecheck.tile.expand.expand_program`'s instances (which thread executes which instance,
+:func:`tilecheck.legality.checker.expand_program`'s instances (which thread executes which instance,
 which register or memory slot each operand binds) and applies the model, while
 :func:`tilecheck.sim.run_program` executes the *emitted PTX*. Equal bits on both sides mean the
 emitter kept operand order, repeat order, register binding, addresses, scalars and guards.
@@ -21,11 +21,16 @@ import math
 
 import numpy as np
 
-from tilecheck.emit.common import BOOL_OPS, expr_dtype, literal_value, operand_dtype, wrap_int
+from tilecheck.emit.common import BOOL_OPS, constant_bits, expr_dtype, literal_value, operand_dtype, wrap_int
 from tilecheck.emit.plan import launch_of
+from tilecheck.formats import get_format
+from tilecheck.legality.checker import expand_program
+from tilecheck.model import api
+from tilecheck.model.api import TININESS_DEFAULT
 from tilecheck.sim.errors import ExecutionError
 from tilecheck.sim.memory import byte_view, gather_words, scatter_words
 from tilecheck.sim.program import bind_arguments, scalar_bits, warn_approximate
+from tilecheck.spec.database import load_database
 from tilecheck.tile.coords import group_axes
 from tilecheck.tile.exprs import BinOp, Compare, Const, ScalarParam, ThreadIndex
 
@@ -34,10 +39,6 @@ def interpret_program(program, *arrays, target: str | None = None, db=None, tini
     """Run ``program``'s IR on ``arrays`` with the model (outputs written in place); return the
     tensor arguments in parameter order. Same conventions as :func:`tilecheck.sim.run_program`
     (approximate forms give the model's reference value and an ``ApproximateReferenceWarning``)."""
-    from tilecheck.model.api import TININESS_DEFAULT
-    from tilecheck.spec.database import load_database
-    from tilecheck.tile.expand import expand_program
-
     db = db or load_database()
     expanded = expand_program(program, target=db.target(target).name, db=db)
     args = bind_arguments(program, arrays)
@@ -123,8 +124,6 @@ class _State:
         if key in ("mem.ld", "mem.st"):
             self.write(destinations[0], rows, values[0])  # the words move unchanged
             return
-        from tilecheck.model import api
-
         fn = api.evaluate if form.kind == "exact" else api.reference
         with np.errstate(all="ignore"):
             out = fn(form, *[v[0] if isinstance(v, list) else v for v in values], tininess=self.tininess)
@@ -143,8 +142,6 @@ class _State:
 
     def scalar_operand(self, value, spec) -> int:
         """The bits a scalar operand contributes (constant or scalar parameter)."""
-        from tilecheck.emit.common import constant_bits
-
         if isinstance(value, Const):
             return constant_bits(value, spec.ptx_type, spec.container_bits)
         if isinstance(value, ScalarParam):
@@ -229,8 +226,6 @@ class _State:
 
 
 def _float_value(bits: int, dtype) -> float:
-    from tilecheck.formats import get_format
-
     fmt = get_format(dtype.format)
     return float(fmt.to_float64(np.array([bits], dtype=fmt.uint))[0])
 

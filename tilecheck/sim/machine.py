@@ -32,9 +32,13 @@ from typing import Callable
 import numpy as np
 
 from tilecheck.errors import UsageError
+from tilecheck.formats import get_format
+from tilecheck.model import api
+from tilecheck.model.api import TININESS_DEFAULT
 from tilecheck.sim.errors import ExecutionError, PtxError
 from tilecheck.sim.memory import UINT, GlobalMemory
 from tilecheck.sim.parser import Addr, Imm, Kernel, Reg, Special, Statement, Symbol, Vec, parse_ptx
+from tilecheck.spec.database import load_database
 
 # PTX type token -> (width in bits, kind); kind: pred, b, u, s, f (f16/bf16/f32/f64), x (packed)
 TYPES: dict[str, tuple[int, str]] = {
@@ -617,8 +621,6 @@ class _Compiler:
 
     def model(self, stmt, form):
         """A spec-database form through the reference model (reference value for approximate forms)."""
-        from tilecheck.model import api
-
         if len(stmt.operands) != len(form.operands):
             raise self.error(stmt, f"{form.name} takes {len(form.operands)} operands, got {len(stmt.operands)}")
         width = form.operands[0].container_bits
@@ -712,8 +714,6 @@ def _trunc_div(a, b):
 
 def _float_compare(cmp: str, type_: str):
     """A comparison of float bit patterns of ``type_`` (ordered and unordered forms)."""
-    from tilecheck.formats import get_format
-
     fmt = get_format({"f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64"}[type_])
 
     def values(bits):
@@ -795,9 +795,6 @@ def execute(kernel_or_ptx_text, kernel_name: str | None = None, args=None, grid=
     result's ``approximate`` names them. Unsupported PTX raises :class:`PtxError` (``line N: ...``)
     before anything runs; a bad access raises :class:`ExecutionError`.
     """
-    from tilecheck.model.api import TININESS_DEFAULT
-    from tilecheck.spec.database import load_database
-
     text = kernel_or_ptx_text
     if hasattr(kernel_or_ptx_text, "ptx") and hasattr(kernel_or_ptx_text, "name"):
         text = kernel_or_ptx_text.ptx

@@ -8,8 +8,12 @@ import warnings
 
 import numpy as np
 
+from tilecheck.emit import program_kernel
 from tilecheck.errors import DeviceUnavailableError, UsageError
 from tilecheck.sim.errors import ApproximateReferenceWarning
+from tilecheck.sim.machine import execute
+from tilecheck.spec.database import load_database
+from tilecheck.tile.exprs import Const
 
 BACKENDS = ("cpu",)
 
@@ -47,8 +51,6 @@ def bind_arguments(program, arrays) -> list:
 
 def scalar_argument(program: str, name: str, dtype, value) -> np.generic:
     """A scalar argument as a numpy scalar of the parameter's width (``dtype`` is a tile DType)."""
-    from tilecheck.tile.exprs import Const
-
     if isinstance(value, np.generic):
         if dtype.kind == "float" and value.dtype.kind in "ui" and value.dtype.itemsize == dtype.bytes:
             return value  # an unsigned/signed integer of the float's width: its bits
@@ -102,10 +104,6 @@ def run_program(program, *arrays, backend: str = "cpu", target: str | None = Non
                                      "the differential engine (tilecheck.diff); use backend='cpu'")
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
-    from tilecheck.emit import program_kernel
-    from tilecheck.sim.machine import execute
-    from tilecheck.spec.database import load_database
-
     db = db or load_database()
     kernel = program_kernel(program, target=target, db=db)
     args = bind_arguments(program, arrays)

@@ -14,13 +14,13 @@ import itertools
 
 import z3
 
-from tilecheck.amdgpu.sequence import Trace, lookup_sequence, run_sequence
 from tilecheck.errors import UsageError
 from tilecheck.formats import Format, get_format
 from tilecheck.semantics import run
 from tilecheck.smt import fp
 from tilecheck.smt.semantics import Z3Backend
 from tilecheck.spec.amdgpu import AmdContract, AmdForm
+from tilecheck.spec.sequence import Trace, lookup_sequence, mode_params, run_sequence
 
 F64 = get_format("f64")
 _fresh = itertools.count()
@@ -28,8 +28,6 @@ _fresh = itertools.count()
 
 def encode_instruction(form: AmdForm, variant: str, operands: dict, mode: dict | None = None) -> dict:
     """Destination terms (bit-vectors for floats, Bools for lane bits) of one body-defined form."""
-    from tilecheck.amdgpu.instructions import mode_params
-
     v = form.variant(variant)
     if v.program is None:
         raise UsageError(f"{form.name} ({variant}) is a contract: use encode_rcp_contract")

@@ -33,6 +33,7 @@ import z3
 from tilecheck.errors import ApproximateFormError, UsageError
 from tilecheck.formats import Format, get_format
 from tilecheck.smt import fp
+from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import TYPE_INFO, Form
 
 _FUNCTION = {"approx.div": "div", "approx.rcp": "rcp", "approx.sqrt": "sqrt", "approx.rsqrt": "rsqrt",
@@ -53,8 +54,6 @@ class Approx:
 def _form(form) -> Form:
     if isinstance(form, Form):
         return form
-    from tilecheck.spec.database import load_database
-
     return load_database().form(str(form))
 
 

@@ -36,6 +36,8 @@ import z3
 from tilecheck.errors import UsageError
 from tilecheck.formats import get_format
 from tilecheck.smt import fp
+from tilecheck.spec.amdgpu import amdgpu_forms, sequences
+from tilecheck.spec.database import load_database
 
 ROUNDINGS = ("rn", "rz", "rm", "rp")
 _ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd, ast.Compare,
@@ -188,8 +190,6 @@ class _Builder:
         return self.db.resolve(name)
 
     def _sequence(self, name: str):
-        from tilecheck.spec.amdgpu import sequences
-
         return sequences(self.db).get(name)
 
     # ---- expressions ------------------------------------------------------------------------
@@ -374,8 +374,6 @@ class _Builder:
                                                  dict(zip(seq.inputs, [a.bits for a in args])), db=self.db)
             self.constraints.extend(constraints)
             self.memo[key] = Val(f, trace.result)
-            from tilecheck.spec.amdgpu import amdgpu_forms
-
             forms = amdgpu_forms(self.db)
             for step, names in trace.order:
                 if step.op and forms[step.op].variant(self.semantics).program is None:
@@ -483,8 +481,6 @@ def parse(text: str) -> ast.Expression:
 
 def build(text: str, assumptions=(), var_formats: dict | None = None, semantics: str = "observed", db=None) -> Built:
     """Turn a query (and assumptions, each a boolean query expression) into Z3 terms."""
-    from tilecheck.spec.database import load_database
-
     db = db or load_database()
     builder = _Builder(text, var_formats or {}, semantics, db)
     for name, fname in (var_formats or {}).items():

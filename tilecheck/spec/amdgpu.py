@@ -1,15 +1,12 @@
 """Loaders for the ``amdgpu-instruction`` and ``sequence`` schemas (``spec/amdgpu``, ``spec/sequences``).
 
-:mod:`tilecheck.spec.database` imports this module from ``_register_extensions`` and dispatches
-files whose ``schema:`` names one of these to :func:`load_amdgpu_family` / :func:`load_sequence`;
+:mod:`tilecheck.spec.database` dispatches files whose ``schema:`` names one of these to
+:func:`load_amdgpu_family` / :func:`load_sequence` (its ``LOADERS`` table);
 results land in ``db.extras["amdgpu"]`` (``{"families": {...}, "forms": {...}}``) and
 ``db.extras["sequences"]`` (``{name: Sequence}``). Every semantics body is compiled (parsed and
 type-checked) here, so a syntax error or an unknown primitive is a located spec problem at the
 body's line and column in the YAML file. :func:`check_sequences` (a database-wide check) resolves
 each sequence step against the instruction forms.
-
-Registering the two loaders into ``database.LOADERS`` when this module is imported is the
-extension protocol the database defines; nothing else happens at import.
 """
 
 from __future__ import annotations
@@ -19,11 +16,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from tilecheck.errors import Location, Problem, SemanticsError
+from tilecheck.errors import Location, Problem, SemanticsError, UsageError
 from tilecheck.formats import Format, get_format
-from tilecheck.spec import database
+from tilecheck.semantics import T_BOOL, T_ROUNDING, block_scalar_origin, compile_body, float_type
 from tilecheck.spec.forms import Reference
-from tilecheck.spec.yamlio import LocatedDocument
+from tilecheck.specio.yamlio import LocatedDocument
 
 VARIANTS = ("documented", "observed")
 MODE_DEFAULTS = {"round": "rn", "denorm": 3}
@@ -107,8 +104,6 @@ class AmdForm:
         try:
             return self.variants[name]
         except KeyError:
-            from tilecheck.errors import UsageError
-
             raise UsageError(f"{self.name} has no semantics variant {name!r} (variants: {', '.join(self.variants)})") from None
 
     def __repr__(self) -> str:
@@ -219,8 +214,6 @@ def _file_text(path: Path) -> str:
 
 def _compile_variant(doc: LocatedDocument, text: str, family: dict, form: dict, vname: str,
                      problems: list[Problem], seen: set) -> AmdVariant | None:
-    from tilecheck.semantics import T_BOOL, T_ROUNDING, block_scalar_origin, compile_body, float_type
-
     vdata = family["semantics"][vname]
     here = ("semantics", vname)
     if "contract" in vdata:
@@ -473,12 +466,6 @@ def check_sequences(db, problems: list[Problem]) -> None:
             problems.append(Problem(seq.location, f"{seq.name}: result {seq.result!r} is never assigned"))
         elif kinds[seq.result] not in ("float", "unknown"):
             problems.append(Problem(seq.location, f"{seq.name}: result {seq.result!r} is not a float"))
-
-
-database.LOADERS.setdefault("amdgpu-instruction", load_amdgpu_family)
-database.LOADERS.setdefault("sequence", load_sequence)
-if check_sequences not in database.CHECKS:
-    database.CHECKS.append(check_sequences)
 
 
 def amdgpu_forms(db) -> dict[str, AmdForm]:

@@ -6,9 +6,8 @@ objects with their PTX spelling, and checks the whole: duplicate names, unknown 
 parameters, two forms claiming one spelling, examples naming unknown forms. Every problem found
 is collected and raised together as one :class:`~tilecheck.errors.SpecError`.
 
-Other instruction sets and composite sequences register a loader for their schema name in
-``LOADERS`` (see :mod:`tilecheck.spec.amdgpu` once present); the database keeps what they return
-in ``extras``.
+Other instruction sets and composite sequences have a loader for their schema name in
+``LOADERS`` (:mod:`tilecheck.spec.amdgpu`); the database keeps what they return in ``extras``.
 """
 
 from __future__ import annotations
@@ -22,11 +21,12 @@ from pathlib import Path
 from typing import Callable
 
 from tilecheck.errors import IllegalFormError, Location, Problem, SpecError, UnknownFormError
-from tilecheck.spec import registry
-from tilecheck.spec.files import display_path, schema_problems, spec_root
+from tilecheck.formats import Format, load_formats
+from tilecheck.spec import amdgpu, registry
+from tilecheck.specio.files import display_path, schema_problems, spec_root
 from tilecheck.spec.forms import (TYPE_INFO, Contract, Example, Family, Form, IllegalSpelling, NanPolicy,
                                   OperandSpec, Reference, Semantics, Special, Target, Verdict)
-from tilecheck.spec.yamlio import LocatedDocument, load_yaml
+from tilecheck.specio.yamlio import LocatedDocument, load_yaml
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 SPEC_FOLDERS = ("ptx", "amdgpu", "sequences", "targets")
@@ -66,6 +66,7 @@ class SpecDatabase:
     """Everything loaded from the spec root. Read-only after :func:`load_database`."""
 
     root: Path
+    formats: dict[str, Format] = field(default_factory=dict)
     families: dict[str, Family] = field(default_factory=dict)
     forms: dict[str, Form] = field(default_factory=dict)
     targets: dict[str, TargetInfo] = field(default_factory=dict)
@@ -340,22 +341,13 @@ def _load_targets(doc: LocatedDocument, db: SpecDatabase, problems: list[Problem
     db.default_target = data["default"]
 
 
-# Loaders for other schemas: name -> callable(doc, path, db, problems). Filled by extensions.
-LOADERS: dict[str, Callable] = {}
-# Database-wide checks contributed by extensions: callable(db, problems).
-CHECKS: list[Callable] = []
-
-
-def _register_extensions() -> None:
-    """Import the modules that add loaders for non-PTX schemas (they register themselves)."""
-    import importlib
-
-    for module in ("tilecheck.spec.amdgpu",):
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+# Loaders for the other schemas: name -> callable(doc, path, db, problems).
+LOADERS: dict[str, Callable] = {
+    "amdgpu-instruction": amdgpu.load_amdgpu_family,
+    "sequence": amdgpu.load_sequence,
+}
+# Database-wide checks of those schemas' contents: callable(db, problems).
+CHECKS: list[Callable] = [amdgpu.check_sequences]
 
 
 def _check_database(db: SpecDatabase, problems: list[Problem]) -> None:
@@ -415,18 +407,15 @@ def load_database(root: str | Path | None = None) -> SpecDatabase:
 
 @lru_cache(maxsize=8)
 def _load_cached(root_text: str) -> SpecDatabase:
-    from tilecheck.formats import all_formats  # formats live in spec/formats and load first
-
-    _register_extensions()
     root = Path(root_text)
     if not root.is_dir():
         raise SpecError([Problem(Location(root_text), "spec folder not found")])
     problems: list[Problem] = []
+    db = SpecDatabase(root=root)
     try:
-        all_formats()
+        db.formats = load_formats(root)
     except SpecError as exc:
         problems.extend(exc.problems)
-    db = SpecDatabase(root=root)
     files = []
     for folder in SPEC_FOLDERS:
         files.extend(sorted((root / folder).glob("*.yaml")))

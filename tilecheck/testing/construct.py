@@ -1,7 +1,7 @@
 """Exact scalar constructions of hard floating-point cases (Python ints, no numpy, no Hypothesis).
 
 The Hypothesis strategies in :mod:`tilecheck.testing.strategies` draw the free parameters and
-call these functions; :mod:`tilecheck.testing.generators` implements the same mathematics
+call these functions; :mod:`tilecheck.inputs.generators` implements the same mathematics
 vectorised. Every function returns bit patterns of exactly representable operands and raises
 ``ValueError`` for parameters outside its documented domain.
 
@@ -41,8 +41,10 @@ exact), and neither do sqrt or rcp under rn.
 
 from __future__ import annotations
 
+from math import isqrt
+
 from tilecheck.formats import Format, get_format
-from tilecheck.oracle._common import encode_exact
+from tilecheck.oracle.common import encode_exact
 
 __all__ = ["encode", "hard_division_operands", "hard_sqrt_operand", "sqrt_mod_pow2",
            "ftz_boundary_operands", "FTZ_BOUNDARY_OPS"]
@@ -231,7 +233,5 @@ def ftz_boundary_operands(fmt, op: str, *, rounding: str = "rn", x: int = 0, pic
 
 
 def _isqrt_ceil(n: int) -> int:
-    from math import isqrt
-
     r = isqrt(n)
     return r if r * r == n else r + 1

@@ -3,7 +3,7 @@
 Every strategy yields plain Python ints (bit patterns of the format's width) or tuples of them,
 so that a failing example prints as something you can paste into ``tilecheck eval``.
 
-* :func:`bits` -- one pattern, biased toward edge classes (see :mod:`tilecheck.testing.edges`):
+* :func:`bits` -- one pattern, biased toward edge classes (see :mod:`tilecheck.inputs.edges`):
   +-0, smallest/largest subnormals, the subnormal/normal boundary, powers of two and their
   neighbours, the largest finite number, +-inf, quiet and signalling NaNs with payloads, then
   structured (interesting exponent x interesting fraction) and uniformly random patterns.
@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from tilecheck.formats import ROUNDINGS, Format, get_format
 from tilecheck.testing import construct
-from tilecheck.testing.edges import edge_values, interesting_exponent_fields, interesting_fractions
+from tilecheck.inputs.edges import edge_values, interesting_exponent_fields, interesting_fractions
 
 __all__ = ["bits", "operands", "roundings", "hard_division", "hard_sqrt", "ftz_boundary",
            "hard_cases"]

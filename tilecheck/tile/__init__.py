@@ -1,6 +1,10 @@
 """The tile-program frontend: a ``T`` namespace mirroring the seed's API, and the program IR.
 
-``from tilecheck.tile import T`` is the only change the seed's ``root_ratio`` example needs::
+``T.function`` here traces a function into the bare IR (:class:`Program`). Programs that can be
+checked, emitted and run come from the facade's ``T`` (:mod:`tilecheck.program`), which sits above
+the checker, the emitter and the simulator; this package imports none of them::
+
+    from tilecheck.program import T     # the only change the seed's root_ratio example needs
 
     @T.function
     def root_ratio(A: T.Tensor((4, 1), "float32"), Out: T.Tensor((4, 1), "float32")):
@@ -10,13 +14,12 @@
         ...
 
     root_ratio.check()      # -> list of Diagnostic (empty: legal)
-    root_ratio.validate()   # raises IllegalTileOpError listing every violation
-    root_ratio.expand()     # instruction instances in code-generation order
 
 Modules: ``dtypes`` (T.float32 ...), ``exprs`` (scalar expressions), ``layout`` (register
 layouts), ``views`` (buffers and strided/dtype views), ``trace`` (tracing state), ``frontend``
 (the recording T calls), ``function`` (@T.function), ``ir`` (Program, ApplyCall), ``coords``
-(scopes and group axes), ``expand`` (code-generation order), ``namespace`` (T).
+(scopes and group axes), ``expand`` (code-generation order), ``namespace`` (T), ``diagnostics``
+and ``codes`` (the diagnostic record and code table the frontend and the checker share).
 """
 
 from tilecheck.tile.ir import ApplyCall, Instruction, LaunchConfig, Program

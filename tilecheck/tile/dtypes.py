@@ -52,6 +52,7 @@ class DType:
 
     def __call__(self, value):
         """A constant of this type (validated when the checker meets it)."""
+        # exprs builds on the dtypes of this module; ``T.float32(4)`` is the one way back
         from tilecheck.tile.exprs import Const
 
         return Const.typed(value, self)

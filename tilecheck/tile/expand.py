@@ -131,17 +131,3 @@ def expand(call, launch=None) -> Iterator[Instance]:
                 else:
                     raise ValueError(f"cannot expand {call!r}: operand {op!r} is neither a view nor an expression")
             yield Instance(call, group, repeat, tuple(bindings))
-
-
-def expand_program(program, target: str | None = None, db=None) -> list[ExpandedCall]:
-    """Validate ``program`` (raising :class:`~tilecheck.errors.IllegalTileOpError`), then expand every call.
-
-    Returns one :class:`ExpandedCall` per apply call, in program order, each with the spec form
-    its spelling resolves to for ``target``.
-    """
-    from tilecheck.spec.database import load_database
-
-    db = db or load_database()
-    program.validate(target=target, db=db)
-    return [ExpandedCall(call, db.form(call.spelling, target), tuple(expand(call, program.launch)))
-            for call in program.calls]

@@ -21,8 +21,12 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 from tilecheck.errors import ProgramError
+from tilecheck.formats import get_format
 from tilecheck.tile.dtypes import DTYPES, DType
+from tilecheck.tile.trace import caller_location
 
 _ARITH = {"+": "add", "-": "sub", "*": "mul", "//": "floordiv", "%": "mod", "&": "and", "|": "or", "^": "xor",
           "<<": "shl", ">>": "shr"}
@@ -44,8 +48,6 @@ class Expr:
         return []
 
     def __bool__(self):
-        from tilecheck.tile.trace import caller_location
-
         raise ProgramError("a runtime scalar expression has no Python truth value while a tile program is traced; "
                            "pass it as pred=... instead of using it in `if`/`and`/`or`", caller_location())
 
@@ -132,8 +134,6 @@ class Const(Expr):
             raise ValueError(f"untyped constant {self.value!r} needs a dtype to be encoded")
         value = self.value
         if dtype.kind == "float":
-            from tilecheck.formats import get_format
-
             fmt = get_format(dtype.format)
             number = float(value)
             if math.isnan(number):
@@ -271,8 +271,6 @@ def as_expr(value) -> Expr | None:
         return value
     if isinstance(value, (bool, int, float)):
         return Const.literal(value)
-    import numpy as np
-
     if isinstance(value, np.generic):
         dtype = DTYPES.get(value.dtype.name)
         if dtype is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import inspect
 
 from tilecheck.errors import Location, ProgramError, TilecheckError
-from tilecheck.legality.diagnostics import Diagnostic
+from tilecheck.tile.diagnostics import Diagnostic
 from tilecheck.tile.dtypes import DType
 from tilecheck.tile.exprs import ScalarParam
 from tilecheck.tile.ir import Param, Program, TensorType
@@ -24,8 +24,12 @@ from tilecheck.tile.trace import Tracer, user_location
 from tilecheck.tile.views import Buffer, View
 
 
-def trace_function(fn) -> Program:
-    """Trace ``fn`` once and return its :class:`Program` (the ``@T.function`` decorator)."""
+def trace_function(fn, program_type: type[Program] = Program) -> Program:
+    """Trace ``fn`` once and return its program (the ``@T.function`` decorator).
+
+    ``program_type`` is :class:`~tilecheck.tile.ir.Program` or a subclass of it (the facade's
+    :class:`tilecheck.program.Program` adds ``check``/``emit``/``run``).
+    """
     if not callable(fn) or not hasattr(fn, "__code__"):
         raise ProgramError(f"@T.function decorates a Python function, got {fn!r}")
     code = fn.__code__
@@ -56,7 +60,7 @@ def trace_function(fn) -> Program:
         raise ProgramError(f"tracing {name} failed: {type(exc).__name__}: {exc}", where) from exc
     finally:
         tracer.deactivate(token)
-    return Program(name, location, tracer.params, tracer.locals, tracer.launch, tracer.calls, tracer.diagnostics,
+    return program_type(name, location, tracer.params, tracer.locals, tracer.launch, tracer.calls, tracer.diagnostics,
                    function=fn)
 
 

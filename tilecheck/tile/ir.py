@@ -1,8 +1,10 @@
 """The IR of a traced tile program: parameters, local buffers, launch config, ordered apply calls.
 
 ``@T.function`` turns a Python function into a :class:`Program`. The checker
-(:mod:`tilecheck.legality`), the expansion (:mod:`tilecheck.tile.expand`), and later the emitter
-and the CPU simulator read this IR; nothing writes it after tracing.
+(:mod:`tilecheck.legality`), the expansion (:mod:`tilecheck.tile.expand`), the emitter and the CPU
+simulator read this IR; nothing writes it after tracing. ``check``, ``validate``, ``expand``,
+``emit`` and ``run`` are methods of the facade's subclass (:class:`tilecheck.program.Program`),
+which sits above all of them.
 
 Operands of an :class:`ApplyCall` are, in the call's order (destination first):
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tilecheck.errors import IllegalTileOpError, Location
+from tilecheck.errors import Location
 from tilecheck.tile.dtypes import DType
 from tilecheck.tile.exprs import Expr, ScalarParam
 from tilecheck.tile.views import Buffer, View
@@ -129,7 +131,7 @@ class ApplyCall:
 
 
 class Program:
-    """A traced ``@T.function``: the IR of its apply calls, plus check/validate/expand hooks.
+    """A traced ``@T.function``: the IR of its apply calls (the facade subclass adds the checks).
 
     Attributes: ``name``, ``location`` (the ``def`` line), ``params`` (:class:`Param`),
     ``locals`` (local :class:`~tilecheck.tile.views.Buffer` in allocation order), ``launch``
@@ -153,38 +155,6 @@ class Program:
         """Global parameter buffers then local buffers."""
         return tuple(p.view.buffer for p in self.params if p.is_tensor) + self.locals
 
-    def check(self, target: str | None = None, db=None) -> list:
-        """Every legality violation, as :class:`~tilecheck.legality.diagnostics.Diagnostic` in line order.
-
-        ``target`` (``"sm_90"``) defaults to the spec database's default target; an unknown
-        target raises :class:`~tilecheck.errors.UnknownFormError`.
-        """
-        from tilecheck.legality.checker import check_program
-
-        return check_program(self, target=target, db=db)
-
-    def validate(self, target: str | None = None, db=None) -> None:
-        """Raise :class:`~tilecheck.errors.IllegalTileOpError` (a ValueError) listing every violation."""
-        errors = [d for d in self.check(target, db) if d.severity == "error"]
-        if errors:
-            raise IllegalTileOpError(errors)
-
-    def expand(self, target: str | None = None, db=None) -> list:
-        """Validate, then every call's instruction instances (:func:`tilecheck.tile.expand.expand_program`)."""
-        from tilecheck.tile.expand import expand_program
-
-        return expand_program(self, target=target, db=db)
-
-    def emit(self, target: str | None = None, **options):
-        """PTX for this program (needs :mod:`tilecheck.emit`, built in the next step)."""
-        emit = _optional("tilecheck.emit", "Program.emit")
-        return emit.emit_program(self, target=target, **options)
-
-    def run(self, *arrays, backend: str = "cpu", **options):
-        """Execute the program on ``arrays`` (needs :mod:`tilecheck.sim`, built in the next step)."""
-        sim = _optional("tilecheck.sim", "Program.run")
-        return sim.run_program(self, *arrays, backend=backend, **options)
-
     def describe(self) -> str:
         """A readable listing of the IR (parameters, locals, launch, calls)."""
         lines = [f"program {self.name} ({self.location})"]
@@ -207,18 +177,6 @@ class Program:
 
     def __repr__(self) -> str:
         return f"<Program {self.name}: {len(self.calls)} apply call(s)>"
-
-
-def _optional(module: str, api: str):
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        raise NotImplementedError(f"{api} needs {module}, which is not implemented yet; "
-                                  "Program.check() and Program.expand() work today") from None
 
 
 def is_tensor(operand) -> bool:

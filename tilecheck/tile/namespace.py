@@ -1,4 +1,4 @@
-"""The ``T`` namespace: the seed page's API surface (``from tilecheck.tile import T``).
+"""The ``T`` namespace: the seed page's API surface (users import the facade's, :data:`tilecheck.program.T`).
 
 =========================================  ==================================================
 ``T.function``                             decorator: trace into a :class:`Program`
@@ -21,6 +21,7 @@ from tilecheck.tile import frontend
 from tilecheck.tile.coords import SCOPES
 from tilecheck.tile.dtypes import DTYPES
 from tilecheck.tile.function import trace_function
+from tilecheck.tile.ir import Program
 from tilecheck.tile.layout import TileLayout
 
 
@@ -49,19 +50,23 @@ class _CudaNamespace:
 
 
 class TNamespace:
-    """The ``T`` object. One instance, :data:`T`; it holds no program state (tracing state is per call)."""
+    """The ``T`` object; it holds no program state (tracing state is per call).
 
-    def __init__(self):
+    ``program_type`` is the class ``T.function`` returns: the IR :class:`~tilecheck.tile.ir.Program`
+    here (:data:`T`), the facade's :class:`tilecheck.program.Program` in :data:`tilecheck.program.T`.
+    """
+
+    def __init__(self, program_type: type[Program] = Program):
+        self._program_type = program_type
         self.cuda = _CudaNamespace()
         self.ptx = frontend.Ptx()
         self.TileLayout = TileLayout
         for name, dtype in DTYPES.items():
             setattr(self, name, dtype)
 
-    @staticmethod
-    def function(fn):
-        """Decorator: trace ``fn`` once into a :class:`~tilecheck.tile.ir.Program`."""
-        return trace_function(fn)
+    def function(self, fn):
+        """Decorator: trace ``fn`` once into a program (see ``program_type``)."""
+        return trace_function(fn, self._program_type)
 
     @staticmethod
     def Tensor(shape, dtype):  # noqa: N802 - mirrors the seed's API name

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from tilecheck.errors import Location, ProgramError
-from tilecheck.legality.diagnostics import Diagnostic
+from tilecheck.tile.diagnostics import Diagnostic
 
 _TILE_DIR = str(Path(__file__).resolve().parent)
 _TILECHECK_DIR = str(Path(__file__).resolve().parent.parent)

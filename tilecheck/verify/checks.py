@@ -28,9 +28,21 @@ from typing import Callable
 
 import numpy as np
 
+from tilecheck import ptxas
+from tilecheck.diff import backends
+from tilecheck.diff import cases as gen
+from tilecheck.diff.backends import kernel_target
+from tilecheck.diff.cases import source_layout
+from tilecheck.diff.findings import describe_operand
+from tilecheck.diff.verdict import ok_mask
+from tilecheck.emit import single_instruction_kernel
 from tilecheck.errors import TilecheckError
+from tilecheck.model import api
+from tilecheck.sim import parse_ptx
 from tilecheck.spec.forms import Form
+from tilecheck.verify.inputs import operands_for
 from tilecheck.verify.report import CheckResult
+from tilecheck.verify.vectors import mismatch_text
 
 DETAILS = 5
 """Findings listed per check (the counts are always complete)."""
@@ -60,8 +72,6 @@ class Context:
 def _ptxas_missing(ctx: Context) -> str:
     """'' when ptxas is available, else the reason (cached)."""
     if "_ptxas_missing" not in ctx.extra:
-        from tilecheck import ptxas
-
         try:
             ctx.extra["_ptxas_missing"] = ""
             ctx.extra["ptxas_version"] = ptxas.ptxas_version()
@@ -77,8 +87,6 @@ def _run_forms(ctx: Context, form: Form) -> list[Form]:
 
 
 def _kernel_target(ctx: Context, form: Form) -> str:
-    from tilecheck.diff.backends import kernel_target
-
     return kernel_target(ctx.db, form, ctx.target)
 
 
@@ -99,8 +107,6 @@ def _below_gate(ctx: Context, form: Form):
 def backend_for(ctx: Context):
     """The run's backend object (built once from ``ctx.backend``), or a string saying why none."""
     if "_backend" not in ctx.extra:
-        from tilecheck.diff import backends
-
         if isinstance(ctx.backend, backends.Backend):
             ctx.extra["_backend"] = ctx.backend
         else:
@@ -133,8 +139,6 @@ def check_schema(form: Form, ctx: Context) -> CheckResult:
 
 def _ptxas_legality(ctx: Context, forms: list[Form]) -> dict:
     """ptxas's parse-only verdicts: (form name, target) -> (accepted, message), batched per target."""
-    from tilecheck import ptxas
-
     cache = ctx.extra.setdefault("_ptxas_legality", {})
     todo: dict[tuple[str, str], list[Form]] = {}
     for f in forms:
@@ -190,8 +194,6 @@ def check_legality(form: Form, ctx: Context) -> CheckResult:
 def check_examples(form: Form, ctx: Context) -> CheckResult:
     """Every example of the form, through the model: bit-exact (NaN per policy) for exact forms,
     within the contract for approximate ones."""
-    from tilecheck.model import api
-
     result = CheckResult("examples")
     if form.kind == "memory":
         result.skipped = "moves bits"
@@ -211,9 +213,6 @@ def check_examples(form: Form, ctx: Context) -> CheckResult:
 def check_contract_reference(form: Form, ctx: Context) -> CheckResult:
     """Approximate forms: the model's representative value is allowed by the contract on
     edge-biased inputs (a contract that rejects its own reference is broken)."""
-    from tilecheck.model import api
-    from tilecheck.verify.inputs import operands_for
-
     result = CheckResult("contract")
     if form.kind != "contract":
         result.skipped = "exact form"
@@ -239,8 +238,6 @@ def _kernels(ctx: Context, form: Form):
     """(plain, predicated) single-instruction kernels of ``form`` (cached)."""
     cache = ctx.extra.setdefault("_kernels", {})
     if form.name not in cache:
-        from tilecheck.emit import single_instruction_kernel
-
         target = _kernel_target(ctx, form)
         cache[form.name] = tuple(single_instruction_kernel(form, target, predicated=p, db=ctx.db)
                                  for p in (False, True))
@@ -250,8 +247,6 @@ def _kernels(ctx: Context, form: Form):
 def check_emission(form: Form, ctx: Context) -> CheckResult:
     """The form's kernels are emitted with the documented ABI and the lowest ``.version``, and
     the simulator's parser reads them."""
-    from tilecheck.diff.cases import source_layout
-
     result = CheckResult("emission")
     result.skipped = _unavailable(ctx, form)
     if result.skipped:
@@ -272,12 +267,7 @@ def check_emission(form: Form, ctx: Context) -> CheckResult:
         if f" {form.name} " not in kernel.ptx and f"{form.name} " not in kernel.ptx:
             problems.append(f"the kernel does not contain {form.name}")
         try:
-            from tilecheck.sim import parse_ptx
-
             parse_ptx(kernel.ptx).kernel(kernel.name)
-        except ModuleNotFoundError as exc:
-            if exc.name != "tilecheck.sim":
-                raise
         except TilecheckError as exc:
             problems.append(f"the simulator cannot parse it: {exc}")
         if problems:
@@ -290,8 +280,6 @@ def _assemble_all(ctx: Context, forms: list[Form]) -> dict:
     """ptxas on every kernel of ``forms``: kernel name -> (ok, message). One module per target
     (entries concatenated, ``.version`` the highest needed); a module that fails is retried
     kernel by kernel so each failure is attributed."""
-    from tilecheck import ptxas
-
     cache = ctx.extra.setdefault("_assembled", {})
     groups: dict[str, list] = {}
     for f in forms:
@@ -341,10 +329,6 @@ def check_ptxas(form: Form, ctx: Context) -> CheckResult:
 def check_differential(form: Form, ctx: Context) -> CheckResult:
     """Edge-biased, hard and uniform cases on the run's backend, judged by ``tilecheck.allowed``;
     then a predicated run (random mask) whose masked-off threads must keep their old output."""
-    from tilecheck.diff import cases as gen
-    from tilecheck.diff.findings import describe_operand
-    from tilecheck.verify.vectors import mismatch_text
-
     backend = backend_for(ctx)
     name = f"differential({backend.name})" if not isinstance(backend, str) else "differential"
     result = CheckResult(name)
@@ -374,9 +358,6 @@ def check_differential(form: Form, ctx: Context) -> CheckResult:
 
 
 def _predicated(form: Form, ctx: Context, backend, result: CheckResult, tininess: str) -> None:
-    from tilecheck.diff import cases as gen
-    from tilecheck.diff.verdict import ok_mask
-
     n = max(1, min(ctx.cases, 512))
     operands = gen.batch(form, ctx.seed, 1, n)
     rng = np.random.default_rng([ctx.seed, gen.form_key(form), 1 << 20])

@@ -1,6 +1,6 @@
 """``tilecheck verify PROGRAM.py`` (and every example program): check, emit, assemble, run.
 
-Registers the ``program`` handler of :data:`tilecheck.verify.runner.ITEM_HANDLERS`. For each
+The ``program`` handler of :data:`tilecheck.verify.runner.ITEM_HANDLERS`. For each
 ``@T.function`` program in the file:
 
 * ``legality`` -- :meth:`Program.check` finds no error (example programs must be legal);
@@ -24,9 +24,17 @@ import warnings
 
 import numpy as np
 
+from tilecheck import ptxas
+from tilecheck.emit import emit_program
 from tilecheck.errors import TilecheckError
+from tilecheck.formats import get_format
+from tilecheck.inputs.generators import edge_biased
+from tilecheck.legality.checker import check_program
+from tilecheck.sim import interpret_program, run_program
+from tilecheck.sim.errors import ApproximateReferenceWarning
+from tilecheck.tile.loader import load_programs
+from tilecheck.verify.checks import _ptxas_missing, backend_for
 from tilecheck.verify.report import CheckResult
-from tilecheck.verify.runner import ITEM_HANDLERS
 
 __all__ = ["verify_program", "program_inputs", "TRIALS"]
 
@@ -37,9 +45,6 @@ TRIALS = 4
 def program_inputs(program, rng: np.random.Generator) -> list:
     """One argument per parameter: tensors filled with edge-biased bit patterns of their dtype
     (integers: random, bool: 0/1), integer scalars in [0, 64), float scalars edge-biased bits."""
-    from tilecheck.formats import get_format
-    from tilecheck.testing.generators import edge_biased
-
     args = []
     for p in program.params:
         if p.is_tensor:
@@ -100,10 +105,6 @@ def _approximate_forms(program, ctx) -> list[str]:
 
 def verify_program(item, ctx) -> list[CheckResult]:
     """The checks of one program file (see the module docstring)."""
-    from tilecheck.sim.errors import ApproximateReferenceWarning
-    from tilecheck.tile.loader import load_programs
-    from tilecheck.verify.checks import _ptxas_missing, backend_for
-
     legality, emission = CheckResult("legality"), CheckResult("emission")
     ptx_check, cpu_run = CheckResult("ptxas"), CheckResult("run(cpu)")
     checks = [legality, emission, ptx_check, cpu_run]
@@ -123,13 +124,11 @@ def verify_program(item, ctx) -> list[CheckResult]:
         ptx_check.skipped = missing
     for program in programs:
         legality.cases += 1
-        errors = [d for d in program.check(target, ctx.db) if d.severity == "error"]
+        errors = [d for d in check_program(program, target, ctx.db) if d.severity == "error"]
         if errors:
             legality.failures += 1
             legality.details.extend(str(d) for d in errors[:10])
             continue
-        from tilecheck.emit import emit_program
-
         emission.cases += 1
         try:
             ptx = emit_program(program, target=target, db=ctx.db)
@@ -138,8 +137,6 @@ def verify_program(item, ctx) -> list[CheckResult]:
             emission.details.append(f"{program.name}: {exc}")
             continue
         if not missing:
-            from tilecheck import ptxas
-
             ptx_check.cases += 1
             outcome = ptxas.assemble(ptx, target)
             if not outcome.ok:
@@ -168,8 +165,6 @@ def verify_program(item, ctx) -> list[CheckResult]:
 
 
 def _run_both(program, target, ctx, emitted, interpreted, result, warning_class) -> None:
-    from tilecheck.sim import interpret_program, run_program
-
     with warnings.catch_warnings():
         # the CPU side's approximate-form warning is expected here and noted in the details
         warnings.simplefilter("ignore", warning_class)
@@ -182,5 +177,3 @@ def _run_both(program, target, ctx, emitted, interpreted, result, warning_class)
             return
     _compare(program, emitted, interpreted, "emitted PTX, simulated", result)
 
-
-ITEM_HANDLERS["program"] = verify_program

@@ -1,7 +1,7 @@
 """Run the checks of ``tilecheck verify`` over work items and collect rows.
 
 Forms run every check in :data:`tilecheck.verify.checks.FORM_CHECKS`; other item kinds run the
-handler registered for them in :data:`ITEM_HANDLERS` (programs, sequences). An exception inside
+handler :data:`ITEM_HANDLERS` names for them (programs, sequences). An exception inside
 a check becomes a failure of that check with its message, so one broken item never hides the
 results of the others.
 """
@@ -13,11 +13,13 @@ from typing import Callable
 
 from tilecheck.errors import TilecheckError
 from tilecheck.verify.checks import FORM_CHECKS, Context
+from tilecheck.verify.programs import verify_program
 from tilecheck.verify.report import CheckResult, Row
+from tilecheck.verify.sequences import sequence_checks
 from tilecheck.verify.targets import Item
 
 # kind -> function(item, ctx) -> list[CheckResult]
-ITEM_HANDLERS: dict[str, Callable] = {}
+ITEM_HANDLERS: dict[str, Callable] = {"program": verify_program, "sequence": sequence_checks}
 
 
 def _guard(name: str, fn, *args) -> CheckResult:
@@ -35,31 +37,12 @@ def run_item(item: Item, ctx: Context) -> Row:
         for name, fn in FORM_CHECKS:
             row.checks.append(_guard(name, fn, item.payload, ctx))
     else:
-        handler = ITEM_HANDLERS.get(item.kind)
-        if handler is None:
-            _load_handlers()
-            handler = ITEM_HANDLERS.get(item.kind)
-        if handler is None:
-            row.checks.append(CheckResult(item.kind, skipped=f"no verifier for {item.kind}s is installed"))
-        else:
-            try:
-                row.checks.extend(handler(item, ctx))
-            except TilecheckError as exc:
-                row.checks.append(CheckResult(item.kind, failures=1, details=[str(exc)]))
+        try:
+            row.checks.extend(ITEM_HANDLERS[item.kind](item, ctx))
+        except TilecheckError as exc:
+            row.checks.append(CheckResult(item.kind, failures=1, details=[str(exc)]))
     row.seconds = time.perf_counter() - start
     return row
-
-
-def _load_handlers() -> None:
-    """Import the modules that register handlers for programs and sequences (when present)."""
-    import importlib
-
-    for module in ("tilecheck.verify.programs", "tilecheck.verify.sequences"):
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
 
 
 def run(items: list[Item], ctx: Context, on_row: Callable[[Row], None] | None = None) -> list[Row]:

@@ -1,8 +1,8 @@
 """``tilecheck verify amdgpu.fdiv64`` (and every sequence of the spec database): run its campaign.
 
-Registers the ``sequence`` handler of :data:`tilecheck.verify.runner.ITEM_HANDLERS`, which hands
+The ``sequence`` handler of :data:`tilecheck.verify.runner.ITEM_HANDLERS`: it hands
 each sequence to the verifier of its ISA: ``amdgpu.*`` sequences to
-:func:`tilecheck.verify_targets.amdgpu.handle_item` (a campaign of generated divisions through the
+:func:`tilecheck.verify.amdgpu.handle_item` (a campaign of generated divisions through the
 sequence with the reciprocal anywhere inside its contract, compared with correctly rounded
 division). ``Context.extra`` carries its options: ``semantics`` (observed | documented), ``rcp``
 (contract | nearest; ``tilecheck verify`` defaults to nearest: the sequence's claim that it divides
@@ -11,18 +11,16 @@ correctly with the correctly rounded reciprocal) and ``sequence_cases``.
 
 from __future__ import annotations
 
+from tilecheck.verify.amdgpu import handle_item
 from tilecheck.verify.report import CheckResult
-from tilecheck.verify.runner import ITEM_HANDLERS
 
-__all__ = ["verify_sequence"]
+__all__ = ["sequence_checks"]
 
 
-def verify_sequence(item, ctx) -> list[CheckResult]:
+def sequence_checks(item, ctx) -> list[CheckResult]:
     """The campaign of one sequence as check rows."""
     isa = item.name.split(".", 1)[0]
     if isa == "amdgpu":
-        from tilecheck.verify_targets.amdgpu import handle_item
-
         results = handle_item(item, ctx)
         if ctx.extra.get("rcp", "contract") == "nearest" and results:
             results[0].details.insert(0, "reciprocal step correctly rounded; --rcp contract explores its whole "
@@ -30,5 +28,3 @@ def verify_sequence(item, ctx) -> list[CheckResult]:
         return results
     return [CheckResult("sequence", skipped=f"no verifier for {isa} sequences")]
 
-
-ITEM_HANDLERS["sequence"] = verify_sequence

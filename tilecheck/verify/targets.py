@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilecheck.errors import UnknownFormError, UsageError
+from tilecheck.tile.loader import display_path
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,6 @@ def resolve(names: list[str], db) -> list[Item]:
     items: list[Item] = []
     if not names:
         items += [Item("form", f.name, f) for f in db.ptx_forms()]
-        from tilecheck.tile.loader import display_path
-
         items += [Item("program", display_path(str(p)), p) for p in example_programs()]
         items += [Item("sequence", s) for s in _sequences(db)]
         return items

@@ -8,17 +8,19 @@ location, ``FILE:LINE: FORM OPERANDS: recorded R, model ...``. A malformed file 
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from tilecheck.diff.vectors import read_vectors
+from tilecheck.formats import get_format
+from tilecheck.model import api
 from tilecheck.verify.report import CheckResult, Row
 
 __all__ = ["verify_file", "mismatch_text"]
 
 
 def _value(form, bits: int) -> str:
-    from tilecheck.formats import get_format
-
     if form.element_format is None:
         return f"0x{bits:x}"
     fmt = get_format(form.element_format)
@@ -32,8 +34,6 @@ def _value(form, bits: int) -> str:
 
 def mismatch_text(form, operands, recorded: int, where: str = "") -> str:
     """One line describing a rejected recorded result: operands, recorded and expected values."""
-    from tilecheck.model import api
-
     digits = int(form.operands[0].container_bits) // 4
     ops = " ".join(f"0x{int(v):0{digits}x}" for v in operands)
     expected = int(api.reference(form, *[int(v) for v in operands]))
@@ -48,10 +48,6 @@ def mismatch_text(form, operands, recorded: int, where: str = "") -> str:
 
 def verify_file(path: str, ctx) -> Row:
     """Judge every case of the vector file at ``path``; one check per form in the file."""
-    import time
-
-    from tilecheck.model import api
-
     start = time.perf_counter()
     vf = read_vectors(path, ctx.db)
     row = Row(path, "vectors")

@@ -1,7 +1,7 @@
 # A constant-true pred initialises its destination (the checker counts it as unconditional), so a
 # later preserve_dst on it is legal; the emitted PTX guards both calls and must keep the value
 # written by the first one for threads the second one leaves inactive.
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # f64 scalars and vectors: a v2.f64 load, a 64-bit scalar parameter, an f64 immediate, rcp.approx.ftz.f64
 # (approximate), and a 256-bit ld.global.v4.f64 / st.global.v4.f64 pair (sm_100 only).
 # target: sm_100
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

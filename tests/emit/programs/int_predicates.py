@@ -1,6 +1,6 @@
 # pred expressions beyond comparisons: floor division and modulo of negative values, shifts,
 # unsigned and 64-bit parameters, bool parameters, xor of comparisons; cta scope over 64 threads.
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

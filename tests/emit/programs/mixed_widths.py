@@ -1,6 +1,6 @@
 # A float16 buffer used both as b16 halves (loads, a scalar f16 add, stores) and as packed f16x2
 # words (a predicated, preserving f16x2 fma): the emitter packs/unpacks registers with mov.
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # No launch configuration (one warp is implied by scope="warp"), reversed memory views: negative
 # group strides in the address arithmetic and negative immediate offsets, an rsqrt.approx (model
 # reference value on the CPU).
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -4,7 +4,7 @@
 # expect: TC401 line 15 operand 2
 # expect: TC501 line 15
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -2,7 +2,7 @@
 # adds nothing for that operand.
 # expect: TC803 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

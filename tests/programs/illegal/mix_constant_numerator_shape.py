@@ -2,7 +2,7 @@
 # the denominator's repeats are still compared with the destination's.
 # expect: TC204 line 12 operand 2 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -7,7 +7,7 @@
 # expect: TC202 line 18 operand 0 axis 0
 # expect: TC202 line 18 operand 1 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

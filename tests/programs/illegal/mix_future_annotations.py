@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -2,7 +2,7 @@
 # violation (lane l would write lane 0's register), not again as an overlap.
 # expect: TC101 line 12 operand 0 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -2,7 +2,7 @@
 # is judged only under a valid predicate).
 # expect: TC501 line 13
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # T.ptx names an instruction no spec defines (a typo of div).
 # expect: TC001 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

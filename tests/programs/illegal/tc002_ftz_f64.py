@@ -1,7 +1,7 @@
 # div.rn.ftz.f64 does not exist: .ftz is only for .f32 (the spec's recorded reason).
 # expect: TC002 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

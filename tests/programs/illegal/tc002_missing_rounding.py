@@ -1,7 +1,7 @@
 # div.f32 needs .approx, .full or a rounding modifier; the tile layer never picks one.
 # expect: TC002 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # add.rn.f32x2 needs sm_100; checked for the default target sm_90 (operands are otherwise legal).
 # expect: TC003 line 12
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # div takes three operands (d, a, b); the denominator is missing.
 # expect: TC004 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # The first argument of apply must be T.ptx[...] (or an opcode string), not a dtype.
 # expect: TC005 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

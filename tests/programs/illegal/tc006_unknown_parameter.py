@@ -1,7 +1,7 @@
 # Rounding is a qualifier of the opcode, not an apply parameter.
 # expect: TC006 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # scope='block' is not an execution scope (thread, warp, warpgroup, cta).
 # expect: TC007 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # An operand must be a view or a scalar expression; a Python list is neither.
 # expect: TC008 line 11 operand 2
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -2,7 +2,7 @@
 # lane-distributed buffer belongs to lane 3 only.
 # expect: TC101 line 12 operand 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # A reversed lane axis (r[::-1]) moves values between lanes: views cannot do that.
 # expect: TC101 line 12 operand 1 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -2,7 +2,7 @@
 # register l of every lane j.
 # expect: TC101 line 12 operand 1 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -3,7 +3,7 @@
 # expect: TC101 line 13 operand 0 axis 0
 # expect: TC101 line 13 operand 1 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -2,7 +2,7 @@
 # so the register held by warp 1 is named by every warp.
 # expect: TC101 line 12 operand 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

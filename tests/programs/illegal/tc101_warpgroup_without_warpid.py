@@ -2,7 +2,7 @@
 # warps; this buffer only distributes lanes.
 # expect: TC101 line 12 operand 0 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # Arithmetic reads registers; the global tensor must be loaded first.
 # expect: TC102 line 11 operand 2
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

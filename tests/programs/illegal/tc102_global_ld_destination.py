@@ -1,7 +1,7 @@
 # ld writes registers: a global tensor as its destination is not a register.
 # expect: TC102 line 9 operand 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -2,7 +2,7 @@
 # there is none.
 # expect: TC103 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # scope='warp' needs whole warps; a 16-thread block has none.
 # expect: TC103 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

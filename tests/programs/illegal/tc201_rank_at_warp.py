@@ -1,7 +1,7 @@
 # At warp scope a tensor operand is (lane, *repeat, atom): a 1-D view has no atom axis.
 # expect: TC201 line 11 operand 1
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

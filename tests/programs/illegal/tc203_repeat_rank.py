@@ -1,7 +1,7 @@
 # Operands disagree on the number of repeat axes: (4,) against (2, 2).
 # expect: TC203 line 13 operand 2
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -2,7 +2,7 @@
 # message reads: operand 2 ('b', denominator) axis 0 (repeat): expected extent 4, found 3.
 # expect: TC204 line 13 operand 2 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

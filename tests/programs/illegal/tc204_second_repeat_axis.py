@@ -1,7 +1,7 @@
 # Repeat shapes (2, 4) against (2, 3): the second repeat axis differs.
 # expect: TC204 line 11 operand 3 axis 1
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

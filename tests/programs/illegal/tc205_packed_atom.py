@@ -3,7 +3,7 @@
 # expect: TC205 line 14 operand 1 axis 1
 # expect: TC205 line 14 operand 2 axis 1
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -2,7 +2,7 @@
 # expect: TC205 line 11 operand 0 axis 1
 # expect: TC205 line 11 operand 1 axis 1
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

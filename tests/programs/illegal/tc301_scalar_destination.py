@@ -1,7 +1,7 @@
 # A destination must be registers; a constant cannot be written.
 # expect: TC301 line 11 operand 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

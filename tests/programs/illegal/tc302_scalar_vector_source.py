@@ -1,7 +1,7 @@
 # st.global.v4 stores four registers; a scalar replaces only single-register inputs.
 # expect: TC302 line 9 operand 1
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # st.global.b32 stores bits: a Python float does not say which 32-bit pattern.
 # expect: TC303 line 9 operand 1
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # A packed f16x2 constant must encode both halves; a Python float is ambiguous.
 # expect: TC303 line 12 operand 2
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

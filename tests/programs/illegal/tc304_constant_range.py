@@ -1,7 +1,7 @@
 # T.uint32(-1) is outside uint32's range.
 # expect: TC304 line 12 operand 2
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # Tile programs compute no floating-point scalar expressions: write the constant.
 # expect: TC304 line 11 operand 2
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

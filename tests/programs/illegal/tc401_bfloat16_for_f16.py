@@ -1,7 +1,7 @@
 # add.rn.f16 takes float16 (or a 16-bit integer container); bfloat16 is another format.
 # expect: TC401 line 12 operand 2
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

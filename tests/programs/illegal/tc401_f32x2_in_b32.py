@@ -4,7 +4,7 @@
 # expect: TC401 line 14 operand 1
 # expect: TC401 line 14 operand 2
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

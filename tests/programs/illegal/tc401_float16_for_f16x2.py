@@ -3,7 +3,7 @@
 # expect: TC401 line 12 operand 1
 # expect: TC401 line 12 operand 2
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

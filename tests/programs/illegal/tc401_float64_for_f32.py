@@ -1,7 +1,7 @@
 # div.rn.f32 operands are float32 or a 32-bit container; the denominator is float64.
 # expect: TC401 line 12 operand 2
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

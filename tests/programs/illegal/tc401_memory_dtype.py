@@ -1,7 +1,7 @@
 # ld.global.f32 reads 32-bit words; a float64 tensor is not one.
 # expect: TC401 line 10 operand 1
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

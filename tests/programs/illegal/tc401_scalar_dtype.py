@@ -1,7 +1,7 @@
 # div.rn.f64 needs a 64-bit constant; T.float32(4) is a 32-bit one.
 # expect: TC401 line 11 operand 2
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # pred is a bool/uint32/int32 expression; a float32 parameter is none of them.
 # expect: TC501 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # pred accepts bool, uint32 and int32 only; an int64 comparison operand gives an int64 value.
 # expect: TC501 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

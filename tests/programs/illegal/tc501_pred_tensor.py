@@ -1,7 +1,7 @@
 # pred is a scalar expression, not a tensor view.
 # expect: TC501 line 12
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # preserve_dst=True keeps the destination where pred is false: it requires pred.
 # expect: TC502 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -2,7 +2,7 @@
 # so a later preserve_dst on that destination keeps undefined values.
 # expect: TC503 line 14 operand 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

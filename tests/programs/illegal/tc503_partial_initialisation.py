@@ -1,7 +1,7 @@
 # Only the first two registers were loaded; preserving all four keeps two undefined ones.
 # expect: TC503 line 11 operand 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

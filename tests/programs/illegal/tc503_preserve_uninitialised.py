@@ -1,7 +1,7 @@
 # preserve_dst=True on a destination nothing has written yet.
 # expect: TC503 line 12 operand 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # preserve_dst is a static Python bool, not an integer.
 # expect: TC504 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

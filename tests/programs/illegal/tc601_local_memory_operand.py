@@ -1,7 +1,7 @@
 # ld's memory operand must be a global tensor; registers are not addressable.
 # expect: TC601 line 12 operand 1
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # st's memory operand (the address) cannot be a scalar.
 # expect: TC601 line 11 operand 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

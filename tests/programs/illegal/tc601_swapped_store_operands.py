@@ -3,7 +3,7 @@
 # expect: TC601 line 13 operand 0
 # expect: TC102 line 13 operand 1
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # The four words of one .v4 access must be consecutive; this view takes every other word.
 # expect: TC602 line 10 operand 1 axis 1
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # A .v4.f32 access needs 16-byte alignment; starting at element 1 gives 4 bytes.
 # expect: TC603 line 10 operand 1
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

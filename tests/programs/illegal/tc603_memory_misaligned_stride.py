@@ -1,7 +1,7 @@
 # Rows 6 words apart: the second .v4 atom starts at element 6, not a multiple of 4.
 # expect: TC603 line 10 operand 1 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -2,7 +2,7 @@
 # repeat stride is half a word in float16 units... expressed as words 0,1,1,2.
 # expect: TC701 line 13 operand 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # Explicit strides (1, 1) over repeats (2, 2): coordinates (0, 1) and (1, 0) are the same register.
 # expect: TC701 line 11 operand 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # A zero-stride destination writes one register from every repeat.
 # expect: TC701 line 11 operand 0 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # Two repeats store to the same global element.
 # expect: TC702 line 11 operand 0 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

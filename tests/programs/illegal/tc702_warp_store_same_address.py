@@ -1,7 +1,7 @@
 # Every lane of the warp stores to the same address: the lane axis of the memory view has stride 0.
 # expect: TC702 line 11 operand 0 axis 0
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # alloc_local names a dtype that does not exist (reported where it is allocated).
 # expect: TC801 line 9
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

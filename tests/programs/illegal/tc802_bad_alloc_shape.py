@@ -1,7 +1,7 @@
 # A local buffer needs positive extents.
 # expect: TC802 line 9
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # A 'laneid' layout axis must have extent 32 (one index per lane).
 # expect: TC802 line 9
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

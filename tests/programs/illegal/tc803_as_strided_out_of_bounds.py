@@ -1,7 +1,7 @@
 # Explicit strides that reach past the buffer's last register.
 # expect: TC803 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # Three float16 values cannot be seen as whole uint32 words.
 # expect: TC803 line 10
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # Index 4 is outside an axis of extent 4 (reported where the view is made).
 # expect: TC803 line 11
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # A block of zero threads is not a launch configuration.
 # expect: TC804 line 9
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,7 +1,7 @@
 # The launch configuration is set once per kernel.
 # expect: TC804 line 10
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

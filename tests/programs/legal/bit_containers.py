@@ -1,6 +1,6 @@
 # Legal: equal-width bit containers: f32 arithmetic on a uint32 view, f16 on uint16, bf16x2 on
 # int32 words, a .b32 store of a Python int bit pattern and an int32 load.
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,6 +1,6 @@
 # Legal: read-only inputs may overlap: a zero-stride view broadcasts one register over the repeats,
 # and the same buffer may be read twice in one call (and also be the destination, in place).
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,6 +1,6 @@
 # Legal: constant numerators stay in place (1/x is div with a constant numerator, not rcp);
 # a scalar may replace any single-register read input, typed or as a Python literal.
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

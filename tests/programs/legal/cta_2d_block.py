@@ -1,6 +1,6 @@
 # Legal: cta scope with a 2-D block (32 x 4 = 4 warps): warp_in_cta = 4; strided repeat views and
 # a reshape of a gapped view (split/merge only where elements are evenly spaced).
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,6 +1,6 @@
 # Legal on sm_100: packed f32x2 in uint64 carriers (a float32 buffer seen as 64-bit words).
 # target: sm_100
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

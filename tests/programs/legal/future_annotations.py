@@ -1,7 +1,7 @@
 # Legal: string annotations (from __future__ import annotations) are evaluated when tracing.
 from __future__ import annotations
 
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,6 +1,6 @@
 # Legal: views may select gapped and permuted registers: a step-2 slice, a reversed destination,
 # explicit strides in container elements and a transposed 2-D repeat.
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

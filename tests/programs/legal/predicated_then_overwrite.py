@@ -1,6 +1,6 @@
 # Legal: a predicated write leaves inactive results undefined, but an unconditional write
 # initialises the destination again, so a later preserve_dst is fine.
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

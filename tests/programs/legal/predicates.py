@@ -1,6 +1,6 @@
 # Legal: pred forms: a bool comparison of thread indices, a uint32 parameter, an int32 expression,
 # a Python bool; preserve_dst after a load, and again after a preserving write (state is kept).
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

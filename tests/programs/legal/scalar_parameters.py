@@ -1,5 +1,5 @@
 # Legal: scalar kernel parameters as read inputs (broadcast over the repeats) and in pred.
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

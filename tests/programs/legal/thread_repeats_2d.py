@@ -1,5 +1,5 @@
 # Legal: thread scope with a two-axis repeat (2, 3): six add/sub/mul instructions each, row-major.
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

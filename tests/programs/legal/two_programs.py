@@ -1,5 +1,5 @@
 # Legal: a file may define several programs; each is checked (tilecheck check reports both).
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,6 +1,6 @@
 # Legal: at warp scope a view may permute and gap each lane's own registers, as long as lane l
 # always addresses row l of the 'laneid' axis.
-from tilecheck.tile import T
+from tilecheck.program import T
 
 
 @T.function

@@ -1,4 +1,4 @@
-"""``tilecheck verify amdgpu.fdiv64`` (and every other ``spec/sequences`` sequence): CLI glue.
+"""``tilecheck verify amdgpu.fdiv64`` (and every other AMD ``spec/sequences`` sequence).
 
 ``run(target_name, args)`` runs :func:`tilecheck.amdgpu.campaign.verify_sequence` and prints the
 campaign: the seed and case count (everything printed is reproducible from them), mismatches per
@@ -14,13 +14,13 @@ from __future__ import annotations
 import sys
 
 from tilecheck.amdgpu.campaign import DEFAULT_CASES, format_report, verify_sequence
-from tilecheck.amdgpu.sequence import lookup_sequence
+from tilecheck.spec.amdgpu import amdgpu_forms
+from tilecheck.spec.database import load_database
+from tilecheck.spec.sequence import lookup_sequence
+from tilecheck.verify.report import CheckResult
 
 
 def _contract_text(seq, semantics: str, db=None) -> str:
-    from tilecheck.spec.amdgpu import amdgpu_forms
-    from tilecheck.spec.database import load_database
-
     forms = amdgpu_forms(db or load_database())
     parts = []
     for step in seq.steps:
@@ -33,15 +33,6 @@ def _contract_text(seq, semantics: str, db=None) -> str:
         bound = f"relative error 2^{b.relative_log2:g}" if b.relative_log2 is not None else f"{b.ulp:g} ulp"
         parts.append(f"{step.op}: {bound}{', denormals flushed' if b.flush_inputs else ''}")
     return "; ".join(parts) or "none"
-
-
-def add_arguments(parser) -> None:
-    """Options of a standalone sequence verification (the lead's verify command has its own)."""
-    parser.add_argument("--semantics", choices=("observed", "documented"), default="observed")
-    parser.add_argument("--cases", "--sequence-cases", dest="cases", type=int, default=DEFAULT_CASES)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--rcp", choices=("contract", "nearest"), default="contract",
-                        help="reciprocal anywhere inside its contract (default) or always correctly rounded")
 
 
 def reproduce_command(name: str, semantics: str, rcp: str, seed: int, cases: int) -> str:
@@ -91,8 +82,6 @@ def run(target_name: str, args) -> int:
 
 def handle_item(item, ctx) -> list:
     """Runner hook: the campaign of one sequence item as ``CheckResult`` rows."""
-    from tilecheck.verify.report import CheckResult
-
     semantics = ctx.extra.get("semantics", "observed")
     cases = ctx.extra.get("sequence_cases", DEFAULT_CASES)
     rcp = ctx.extra.get("rcp", "contract")

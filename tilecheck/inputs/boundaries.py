@@ -1,5 +1,5 @@
 """Two more numpy constructions of cases next to rounding boundaries (complementing
-:mod:`tilecheck.testing.generators`).
+:mod:`tilecheck.inputs.generators`).
 
 * :func:`tie_sums` -- ``(a, b)`` whose exact sum lies exactly on a midpoint of ``a``'s binade
   (round-to-nearest must break the tie to even) or a tiny fraction of an ulp beyond one;
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from tilecheck.formats import Format, get_format
-from tilecheck.testing.generators import encode
+from tilecheck.inputs.generators import encode
 
 __all__ = ["tie_sums", "rcp_ftz_boundary"]
 

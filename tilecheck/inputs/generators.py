@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from tilecheck.formats import Format, get_format
-from tilecheck.testing.edges import edge_values, interesting_exponent_fields, interesting_fractions
+from tilecheck.inputs.edges import edge_values, interesting_exponent_fields, interesting_fractions
 
 __all__ = ["edge_biased", "hard_division_pairs", "hard_sqrt_inputs", "ftz_boundary_pairs", "encode"]
 

@@ -1,5 +1,8 @@
 """Run a ``spec/sequences`` instruction sequence with any semantics backend.
 
+It sits in the spec layer, below both the numpy evaluation (:mod:`tilecheck.amdgpu`) and the Z3
+encoding (:mod:`tilecheck.smt.amdgpu`), which each supply their own backend.
+
 :func:`run_sequence` walks the steps in order: a MODE step changes the MODE fields; an instruction
 step applies the NEG source modifiers (a sign-bit flip, also of NaNs, before the instruction reads
 the operand), runs the form's body for the chosen variant with the current MODE, and binds the
@@ -14,9 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from tilecheck.errors import UnknownFormError
+from tilecheck.errors import UnknownFormError, UsageError
 from tilecheck.semantics import run
 from tilecheck.spec.amdgpu import AmdForm, Sequence, Step, amdgpu_forms, sequences
+from tilecheck.spec.database import load_database
 
 
 @dataclass
@@ -31,8 +35,6 @@ class Trace:
 
 def lookup_sequence(name: str, db=None) -> Sequence:
     """The sequence called ``name`` (``amdgpu.fdiv64``)."""
-    from tilecheck.spec.database import load_database
-
     seqs = sequences(db or load_database())
     try:
         return seqs[name]
@@ -40,10 +42,29 @@ def lookup_sequence(name: str, db=None) -> Sequence:
         raise UnknownFormError(f"unknown sequence {name!r}; known: {', '.join(sorted(seqs)) or 'none'}") from None
 
 
+def mode_params(form: AmdForm, mode: dict | None = None) -> dict:
+    """Body parameters (``rm``, ``denorm_in``, ``denorm_out``) from MODE values.
+
+    ``mode`` may give ``round`` and ``denorm`` (this form's field) or the sequence-level
+    ``denorm_f32`` / ``denorm_f64`` fields; missing values come from the form's defaults.
+    """
+    values = dict(form.mode)
+    if mode:
+        if form.denorm_field in mode:
+            values["denorm"] = mode[form.denorm_field]
+        for key in ("round", "denorm"):
+            if key in mode:
+                values[key] = mode[key]
+    denorm = int(values["denorm"])
+    if not 0 <= denorm <= 3:
+        raise UsageError(f"MODE denorm field must be 0..3, got {denorm}")
+    if values["round"] not in ("rn", "rz", "rm", "rp"):
+        raise UsageError(f"MODE round must be rn, rz, rm or rp, got {values['round']!r}")
+    return {"rm": values["round"], "denorm_in": bool(denorm & 1), "denorm_out": bool(denorm & 2)}
+
+
 def step_params(form: AmdForm, mode: dict) -> dict:
     """Body parameters for ``form`` under the sequence-level MODE dict."""
-    from tilecheck.amdgpu.instructions import mode_params
-
     return mode_params(form, {"round": mode["round"], form.denorm_field: mode[form.denorm_field]})
 
 
@@ -54,8 +75,6 @@ def run_sequence(seq: Sequence, variant: str, backend, inputs: dict, choose: Cal
     ``choose(step, form, args)`` supplies the result of a contract instruction (``args`` are the
     source payloads after modifiers). ``mode`` overrides the sequence's entry MODE fields.
     """
-    from tilecheck.spec.database import load_database
-
     forms = amdgpu_forms(db or load_database())
     current = dict(seq.mode)
     current.update(mode or {})

@@ -9,8 +9,8 @@ speed, and independent of the numpy model. Values are *dyadic*: ``(-1)**neg * si
 from __future__ import annotations
 
 import operator
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tilecheck.errors import OperandError, UsageError
 from tilecheck.formats import ROUNDINGS, Format, get_format

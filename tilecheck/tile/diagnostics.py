@@ -1,6 +1,6 @@
 """The diagnostic record of the tile legality checker and its compiler-style rendering.
 
-A :class:`Diagnostic` says which condition (a stable code from :mod:`tilecheck.legality.codes`)
+A :class:`Diagnostic` says which condition (a stable code from :mod:`tilecheck.tile.codes`)
 an apply call breaks, where (``Location`` of the apply call), on which operand and axis, and
 what was expected vs found::
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tilecheck.errors import Location
-from tilecheck.legality.codes import CODES
+from tilecheck.tile.codes import CODES
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Diagnostic:
 
     def __post_init__(self):
         if self.code not in CODES:
-            raise ValueError(f"undocumented diagnostic code {self.code!r}; add it to tilecheck/legality/codes.py")
+            raise ValueError(f"undocumented diagnostic code {self.code!r}; add it to tilecheck/tile/codes.py")
 
     @property
     def name(self) -> str:

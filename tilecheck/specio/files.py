@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 
 from tilecheck.errors import Location, Problem, SpecError
-from tilecheck.spec.yamlio import LocatedDocument
+from tilecheck.specio.yamlio import LocatedDocument
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
