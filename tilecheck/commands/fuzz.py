@@ -26,6 +26,7 @@ import shlex
 import sys
 import time
 
+from tilecheck.commands.options import nonnegative_int, positive_int
 from tilecheck.errors import UsageError
 
 
@@ -38,10 +39,10 @@ def add_parser(sub):
     # None marks an option not given: --resume then takes it from the checkpoint, --replay from
     # each finding, a new campaign from DEFAULTS
     size = p.add_mutually_exclusive_group()
-    size.add_argument("--cases", type=int, default=None, help="cases per form (default 100000)")
+    size.add_argument("--cases", type=positive_int, default=None, help="cases per form (default 100000)")
     size.add_argument("--exhaustive", action="store_true", default=None,
                       help="every input (domains of at most 2**32 points)")
-    p.add_argument("--seed", type=int, default=None, help="campaign seed (default 0)")
+    p.add_argument("--seed", type=nonnegative_int, default=None, help="campaign seed (default 0)")
     p.add_argument("--backend", default=None, choices=("auto", "cpu", "gpu", "host", "model", "vectors"),
                    help="where the cases run (default auto)")
     p.add_argument("--vectors", metavar="FILE", help="recorded results for --backend vectors")
@@ -54,17 +55,17 @@ def add_parser(sub):
     p.add_argument("--resume", action="store_true",
                    help="continue the campaign in --out after its last checkpoint, with its forms and options")
     p.add_argument("--replay", metavar="FILE", help="re-run the findings recorded in a findings.jsonl")
-    p.add_argument("--batch", type=int, default=None,
+    p.add_argument("--batch", type=positive_int, default=None,
                    help="cases per batch and checkpoint (default 65536; 4194304 for exhaustive sweeps)")
-    p.add_argument("--shrink", type=int, default=None, metavar="N", help="findings per form to shrink (default 20)")
-    p.add_argument("--max-findings", type=int, default=None, metavar="N",
+    p.add_argument("--shrink", type=nonnegative_int, default=None, metavar="N", help="findings per form to shrink (default 20)")
+    p.add_argument("--max-findings", type=nonnegative_int, default=None, metavar="N",
                    help="findings per form written to the JSONL (mismatches beyond are counted; default 1000)")
     p.add_argument("--tininess", choices=("after", "before"), default=None,
                    help="the model's .ftz convention for the verdict (default after)")
-    p.add_argument("--stop-after", type=int, default=None, metavar="N",
+    p.add_argument("--stop-after", type=positive_int, default=None, metavar="N",
                    help="stop after N batches of this run, checkpointed (continue later with --resume)")
     dist = p.add_mutually_exclusive_group()
-    dist.add_argument("--workers", type=int, default=None, metavar="N",
+    dist.add_argument("--workers", type=positive_int, default=None, metavar="N",
                       help="run the batches on a local Dask cluster of N worker processes (--backend gpu: one "
                            "per GPU); needs tilecheck[dist]")
     dist.add_argument("--scheduler", metavar="ADDRESS",
@@ -89,7 +90,8 @@ def _forms(db, names: list[str]) -> list[str]:
 
 
 def _check_numbers(args) -> None:
-    """Refuse nonsense sizes before anything runs."""
+    """Refuse nonsense sizes before anything runs (argparse has checked the signs; this is for
+    callers that build the namespace themselves)."""
     for option, value, low in (("--cases", args.cases, 1), ("--batch", args.batch, 1), ("--shrink", args.shrink, 0),
                                ("--max-findings", args.max_findings, 0), ("--stop-after", args.stop_after, 1),
                                ("--workers", args.workers, 1)):
