@@ -18,6 +18,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "tilecheck"
 
 # Lowest first. Why each group sits where it does:
+#   root        ``tilecheck/__init__.py``: ``__version__``, and the public names the README shows,
+#               loaded on first use (PEP 562) so that it imports nothing at import time.
 #   errors      the exception tree; imports nothing of tilecheck.
 #   specio      locating the spec root, YAML with line/column, JSON-Schema checks.
 #   formats     Format: bit geometry and exact conversions, loaded from spec/formats.
@@ -40,8 +42,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tilecheck"
 #   cli         argument parsing, the only place that turns exceptions into exit codes.
 #   __main__    ``python -m tilecheck``.
 #   testing     Hypothesis strategies and helpers for test suites; production code never imports it.
-#   root        ``tilecheck/__init__.py``: the public API names the README shows.
 LAYERS: list[tuple[str, ...]] = [
+    ("root",),
     ("errors",),
     ("specio",),
     ("formats",),
@@ -60,11 +62,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("cli",),
     ("__main__",),
     ("testing",),
-    ("root",),
 ]
 RANK = {group: rank for rank, groups in enumerate(LAYERS) for group in groups}
 # Heavy optional dependencies: the only imports allowed inside functions.
-LAZY_ALLOWED = {"z3", "cupy", "gmpy2", "dask", "distributed", "softfloatpy"}
+LAZY_ALLOWED = {"z3", "cupy", "gmpy2", "dask", "distributed", "dask_cuda", "softfloatpy"}
 
 
 def _modules() -> dict[str, Path]:

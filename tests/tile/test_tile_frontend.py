@@ -8,9 +8,9 @@ import pytest
 
 from tilecheck.errors import IllegalTileOpError, ProgramError
 from tilecheck.program import Program, T
-from tilecheck.tile.exprs import Const, ScalarParam
 from tilecheck.tile import T as IR_T
 from tilecheck.tile import ir
+from tilecheck.tile.exprs import Const, ScalarParam
 from tilecheck.tile.ir import Instruction, Opaque
 from tilecheck.tile.loader import load_programs
 

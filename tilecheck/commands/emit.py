@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from tilecheck.emit import emit_programs
-from tilecheck.errors import Location, UsageError
+from tilecheck.errors import Location, UsageError, echo
 from tilecheck.legality.checker import check_program
 from tilecheck.spec.database import load_database
 from tilecheck.tile.loader import display_path, load_programs
@@ -44,7 +44,7 @@ def run(args) -> int:
         chosen = [p for p in programs if p.name == args.function]
         if not chosen:
             names = ", ".join(p.name for p in programs)
-            raise UsageError(f"{args.program}: no program named {args.function!r} (programs: {names})")
+            raise UsageError(f"{args.program}: no program named {echo(args.function)} (programs: {names})")
         programs = chosen
     illegal = 0
     for program in programs:
