@@ -27,7 +27,13 @@ CLASS_NAMES = ("-inf", "-normal", "-subnormal", "-zero", "+zero", "+subnormal", 
                "qnan", "snan")
 
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+# The rounding vocabulary, declared once (the spec registry re-exports it; every other module
+# takes it from there or from here): rn nearest-even, rz toward zero, rm toward -inf, rp toward
+# +inf; tininess "after" (IEEE 754 default: judged after rounding) or "before" rounding.
 ROUNDINGS = ("rn", "rz", "rm", "rp")
+TININESS = ("after", "before")
+TININESS_DEFAULT = "after"
 
 
 @dataclass(frozen=True)

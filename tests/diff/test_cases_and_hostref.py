@@ -25,7 +25,7 @@ def test_batches_are_a_pure_function_of_seed_form_and_index(db):
 
 def test_every_form_gets_containers_of_its_layout(db):
     forms = db.ptx_forms()
-    assert len(forms) == 314  # guard the guard: an empty database would pass everything below
+    assert forms  # guard the guard: an empty database would pass everything below
     for form in forms:
         ops = cases.batch(form, 0, 0, 64)
         layout = cases.source_layout(form)

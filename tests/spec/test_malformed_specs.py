@@ -1,7 +1,10 @@
 """Broken spec trees must fail loudly, with every problem located as ``spec/...:line:col``.
 
-Each test copies the real ``spec/`` into a temporary folder, breaks one thing (or several), points
-``TILECHECK_SPEC_DIR`` at the copy and asserts the :class:`SpecError` the loader raises.
+Each test copies a small fixture spec tree (``tests/spec/fixtures/mini``: two families, three
+formats, two targets; the schemas are the real ones) into a temporary folder named ``spec``,
+breaks one thing (or several), points ``TILECHECK_SPEC_DIR`` at the copy and asserts the
+:class:`SpecError` the loader raises. The real spec is never edited, so adding forms to it changes
+nothing here.
 """
 
 from __future__ import annotations
@@ -15,14 +18,17 @@ from tilecheck.errors import SpecError
 from tilecheck.spec.database import clear_cache, load_database
 from tilecheck.specio.files import spec_root
 
-REAL_SPEC = spec_root()
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "mini"
+REAL_SCHEMAS = spec_root() / "schema"
 
 
 @pytest.fixture
 def tree(tmp_path, monkeypatch):
-    """A private copy of the spec tree that the loader (and formats) will read."""
+    """A private copy of the fixture tree (with the real schemas) that the loader will read."""
     root = tmp_path / "spec"
-    shutil.copytree(REAL_SPEC, root)
+    shutil.copytree(FIXTURE, root)
+    shutil.copytree(REAL_SCHEMAS, root / "schema")
+    (root / "sequences").mkdir()
     monkeypatch.setenv("TILECHECK_SPEC_DIR", str(root))
     clear_cache()
     yield root
@@ -50,7 +56,12 @@ def problems_of(root: Path) -> list[str]:
 
 
 def test_the_pristine_copy_loads(tree):
-    assert len(load_database(tree).ptx_forms()) == 314
+    db = load_database(tree)
+    # what the fixture's axes expand to: div 2 + 2*2 + 1, rcp 1 + 2
+    assert sorted(f.name for f in db.ptx_forms()) == sorted([
+        "div.full.f32", "div.full.ftz.f32", "div.rn.f32", "div.rn.ftz.f32", "div.rz.f32", "div.rz.ftz.f32",
+        "div.rn.f64", "rcp.rn.f32", "rcp.rn.f64", "rcp.rz.f64"])
+    assert sorted(db.formats) == ["f16", "f32", "f64"] and sorted(db.targets) == ["sm_80", "sm_90"]
 
 
 def test_yaml_syntax_error(tree):
@@ -62,31 +73,34 @@ def test_yaml_syntax_error(tree):
 
 
 def test_schema_violation(tree):
-    line, col = edit(tree, "ptx/sqrt.yaml", 'target: {sm: 13, ptx: "1.4"}', 'target: {sm: 13, ptx: "one"}', '"one"')
+    line, col = edit(tree, "ptx/div.yaml", 'target: {sm: 13, ptx: "1.4"}', 'target: {sm: 13, ptx: "one"}', '"one"')
     found = problems_of(tree)
-    assert found == [f"spec/ptx/sqrt.yaml:{line}:{col}: error: forms/3/target/ptx: 'one' does not match '^[0-9]+\\\\.[0-9]+$'"]
+    assert found == [f"spec/ptx/div.yaml:{line}:{col}: error: forms/2/target/ptx: 'one' does not match '^[0-9]+\\\\.[0-9]+$'"]
 
 
 def test_unknown_field(tree):
-    line, col = edit(tree, "ptx/add.yaml", "  - id: ftz-f32\n", "  - id: ftz-f32\n    colour: red\n", "colour")
+    line, col = edit(tree, "ptx/rcp.yaml", "  - id: rn-f32\n", "  - id: rn-f32\n    colour: red\n", "colour")
     found = problems_of(tree)
-    assert len(found) == 1 and found[0].startswith("spec/ptx/add.yaml:")
+    assert len(found) == 1 and found[0].startswith("spec/ptx/rcp.yaml:")
     assert "unknown field(s):" in found[0] and "colour" in found[0]
 
 
 def test_unknown_semantics_key(tree):
-    line, col = edit(tree, "ptx/sqrt.yaml", 'semantics: {key: fp.sqrt, rounding: rn}',
-                     'semantics: {key: fp.sqrtt, rounding: rn}', "fp.sqrtt")
+    line, col = edit(tree, "ptx/rcp.yaml", 'semantics: {key: fp.rcp, rounding: rn}',
+                     'semantics: {key: fp.rcpp, rounding: rn}', "fp.rcpp")
     assert problems_of(tree) == [
-        f"spec/ptx/sqrt.yaml:{line}:{col}: error: unknown semantics key 'fp.sqrtt' (did you mean fp.sqrt?)"]
+        f"spec/ptx/rcp.yaml:{line}:{col}: error: unknown semantics key 'fp.rcpp' (did you mean fp.rcp?)"]
 
 
 def test_unknown_semantics_parameter(tree):
-    line, col = edit(tree, "ptx/rsqrt.yaml", "semantics: {key: approx.rsqrt, ftz: true}",
-                     "semantics: {key: approx.rsqrt, ftz: true, rounding: rn}", "{key: approx.rsqrt, ftz: true, rounding")
+    line, col = edit(tree, "ptx/div.yaml", 'semantics: {key: approx.div, ftz: "{ftz}", variant: full}',
+                     'semantics: {key: approx.div, ftz: "{ftz}", variant: full, rounding: rn}',
+                     '{key: approx.div, ftz: "{ftz}", variant: full, rounding')
     found = problems_of(tree)
-    assert found == [f"spec/ptx/rsqrt.yaml:{line}:{col}: error: rsqrt.approx.ftz.f32: approx.rsqrt has no "
-                     f"parameter 'rounding' (parameters: ftz)"]
+    assert found == [f"spec/ptx/div.yaml:{line}:{col}: error: div.full.f32: approx.div has no "
+                     f"parameter 'rounding' (parameters: ftz, variant)",
+                     f"spec/ptx/div.yaml:{line}:{col}: error: div.full.ftz.f32: approx.div has no "
+                     f"parameter 'rounding' (parameters: ftz, variant)"]
 
 
 def test_unknown_axis_placeholder(tree):
@@ -99,21 +113,21 @@ def test_unknown_axis_placeholder(tree):
 
 
 def test_duplicate_form_within_a_file(tree):
-    line, col = edit(tree, "ptx/mul.yaml", "  - id: rnd-f32\n", (
+    line, col = edit(tree, "ptx/div.yaml", "  - id: rn-f64\n", (
         "  - id: again\n"
-        '    spelling: "mul.{sat}.ftz.f32"\n'
-        '    axes: {sat: ["", sat]}\n'
+        '    spelling: "div.{ftz}.rz.f32"\n'
+        '    axes: {ftz: ["", ftz]}\n'
         "    type: f32\n"
-        '    target: {sm: 10, ptx: "1.4"}\n'
-        "    semantics: {key: fp.mul, rounding: rn, ftz: true, sat: \"{sat}\"}\n"
+        '    target: {sm: 20, ptx: "1.4"}\n'
+        "    semantics: {key: fp.div, rounding: rz, ftz: \"{ftz}\"}\n"
         '    nan: {policy: unspecified, bits: "0x7fffffff"}\n'
-        "  - id: rnd-f32\n"), "id: again")
+        "  - id: rn-f64\n"), "id: again")
     found = problems_of(tree)
-    first = _line_of(tree, "ptx/mul.yaml", "id: ftz-f32")
+    first = _line_of(tree, "ptx/div.yaml", "id: rnd-f32")
     assert found == [
-        f"spec/ptx/mul.yaml:{line}:{col}: error: form mul.ftz.f32 is also defined at spec/ptx/mul.yaml:{first}:5",
-        f"spec/ptx/mul.yaml:{line}:{col}: error: form mul.sat.ftz.f32 has the same spelling (up to qualifier order) "
-        f"as mul.ftz.sat.f32 at spec/ptx/mul.yaml:{first}:5",
+        f"spec/ptx/div.yaml:{line}:{col}: error: form div.rz.f32 is also defined at spec/ptx/div.yaml:{first}:5",
+        f"spec/ptx/div.yaml:{line}:{col}: error: form div.ftz.rz.f32 has the same spelling (up to qualifier order) "
+        f"as div.rz.ftz.f32 at spec/ptx/div.yaml:{first}:5",
     ]
 
 
@@ -125,9 +139,9 @@ def _line_of(root: Path, rel: str, needle: str) -> int:
 def test_duplicate_family_across_files(tree):
     # A PTX family's forms must start with the file stem, so two files can only define the same
     # forms by defining the same family twice -- which the loader reports at the second file.
-    shutil.copy(tree / "ptx" / "rsqrt.yaml", tree / "sequences" / "rsqrt.yaml")
+    shutil.copy(tree / "ptx" / "rcp.yaml", tree / "sequences" / "rcp.yaml")
     found = problems_of(tree)
-    assert found == ["spec/sequences/rsqrt.yaml:3:7: error: family rsqrt defined twice"]
+    assert found == ["spec/sequences/rcp.yaml:3:7: error: family rcp defined twice"]
 
 
 def test_recorded_illegal_spelling_that_a_form_defines(tree):
@@ -155,8 +169,10 @@ def test_example_with_wrong_operand_count(tree):
 
 
 def test_ptxas_accepts_with_a_message(tree):
-    line, col = edit(tree, "ptx/rcp.yaml", "  - {spelling: rcp.rz.ftz.f64, reason: *rcp_ftz_f64, ptxas_accepts: true}",
-                     "  - {spelling: rcp.rz.ftz.f64, reason: *rcp_ftz_f64, ptxas_accepts: true, ptxas: oops}", "oops")
+    line, col = edit(tree, "ptx/rcp.yaml",
+                     "  - {spelling: rcp.rz.ftz.f64, reason: the ISA defines no .ftz for f64, ptxas_accepts: true}",
+                     "  - {spelling: rcp.rz.ftz.f64, reason: the ISA defines no .ftz for f64, ptxas_accepts: true, "
+                     "ptxas: oops}", "oops")
     assert problems_of(tree) == [f"spec/ptx/rcp.yaml:{line}:{col}: error: rcp.rz.ftz.f64: ptxas_accepts is true, "
                                  f"so there is no ptxas error message to record"]
 
@@ -168,17 +184,18 @@ def test_opcode_qualifier_not_after_the_opcode(tree):
 
 
 def test_every_problem_is_collected(tree):
-    a = edit(tree, "ptx/sqrt.yaml", 'semantics: {key: fp.sqrt, rounding: rn}', 'semantics: {key: fp.sqrtt, rounding: rn}',
-             "fp.sqrtt")
-    b = edit(tree, "ptx/rcp.yaml", "examples:\n",
-             'examples:\n  - {form: rcp.rn.bf16, operands: ["0x3f80"], result: "0x3f80", source: test}\n', "{form: rcp.rn.bf16")
-    c = edit(tree, "ptx/fma.yaml", 'target: {sm: 13, ptx: "1.4"}', 'target: {sm: 1, ptx: "1.4"}', "1, ptx")
-    d = edit(tree, "ptx/st.yaml", "name: st\n", "name: store\n", "store")
+    a = edit(tree, "ptx/rcp.yaml", 'semantics: {key: fp.rcp, rounding: rn}', 'semantics: {key: fp.rcpp, rounding: rn}',
+             "fp.rcpp")
+    b = edit(tree, "ptx/div.yaml", "examples:\n",
+             'examples:\n  - {form: div.rn.bf16, operands: ["0x3f80", "0x3f80"], result: "0x3f80", source: test}\n',
+             "{form: div.rn.bf16")
+    c = edit(tree, "targets/ptx.yaml", "{name: sm_80, sm: 80,", "{name: sm_80, sm: 81,", "sm_80, sm: 81")
+    d = edit(tree, "formats/f16.yaml", "name: f16\n", "name: half\n", "half")
     found = problems_of(tree)
-    assert f"spec/ptx/sqrt.yaml:{a[0]}:{a[1]}: error: unknown semantics key 'fp.sqrtt' (did you mean fp.sqrt?)" in found
-    assert f"spec/ptx/rcp.yaml:{b[0]}:{b[1]}: error: example names unknown form 'rcp.rn.bf16'" in found
-    assert f"spec/ptx/fma.yaml:{c[0]}:{c[1]}: error: forms/1/target/sm: 1 is less than the minimum of 10" in found
-    assert f"spec/ptx/st.yaml:{d[0]}:{d[1]}: error: name 'store' must equal the file stem 'st'" in found
+    assert f"spec/ptx/rcp.yaml:{a[0]}:{a[1]}: error: unknown semantics key 'fp.rcpp' (did you mean fp.rcp?)" in found
+    assert f"spec/ptx/div.yaml:{b[0]}:{b[1]}: error: example names unknown form 'div.rn.bf16'" in found
+    assert f"spec/targets/ptx.yaml:{c[0]}:{c[1]}: error: name sm_80 does not match sm 81" in found
+    assert f"spec/formats/f16.yaml:{d[0]}:{d[1]}: error: name 'half' must equal the file stem 'f16'" in found
     assert len(found) == 4, found
     # the error's text lists them all, compiler style, and counts them
     with pytest.raises(SpecError) as info:

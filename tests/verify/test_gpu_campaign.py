@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from tilecheck.spec.database import load_database
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -43,7 +45,7 @@ def _check_outputs(out: Path, forms_expected: int | None):
 def test_dry_run_end_to_end(tmp_path, capsys):
     out = tmp_path / "dry"
     assert _tool().main(["--dry-run", "--out", str(out), "--budget", "400"]) == 0
-    summary, sweeps = _check_outputs(out, 314)
+    summary, sweeps = _check_outputs(out, len(load_database().ptx_forms()))
     assert summary["device"]["backend"] == "cpu" and summary["dry_run"]
     assert set(sweeps) == set(_tool().SWEEPS)
     # the tininess tally: the simulator follows the model's default (after rounding)

@@ -19,6 +19,7 @@ from tilecheck.formats import get_format
 from tilecheck.model import api
 from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import TYPE_INFO, Form
+from tilecheck.spec.registry import TININESS, TININESS_DEFAULT
 
 
 def add_parser(sub):
@@ -28,7 +29,7 @@ def add_parser(sub):
     p.add_argument("form", help="a form name, e.g. div.rn.ftz.f32 (qualifier order is free)")
     p.add_argument("operands", nargs="*", help="hex bits (0x...) or decimal literals, in PTX source order")
     p.add_argument("--target", help="check the form against this target (sm_80, sm_90, ...)")
-    p.add_argument("--tininess", choices=("after", "before"), default="after",
+    p.add_argument("--tininess", choices=TININESS, default=TININESS_DEFAULT,
                    help="with .ftz: judge subnormal results after (default) or before rounding")
     add_json_option(p, "also write the operands and result as JSON to FILE ('-': stdout only JSON, "
                        "the human text goes to stderr)")

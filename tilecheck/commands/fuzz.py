@@ -38,6 +38,7 @@ from tilecheck.diff.distributed import DaskExecutor
 from tilecheck.diff.findings import read_findings, replay_command
 from tilecheck.errors import Location, UsageError
 from tilecheck.spec.database import load_database
+from tilecheck.spec.registry import TININESS, TININESS_DEFAULT
 
 
 def add_parser(sub):
@@ -70,7 +71,7 @@ def add_parser(sub):
     p.add_argument("--shrink", type=nonnegative_int, default=None, metavar="N", help="findings per form to shrink (default 20)")
     p.add_argument("--max-findings", type=nonnegative_int, default=None, metavar="N",
                    help="findings per form written to the JSONL (mismatches beyond are counted; default 1000)")
-    p.add_argument("--tininess", choices=("after", "before"), default=None,
+    p.add_argument("--tininess", choices=TININESS, default=None,
                    help="the model's .ftz convention for the verdict (default after)")
     p.add_argument("--stop-after", type=positive_int, default=None, metavar="N",
                    help="stop after N batches of this run, checkpointed (continue later with --resume)")
@@ -85,7 +86,7 @@ def add_parser(sub):
 
 
 DEFAULTS = {"cases": 100_000, "exhaustive": False, "seed": 0, "backend": "auto", "shrink": 20,
-            "max_findings": 1000, "tininess": "after", "target": None, "gpu_code": None, "vectors": None}
+            "max_findings": 1000, "tininess": TININESS_DEFAULT, "target": None, "gpu_code": None, "vectors": None}
 """Option values of a new campaign when not given (``batch`` depends on ``exhaustive``)."""
 
 
@@ -281,8 +282,8 @@ def _replay_settings(args, rec: dict, where) -> tuple[str, str, str | None, str 
     """``(backend, tininess, target, gpu_code, vectors)`` of one finding: the options given on the
     command line, else what the finding recorded, else the defaults."""
     settings = _field(rec, "settings", dict, where, {})
-    recorded_tininess = settings.get("tininess", "after")
-    if recorded_tininess not in ("after", "before"):
+    recorded_tininess = settings.get("tininess", TININESS_DEFAULT)
+    if recorded_tininess not in TININESS:
         raise UsageError(f"settings.tininess must be 'after' or 'before', got {recorded_tininess!r}", where)
     recorded = {}
     for key in ("target", "gpu_code", "vectors"):

@@ -43,6 +43,7 @@ from tilecheck.formats import get_format
 from tilecheck.model import api, ops
 from tilecheck.sim.program import bind_arguments
 from tilecheck.spec.database import load_database
+from tilecheck.spec.registry import TININESS_DEFAULT
 
 __all__ = ["Backend", "CpuBackend", "GpuBackend", "HostBackend", "ModelBackend", "VectorsBackend",
            "BackendUnavailableError", "NAMES", "select", "gpu_status", "kernel_target"]
@@ -115,7 +116,7 @@ class Backend:
         cases with ``mask != 0`` execute and the others keep ``old`` (predicated kernels)."""
         raise NotImplementedError
 
-    def judge(self, form, operands, tininess: str = "after") -> _verdict.Disagreements:
+    def judge(self, form, operands, tininess: str = TININESS_DEFAULT) -> _verdict.Disagreements:
         """Run a batch and return the cases the verdict rejects (host arrays). ``tininess`` is
         the model's ``.ftz`` convention the verdict uses."""
         n = _cases(form, operands)
@@ -190,7 +191,7 @@ class ModelBackend(Backend):
     """The model's exact path: integer-significand IEEE operations without the fast paths
     (exact forms), the representative value (approximate forms), a copy (memory forms)."""
 
-    def __init__(self, tininess: str = "after"):
+    def __init__(self, tininess: str = TININESS_DEFAULT):
         super().__init__("model", {"executor": "tilecheck.model exact path (no fast paths)"})
         self.tininess = tininess
 
@@ -211,7 +212,7 @@ def _exact_path(form, operands, tininess: str) -> np.ndarray:
     """Exact forms through :func:`tilecheck.model.ops.apply` lane by lane (no fast path)."""
     fmt = get_format(form.element_format)
     params = form.semantics.params
-    op = form.semantics.key.split(".", 1)[1]
+    op = form.semantics.function
     mode = ops.Mode(params.get("rounding", "rn"), bool(params.get("ftz", False)), tininess)
     rule = api.nan_rule(form, fmt)
     arrays = [np.asarray(o).astype(np.uint64) for o in operands]
@@ -431,7 +432,7 @@ class GpuBackend(Backend):
             if isinstance(host, np.ndarray):
                 host[...] = dev.get()
 
-    def judge(self, form, operands, tininess: str = "after") -> _verdict.Disagreements:
+    def judge(self, form, operands, tininess: str = TININESS_DEFAULT) -> _verdict.Disagreements:
         cp = self.cupy
         dev = [cp.asarray(o) for o in operands]
         found = []
@@ -462,7 +463,7 @@ def select(name: str, db=None, *, target: str | None = None, vectors=None, tinin
     if name == "host":
         return HostBackend()
     if name == "model":
-        return ModelBackend(tininess or "after")
+        return ModelBackend(tininess or TININESS_DEFAULT)
     if vectors is None:
         raise UsageError("the vectors backend needs a vector file (--vectors FILE)")
     return VectorsBackend(vectors)

@@ -44,6 +44,7 @@ from tilecheck.diff.vectors import read_vectors
 from tilecheck.diff.verdict import disagreements
 from tilecheck.errors import UsageError
 from tilecheck.spec.database import load_database
+from tilecheck.spec.registry import TININESS, TININESS_DEFAULT
 
 __all__ = ["Config", "FormState", "Progress", "Result", "Campaign", "BackendSpec", "BackendView", "BatchOutcome",
            "SerialExecutor", "run_batch", "shrink_case", "describe_backend", "read_checkpoint", "CHECKPOINT",
@@ -55,7 +56,6 @@ BATCHES = "batches.jsonl"
 FORMAT = 2
 """Checkpoint format: 2 records every backend setting (target, GPU code path, vector file)."""
 
-TININESS = ("after", "before")
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class Config:
     backend: str = "cpu"
     shrink: int = 20
     max_findings: int = 1000
-    tininess: str = "after"
+    tininess: str = TININESS_DEFAULT
     target: str | None = None
     gpu_code: str | None = None
     vectors: str | None = None
@@ -111,7 +111,7 @@ class Config:
                 raise UsageError(f"{where}: {name!r} must be an integer of at least {low}, got {value!r}")
         if not isinstance(data.get("exhaustive", False), bool):
             raise UsageError(f"{where}: 'exhaustive' must be true or false")
-        if data.get("tininess", "after") not in TININESS:
+        if data.get("tininess", TININESS_DEFAULT) not in TININESS:
             raise UsageError(f"{where}: 'tininess' must be 'after' or 'before'")
         if not isinstance(data.get("backend", "cpu"), str):
             raise UsageError(f"{where}: 'backend' must be a backend name")

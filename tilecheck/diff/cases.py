@@ -41,11 +41,7 @@ def form_key(form) -> int:
 def operation(form) -> str:
     """The arithmetic operation behind a form: ``div``, ``sqrt``, ``rcp``, ``rsqrt``, ``add``,
     ``sub``, ``mul``, ``fma``, ``ld`` or ``st`` (the upper-word f64 forms give rcp/rsqrt)."""
-    key = form.semantics.key
-    if key.startswith("mem."):
-        return key[4:]
-    op = key.split(".", 1)[1]
-    return {"rcp_hi": "rcp", "rsqrt_hi": "rsqrt"}.get(op, op)
+    return form.semantics.operation
 
 
 def _rounding(form) -> str:

@@ -23,6 +23,7 @@ import shlex
 from tilecheck.errors import Location, UsageError
 from tilecheck.formats import get_format
 from tilecheck.model import api
+from tilecheck.spec.registry import TININESS_DEFAULT
 
 __all__ = ["finding", "FindingsWriter", "read_findings", "describe_operand", "hexs", "replay_command"]
 
@@ -46,7 +47,7 @@ def describe_operand(form, bits: int) -> str:
     return f"{text} " + " | ".join(parts)
 
 
-def _expected(form, operands, tininess: str = "after") -> int:
+def _expected(form, operands, tininess: str = TININESS_DEFAULT) -> int:
     if form.kind == "memory":
         return int(operands[0])
     return int(api.reference(form, *[int(v) for v in operands], tininess=tininess))
@@ -61,7 +62,7 @@ def _allowed_text(form) -> str:
 
 
 def finding(form, operands, result: int, *, case: int, batch: int, seed: int, backend: str, run: str = "",
-            shrunk=None, findings_path: str = "findings.jsonl", tininess: str = "after",
+            shrunk=None, findings_path: str = "findings.jsonl", tininess: str = TININESS_DEFAULT,
             target: str | None = None, gpu_code: str | None = None, vectors: str | None = None,
             device: str = "") -> dict:
     """The JSON record of one mismatch (see the module docstring)."""
@@ -90,12 +91,12 @@ def finding(form, operands, result: int, *, case: int, batch: int, seed: int, ba
                             "steps": shrunk.steps}
     if form.kind != "memory":
         record["repro"] = (f"tilecheck eval {form.name} " + " ".join(hexs(form, final_ops))
-                           + (f" --tininess {tininess}" if tininess != "after" else ""))
+                           + (f" --tininess {tininess}" if tininess != TININESS_DEFAULT else ""))
     record["replay"] = replay_command(findings_path, backend, tininess, target, gpu_code, vectors)
     return record
 
 
-def replay_command(findings_path: str, backend: str, tininess: str = "after", target: str | None = None,
+def replay_command(findings_path: str, backend: str, tininess: str = TININESS_DEFAULT, target: str | None = None,
                    gpu_code: str | None = None, vectors: str | None = None) -> str:
     """``tilecheck fuzz --replay FILE`` with every setting of the run spelled out (a replay
     takes them from each finding anyway; the command shows what it will use)."""

@@ -133,7 +133,7 @@ def evaluate(form, *operands: np.ndarray) -> np.ndarray:
     reason = supports(form)
     if reason:
         raise UsageError(reason)
-    op = form.semantics.key.split(".", 1)[1]
+    op = form.semantics.function
     params = form.semantics.params
     a = np.asarray(operands[0])
     b = np.asarray(operands[1]) if len(operands) > 1 else None

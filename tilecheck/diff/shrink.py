@@ -18,6 +18,7 @@ import numpy as np
 
 from tilecheck.diff.cases import source_layout
 from tilecheck.formats import get_format
+from tilecheck.spec.registry import TININESS_DEFAULT
 
 __all__ = ["Shrunk", "shrink", "complexity", "proposals"]
 
@@ -151,7 +152,7 @@ def _joint(fmt, values: list[int]) -> list[tuple[int, ...]]:
     return out
 
 
-def shrink(form, backend, operands, result: int, rounds: int = 64, tininess: str = "after") -> Shrunk:
+def shrink(form, backend, operands, result: int, rounds: int = 64, tininess: str = TININESS_DEFAULT) -> Shrunk:
     """Simplify ``operands`` (a case ``backend`` gets wrong, giving ``result``) while the
     backend's result stays rejected. Memory forms with vector operands are returned unchanged."""
     layout = source_layout(form)

@@ -19,6 +19,7 @@ import numpy as np
 
 from tilecheck.model import api
 from tilecheck.model.xp import namespace
+from tilecheck.spec.registry import TININESS_DEFAULT
 
 __all__ = ["Disagreements", "disagreements", "merge", "concat", "ok_mask", "to_host"]
 
@@ -56,7 +57,7 @@ def _namespace(array):
     return namespace(array)
 
 
-def ok_mask(form, results, operands, tininess: str = "after"):
+def ok_mask(form, results, operands, tininess: str = TININESS_DEFAULT):
     """Per-case verdict (bool array in the namespace of ``results``): is each result allowed?
 
     ``operands`` hold one container per case (memory forms: ``registers`` containers per case,
@@ -76,7 +77,7 @@ def ok_mask(form, results, operands, tininess: str = "after"):
     return api.allowed(form, results, *operands, tininess=tininess)
 
 
-def disagreements(form, results, operands, tininess: str = "after") -> Disagreements:
+def disagreements(form, results, operands, tininess: str = TININESS_DEFAULT) -> Disagreements:
     """The rejected cases of a batch, moved to the host (see the module docstring)."""
     xp = _namespace(results)
     ok = ok_mask(form, results, operands, tininess)

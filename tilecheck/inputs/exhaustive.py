@@ -22,15 +22,12 @@ __all__ = ["domain_size", "chunk", "MAX_POINTS"]
 MAX_POINTS = 1 << 32
 """The largest domain :func:`domain_size` enumerates."""
 
-_HI_KEYS = ("approx.rcp_hi", "approx.rsqrt_hi")
-
-
 def _layout(form) -> tuple[str, int, int] | None:
     """(kind, operand count, bits per operand) of an enumerable form, else None."""
     sources = form.sources
     if form.kind not in ("exact", "contract") or not sources:
         return None
-    if form.semantics.key in _HI_KEYS:
+    if form.semantics.high_word:
         return ("hi", 1, 32)
     bits = sources[0].container_bits
     if any(o.registers != 1 for o in sources):

@@ -18,8 +18,8 @@ from tilecheck.model import contracts, fast, ops
 from tilecheck.model.xp import namespace, u64
 from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import TYPE_INFO, Form
+from tilecheck.spec.registry import ROUNDINGS, TININESS, TININESS_DEFAULT
 
-TININESS_DEFAULT = "after"
 """Where ``.ftz`` judges a result subnormal when a form does not say: on the rounded result.
 
 NVIDIA does not document it; "after rounding" matches how the hardware's FTZ multiply-add units are
@@ -74,9 +74,9 @@ def ieee_op(op: str, fmt: str | Format, rounding: str, *operand_bits, ftz: bool 
     fmt = get_format(fmt)
     if op not in ops.OPS:
         raise UsageError(f"unknown operation {op!r}; known: {', '.join(ops.OPS)}")
-    if rounding not in ops_roundings():
+    if rounding not in ROUNDINGS:
         raise UsageError(f"unknown rounding {rounding!r}; known: rn, rz, rm, rp")
-    if tininess not in ("after", "before"):
+    if tininess not in TININESS:
         raise UsageError(f"tininess must be 'after' or 'before', got {tininess!r}")
     if fmt.specials != "ieee":
         raise UsageError(f"{fmt.name} is not an IEEE-style format; the model does arithmetic on IEEE formats only")
@@ -160,11 +160,6 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
     return out.reshape(shape)
 
 
-def ops_roundings() -> tuple[str, ...]:
-    """The rounding names the model accepts."""
-    return ("rn", "rz", "rm", "rp")
-
-
 # ---------------------------------------------------------------------------------------------
 # PTX forms
 
@@ -214,7 +209,7 @@ def _exact_lanes(form: Form, arrays, xp, tininess: str):
     """Evaluate an exact form on uint64 container arrays; returns uint64 containers."""
     fmt = get_format(form.element_format)
     params = form.semantics.params
-    op = form.semantics.key.split(".", 1)[1]
+    op = form.semantics.function
     mode = ops.Mode(params.get("rounding", "rn"), bool(params.get("ftz", False)), tininess)
     rule = nan_rule(form, fmt)
     lanes = form.lanes

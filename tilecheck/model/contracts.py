@@ -30,9 +30,8 @@ from tilecheck.model import ops
 from tilecheck.model.ieee import flush_subnormal_bits, round_pack
 from tilecheck.model.xp import u64
 from tilecheck.spec.forms import Form
+from tilecheck.spec.registry import TININESS_DEFAULT
 
-_FUNCTION = {"approx.div": "div", "approx.rcp": "rcp", "approx.sqrt": "sqrt", "approx.rsqrt": "rsqrt",
-             "approx.rcp_hi": "rcp", "approx.rsqrt_hi": "rsqrt"}
 _HI_MASK = 0xFFFFFFFF00000000
 _MARGIN = 2.0 ** -20
 _EVAL_ERROR = 2.0 ** -50  # bound on the relative error of the float64 evaluation of x
@@ -197,9 +196,8 @@ def _word_bits(fmt: Format, word: str, canonical: int) -> int | None:
 
 def _prepare(xp, form: Form, arrays):
     """Element format, flushed operand bits (uint64) and flags for a contract form."""
-    key = form.semantics.key
     fmt = get_format(form.element_format)
-    hi_form = key in ("approx.rcp_hi", "approx.rsqrt_hi")
+    hi_form = form.semantics.high_word
     ftz = hi_form or bool(form.semantics.params.get("ftz", False))
     operands = [a.astype(xp.uint64) for a in arrays]
     if hi_form:
@@ -210,10 +208,10 @@ def _prepare(xp, form: Form, arrays):
     return fmt, operands, ftz, hi_form
 
 
-def allowed(xp, form: Form, result, arrays, tininess: str = "after"):
+def allowed(xp, form: Form, result, arrays, tininess: str = TININESS_DEFAULT):
     """Contract verdict per lane (see the module docstring); ``result``/``arrays`` uint64."""
     key = form.semantics.key
-    fn = _FUNCTION[key]
+    fn = form.semantics.operation
     fmt, operands, ftz, hi_form = _prepare(xp, form, arrays)
     contract = form.contract
     result = result.astype(xp.uint64)
@@ -401,13 +399,13 @@ def _zero_reachable(fn, fmt, q, is_root, contract) -> bool:
 # representative values
 
 
-def reference_value(xp, form: Form, arrays, tininess: str = "after"):
+def reference_value(xp, form: Form, arrays, tininess: str = TININESS_DEFAULT):
     """Round-to-nearest value of the exact function under the form's flushing (uint64 bits).
 
     The upper-word f64 forms compute on the 1.11.20 input and clear the low result word.
     """
     key = form.semantics.key
-    fn = _FUNCTION[key]
+    fn = form.semantics.operation
     fmt, operands, ftz, hi_form = _prepare(xp, form, arrays)
     canonical = form.nan.bits if form.nan.bits is not None else fmt.canonical_nan
     rule = ops.NanRule(False, canonical, fixed=canonical)

@@ -15,9 +15,7 @@ from dataclasses import dataclass
 
 from tilecheck.formats import Format
 from tilecheck.model.xp import bit_length, u64
-
-ROUNDINGS = ("rn", "rz", "rm", "rp")
-TININESS = ("after", "before")
+from tilecheck.spec.registry import ROUNDINGS, TININESS, TININESS_DEFAULT
 
 
 @dataclass
@@ -75,7 +73,7 @@ def normalize(xp, sig, exp, width: int):
 
 
 def round_pack(xp, fmt: Format, sign, sig, exp, sticky, rounding: str, ftz: bool = False,
-               tininess: str = "after"):
+               tininess: str = TININESS_DEFAULT):
     """Round the exact value ``(sig + sticky*eps) * 2**exp`` to ``fmt`` and return its bits (uint64).
 
     ``sig`` must be non-zero and below 2**62 (callers narrow wider values with

@@ -24,9 +24,10 @@ from tilecheck.formats import Format
 from tilecheck.model import wide
 from tilecheck.model.ieee import Unpacked, normalize, quiet, round_pack, unpack
 from tilecheck.model.xp import bit_length, shift_right_jam, u64
+from tilecheck.spec.registry import OPERATIONS, TININESS_DEFAULT
 
 OPS = ("add", "sub", "mul", "fma", "div", "sqrt", "rcp")
-ARITY = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "div": 2, "sqrt": 1, "rcp": 1}
+ARITY = {op: OPERATIONS[op] for op in OPS}
 
 _TOP = 61  # significands are aligned with their top bit here for addition (3 bits of headroom)
 
@@ -67,7 +68,7 @@ class Mode:
 
     rounding: str = "rn"
     ftz: bool = False
-    tininess: str = "after"
+    tininess: str = TININESS_DEFAULT
     ftz_in: bool | None = None
     ftz_out: bool | None = None
 

@@ -14,9 +14,10 @@ from functools import lru_cache
 
 from tilecheck.errors import OperandError, UsageError
 from tilecheck.formats import ROUNDINGS, Format, get_format
+from tilecheck.spec.registry import OPERATIONS
 
 #: Operand count of every operation the oracles know.
-ARITY = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "div": 2, "sqrt": 1, "rcp": 1, "rsqrt": 1}
+ARITY = OPERATIONS
 
 
 @dataclass(frozen=True)

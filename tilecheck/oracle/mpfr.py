@@ -63,13 +63,21 @@ from __future__ import annotations
 from functools import lru_cache
 
 from tilecheck.errors import UsageError
-from tilecheck.formats import Format
-from tilecheck.oracle.common import (Operand, check_call, check_format, check_nan_option, decode,
-                                      encode_exact, inf_bits, is_subnormal, zero_bits)
+from tilecheck.formats import TININESS, TININESS_DEFAULT, Format
+from tilecheck.oracle.common import (
+    Operand,
+    check_call,
+    check_format,
+    check_nan_option,
+    decode,
+    encode_exact,
+    inf_bits,
+    is_subnormal,
+    zero_bits,
+)
 
 __all__ = ["mpfr_op", "mpfr_context_parameters"]
 
-TININESS = ("after", "before")
 
 
 def _gmpy2():
@@ -148,7 +156,7 @@ def _is_tiny_exact(f: Format, sig: int, exp: int) -> bool:
 
 
 def mpfr_op(op: str, fmt, rounding: str, *operand_bits: int, ftz: bool = False,
-            tininess: str = "after", nan="default") -> int:
+            tininess: str = TININESS_DEFAULT, nan="default") -> int:
     """Correctly rounded result bits of ``op`` on ``operand_bits`` in format ``fmt``.
 
     ``op``: add, sub, mul, fma, div, sqrt, rcp or rsqrt; ``fmt``: a format name or

@@ -26,11 +26,11 @@ from tilecheck.emit.plan import launch_of
 from tilecheck.formats import get_format
 from tilecheck.legality.checker import expand_program
 from tilecheck.model import api
-from tilecheck.model.api import TININESS_DEFAULT
 from tilecheck.sim.errors import ExecutionError
 from tilecheck.sim.memory import byte_view, gather_words, scatter_words
 from tilecheck.sim.program import bind_arguments, scalar_bits, warn_approximate
 from tilecheck.spec.database import load_database
+from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.tile.coords import group_axes
 from tilecheck.tile.exprs import BinOp, Compare, Const, ScalarParam, ThreadIndex
 

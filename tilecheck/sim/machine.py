@@ -34,11 +34,11 @@ import numpy as np
 from tilecheck.errors import UsageError
 from tilecheck.formats import get_format
 from tilecheck.model import api
-from tilecheck.model.api import TININESS_DEFAULT
 from tilecheck.sim.errors import ExecutionError, PtxError
 from tilecheck.sim.memory import UINT, GlobalMemory
 from tilecheck.sim.parser import Addr, Imm, Kernel, Reg, Special, Statement, Symbol, Vec, parse_ptx
 from tilecheck.spec.database import load_database
+from tilecheck.spec.registry import TININESS_DEFAULT
 
 # PTX type token -> (width in bits, kind); kind: pred, b, u, s, f (f16/bf16/f32/f64), x (packed)
 TYPES: dict[str, tuple[int, str]] = {

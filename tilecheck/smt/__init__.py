@@ -17,38 +17,40 @@ imports ``z3`` only when one of these functions is called, so ``import tilecheck
 
 from __future__ import annotations
 
+from tilecheck.spec.registry import TININESS_DEFAULT
+
 __all__ = ["encode", "encode_bits", "encode_contract", "evaluate", "allowed"]
 
 
-def encode(form, *terms, tininess: str = "after", memory=None):
+def encode(form, *terms, tininess: str = TININESS_DEFAULT, memory=None):
     """See :func:`tilecheck.smt.forms.encode`."""
     from tilecheck.smt import forms
 
     return forms.encode(form, *terms, tininess=tininess, memory=memory)
 
 
-def encode_bits(form, *terms, tininess: str = "after"):
+def encode_bits(form, *terms, tininess: str = TININESS_DEFAULT):
     """See :func:`tilecheck.smt.forms.encode_bits`."""
     from tilecheck.smt import forms
 
     return forms.encode_bits(form, *terms, tininess=tininess)
 
 
-def encode_contract(form, result, *operands, tininess: str = "after"):
+def encode_contract(form, result, *operands, tininess: str = TININESS_DEFAULT):
     """See :func:`tilecheck.smt.forms.encode_contract`."""
     from tilecheck.smt import forms
 
     return forms.encode_contract(form, result, *operands, tininess=tininess)
 
 
-def evaluate(form, *operand_bits, tininess: str = "after"):
+def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     """See :func:`tilecheck.smt.forms.evaluate`."""
     from tilecheck.smt import forms
 
     return forms.evaluate(form, *operand_bits, tininess=tininess)
 
 
-def allowed(form, result_bits, *operand_bits, tininess: str = "after"):
+def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT):
     """See :func:`tilecheck.smt.forms.allowed`."""
     from tilecheck.smt import forms
 

@@ -35,9 +35,8 @@ from tilecheck.formats import Format, get_format
 from tilecheck.smt import fp
 from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import TYPE_INFO, Form
+from tilecheck.spec.registry import TININESS, TININESS_DEFAULT
 
-_FUNCTION = {"approx.div": "div", "approx.rcp": "rcp", "approx.sqrt": "sqrt", "approx.rsqrt": "rsqrt",
-             "approx.rcp_hi": "rcp", "approx.rsqrt_hi": "rsqrt"}
 _HI_MASK = 0xFFFFFFFF00000000
 _fresh = itertools.count()
 
@@ -98,10 +97,10 @@ def _sat(fmt: Format, r: z3.FPRef) -> z3.FPRef:
     return z3.If(z3.Or(z3.fpIsNaN(r), z3.fpIsNegative(r)), zero, z3.If(z3.fpGT(r, one), one, r))
 
 
-def exact_lane(form: Form, fmt: Format, xs: list[z3.FPRef], tininess: str = "after") -> z3.FPRef:
+def exact_lane(form: Form, fmt: Format, xs: list[z3.FPRef], tininess: str = TININESS_DEFAULT) -> z3.FPRef:
     """The FP result of one lane of an exact form (flushes, rounding, saturation)."""
     params = form.semantics.params
-    op = form.semantics.key.split(".", 1)[1]
+    op = form.semantics.function
     rounding = params.get("rounding", "rn")
     ftz = bool(params.get("ftz", False))
     if ftz:
@@ -116,11 +115,11 @@ def exact_lane(form: Form, fmt: Format, xs: list[z3.FPRef], tininess: str = "aft
 
 
 def _check_tininess(tininess: str) -> None:
-    if tininess not in ("after", "before"):
+    if tininess not in TININESS:
         raise UsageError(f"tininess must be 'after' or 'before', got {tininess!r}")
 
 
-def encode(form, *terms, tininess: str = "after", memory=None):
+def encode(form, *terms, tininess: str = TININESS_DEFAULT, memory=None):
     """The Z3 semantics of a PTX form applied to ``terms`` (see the module docstring).
 
     Exact forms: the FP result (tuple of lanes for packed forms). Approximate forms:
@@ -152,7 +151,7 @@ def _nan_bits(form: Form, fmt: Format, lane_inputs: list) -> z3.BitVecRef:
     return fp.const(fmt, bits)
 
 
-def encode_bits(form, *terms, tininess: str = "after") -> z3.BitVecRef:
+def encode_bits(form, *terms, tininess: str = TININESS_DEFAULT) -> z3.BitVecRef:
     """Result pattern (the whole container) of an exact form, NaN policy applied on bit-vectors.
 
     Operands should be bit-vectors (FP operands lose NaN payloads: Z3 has one NaN).
@@ -343,7 +342,7 @@ def _power(x, d: int):
     return out
 
 
-def encode_contract(form, result, *operands, tininess: str = "after") -> z3.BoolRef:
+def encode_contract(form, result, *operands, tininess: str = TININESS_DEFAULT) -> z3.BoolRef:
     """Contract of an approximate form: is ``result`` (a container bit-vector or int) allowed for
     ``operands``? Mirrors :func:`tilecheck.model.contracts.allowed` (special cases after ``.ftz``
     flushing, per-key domain rules, then the bound). Assert the returned formula (it may contain
@@ -355,13 +354,13 @@ def encode_contract(form, result, *operands, tininess: str = "after") -> z3.Bool
     if len(operands) != len(form.sources):
         raise UsageError(f"{form.name} takes {len(form.sources)} source operand(s), got {len(operands)}")
     key = form.semantics.key
-    fn = _FUNCTION[key]
+    fn = form.semantics.operation
     fmt, lanes, container = _elem(form)
     if lanes != 1:
         raise UsageError(f"packed approximate forms are not supported ({form.name})")
     r = fp.bv(fmt, result if not isinstance(result, (int, np.integer)) else int(result))
     ops = [_as_bv(fmt, _lane_bits(form, o, fmt, 1, container)[0]) for o in operands]
-    hi = key in ("approx.rcp_hi", "approx.rsqrt_hi")
+    hi = form.semantics.high_word
     ftz = hi or bool(form.semantics.params.get("ftz", False))
     if hi:
         ops = [o & _HI_MASK for o in ops]
@@ -414,7 +413,7 @@ def _arrays(args) -> bool:
     return any(isinstance(a, np.ndarray) and a.ndim > 0 for a in args)
 
 
-def evaluate(form, *operand_bits, tininess: str = "after"):
+def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     """Result bits of an exact form computed by simplifying its Z3 encoding on constants.
 
     Python ints in, a Python int out; with array operands, a numpy array of the container dtype
@@ -437,7 +436,7 @@ def evaluate(form, *operand_bits, tininess: str = "after"):
     return fp.value_of(encode_bits(form, *terms, tininess=tininess))
 
 
-def allowed(form, result_bits, *operand_bits, tininess: str = "after"):
+def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT):
     """Is ``result_bits`` acceptable? Exact forms: equal to :func:`evaluate`, NaNs judged by the NaN
     policy as the model judges them; approximate forms: the contract, decided by a solver."""
     form = _form(form)

@@ -25,8 +25,6 @@ import z3
 
 from tilecheck.formats import Format, get_format
 
-ROUNDING_MODES = ("rn", "rz", "rm", "rp")
-
 
 @lru_cache(maxsize=None)
 def _sort(ebits: int, sbits: int) -> z3.FPSortRef:

@@ -42,8 +42,8 @@ from tilecheck.formats import decimal_magnitude, get_format
 from tilecheck.smt import fp
 from tilecheck.spec.amdgpu import amdgpu_forms, sequences
 from tilecheck.spec.database import load_database
+from tilecheck.spec.registry import OPERATIONS, ROUNDINGS
 
-ROUNDINGS = ("rn", "rz", "rm", "rp")
 _ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd, ast.Compare,
             ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Call, ast.Name, ast.Load, ast.Constant,
             ast.Attribute, ast.IfExp)
@@ -440,7 +440,7 @@ class _Builder:
     def call_builtin(self, node, name: str, expected: QFormat | None) -> Val:
         args = node.args
         if name in ("add", "sub", "mul", "div", "fma", "sqrt"):
-            arity = {"add": 2, "sub": 2, "mul": 2, "div": 2, "fma": 3, "sqrt": 1}[name]
+            arity = OPERATIONS[name]
             if len(args) != arity + 1:
                 raise self.err(node, f"{name}(rm, ...) takes a rounding mode and {arity} operand(s)")
             rm = self.rounding(args[0])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tilecheck.errors import Location
+from tilecheck.spec import registry
 
 # PTX type token -> (element format, lanes, PTX register type, container bits)
 TYPE_INFO: dict[str, tuple[str | None, int, str, int]] = {
@@ -93,7 +94,23 @@ class Semantics:
         return dict(self.items)
 
     def get(self, name: str, default=None):
+        """One typed parameter (``rounding``, ``ftz``, ...), or ``default``."""
         return self.params.get(name, default)
+
+    @property
+    def operation(self) -> str:
+        """The operation the key computes (``approx.rcp_hi`` -> ``rcp``; see :mod:`tilecheck.spec.registry`)."""
+        return registry.operation_of(self.key)
+
+    @property
+    def function(self) -> str:
+        """The key's function (``approx.rcp_hi`` -> ``rcp_hi``)."""
+        return registry.function_of(self.key)
+
+    @property
+    def high_word(self) -> bool:
+        """True for the f64 variants computed from the operand's upper 32 bits."""
+        return registry.is_high_word(self.key)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,12 @@
-"""The semantics registry: every key a spec may name, with its parameters.
+"""The semantics registry: the vocabulary every other module derives from.
+
+* every semantics key a spec may name (``fp.div``, ``approx.rcp_hi``, ...) with its kind, arity
+  and parameters, and per key its *operation* (``div``, ``rcp``), its *function* (the key's name
+  after the dot: ``rcp_hi``) and whether it is a *high-word* variant (``rcp_hi``: computed from
+  the upper 32 bits of an f64);
+* :data:`OPERATIONS`: each arithmetic operation with its arity;
+* :data:`ROUNDINGS`, :data:`TININESS` and :data:`TININESS_DEFAULT` (declared in
+  :mod:`tilecheck.formats`, the lowest layer that rounds, and re-exported here).
 
 A form's ``semantics: {key: fp.div, rounding: "{rnd}", ftz: "{ftz}"}`` names an entry here. The
 spec loader checks keys and parameters against this table (an unknown key is a located spec
@@ -10,7 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-ROUNDINGS = ("rn", "rz", "rm", "rp")
+from tilecheck.formats import ROUNDINGS, TININESS, TININESS_DEFAULT
+
+__all__ = ["ROUNDINGS", "TININESS", "TININESS_DEFAULT", "OPERATIONS", "ENTRIES", "Entry", "Param", "coerce",
+           "operation_of", "function_of", "is_high_word"]
+
+HIGH_WORD_SUFFIX = "_hi"
 
 
 @dataclass(frozen=True)
@@ -32,6 +45,21 @@ class Entry:
     arity: int  # number of source operands
     doc: str
     params: dict = field(default_factory=dict)
+
+    @property
+    def function(self) -> str:
+        """The key's name after the namespace: ``fp.div`` -> ``div``, ``approx.rcp_hi`` -> ``rcp_hi``."""
+        return self.key.split(".", 1)[1]
+
+    @property
+    def high_word(self) -> bool:
+        """True for the f64 variants computed from the upper 32 bits of the operand (``rcp_hi``)."""
+        return self.function.endswith(HIGH_WORD_SUFFIX)
+
+    @property
+    def operation(self) -> str:
+        """The arithmetic operation computed: ``div``, ``rcp`` (also for ``rcp_hi``), ``ld``."""
+        return self.function[:-len(HIGH_WORD_SUFFIX)] if self.high_word else self.function
 
 
 _RND = Param("rounding", "rn", ROUNDINGS, "IEEE rounding: rn nearest-even, rz toward zero, rm toward -inf, rp toward +inf")
@@ -61,6 +89,25 @@ ENTRIES: dict[str, Entry] = {
         Entry("mem.st", "memory", 2, "store registers to memory", {}),
     ]
 }
+
+
+# Every arithmetic operation a key computes, with its number of operands.
+OPERATIONS: dict[str, int] = {e.operation: e.arity for e in ENTRIES.values() if e.kind != "memory"}
+
+
+def operation_of(key: str) -> str:
+    """The operation of a semantics key (``approx.rcp_hi`` -> ``rcp``)."""
+    return ENTRIES[key].operation
+
+
+def function_of(key: str) -> str:
+    """The function of a semantics key (``approx.rcp_hi`` -> ``rcp_hi``)."""
+    return ENTRIES[key].function
+
+
+def is_high_word(key: str) -> bool:
+    """True for the high-word variants (``approx.rcp_hi``, ``approx.rsqrt_hi``)."""
+    return ENTRIES[key].high_word
 
 
 def coerce(entry: Entry, name: str, value: object) -> object:

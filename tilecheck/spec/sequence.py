@@ -21,6 +21,7 @@ from tilecheck.errors import UnknownFormError, UsageError
 from tilecheck.semantics import run
 from tilecheck.spec.amdgpu import AmdForm, Sequence, Step, amdgpu_forms, sequences
 from tilecheck.spec.database import load_database
+from tilecheck.spec.registry import ROUNDINGS
 
 
 @dataclass
@@ -58,7 +59,7 @@ def mode_params(form: AmdForm, mode: dict | None = None) -> dict:
     denorm = int(values["denorm"])
     if not 0 <= denorm <= 3:
         raise UsageError(f"MODE denorm field must be 0..3, got {denorm}")
-    if values["round"] not in ("rn", "rz", "rm", "rp"):
+    if values["round"] not in ROUNDINGS:
         raise UsageError(f"MODE round must be rn, rz, rm or rp, got {values['round']!r}")
     return {"rm": values["round"], "denorm_in": bool(denorm & 1), "denorm_out": bool(denorm & 2)}
 

@@ -19,16 +19,16 @@ from tilecheck.testing import strategies as elem
 
 __all__ = ["form_operands", "forms"]
 
-_HARD_OPS = {"div": "div", "sqrt": "sqrt", "rsqrt": "rsqrt", "mul": "mul", "fma": "fma", "rcp_hi": "rcp",
-             "rsqrt_hi": "rsqrt", "rcp": "rcp", "add": "add", "sub": "sub"}
+# operations with constructed hard cases (tilecheck.testing.construct)
+_HARD_OPS = ("div", "sqrt", "rsqrt", "mul", "fma", "rcp", "add", "sub")
 
 
 def _lane_tuples(form) -> st.SearchStrategy[tuple[int, ...]]:
     fmt = get_format(form.element_format)
-    op = form.semantics.key.split(".", 1)[1]
+    op = form.semantics.operation
     arity = len(form.sources)
     if op in _HARD_OPS:
-        return elem.hard_cases(fmt, _HARD_OPS[op])
+        return elem.hard_cases(fmt, op)
     return elem.operands(fmt, arity)
 
 

@@ -24,8 +24,9 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from tilecheck.formats import ROUNDINGS, Format, get_format
-from tilecheck.testing import construct
 from tilecheck.inputs.edges import edge_values, interesting_exponent_fields, interesting_fractions
+from tilecheck.spec.registry import OPERATIONS
+from tilecheck.testing import construct
 
 __all__ = ["bits", "operands", "roundings", "hard_division", "hard_sqrt", "ftz_boundary",
            "hard_cases"]
@@ -123,7 +124,7 @@ def hard_cases(fmt: Format | str, op: str) -> st.SearchStrategy[tuple[int, ...]]
     quotients (div), hard square roots (sqrt, rsqrt), FTZ-boundary cases (mul, fma). add, sub
     and rcp have no construction here, so for them this is :func:`operands` alone."""
     f = get_format(fmt)
-    arity = {"add": 2, "sub": 2, "mul": 2, "fma": 3, "div": 2, "sqrt": 1, "rcp": 1, "rsqrt": 1}[op]
+    arity = OPERATIONS[op]
     plain = operands(f, arity)
     if op == "div":
         return st.one_of(hard_division(f), ftz_boundary(f, "div", "rn"), ftz_boundary(f, "div", "rp"), plain)

@@ -40,6 +40,7 @@ from tilecheck.errors import TilecheckError
 from tilecheck.model import api
 from tilecheck.sim import parse_ptx
 from tilecheck.spec.forms import Form
+from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.verify.inputs import operands_for
 from tilecheck.verify.report import CheckResult
 from tilecheck.verify.vectors import mismatch_text
@@ -339,7 +340,7 @@ def check_differential(form: Form, ctx: Context) -> CheckResult:
     if reason:
         result.skipped = reason
         return result
-    tininess = ctx.extra.get("tininess", "after")
+    tininess = ctx.extra.get("tininess", TININESS_DEFAULT)
     operands = gen.batch(form, ctx.seed, 0, ctx.cases)
     found = backend.judge(form, operands, tininess)
     result.cases += found.cases
