@@ -1,18 +1,22 @@
 """``tilecheck fuzz FORM...``: differential fuzzing campaigns and exhaustive sweeps that lose nothing.
 
 Runs each form's cases on a backend and judges every result with the model
-(:func:`tilecheck.allowed`). Mismatches stream to ``OUT/findings.jsonl`` as they are found, each
+(:func:`tilecheck.allowed`) -- except in exhaustive sweeps, where forms with a certificate of
+correct rounding (:mod:`tilecheck.diff.certificate`: f32 div/rcp/sqrt, f16/bf16 add/sub/mul/div/
+rcp/sqrt) are judged by it, independently of the model's arithmetic. Mismatches stream to ``OUT/findings.jsonl`` as they are found, each
 shrunk to a minimal report with a one-line repro command; ``OUT/checkpoint.json`` is rewritten
 atomically after every batch, so a campaign killed at any point continues with ``--resume``
 without repeating or losing a case. ``--exhaustive`` sweeps every input of forms with at most 2**32
-(``sqrt.rn.f32``: all 2**32 patterns, checked against the host's IEEE arithmetic on a CPU).
+(``sqrt.rn.f32``: all 2**32 patterns; on a CPU the model's own results, each judged by certificate).
 ``--replay FILE`` re-runs recorded findings. Exit 0 when nothing disagreed, 1 on any mismatch,
 2 on usage or environment errors.
 
-Backends: ``auto`` (gpu when CuPy sees a device; otherwise ``host`` for exhaustive sweeps of the
-forms it covers, else ``cpu``), ``cpu`` (emitted PTX executed by tilecheck's simulator), ``gpu``
-(CuPy), ``host`` (numpy IEEE arithmetic, independent of the model), ``model`` (the model's exact
-path), ``vectors`` (recorded results, ``--vectors FILE``).
+Backends: ``auto`` (gpu when CuPy sees a device; otherwise ``reference`` for exhaustive sweeps of
+certified forms, ``host`` for the other forms it covers, else ``cpu``), ``cpu`` (emitted PTX
+executed by tilecheck's simulator), ``gpu`` (CuPy), ``host`` (numpy IEEE arithmetic: rounds as
+the model's binary32 fast path does, so not independent of it), ``model`` (the model's exact
+path), ``reference`` (the model's public evaluation judged by certificate), ``vectors`` (recorded
+results, ``--vectors FILE``).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ def add_parser(sub):
     size.add_argument("--cases", type=int, default=100_000, help="cases per form (default 100000)")
     size.add_argument("--exhaustive", action="store_true", help="every input (domains of at most 2**32 points)")
     p.add_argument("--seed", type=int, default=0, help="campaign seed (default 0)")
-    p.add_argument("--backend", default="auto", choices=("auto", "cpu", "gpu", "host", "model", "vectors"),
+    p.add_argument("--backend", default="auto", choices=("auto", "cpu", "gpu", "host", "model", "reference", "vectors"),
                    help="where the cases run (default auto)")
     p.add_argument("--vectors", metavar="FILE", help="recorded results for --backend vectors")
     p.add_argument("--gpu-code", choices=("jit", "cubin", "both"), default=None,
@@ -85,11 +89,14 @@ def _backend(args, db, forms):
     if name == "auto":
         if not backends.gpu_status():
             name = "gpu"
+        elif args.exhaustive and all(not backends.ReferenceBackend().supports(db.form(f)) for f in forms):
+            name = "reference"
         elif args.exhaustive and all(not backends.HostBackend().supports(db.form(f)) for f in forms):
             name = "host"
         else:
             name = "cpu"
-    return backends.select(name, db, target=args.target, vectors=vectors, gpu_modes=modes)
+    return backends.select(name, db, target=args.target, vectors=vectors, gpu_modes=modes,
+                           certify=bool(args.exhaustive))
 
 
 class _Progress:
@@ -195,8 +202,9 @@ def run(args) -> int:
     what = "every input" if args.exhaustive else f"{args.cases} cases per form"
     if backend.name == "vectors":
         what = "every recorded case"
+    verdicts = sorted({backend.verdict_text(db.form(f), args.tininess) for f in forms})
     out.write(f"fuzz: {len(forms)} form(s), {what}, seed {args.seed}, batch {batch}; backend {backend.name} "
-              f"({info}); verdict: tilecheck.allowed (tininess {args.tininess}); output {args.out}/\n")
+              f"({info}); verdict: {' | '.join(verdicts)}; output {args.out}/\n")
     out.flush()
     campaign = Campaign(config, backend, args.out, db, _Progress(sys.stderr, args.quiet))
     result = campaign.run(resume=args.resume, stop_after=args.stop_after)
