@@ -122,15 +122,11 @@ class Backend:
 
     def certifies(self, form, tininess: str = "after") -> bool:
         """Whether :meth:`judge` decides ``form`` by certificate (see the module docstring)."""
-        if not self.certify or _certificate.supports_form(form):
-            return False
-        return tininess == "after" or not form.semantics.params.get("ftz", False)
+        return self.certify and certified(form, tininess)
 
     def verdict_text(self, form, tininess: str = "after") -> str:
         """What a verdict of :meth:`judge` on ``form`` establishes (for reports)."""
-        if self.certifies(form, tininess):
-            return _certificate.ESTABLISHES
-        return f"tilecheck.allowed: agrees with the model (tininess {tininess})"
+        return verdict_text(self.name, form, tininess, self.certify)
 
     def judge(self, form, operands, tininess: str = "after") -> _verdict.Disagreements:
         """Run a batch and return the cases the verdict rejects (host arrays). ``tininess`` is
@@ -147,6 +143,22 @@ class Backend:
             parts.append(decide(form, self.run(form, sub), sub, tininess))
             offsets.append(start)
         return _verdict.concat(parts, offsets)
+
+
+def certified(form, tininess: str = "after") -> bool:
+    """Whether the certificate judges ``form`` under ``tininess`` (``.ftz``: after rounding only)."""
+    if _certificate.supports_form(form):
+        return False
+    return tininess == "after" or not form.semantics.params.get("ftz", False)
+
+
+def verdict_text(backend: str, form, tininess: str = "after", certify: bool = False) -> str:
+    """What the verdict of backend ``backend`` on ``form`` establishes (for reports): the
+    certificate where ``certify`` (or the ``reference`` backend) and it applies, else agreement
+    with the model. The GPU judges on the device, with the model."""
+    if (certify or backend == "reference") and backend != "gpu" and certified(form, tininess):
+        return _certificate.ESTABLISHES
+    return f"tilecheck.allowed: agrees with the model (tininess {tininess})"
 
 
 def _by_certificate(form, results, operands, tininess: str) -> _verdict.Disagreements:
