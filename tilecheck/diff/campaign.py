@@ -9,7 +9,7 @@ Batches are therefore the unit of work: an executor may compute them anywhere an
 on a Dask cluster), and the campaign merges them strictly in batch order. After every merged
 batch the campaign
 
-1. appends each new finding to ``findings.jsonl`` (flushed and fsynced per finding), shrinking
+1. appends each new finding to ``findings.jsonl`` (flushed per finding, fsynced per batch), shrinking
    the first ``shrink`` findings of each form to minimal reports;
 2. appends a line to ``batches.jsonl``: where the batch ran (device, worker) and how long it took;
 3. rewrites ``checkpoint.json`` atomically (temporary file, fsync, rename): configuration,
@@ -219,11 +219,13 @@ class BackendSpec:
     gpu_code: str | None = None
     vectors: str | None = None
     factory: Callable | None = None
+    certify: bool = False
+    """Judge certified forms by certificate (exhaustive sweeps; see :mod:`tilecheck.diff.backends`)."""
 
     @classmethod
     def of(cls, config: Config) -> "BackendSpec":
-        """The spec of a configuration's backend."""
-        return cls(config.backend, config.target, config.gpu_code, config.vectors)
+        """The spec of a configuration's backend (exhaustive sweeps are judged by certificate)."""
+        return cls(config.backend, config.target, config.gpu_code, config.vectors, certify=bool(config.exhaustive))
 
     def build(self, db=None):
         """A new backend as this spec says."""
@@ -233,7 +235,8 @@ class BackendSpec:
         if self.vectors is not None:
             vectors = read_vectors(self.vectors, db or load_database())
         modes = {None: None, "both": ("jit", "cubin"), "jit": ("jit",), "cubin": ("cubin",)}.get(self.gpu_code)
-        return backends.select(self.name, db, target=self.target, vectors=vectors, gpu_modes=modes)
+        return backends.select(self.name, db, target=self.target, vectors=vectors, gpu_modes=modes,
+                               certify=self.certify)
 
 
 _BACKENDS: dict = {}
@@ -658,6 +661,7 @@ class Campaign:
                                               "worker": outcome.worker, "seconds": round(outcome.seconds, 4)})
                                   + "\n").encode("utf-8"))
                     log_fh.flush()
+                    writer.sync()  # what the checkpoint covers is on disk before the checkpoint
                     self._save(states, writer.offset, count, False)
                     self._report(index_of[form.name], form, states, all_total, started, resumed_from, False)
             if finished:

@@ -17,16 +17,17 @@ imports ``z3`` only when one of these functions is called, so ``import tilecheck
 
 from __future__ import annotations
 
+from tilecheck.spec.contract import ULP_READING_DEFAULT
 from tilecheck.spec.registry import TININESS_DEFAULT
 
 __all__ = ["encode", "encode_bits", "encode_contract", "evaluate", "allowed"]
 
 
-def encode(form, *terms, tininess: str = TININESS_DEFAULT, memory=None):
+def encode(form, *terms, tininess: str = TININESS_DEFAULT, memory=None, ulp_reading: str = ULP_READING_DEFAULT):
     """See :func:`tilecheck.smt.forms.encode`."""
     from tilecheck.smt import forms
 
-    return forms.encode(form, *terms, tininess=tininess, memory=memory)
+    return forms.encode(form, *terms, tininess=tininess, memory=memory, ulp_reading=ulp_reading)
 
 
 def encode_bits(form, *terms, tininess: str = TININESS_DEFAULT):
@@ -36,11 +37,11 @@ def encode_bits(form, *terms, tininess: str = TININESS_DEFAULT):
     return forms.encode_bits(form, *terms, tininess=tininess)
 
 
-def encode_contract(form, result, *operands, tininess: str = TININESS_DEFAULT):
+def encode_contract(form, result, *operands, tininess: str = TININESS_DEFAULT, ulp_reading: str = ULP_READING_DEFAULT):
     """See :func:`tilecheck.smt.forms.encode_contract`."""
     from tilecheck.smt import forms
 
-    return forms.encode_contract(form, result, *operands, tininess=tininess)
+    return forms.encode_contract(form, result, *operands, tininess=tininess, ulp_reading=ulp_reading)
 
 
 def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
@@ -50,8 +51,8 @@ def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     return forms.evaluate(form, *operand_bits, tininess=tininess)
 
 
-def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT):
+def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT, ulp_reading: str = ULP_READING_DEFAULT):
     """See :func:`tilecheck.smt.forms.allowed`."""
     from tilecheck.smt import forms
 
-    return forms.allowed(form, result_bits, *operand_bits, tininess=tininess)
+    return forms.allowed(form, result_bits, *operand_bits, tininess=tininess, ulp_reading=ulp_reading)
