@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilecheck.spec.registry import TININESS_DEFAULT
+from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 
 __all__ = ["ESTABLISHES", "FORMATS", "OPS", "supports", "check", "supports_form", "check_form"]
 
@@ -52,7 +52,6 @@ OPS = {"f16": ("add", "sub", "mul", "div", "rcp", "sqrt"),
        "f32": ("div", "rcp", "sqrt")}
 """Operations certified per format (binary32 add/sub/mul: the aligned sum needs more than 64 bits)."""
 
-_ROUNDINGS = ("rn", "rz", "rm", "rp")
 _NAN_POLICIES = ("unspecified", "canonical", "propagate")
 
 _U = np.uint64
@@ -256,7 +255,7 @@ def check(op: str, fmt: str, rounding: str, result, *operands, ftz: bool = False
     """
     if not supports(op, fmt):
         raise ValueError(f"no certificate for {op} on {fmt}")
-    if rounding not in _ROUNDINGS:
+    if rounding not in ROUNDINGS:
         raise ValueError(f"unknown rounding {rounding!r}")
     if nan not in _NAN_POLICIES:
         raise ValueError(f"unknown NaN policy {nan!r}")
@@ -507,7 +506,7 @@ def _certify(op: str, f: _Fmt, rounding: str, r: _Value, vals, sign, s_mag, s_ex
 def supports_form(form) -> str:
     """'' when :func:`check_form` certifies ``form`` (a PTX form), else the reason it does not."""
     key = form.semantics.key
-    op = key.split(".", 1)[1] if "." in key else key
+    op = form.semantics.function
     params = form.semantics.params
     if form.kind != "exact" or not key.startswith("fp."):
         return f"{form.name} is not a correctly rounded arithmetic form"
@@ -534,6 +533,6 @@ def check_form(form, results, operands, tininess: str = TININESS_DEFAULT) -> np.
     ftz = bool(params.get("ftz", False))
     if ftz and tininess != "after":
         raise ValueError("the certificate judges .ftz with tininess after rounding only")
-    op = form.semantics.key.split(".", 1)[1]
+    op = form.semantics.function
     return check(op, form.element_format, str(params.get("rounding", "rn")), results, *operands, ftz=ftz,
                  nan=form.nan.policy, nan_bits=form.nan.bits)
