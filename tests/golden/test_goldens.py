@@ -42,8 +42,10 @@ def test_golden_inventory(expected):
     for target in golden.GOLDEN_TARGETS:
         legal = [f for f in db.ptx_forms() if db.verdict(f.name, target).legal]
         files = sorted((EMIT / "forms" / target).glob("*.ptx"))
-        assert len(files) == len(legal) > 200
-        assert {p.stem for p in files} == {f.name for f in legal}
+        # one kernel per family and type legal on the target (the rest are checked by property:
+        # tests/emit/test_single_kernels.py and tests/sim/test_execute.py)
+        assert {p.stem for p in files} == {f.name for f in golden.representative_forms(db, target)}
+        assert {(f.family, f.type) for f in legal} == {(db.forms[p.stem].family, db.forms[p.stem].type) for p in files}
     programs = sorted(p.name for p in (EMIT / "programs").iterdir())
     # root_ratio is legal everywhere: both renderings for every target
     for target in golden.GOLDEN_TARGETS:
@@ -135,7 +137,7 @@ def test_regeneration_command(tmp_path, capsys):
     shutil.copy(ROOT / "examples" / "root_ratio.py", tmp_path / "examples" / "root_ratio.py")
     assert golden.main(["--root", str(tmp_path)]) == 0
     assert (tmp_path / "emit" / "programs" / "root_ratio.sm_90.ptx").is_file()
-    assert (tmp_path / "emit" / "forms" / "sm_80" / "div.rn.f32.ptx").is_file()
+    assert (tmp_path / "emit" / "forms" / "sm_80" / "div.approx.f32.ptx").is_file()
     capsys.readouterr()
     assert golden.main(["--root", str(tmp_path), "--check"]) == 0
     target = tmp_path / "emit" / "programs" / "root_ratio.sm_90.ptx"
