@@ -37,11 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tilecheck import ptxas  # noqa: E402  (after the path fix so a checkout works uninstalled)
 from tilecheck.errors import SpecError  # noqa: E402
 from tilecheck.spec.forms import TYPE_INFO  # noqa: E402
+from tilecheck.spec.registry import OPERATIONS  # noqa: E402
 
 TARGETS = ("sm_80", "sm_90", "sm_100")
 OLD_TARGETS = ("sm_10", "sm_13", "sm_20", "sm_30", "sm_50", "sm_53", "sm_60", "sm_70", "sm_75",
                "sm_80", "sm_86", "sm_89", "sm_90", "sm_100")
-ARITY = {"div": 2, "rcp": 1, "sqrt": 1, "rsqrt": 1, "add": 2, "sub": 2, "mul": 2, "fma": 3}
+# the arithmetic opcodes of the candidate grid, with their arity from the spec registry
+ARITY = {op: OPERATIONS[op] for op in ("div", "rcp", "sqrt", "rsqrt", "add", "sub", "mul", "fma")}
 ROUNDING = ("approx", "full", "rn", "rz", "rm", "rp", "")
 TYPES = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "f32x2")
 WITH_SAT = ("add", "sub", "mul", "fma")

@@ -20,11 +20,13 @@ from tilecheck import ptxas
 from tilecheck.errors import ToolNotFoundError
 from tilecheck.spec.database import load_database, split_spelling
 from tilecheck.spec.forms import TYPE_INFO
+from tilecheck.spec.registry import OPERATIONS
 
 pytestmark = pytest.mark.ptxas
 
 TARGETS = ("sm_80", "sm_90", "sm_100")
-ARITY = {"div": 2, "rcp": 1, "sqrt": 1, "rsqrt": 1, "add": 2, "sub": 2, "mul": 2, "fma": 3}
+# the arithmetic opcodes of the candidate grid, with their arity from the spec registry
+ARITY = {op: OPERATIONS[op] for op in ("div", "rcp", "sqrt", "rsqrt", "add", "sub", "mul", "fma")}
 ROUNDING = ("approx", "full", "rn", "rz", "rm", "rp", "")
 TYPES = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "f32x2")
 WITH_SAT = ("add", "sub", "mul", "fma")
