@@ -416,19 +416,33 @@ def _hex(doc, key_path: tuple) -> int:
 
 def load_formats(root: str | Path) -> dict[str, Format]:
     """Every format under ``root/formats``, by name (cached per root); raises :class:`SpecError`."""
-    return dict(_load_formats(str(root)))
+    formats, problems = read_formats(root)
+    if problems:
+        raise SpecError(list(problems))
+    return formats
+
+
+def read_formats(root: str | Path) -> tuple[dict[str, Format], tuple[Problem, ...]]:
+    """The formats under ``root/formats`` that load, and the problems of those that do not (the
+    spec database reports them with its own and goes on with the good ones)."""
+    formats, problems = _load_formats(str(root))
+    return dict(formats), problems
 
 
 @lru_cache(maxsize=None)
-def _load_formats(root: str) -> dict[str, Format]:
+def _load_formats(root: str) -> tuple[dict[str, Format], tuple[Problem, ...]]:
     folder = Path(root) / "formats"
     problems: list[Problem] = []
     formats: dict[str, Format] = {}
     files = sorted(folder.glob("*.yaml"))
     if not files:
-        raise SpecError([Problem(Location(display_path(folder, Path(root))), "no format files found")])
+        return {}, (Problem(Location(display_path(folder, Path(root))), "no format files found"),)
     for path in files:
-        doc = load_yaml(path, display_path(path, Path(root)))
+        try:
+            doc = load_yaml(path, display_path(path, Path(root)))
+        except SpecError as exc:
+            problems.extend(exc.problems)
+            continue
         found = schema_problems(doc, "format", Path(root))
         if found:
             problems.extend(found)
@@ -455,21 +469,19 @@ def _load_formats(root: str) -> dict[str, Format]:
             if not bool(fmt.is_nan(np.array([value], dtype=fmt.uint))[0]):
                 problems.append(Problem(doc.locate(("nan", key)), f"nan.{key} {d['nan'][key]} is not a NaN of {fmt.name}"))
         formats[fmt.name] = fmt
-    if problems:
-        raise SpecError(problems)
-    return formats
+    return formats, tuple(problems)
 
 
 def all_formats() -> dict[str, Format]:
     """Every format in ``spec/formats``, by name."""
-    return dict(_load_formats(str(spec_root())))
+    return load_formats(spec_root())
 
 
 def get_format(name: str | Format) -> Format:
     """The format called ``name`` (``f16``, ``bf16``, ``f32``, ``f64``, ``tf32``, ``e5m2``, ``e4m3``)."""
     if isinstance(name, Format):
         return name
-    formats = _load_formats(str(spec_root()))
+    formats = load_formats(spec_root())
     try:
         return formats[name]
     except KeyError:

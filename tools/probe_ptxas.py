@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tilecheck import ptxas  # noqa: E402  (after the path fix so a checkout works uninstalled)
 from tilecheck.errors import SpecError  # noqa: E402
-from tilecheck.spec.forms import TYPE_INFO  # noqa: E402
+from tilecheck.spec.database import load_database  # noqa: E402
 from tilecheck.spec.registry import OPERATIONS  # noqa: E402
 
 TARGETS = ("sm_80", "sm_90", "sm_100")
@@ -69,11 +69,16 @@ def memory_grid() -> list[str]:
             for op, type_, vec in itertools.product(("ld", "st"), MEMORY_TYPES, ("", "v2", "v4", "v8"))]
 
 
+def _types() -> dict:
+    """The PTX type tokens of the spec database (register type, container, ...)."""
+    return load_database().types
+
+
 def render(spelling: str) -> str:
     """A batch statement for any candidate spelling."""
     tokens = spelling.split(".")
     opcode, type_ = tokens[0], tokens[-1]
-    register = TYPE_INFO[type_][2]
+    register = _types()[type_].register
     if opcode in ARITY:
         return ptxas.candidate_instruction(spelling, register, ARITY[opcode])
     vec = [int(t[1:]) for t in tokens if t in ("v2", "v4", "v8")]
@@ -288,7 +293,7 @@ def _kernel(instruction: str, register: str, count: int, target: str) -> str:
 def section_lenient() -> None:
     print("\n== lenient: ISA-undefined spellings ptxas accepts, compiled (sm_80, sm_90, sm_100) ==")
     pairs = [(f"rcp.{r}.ftz.f64", f"rcp.{r}.f64", "f64", 1) for r in ("rn", "rz", "rm", "rp")]
-    pairs += [(f"fma.{r}.{t}", f"fma.rn.{t}", TYPE_INFO[t][2], 3) for t in ("bf16", "bf16x2") for r in ("rz", "rm", "rp")]
+    pairs += [(f"fma.{r}.{t}", f"fma.rn.{t}", _types()[t].register, 3) for t in ("bf16", "bf16x2") for r in ("rz", "rm", "rp")]
     pairs += [("ld.global.v8.b16", "ld.global.v4.b32", None, 0), ("st.global.v8.b16", "st.global.v4.b32", None, 0)]
     disasm = os.environ.get("TILECHECK_NVDISASM") or shutil.which("nvdisasm")
     rows = []

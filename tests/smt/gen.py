@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from tilecheck.formats import Format, get_format
-from tilecheck.spec.forms import TYPE_INFO, Form
+from tilecheck.spec.forms import Form
 from tilecheck.inputs.edges import edge_values, interesting_exponent_fields
 
 
@@ -38,7 +38,7 @@ def operands_for(form: Form, n: int, rng: np.random.Generator) -> list[np.ndarra
     """Source containers for ``form``; packed forms get independent lanes. For fma the addend is
     drawn near the product's magnitude half of the time (cancellation, tie cases)."""
     ops = []
-    elem, lanes, _reg, _bits = TYPE_INFO[form.type]
+    elem, lanes = form.element_format, form.lanes
     fmt = get_format(elem)
     centre = form.semantics.key in ("fp.fma", "fp.add", "fp.sub") and rng.random() < 0.5
     for _ in form.sources:

@@ -143,9 +143,7 @@ def test_memory_forms(form):
         smt.evaluate(form, 0, 0) if len(form.sources) == 2 else smt.evaluate(form, 0)
     with pytest.raises(UsageError):
         api.evaluate(form, *([0] * len(form.sources)))
-    from tilecheck.spec.forms import TYPE_INFO
-
-    bits = TYPE_INFO[form.type][3]
+    bits = form.container_bits
     mem = z3.Array("m", z3.BitVecSort(64), z3.BitVecSort(bits))
     if form.semantics.key == "mem.ld":
         loaded = smt.encode(form, z3.BitVecVal(0x1000, 64), memory=mem)

@@ -14,7 +14,6 @@ from support.inventory import ptx_example_count, ptx_form_counts, ptx_illegal_co
 
 from tilecheck.spec import registry
 from tilecheck.spec.database import load_database, spelling_key, split_spelling
-from tilecheck.spec.forms import TYPE_INFO
 
 # Spellings ptxas 13.0 accepts although the ISA does not define them (recorded as illegal).
 PTXAS_LENIENT = {
@@ -154,7 +153,7 @@ def test_operand_registers(db):
     for form in db.ptx_forms():
         for o in form.operands:
             if o.role != "addr":
-                assert o.register_type == TYPE_INFO[form.type][2], form.name
+                assert o.register_type == form.ptx.register, form.name
 
 
 def test_semantics_parameters_follow_the_spelling(db):
@@ -205,10 +204,10 @@ def test_examples_cover_the_forms(db):
 
 
 def _has_subnormal(form, example) -> bool:
-    elem = TYPE_INFO[form.type][0]
+    elem = form.element_format
     bits = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23), "f64": (11, 52)}[elem]
     width = 1 + sum(bits)
-    lanes = TYPE_INFO[form.type][1]
+    lanes = form.lanes
     for value in (*example.operands, example.result):
         for lane in range(lanes):
             x = (value >> (lane * width)) & ((1 << width) - 1)

@@ -17,7 +17,6 @@ import pytest
 from support.inventory import ptx_example_count
 
 from tilecheck.spec.database import load_database
-from tilecheck.spec.forms import TYPE_INFO
 
 # element format -> (precision, emin, emax for MPFR with subnormalize, exponent bits, fraction bits)
 FORMATS = {
@@ -91,7 +90,7 @@ def exact_result(key: str, fmt: str, rounding: str, ftz: bool, sat: bool, bits: 
 
 
 def lanes(form, value: int) -> list[int]:
-    elem, count, _, container = TYPE_INFO[form.type]
+    elem, count, container = form.element_format, form.lanes, form.container_bits
     width = container // count
     return [(value >> (width * i)) & ((1 << width) - 1) for i in range(count)]
 

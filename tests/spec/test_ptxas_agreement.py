@@ -19,7 +19,6 @@ import pytest
 from tilecheck import ptxas
 from tilecheck.errors import ToolNotFoundError
 from tilecheck.spec.database import load_database, split_spelling
-from tilecheck.spec.forms import TYPE_INFO
 from tilecheck.spec.registry import OPERATIONS
 
 pytestmark = pytest.mark.ptxas
@@ -57,7 +56,7 @@ def _candidates() -> list[str]:
 def _render(db, spelling: str) -> str:
     """One batch-register statement for any spelling of a known family (legal or not)."""
     opcode, mods, type_ = split_spelling(spelling)
-    register = TYPE_INFO[type_][2] if type_ in TYPE_INFO else "b32"
+    register = db.types[type_].register if type_ in db.types else "b32"
     if opcode in ARITY:
         return ptxas.candidate_instruction(spelling, register, ARITY[opcode])
     assert opcode in ("ld", "st"), spelling

@@ -18,7 +18,7 @@ from tilecheck.errors import OperandError, UsageError, echo
 from tilecheck.formats import get_format
 from tilecheck.model import api
 from tilecheck.spec.database import load_database
-from tilecheck.spec.forms import TYPE_INFO, Form
+from tilecheck.spec.forms import Form
 from tilecheck.spec.registry import TININESS, TININESS_DEFAULT
 
 
@@ -46,7 +46,7 @@ def parse_operand(form: Form, index: int, text: str, notes: list | None = None) 
     op = form.sources[index]
     where = f"operand {index + 1} ({op.name})"
     if op.element_format is None:
-        width = TYPE_INFO[form.type][3]
+        width = form.container_bits
         body = text.strip().replace("_", "")
         if len(body) > width + 2:  # longer than any pattern of this width can be written
             raise OperandError(f"{where}: {echo(text)} does not fit in {width} bits")
@@ -80,7 +80,7 @@ def parse_operand(form: Form, index: int, text: str, notes: list | None = None) 
 
 def describe(form: Form, bits: int, lanes_of=None) -> str:
     """``0x... value class`` text for one register value of ``form`` (all lanes for packed)."""
-    width = TYPE_INFO[form.type][3]
+    width = form.container_bits
     text = f"0x{bits:0{width // 4}x}"
     if form.element_format is None:
         return text
@@ -95,7 +95,7 @@ def describe(form: Form, bits: int, lanes_of=None) -> str:
 
 def lanes_json(form: Form, bits: int) -> dict:
     """JSON record of one register value: bits (number and hex) and, per lane, value and class."""
-    width = TYPE_INFO[form.type][3]
+    width = form.container_bits
     record = {"bits": bits, "hex": f"0x{bits:0{width // 4}x}"}
     if form.element_format is None:
         return record

@@ -42,7 +42,7 @@ from tilecheck.model import contracts, eft, fast, ops
 from tilecheck.model.xp import namespace, u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, applied_reading, check_ulp_reading
 from tilecheck.spec.database import load_database
-from tilecheck.spec.forms import TYPE_INFO, Form
+from tilecheck.spec.forms import Form
 from tilecheck.spec.registry import ROUNDINGS, TININESS, TININESS_DEFAULT
 
 """Where ``.ftz`` judges a result subnormal when a form does not say: on the rounded result.
@@ -230,7 +230,7 @@ def _operands(form: Form, operand_bits, xp):
     if len(operand_bits) != len(sources):
         raise UsageError(f"{form.name} takes {len(sources)} source operand(s) "
                          f"({', '.join(o.name for o in sources)}), got {len(operand_bits)}")
-    bits = TYPE_INFO[form.type][3]
+    bits = form.container_bits
     arrays = [_as_bits(xp, v, bits, f"{form.name} operand {o.name}") for v, o in zip(operand_bits, sources)]
     return list(xp.broadcast_arrays(*arrays)) if arrays else arrays
 
@@ -273,7 +273,7 @@ def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     xp = namespace(*operand_bits)
     arrays = _operands(form, operand_bits, xp)
     out = _exact_lanes(form, arrays, xp, tininess)
-    dtype = {16: xp.uint16, 32: xp.uint32, 64: xp.uint64}[TYPE_INFO[form.type][3]]
+    dtype = {16: xp.uint16, 32: xp.uint32, 64: xp.uint64}[form.container_bits]
     return _finish(xp, out, dtype, _is_scalar(operand_bits))
 
 
@@ -300,7 +300,7 @@ def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     xp = namespace(*operand_bits)
     arrays = _operands(form, operand_bits, xp)
     out = contracts.reference_value(xp, form, arrays, tininess)
-    dtype = {16: xp.uint16, 32: xp.uint32, 64: xp.uint64}[TYPE_INFO[form.type][3]]
+    dtype = {16: xp.uint16, 32: xp.uint32, 64: xp.uint64}[form.container_bits]
     return _finish(xp, out, dtype, _is_scalar(operand_bits))
 
 
@@ -327,7 +327,7 @@ def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT,
     form = _form(form)
     xp = namespace(result_bits, *operand_bits)
     arrays = _operands(form, operand_bits, xp)
-    bits = TYPE_INFO[form.type][3]
+    bits = form.container_bits
     result = _as_bits(xp, result_bits, bits, f"{form.name} result")
     if arrays:
         result, *arrays = xp.broadcast_arrays(result, *arrays)
@@ -402,7 +402,7 @@ def allowed_results(form, *operand_bits, ulp_reading: str = ULP_READING_DEFAULT,
     xp = namespace(*operand_bits)
     arrays = _operands(form, operand_bits, xp)
     fmt = get_format(form.element_format)
-    dtype = {16: xp.uint16, 32: xp.uint32, 64: xp.uint64}[TYPE_INFO[form.type][3]]
+    dtype = {16: xp.uint16, 32: xp.uint32, 64: xp.uint64}[form.container_bits]
     if form.kind == "contract":
         parts = contracts.results(xp, form, [a.astype(xp.uint64) for a in arrays], ulp_reading)
     else:

@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Callable
 
 from tilecheck.errors import IllegalFormError, Location, Problem, SpecError, UnknownFormError, echo
-from tilecheck.formats import Format, load_formats
+from tilecheck.formats import Format, read_formats
 from tilecheck.spec import amdgpu, registry
 from tilecheck.spec.forms import (
-    TYPE_INFO,
     Contract,
     Example,
     Family,
@@ -32,11 +31,13 @@ from tilecheck.spec.forms import (
     IllegalSpelling,
     NanPolicy,
     OperandSpec,
+    PtxType,
     Reference,
     Semantics,
     Special,
     Target,
     Verdict,
+    ptx_types,
 )
 from tilecheck.specio.files import display_path, schema_problems, spec_root
 from tilecheck.specio.yamlio import LocatedDocument, load_yaml
@@ -95,6 +96,7 @@ class SpecDatabase:
 
     root: Path
     formats: dict[str, Format] = field(default_factory=dict)
+    types: dict[str, PtxType] = field(default_factory=dict)
     families: dict[str, Family] = field(default_factory=dict)
     forms: dict[str, Form] = field(default_factory=dict)
     targets: dict[str, TargetInfo] = field(default_factory=dict)
@@ -199,7 +201,7 @@ class SpecDatabase:
     def _known_tokens(self) -> set:
         tokens = getattr(self, "_tokens", None)
         if tokens is None:
-            tokens = set(TYPE_INFO)
+            tokens = set(self.types)
             for f in self.forms.values():
                 _, mods, type_ = split_spelling(f.name)
                 tokens.update(mods)
@@ -242,7 +244,8 @@ def _substitute(template, values: dict[str, str]):
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
-def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Problem]) -> list[Form]:
+def _expand_group(doc: LocatedDocument, family: dict, gi: int, types: dict[str, PtxType],
+                  problems: list[Problem]) -> list[Form]:
     group = family["forms"][gi]
     here = ("forms", gi)
     axes: dict[str, list[str]] = group.get("axes", {})
@@ -303,7 +306,12 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
     nan_policy = NanPolicy(nan["policy"], int(nan["bits"], 16) if "bits" in nan else None, nan.get("source", ""))
     if nan_policy.policy == "canonical" and nan_policy.bits is None:
         problems.append(Problem(doc.locate(here + ("nan",)), "nan policy canonical needs bits"))
-    elem, lanes, reg, bits = TYPE_INFO[group["type"]]
+    ptx_type = types.get(group["type"])
+    if ptx_type is None:
+        problems.append(Problem(doc.locate(here + ("type",)), f"unknown PTX type {group['type']!r} "
+                                                             f"(known: {', '.join(sorted(types))})"))
+        return []
+    elem, lanes, reg, bits = ptx_type.element_format, ptx_type.lanes, ptx_type.register, ptx_type.container_bits
     forms = []
     axis_names = list(axes)
     for combo in itertools.product(*(axes[a] for a in axis_names)) if axis_names else [()]:
@@ -340,11 +348,12 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
             semantics=Semantics(entry.key, tuple(sorted(params.items()))), kind=entry.kind, nan=nan_policy,
             contract=contract,
             reference=_reference(group["reference"]) if "reference" in group else _reference(family["reference"]),
-            location=doc.locate(here), notes=group.get("notes", "")))
+            location=doc.locate(here), notes=group.get("notes", ""), ptx=ptx_type))
     return forms
 
 
-def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem]) -> Family | None:
+def _load_ptx_family(doc: LocatedDocument, path: Path, types: dict[str, PtxType],
+                     problems: list[Problem]) -> Family | None:
     data = doc.data
     if data["name"] != path.stem:
         problems.append(Problem(doc.locate(("name",)), f"name {data['name']!r} must equal the file stem {path.stem!r}"))
@@ -360,7 +369,7 @@ def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem]) 
             problems.append(Problem(doc.locate(("forms", gi, "id")), f"duplicate group id {gid!r}"))
     forms: list[Form] = []
     for gi in range(len(data["forms"])):
-        forms.extend(_expand_group(doc, data, gi, problems))
+        forms.extend(_expand_group(doc, data, gi, types, problems))
     fixed = tuple(data.get("opcode_qualifiers", ()))
     for gi, group in enumerate(data["forms"]):
         tokens = group["spelling"].split(".")
@@ -466,10 +475,9 @@ def _load_cached(root_text: str) -> SpecDatabase:
         raise SpecError([Problem(Location(root_text), "spec folder not found")])
     problems: list[Problem] = []
     db = SpecDatabase(root=root)
-    try:
-        db.formats = load_formats(root)
-    except SpecError as exc:
-        problems.extend(exc.problems)
+    db.formats, format_problems = read_formats(root)
+    problems.extend(format_problems)
+    db.types = ptx_types(db.formats)
     files = []
     for folder in SPEC_FOLDERS:
         files.extend(sorted((root / folder).glob("*.yaml")))
@@ -493,7 +501,7 @@ def _load_cached(root_text: str) -> SpecDatabase:
             continue
         if schema == "ptx-instruction":
             before = len(problems)
-            family = _load_ptx_family(doc, path, problems)
+            family = _load_ptx_family(doc, path, db.types, problems)
             if family is not None and len(problems) > before:
                 db._incomplete.add(family.name)
             if family is not None:

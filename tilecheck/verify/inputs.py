@@ -9,7 +9,7 @@ import numpy as np
 
 from tilecheck.formats import get_format
 from tilecheck.inputs.generators import edge_biased
-from tilecheck.spec.forms import TYPE_INFO, Form
+from tilecheck.spec.forms import Form
 
 
 def element_bits(fmt, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -22,7 +22,7 @@ def operands_for(form: Form, n: int, rng: np.random.Generator) -> list[np.ndarra
     ops = []
     for op in form.sources:
         if op.element_format is None:
-            bits = TYPE_INFO[op.ptx_type][3]
+            bits = op.container_bits
             ops.append(rng.integers(0, 1 << min(bits, 63), n, dtype=np.uint64))
             continue
         fmt = get_format(op.element_format)
