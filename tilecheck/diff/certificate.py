@@ -36,8 +36,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
-
 __all__ = ["ESTABLISHES", "FORMATS", "OPS", "supports", "check", "supports_form", "check_form"]
 
 ESTABLISHES = ("certificate: result brackets the exact value under the mode's rounding interval; "
@@ -52,6 +50,7 @@ OPS = {"f16": ("add", "sub", "mul", "div", "rcp", "sqrt"),
        "f32": ("div", "rcp", "sqrt")}
 """Operations certified per format (binary32 add/sub/mul: the aligned sum needs more than 64 bits)."""
 
+_ROUNDINGS = ("rn", "rz", "rm", "rp")
 _NAN_POLICIES = ("unspecified", "canonical", "propagate")
 
 _U = np.uint64
@@ -255,7 +254,7 @@ def check(op: str, fmt: str, rounding: str, result, *operands, ftz: bool = False
     """
     if not supports(op, fmt):
         raise ValueError(f"no certificate for {op} on {fmt}")
-    if rounding not in ROUNDINGS:
+    if rounding not in _ROUNDINGS:
         raise ValueError(f"unknown rounding {rounding!r}")
     if nan not in _NAN_POLICIES:
         raise ValueError(f"unknown NaN policy {nan!r}")
@@ -506,7 +505,7 @@ def _certify(op: str, f: _Fmt, rounding: str, r: _Value, vals, sign, s_mag, s_ex
 def supports_form(form) -> str:
     """'' when :func:`check_form` certifies ``form`` (a PTX form), else the reason it does not."""
     key = form.semantics.key
-    op = form.semantics.function
+    op = key.split(".", 1)[1] if "." in key else key
     params = form.semantics.params
     if form.kind != "exact" or not key.startswith("fp."):
         return f"{form.name} is not a correctly rounded arithmetic form"
@@ -523,7 +522,7 @@ def _describe() -> str:
     return "; ".join(f"{fmt} {'/'.join(ops)}" for fmt, ops in OPS.items())
 
 
-def check_form(form, results, operands, tininess: str = TININESS_DEFAULT) -> np.ndarray:
+def check_form(form, results, operands, tininess: str = "after") -> np.ndarray:
     """:func:`check` for a PTX form (see :func:`supports_form`); ``tininess`` must be ``after``
     for ``.ftz`` forms."""
     reason = supports_form(form)
@@ -533,6 +532,6 @@ def check_form(form, results, operands, tininess: str = TININESS_DEFAULT) -> np.
     ftz = bool(params.get("ftz", False))
     if ftz and tininess != "after":
         raise ValueError("the certificate judges .ftz with tininess after rounding only")
-    op = form.semantics.function
+    op = form.semantics.key.split(".", 1)[1]
     return check(op, form.element_format, str(params.get("rounding", "rn")), results, *operands, ftz=ftz,
                  nan=form.nan.policy, nan_bits=form.nan.bits)
