@@ -425,12 +425,13 @@ def load_formats(root: str | Path) -> dict[str, Format]:
 def read_formats(root: str | Path) -> tuple[dict[str, Format], tuple[Problem, ...]]:
     """The formats under ``root/formats`` that load, and the problems of those that do not (the
     spec database reports them with its own and goes on with the good ones)."""
-    formats, problems = _load_formats(str(root))
+    formats, problems = _load_formats(str(root), _where(Path(root)))
     return dict(formats), problems
 
 
 @lru_cache(maxsize=None)
-def _load_formats(root: str) -> tuple[dict[str, Format], tuple[Problem, ...]]:
+def _load_formats(root: str, resolved: str = "") -> tuple[dict[str, Format], tuple[Problem, ...]]:
+    # ``resolved`` only keys the cache (see _where)
     folder = Path(root) / "formats"
     problems: list[Problem] = []
     formats: dict[str, Format] = {}
@@ -470,6 +471,12 @@ def _load_formats(root: str) -> tuple[dict[str, Format], tuple[Problem, ...]]:
                 problems.append(Problem(doc.locate(("nan", key)), f"nan.{key} {d['nan'][key]} is not a NaN of {fmt.name}"))
         formats[fmt.name] = fmt
     return formats, tuple(problems)
+
+
+def _where(root) -> str:
+    """A cache key for a spec root: a relative root names another folder after a chdir (cheap for
+    absolute roots, which is every root but a relative ``TILECHECK_SPEC_DIR``)."""
+    return "" if root.is_absolute() else str(root.resolve())
 
 
 def all_formats() -> dict[str, Format]:

@@ -21,7 +21,10 @@ the command-line tools accept files written against either, since they call the 
 
 from __future__ import annotations
 
+import inspect
+
 from tilecheck.emit import emit_program
+from tilecheck.errors import UsageError
 from tilecheck.legality.checker import check_program, expand_program, validate_program
 from tilecheck.sim.program import run_program
 from tilecheck.tile import ir
@@ -57,6 +60,12 @@ class Program(ir.Program):
 
     def run(self, *arrays, backend: str = "cpu", **options):
         """Execute the program on ``arrays`` (:func:`tilecheck.sim.run_program`)."""
+        accepted = [n for n in inspect.signature(run_program).parameters if n not in ("program", "arrays")]
+        unknown = [k for k in options if k not in accepted]
+        if unknown:
+            params = ", ".join(p.name for p in self.params)
+            raise UsageError(f"{self.name}.run(): unknown keyword argument(s) {', '.join(unknown)}; pass the arrays "
+                             f"positionally in parameter order ({params}); keywords: {', '.join(accepted)}")
         return run_program(self, *arrays, backend=backend, **options)
 
 

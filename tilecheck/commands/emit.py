@@ -13,6 +13,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from tilecheck.commands.output import check_writable
 from tilecheck.emit import emit_programs
 from tilecheck.errors import Location, UsageError, echo
 from tilecheck.legality.checker import check_program
@@ -37,6 +38,7 @@ def add_parser(subparsers):
 
 def run(args) -> int:
     """Emit the programs; 0 emitted, 1 illegal program (diagnostics on stderr); usage errors raise (2)."""
+    check_writable(args.output, "--output")  # before any work, like every other output file
     db = load_database()
     target = db.target(args.target).name
     programs = load_programs(args.program)
