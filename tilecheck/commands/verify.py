@@ -86,10 +86,10 @@ def run(args) -> int:
         info = ", ".join(f"{k} {v}" for k, v in backend.info().items() if k != "backend")
         out.write(f"differential backend: {backend.name} ({info}); {args.cases} cases per form, seed {args.seed}\n")
     ctx = Context(db=db, cases=args.cases, seed=args.seed, backend=backend, target=args.arch,
-                  extra={"semantics": args.semantics, "rcp": args.rcp, "sequence_cases": args.sequence_cases,
-                         "forms": [i.payload for i in items if i.kind == "form"]})
+                  semantics=args.semantics, rcp=args.rcp, sequence_cases=args.sequence_cases,
+                  forms=[i.payload for i in items if i.kind == "form"])
     if isinstance(backend, str):
-        ctx.extra["_backend"] = backend
+        ctx.resolved_backend = backend
     width = min(max([len(i.name) for i in items] + [len(v) for v in args.vectors] + [24]), 60)
     lines = report.format_table([], width)
     out.write(report.checks_legend() + "\n")
@@ -119,7 +119,7 @@ def run(args) -> int:
     if args.json:
         meta = {"seed": args.seed, "cases": args.cases, "backend": backend if isinstance(backend, str)
                 else backend.info(), "targets": args.targets, "vectors": args.vectors,
-                "ptxas": ctx.extra.get("ptxas_version"), "started": started,
+                "ptxas": ctx.ptxas_version, "started": started,
                 "seconds": round(time.time() - started, 3)}
     out.write(f"{report.plural(len(rows), 'item')}, {len(failed)} failed ({time.time() - started:.1f} s)\n")
     out.write(report.summary_line(rows) + "\n")

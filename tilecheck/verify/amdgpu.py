@@ -82,9 +82,7 @@ def run(target_name: str, args) -> int:
 
 def handle_item(item, ctx) -> list:
     """Runner hook: the campaign of one sequence item as ``CheckResult`` rows."""
-    semantics = ctx.extra.get("semantics", "observed")
-    cases = ctx.extra.get("sequence_cases", DEFAULT_CASES)
-    rcp = ctx.extra.get("rcp", "contract")
+    semantics, cases, rcp = ctx.semantics, ctx.sequence_cases, ctx.rcp
     result = verify_sequence(item.name, semantics, cases, ctx.seed, rcp=rcp, db=ctx.db)
     seq = lookup_sequence(item.name, ctx.db)
     details = [f"seed {result.seed}: {result.cases} cases, {result.mismatches} incorrectly rounded; "

@@ -17,7 +17,7 @@
   (``cpu``: emitted PTX executed by the simulator; ``gpu``: CuPy) and every result is judged by
   :func:`tilecheck.allowed`; a predicated run checks that masked-off threads keep their output.
 
-Checks that batch work across forms (ptxas runs) keep their results in ``Context.extra``.
+Checks that batch work across forms (ptxas runs) keep their results in the context's caches.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Callable
 import numpy as np
 
 from tilecheck import ptxas
+from tilecheck.amdgpu.campaign import DEFAULT_CASES
 from tilecheck.diff import backends
 from tilecheck.diff import cases as gen
 from tilecheck.diff.backends import kernel_target
@@ -51,11 +52,12 @@ DETAILS = 5
 
 @dataclass
 class Context:
-    """Options shared by all checks of one verify run.
+    """Options shared by all checks of one verify run, and the caches the checks fill.
 
-    ``backend`` is a backend name or a :class:`tilecheck.diff.backends.Backend`; ``extra`` holds
-    options of other item kinds and caches (``forms``: every form of the run, for batched ptxas
-    runs).
+    ``backend`` is a backend name or a :class:`tilecheck.diff.backends.Backend`; ``forms`` every
+    form of the run (ptxas runs are batched over them); ``tininess`` the differential verdict's
+    convention. Sequences: ``semantics`` (observed | documented), ``rcp`` (contract | nearest)
+    and ``sequence_cases``.
     """
 
     db: object
@@ -63,7 +65,18 @@ class Context:
     seed: int = 0
     backend: object = "auto"
     target: str | None = None
-    extra: dict = field(default_factory=dict)
+    forms: list = field(default_factory=list)
+    tininess: str = TININESS_DEFAULT
+    semantics: str = "observed"
+    rcp: str = "contract"
+    sequence_cases: int = DEFAULT_CASES
+    # filled by the checks
+    ptxas_missing: str | None = None  # '' when ptxas is available, else why not
+    ptxas_version: str | None = None
+    resolved_backend: object = None  # the backend object, or a string saying why there is none
+    ptxas_legality: dict = field(default_factory=dict)
+    kernels: dict = field(default_factory=dict)
+    assembled: dict = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -72,18 +85,18 @@ class Context:
 
 def _ptxas_missing(ctx: Context) -> str:
     """'' when ptxas is available, else the reason (cached)."""
-    if "_ptxas_missing" not in ctx.extra:
+    if ctx.ptxas_missing is None:
         try:
-            ctx.extra["_ptxas_missing"] = ""
-            ctx.extra["ptxas_version"] = ptxas.ptxas_version()
+            ctx.ptxas_version = ptxas.ptxas_version()
+            ctx.ptxas_missing = ""
         except TilecheckError as exc:
-            ctx.extra["_ptxas_missing"] = f"ptxas not available ({exc.message})"
-    return ctx.extra["_ptxas_missing"]
+            ctx.ptxas_missing = f"ptxas not available ({exc.message})"
+    return ctx.ptxas_missing
 
 
 def _run_forms(ctx: Context, form: Form) -> list[Form]:
     """The forms of this run (for batching), always including ``form``."""
-    forms = ctx.extra.get("forms") or [form]
+    forms = ctx.forms or [form]
     return forms if any(f is form for f in forms) else list(forms) + [form]
 
 
@@ -107,15 +120,15 @@ def _below_gate(ctx: Context, form: Form):
 
 def backend_for(ctx: Context):
     """The run's backend object (built once from ``ctx.backend``), or a string saying why none."""
-    if "_backend" not in ctx.extra:
+    if ctx.resolved_backend is None:
         if isinstance(ctx.backend, backends.Backend):
-            ctx.extra["_backend"] = ctx.backend
+            ctx.resolved_backend = ctx.backend
         else:
             try:
-                ctx.extra["_backend"] = backends.select(str(ctx.backend), ctx.db, target=ctx.target)
+                ctx.resolved_backend = backends.select(str(ctx.backend), ctx.db, target=ctx.target)
             except backends.BackendUnavailableError as exc:
-                ctx.extra["_backend"] = f"backend unavailable: {exc.message}"
-    return ctx.extra["_backend"]
+                ctx.resolved_backend = f"backend unavailable: {exc.message}"
+    return ctx.resolved_backend
 
 
 # ---------------------------------------------------------------------------------------------
@@ -140,7 +153,7 @@ def check_schema(form: Form, ctx: Context) -> CheckResult:
 
 def _ptxas_legality(ctx: Context, forms: list[Form]) -> dict:
     """ptxas's parse-only verdicts: (form name, target) -> (accepted, message), batched per target."""
-    cache = ctx.extra.setdefault("_ptxas_legality", {})
+    cache = ctx.ptxas_legality
     todo: dict[tuple[str, str], list[Form]] = {}
     for f in forms:
         targets = {_kernel_target(ctx, f)} if _unavailable(ctx, f) else \
@@ -237,7 +250,7 @@ def check_contract_reference(form: Form, ctx: Context) -> CheckResult:
 
 def _kernels(ctx: Context, form: Form):
     """(plain, predicated) single-instruction kernels of ``form`` (cached)."""
-    cache = ctx.extra.setdefault("_kernels", {})
+    cache = ctx.kernels
     if form.name not in cache:
         target = _kernel_target(ctx, form)
         cache[form.name] = tuple(single_instruction_kernel(form, target, predicated=p, db=ctx.db)
@@ -281,7 +294,7 @@ def _assemble_all(ctx: Context, forms: list[Form]) -> dict:
     """ptxas on every kernel of ``forms``: kernel name -> (ok, message). One module per target
     (entries concatenated, ``.version`` the highest needed); a module that fails is retried
     kernel by kernel so each failure is attributed."""
-    cache = ctx.extra.setdefault("_assembled", {})
+    cache = ctx.assembled
     groups: dict[str, list] = {}
     for f in forms:
         if _unavailable(ctx, f):
@@ -340,7 +353,7 @@ def check_differential(form: Form, ctx: Context) -> CheckResult:
     if reason:
         result.skipped = reason
         return result
-    tininess = ctx.extra.get("tininess", TININESS_DEFAULT)
+    tininess = ctx.tininess
     operands = gen.batch(form, ctx.seed, 0, ctx.cases)
     found = backend.judge(form, operands, tininess)
     result.cases += found.cases

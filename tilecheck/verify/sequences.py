@@ -4,7 +4,7 @@ The ``sequence`` handler of :data:`tilecheck.verify.runner.ITEM_HANDLERS`: it ha
 each sequence to the verifier of its ISA: ``amdgpu.*`` sequences to
 :func:`tilecheck.verify.amdgpu.handle_item` (a campaign of generated divisions through the
 sequence with the reciprocal anywhere inside its contract, compared with correctly rounded
-division). ``Context.extra`` carries its options: ``semantics`` (observed | documented), ``rcp``
+division). The context carries its options: ``semantics`` (observed | documented), ``rcp``
 (contract | nearest; ``tilecheck verify`` defaults to nearest: the sequence's claim that it divides
 correctly with the correctly rounded reciprocal) and ``sequence_cases``.
 """
@@ -22,7 +22,7 @@ def sequence_checks(item, ctx) -> list[CheckResult]:
     isa = item.name.split(".", 1)[0]
     if isa == "amdgpu":
         results = handle_item(item, ctx)
-        if ctx.extra.get("rcp", "contract") == "nearest" and results:
+        if ctx.rcp == "nearest" and results:
             results[0].details.insert(0, "reciprocal step correctly rounded; --rcp contract explores its whole "
                                          "contract (known counterexamples: the Markstein exception)")
         return results
