@@ -53,9 +53,9 @@ class Program(ir.Program):
         """Validate, then every call's instruction instances (:func:`tilecheck.legality.expand_program`)."""
         return expand_program(self, target=target, db=db)
 
-    def emit(self, target: str | None = None, **options) -> str:
-        """PTX (or with ``format="cuda"`` CUDA C++) for this program (:func:`tilecheck.emit.emit_program`);
-        ``target=None`` means the spec database's default target."""
+    def emit(self, target: str | None, **options) -> str:
+        """PTX (or with ``format="cuda"`` CUDA C++) for this program for ``target`` (``"sm_90"``;
+        ``None``: the spec database's default target) (:func:`tilecheck.emit.emit_program`)."""
         return emit_program(self, target=target, **options)
 
     def run(self, *arrays, backend: str = "cpu", **options):

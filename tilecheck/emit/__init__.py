@@ -3,10 +3,11 @@ kernels for the differential engine.
 
 Public API:
 
-* :func:`emit_program` ``(program, target="sm_90", format="ptx") -> str`` -- one program;
+* :func:`emit_program` ``(program, target, format="ptx") -> str`` -- one program for a target the
+  caller names (``"sm_90"``; ``None``: the spec database's default);
   ``format="cuda"`` gives CUDA C++ with one inline-asm helper per form;
 * :func:`emit_programs` -- several programs in one module (``tilecheck emit`` on a file);
-* :func:`single_instruction_kernel` ``(form, target="sm_90", predicated=False) -> EmittedKernel``
+* :func:`single_instruction_kernel` ``(form, target, predicated=False) -> EmittedKernel``
   -- one form wrapped in a kernel with a fixed ABI (see :mod:`tilecheck.emit.kernel`);
 * :func:`plan_program` -- the register/step plan both renderers read (:mod:`tilecheck.emit.plan`).
 
@@ -33,7 +34,7 @@ __all__ = ["emit_program", "emit_programs", "program_kernel", "single_instructio
            "EmittedKernel", "KernelParam", "KernelPlan", "EmitError", "kernel_name", "FORMATS"]
 
 
-def emit_program(program, target: str | None = "sm_90", format: str = "ptx", db=None) -> str:
+def emit_program(program, target: str | None, format: str = "ptx", db=None) -> str:
     """The PTX module (or CUDA C++ source) of one tile program for ``target``.
 
     The program must check clean: otherwise :class:`~tilecheck.errors.IllegalTileOpError` is
@@ -42,7 +43,7 @@ def emit_program(program, target: str | None = "sm_90", format: str = "ptx", db=
     return emit_programs([program], target=target, format=format, db=db)
 
 
-def emit_programs(programs, target: str | None = "sm_90", format: str = "ptx", db=None) -> str:
+def emit_programs(programs, target: str | None, format: str = "ptx", db=None) -> str:
     """One PTX module (or CUDA source) holding a kernel per program, ``.version`` the highest needed."""
     if format not in FORMATS:
         raise UsageError(f"unknown emit format {format!r}; known: {', '.join(FORMATS)}")
@@ -53,7 +54,7 @@ def emit_programs(programs, target: str | None = "sm_90", format: str = "ptx", d
     return program_source(plans)
 
 
-def program_kernel(program, target: str | None = "sm_90", db=None) -> EmittedKernel:
+def program_kernel(program, target: str | None, db=None) -> EmittedKernel:
     """A program's PTX as an :class:`EmittedKernel`: parameters one per program parameter, in order;
     ``grid``/``block`` the launch it runs with (:func:`tilecheck.emit.plan.launch_of`)."""
     db = db or load_database()

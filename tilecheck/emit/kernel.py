@@ -125,7 +125,7 @@ def kernel_name(form_name: str, predicated: bool = False) -> str:
     return "tc_" + form_name.replace(".", "_") + ("_pred" if predicated else "")
 
 
-def single_instruction_kernel(form, target: str = "sm_90", predicated: bool = False, db=None) -> EmittedKernel:
+def single_instruction_kernel(form, target: str, predicated: bool = False, db=None) -> EmittedKernel:
     """A kernel running one instance of ``form`` per thread (ABI: the module docstring).
 
     ``form`` is a :class:`~tilecheck.spec.forms.Form` or a spelling; it must be legal on

@@ -1,0 +1,12 @@
+"""The spec database: the vocabulary registry, the loaded forms, types, targets, AMD forms and
+sequences.
+
+* :mod:`tilecheck.spec.registry` -- semantics keys, operations and arities, roundings, tininess;
+* :mod:`tilecheck.spec.forms` -- the frozen dataclasses (forms, families, PTX types, contracts);
+* :mod:`tilecheck.spec.database` -- ``load_database(root=None)``: validate, expand, check;
+* :mod:`tilecheck.spec.amdgpu`, :mod:`tilecheck.spec.sequence` -- AMD forms and sequences, and
+  running a sequence with any semantics backend.
+
+Import the submodule you need; this package imports nothing on its own (``tilecheck.load_database``
+is the public entry point).
+"""
