@@ -32,7 +32,7 @@ from tilecheck.model.ieee import flush_subnormal_bits, round_pack
 from tilecheck.model.xp import u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.forms import Form
-from tilecheck.spec.registry import TININESS_DEFAULT
+from tilecheck.spec.registry import SPECIAL_WORDS, TININESS_DEFAULT, special_result_bits
 
 _HI_MASK = 0xFFFFFFFF00000000
 _MARGIN = 2.0 ** -20
@@ -174,22 +174,17 @@ def _class_match(xp, fmt: Format, bits, word: str):
     zero = mag == 0
     sub = (mag != 0) & (mag < u64(xp, fmt.min_normal))
     normal = ~zero & ~sub & ~inf & ~nan
-    table = {
-        "any": xp.ones(bits.shape, dtype=bool), "nan": nan,
-        "+inf": inf & ~neg, "-inf": inf & neg, "+0": zero & ~neg, "-0": zero & neg,
-        "+subnormal": sub & ~neg, "-subnormal": sub & neg, "+normal": normal & ~neg, "-normal": normal & neg,
-        "+finite": ~nan & ~inf & ~neg, "-finite": ~nan & ~inf & neg,
-    }
     if word.startswith("0x"):
         return bits == u64(xp, int(word, 16))
-    return table[word]
+    cls, sign = SPECIAL_WORDS[word]
+    match = {"any": xp.ones(bits.shape, dtype=bool), "nan": nan, "inf": inf, "zero": zero, "subnormal": sub,
+             "normal": normal, "finite": ~nan & ~inf}[cls]
+    return match if sign is None else match & (neg if sign < 0 else ~neg)
 
 
 def _word_bits(fmt: Format, word: str, canonical: int) -> int | None:
     """Bits for a result word of a special-case table (None for 'nan': judged by class)."""
-    if word.startswith("0x"):
-        return int(word, 16)
-    return {"+inf": fmt.inf, "-inf": fmt.inf | fmt.sign_mask, "+0": 0, "-0": fmt.sign_mask}.get(word)
+    return special_result_bits(fmt, word)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from tilecheck.smt import fp
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import Form
-from tilecheck.spec.registry import TININESS, TININESS_DEFAULT
+from tilecheck.spec.registry import SPECIAL_WORDS, TININESS, TININESS_DEFAULT, special_result_bits
 
 _HI_MASK = 0xFFFFFFFF00000000
 _fresh = itertools.count()
@@ -213,17 +213,15 @@ def _class_match(fmt: Format, b, word: str) -> z3.BoolRef:
     sub = z3.And(mag != 0, z3.ULT(mag, fmt.min_normal))
     normal = z3.And(z3.Not(zero), z3.Not(sub), z3.Not(inf), z3.Not(nan))
     finite = z3.And(z3.Not(nan), z3.Not(inf))
-    table = {"any": z3.BoolVal(True), "nan": nan, "+inf": z3.And(inf, z3.Not(neg)), "-inf": z3.And(inf, neg),
-             "+0": z3.And(zero, z3.Not(neg)), "-0": z3.And(zero, neg), "+subnormal": z3.And(sub, z3.Not(neg)),
-             "-subnormal": z3.And(sub, neg), "+normal": z3.And(normal, z3.Not(neg)), "-normal": z3.And(normal, neg),
-             "+finite": z3.And(finite, z3.Not(neg)), "-finite": z3.And(finite, neg)}
-    return table[word]
+    cls, sign = SPECIAL_WORDS[word]
+    match = {"any": z3.BoolVal(True), "nan": nan, "inf": inf, "zero": zero, "subnormal": sub, "normal": normal,
+             "finite": finite}[cls]
+    return match if sign is None else z3.And(match, neg if sign < 0 else z3.Not(neg))
 
 
 def _word_bits(fmt: Format, word: str) -> int | None:
-    if word.startswith("0x"):
-        return int(word, 16)
-    return {"+inf": fmt.inf, "-inf": fmt.inf | fmt.sign_mask, "+0": 0, "-0": fmt.sign_mask}.get(word)
+    """Bits a special-table result word pins (see :func:`tilecheck.spec.registry.special_result_bits`)."""
+    return special_result_bits(fmt, word)
 
 
 def _ieee_special(fn: str, fmt: Format, ops: list, canonical: int) -> z3.BitVecRef:

@@ -5,6 +5,7 @@
   after the dot: ``rcp_hi``) and whether it is a *high-word* variant (``rcp_hi``: computed from
   the upper 32 bits of an f64);
 * :data:`OPERATIONS`: each arithmetic operation with its arity;
+* :data:`SPECIAL_WORDS`: the class words of contracts' special-value tables;
 * :data:`ROUNDINGS`, :data:`TININESS` and :data:`TININESS_DEFAULT` (declared in
   :mod:`tilecheck.formats`, the lowest layer that rounds, and re-exported here).
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from tilecheck.formats import ROUNDINGS, TININESS, TININESS_DEFAULT
 
 __all__ = ["ROUNDINGS", "TININESS", "TININESS_DEFAULT", "OPERATIONS", "ENTRIES", "Entry", "Param", "coerce",
-           "operation_of", "function_of", "is_high_word"]
+           "operation_of", "function_of", "is_high_word", "SPECIAL_WORDS", "special_result_bits"]
 
 HIGH_WORD_SUFFIX = "_hi"
 
@@ -89,6 +90,32 @@ ENTRIES: dict[str, Entry] = {
         Entry("mem.st", "memory", 2, "store registers to memory", {}),
     ]
 }
+
+
+# The words of a contract's special-value table: class word -> (class, sign). ``sign`` is +1 or
+# -1, or None for either sign; ``finite`` is every non-NaN, non-infinite value. A table row may
+# also give hex bits instead of a word.
+SPECIAL_WORDS: dict[str, tuple[str, int | None]] = {
+    "any": ("any", None), "nan": ("nan", None),
+    "+inf": ("inf", 1), "-inf": ("inf", -1), "+0": ("zero", 1), "-0": ("zero", -1),
+    "+subnormal": ("subnormal", 1), "-subnormal": ("subnormal", -1),
+    "+normal": ("normal", 1), "-normal": ("normal", -1),
+    "+finite": ("finite", 1), "-finite": ("finite", -1),
+}
+
+
+def special_result_bits(fmt, word: str) -> int | None:
+    """The bits a special-table result word pins (hex bits, signed infinities and zeros); None for
+    words that name a class (``nan``: any NaN, judged by class)."""
+    if word.startswith("0x"):
+        return int(word, 16)
+    cls, sign = SPECIAL_WORDS[word]
+    sign_bits = fmt.sign_mask if sign == -1 else 0
+    if cls == "inf":
+        return fmt.inf | sign_bits
+    if cls == "zero":
+        return sign_bits
+    return None
 
 
 # Every arithmetic operation a key computes, with its number of operands.
