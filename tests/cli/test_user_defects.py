@@ -333,7 +333,7 @@ def spec_copy(tmp_path, monkeypatch):
     import shutil
 
     from tilecheck.spec.database import clear_cache
-    from tilecheck.spec.files import builtin_spec_root
+    from tilecheck.specio.files import builtin_spec_root
 
     root = tmp_path / "myspec"
     shutil.copytree(builtin_spec_root(), root)
@@ -372,7 +372,7 @@ def test_custom_spec_unknown_fields_at_top_level_and_in_amd_files(spec_copy, cap
 
 
 def test_builtin_spec_errors_keep_the_spec_prefix():
-    from tilecheck.spec.files import builtin_spec_root, display_path
+    from tilecheck.specio.files import builtin_spec_root, display_path
 
     root = builtin_spec_root()
     assert display_path(root / "ptx" / "div.yaml", root) == "spec/ptx/div.yaml"
