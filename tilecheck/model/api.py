@@ -297,14 +297,11 @@ def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT, destinations
     element is the least significant).
     """
     form = _form(form)
-<<<<<<< HEAD
+    check_tininess(tininess)
     if form.kind == "function":
         return _evaluate_function(form, operand_bits, tininess, destinations)
     if destinations != 1:
         raise UsageError(f"{form.name} has one destination, not {destinations}")
-=======
-    check_tininess(tininess)
->>>>>>> main
     if form.kind == "contract":
         raise ApproximateFormError(
             f"{form.name} is approximate: its results are a contract ({_contract_text(form)}), not one value; "
@@ -416,12 +413,8 @@ def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     forms the correctly rounded (round-to-nearest) value of the exact function under the form's
     flush-to-zero setting, which its contract always allows."""
     form = _form(form)
-<<<<<<< HEAD
-    if form.kind in ("exact", "function"):
-=======
     check_tininess(tininess)
-    if form.kind == "exact":
->>>>>>> main
+    if form.kind in ("exact", "function"):
         return evaluate(form, *operand_bits, tininess=tininess)
     from tilecheck.model import contracts
 
@@ -453,12 +446,9 @@ def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT,
     """
     check_ulp_reading(ulp_reading)
     form = _form(form)
-<<<<<<< HEAD
+    check_tininess(tininess)
     if form.kind == "function":
         return _allowed_function(form, result_bits, operand_bits, tininess)
-=======
-    check_tininess(tininess)
->>>>>>> main
     xp = namespace(result_bits, *operand_bits)
     arrays = _operands(form, operand_bits, xp)
     bits = TYPE_INFO[form.type][3]
@@ -477,7 +467,6 @@ def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT,
     return ok[()] if (_is_scalar(operand_bits) and _is_scalar([result_bits])) else ok
 
 
-<<<<<<< HEAD
 def _allowed_function(form: Form, result_bits, operand_bits, tininess: str):
     """Bit equality with :func:`evaluate`; where the form's NaN policy is ``unspecified`` any NaN
     of the destination format is accepted where a NaN is due (per lane for packed types)."""
@@ -502,7 +491,8 @@ def _allowed_function(form: Form, result_bits, operand_bits, tininess: str):
             ok = lanes_ok
     scalar = _is_scalar(operand_bits) and _is_scalar([result_bits])
     return ok[()] if scalar and hasattr(ok, "shape") else ok
-=======
+
+
 @dataclass(frozen=True, eq=False)
 class AllowedResults:
     """Every result a form may return, per lane (see the module docstring for the fields).
@@ -600,7 +590,6 @@ def _exact_results(xp, form: Form, fmt: Format, arrays, tininess: str) -> dict:
             "empty": exp_nan, "extra": xp.zeros(shape + (0,), dtype=xp.uint64),
             "extra_used": xp.zeros(shape + (0,), dtype=bool), "nan": exp_nan, "nan_bits": nan_bits,
             "unbounded": xp.zeros(shape, dtype=bool), "stride": 1}
->>>>>>> main
 
 
 def _allowed_exact(xp, form: Form, result, arrays, tininess: str):
