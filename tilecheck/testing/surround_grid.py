@@ -38,7 +38,7 @@ def candidates(family: str) -> list[str]:
     """Every candidate spelling of ``family``'s grid, in a stable order."""
     out: list[str] = []
     if family == "mov":
-        out = [_join("mov", t) for t in (*BITS, *INTS, *FLOATS, *PACKED, "pred", "b128")]
+        out = [_join("mov", t) for t in (*BITS, *INTS, *FLOATS, *PACKED, "pred")]  # no .b128 type in tilecheck
     elif family == "cvt":
         types = FLOATS + INTS
         for rnd, ftz, sat, relu, satfinite, d, a in itertools.product(
@@ -84,11 +84,11 @@ def candidates(family: str) -> list[str]:
 
 
 def _types(tokens: list[str]) -> list[str]:
-    return [t for t in tokens if t in TYPE_INFO or t == "b128"]
+    return [t for t in tokens if t in TYPE_INFO]
 
 
 def _reg(type_: str, counters: dict) -> str:
-    register = "b64" if type_ == "b128" else TYPE_INFO[type_][2]
+    register = TYPE_INFO[type_][2]
     counters[register] = counters.get(register, 0) + 1
     return ptxas.operand_text(register, counters[register])
 
