@@ -74,6 +74,10 @@ def _install_fake_cupy(path: str) -> None:
     sys.modules["cupy"] = module
 
 
+def _corrupt_launches(indices: set) -> None:
+    sys.modules["cupy"].STATE.corrupt = set(indices)
+
+
 def test_gpu_workers_are_pinned_one_per_device(client, db, tmp_path):
     assert pinned_devices(2) == ["0", "1"]
     assert pinned_devices(2, "3,5,7") == ["3", "5"]
@@ -87,17 +91,26 @@ def test_gpu_workers_are_pinned_one_per_device(client, db, tmp_path):
     assert sorted(seen.values()) == ["0", "1"]
     # the gpu backend on each pinned worker (CuPy stand-in): every batch records its device
     client.run(_install_fake_cupy, str(HERE / "fakecupy.py"))
-    config = Config(("sqrt.rn.f32",), seed=1, cases=2400, batch=200, backend="gpu", shrink=0, gpu_code="jit")
+    client.run(_corrupt_launches, {5})  # every launch flips the low bit of result 5
+    config = Config(("sqrt.rn.f32",), seed=1, cases=2400, batch=200, backend="gpu", shrink=0, gpu_code="jit",
+                    max_findings=40)
     executor = DaskExecutor(client, BackendSpec.of(config))
     view = executor.describe(config.forms)
     assert view.name == "gpu" and view.details["gpu"] == "Fake GPU (numpy)"
     result = Campaign(config, view, str(tmp_path / "gpu"), db, executor=executor).run()
-    assert result.cases == 2400 and result.mismatches == 0
+    # at most one per batch (a flipped NaN payload may still be allowed)
+    assert result.cases == 2400 and 3 <= result.mismatches <= 12
     log = [json.loads(line) for line in (tmp_path / "gpu" / "batches.jsonl").read_text().splitlines()]
     devices = {r["device"] for r in log}
     assert devices <= {"gpu0 Fake GPU (numpy) (CUDA_VISIBLE_DEVICES=0)",
                        "gpu0 Fake GPU (numpy) (CUDA_VISIBLE_DEVICES=1)"}
     assert len(devices) == 2, devices  # both devices ran batches
+    # each finding names the device that produced it: the one that ran its batch
+    by_batch = {r["batch"]: r["device"] for r in log}
+    findings = [json.loads(line) for line in (tmp_path / "gpu" / "findings.jsonl").read_text().splitlines()]
+    assert len(findings) == result.mismatches and all(f["device"] == by_batch[f["batch"]] for f in findings)
+    assert all(f["case"] == f["batch"] * 200 + 5 for f in findings)
+    client.run(_corrupt_launches, set())
 
 
 def test_sharded_campaign_with_a_worker_killed_equals_the_serial_run(client, db, tmp_path, monkeypatch):
