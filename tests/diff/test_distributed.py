@@ -23,7 +23,8 @@ import diffhelpers  # noqa: E402
 from diffhelpers import Faulty, sleepy  # noqa: E402
 
 from tilecheck.diff.campaign import BackendSpec, Campaign, Config  # noqa: E402
-from tilecheck.diff.distributed import DaskExecutor, local_cluster, ordered, pinned_devices  # noqa: E402
+from tilecheck.diff.distributed import DaskExecutor, disconnect, local_cluster, ordered, pinned_devices, \
+    session  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -53,7 +54,7 @@ def client():
         os.environ.update(saved)
     c = distributed.Client(cluster, timeout=5)  # the last test closes the scheduler: no long reconnecting
     yield c
-    DaskExecutor(c, BackendSpec("model"), cluster).close()  # short timeouts, whether the scheduler lives
+    disconnect(c, cluster)  # short timeouts, whether the scheduler lives or not
 
 
 def _files(out: Path) -> dict[str, bytes]:
@@ -62,7 +63,9 @@ def _files(out: Path) -> dict[str, bytes]:
 
 def test_ordered_yields_in_job_order(client):
     delays = [0.03 * ((7 * i) % 5) for i in range(12)]  # later jobs often finish first
-    assert list(ordered(client, sleepy, [(i, d) for i, d in enumerate(delays)], window=6)) == list(range(12))
+    with session(scheduler=client.scheduler.address) as other:  # the hook other long runs use
+        assert list(ordered(other, sleepy, [(i, d) for i, d in enumerate(delays)], window=6)) == list(range(12))
+    assert other.status == "closed" and client.status == "running"
 
 
 def _install_fake_cupy(path: str) -> None:
