@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from tilecheck.errors import ApproximateFormError, OperandError, UsageError
 from tilecheck.formats import Format, get_format
-from tilecheck.model import fast, ops
+from tilecheck.model import eft, fast, ops
 from tilecheck.model.xp import namespace, u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, applied_reading, check_ulp_reading
 from tilecheck.spec.forms import TYPE_INFO, Form
@@ -155,7 +155,12 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
     in cache, spreading large inputs over threads (numpy releases the GIL inside its loops;
     ``TILECHECK_THREADS=1`` turns that off).
     """
-    block = fast.block if fast.applicable(op, fmt, mode) else _exact_block
+    if fast.applicable(op, fmt, mode):
+        block = fast.block
+    elif eft.applicable(op, fmt, mode):
+        block = eft.block
+    else:
+        block = _exact_block
     shape = arrays[0].shape
     flat = [a.reshape(-1) for a in arrays]
     n = flat[0].size
@@ -164,7 +169,7 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
             return block(xp, op, fmt, flat, mode, rule).astype(fmt.uint, copy=False).reshape(shape)
         out = np.empty(n, dtype=fmt.uint)
 
-        into = block is fast.block  # fast blocks write straight into the output slice
+        into = block is not _exact_block  # fast blocks write straight into the output slice
 
         def work(start: int, size: int) -> None:
             stop = min(start + size, n)
