@@ -211,6 +211,7 @@ def test_verify_json_to_a_missing_folder_fails_before_the_run(tmp_path, capsys):
     (["prove", "ptx.div-by-4.f32", "--timeout", "0"], "--timeout: must be positive"),
     (["prove", "ptx.div-by-4.f32", "--timeout", "nan"], "--timeout: 'nan' is not a finite number"),
     (["prove", "ptx.div-by-4.f32", "--timeout", "-1"], "--timeout: must be positive"),
+    (["prove", "x == x", "--var", "x=f32", "--var", "x=f16"], "--var gives x two formats"),
 ])
 def test_numeric_options_reject_nonsense(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
