@@ -146,7 +146,9 @@ def _threads() -> int:
 
     value = os.environ.get("TILECHECK_THREADS", "")
     if value.strip():
-        return max(1, int(value))
+        if not value.strip().isdigit() or int(value) < 1:
+            raise UsageError(f"TILECHECK_THREADS must be a positive integer, got {value[:40]!r}")
+        return int(value)
     return max(1, min(os.cpu_count() or 1, 8))
 
 
