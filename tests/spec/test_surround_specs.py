@@ -81,3 +81,10 @@ def test_case_and_order_rules(db):
     assert db.verdict("cvt.f16.rn.f32", "sm_90").form is db.forms["cvt.rn.f16.f32"]  # qualifier order is free
     assert not db.verdict("cvta.global.to.u64", "sm_90").legal  # .to belongs to the opcode
     assert db.verdict("cvt.rn.f32.bf16", "sm_90").reason.startswith("bf16 -> f32 is an exact widening")
+
+
+def test_eval_command_refuses_function_forms_with_a_pointer(capsys):
+    from tilecheck.cli import main
+
+    assert main(["eval", "cvt.rn.f16.f32", "1.5"]) == 2
+    assert "tilecheck.model.api.evaluate" in capsys.readouterr().err
