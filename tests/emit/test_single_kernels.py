@@ -9,15 +9,15 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
-
 from emit_helpers import TARGETS, entry_bodies, opcode_of
+
 from tilecheck import ptxas
 from tilecheck.emit import kernel_name, single_instruction_kernel
 from tilecheck.errors import IllegalFormError, ToolNotFoundError, UnknownFormError, UsageError
 
 
 def test_every_form_has_a_kernel_on_every_legal_target(db):
-    forms = db.ptx_forms()
+    forms = db.kernel_forms()
     assert len(forms) >= 300  # guard: the spec database expanded
     total = 0
     for target in TARGETS:
@@ -93,7 +93,7 @@ def test_every_kernel_assembles(db, predicated):
         pytest.skip(f"ptxas not available: {exc}")
     batches = defaultdict(list)
     for target in TARGETS:
-        for form in db.ptx_forms():
+        for form in db.kernel_forms():
             if db.verdict(form.name, target).legal:
                 k = single_instruction_kernel(form, target, predicated=predicated, db=db)
                 batches[(k.version, target)].append(k)
@@ -110,6 +110,6 @@ def test_every_kernel_assembles(db, predicated):
 
 
 def test_kernel_names_are_unique(db):
-    names = [kernel_name(f.name, p) for f in db.ptx_forms() for p in (False, True)]
+    names = [kernel_name(f.name, p) for f in db.kernel_forms() for p in (False, True)]
     assert len(names) == len(set(names))
     assert all(re.fullmatch(r"tc_[a-z0-9_]+", n) for n in names)

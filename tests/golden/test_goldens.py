@@ -40,7 +40,7 @@ def test_golden_inventory(expected):
     examples = golden.example_files(ROOT)
     assert len(examples) >= 8
     for target in golden.GOLDEN_TARGETS:
-        legal = [f for f in db.ptx_forms() if db.verdict(f.name, target).legal]
+        legal = [f for f in db.kernel_forms() if db.verdict(f.name, target).legal]
         files = sorted((EMIT / "forms" / target).glob("*.ptx"))
         # one kernel per family and type legal on the target (the rest are checked by property:
         # tests/emit/test_single_kernels.py and tests/sim/test_execute.py)

@@ -9,10 +9,10 @@ import pytest
 from tilecheck.emit import single_instruction_kernel
 from tilecheck.errors import UsageError
 from tilecheck.formats import get_format
+from tilecheck.inputs.edges import edge_values
 from tilecheck.model.api import allowed, evaluate, reference
 from tilecheck.sim import ExecutionError, PtxError, execute
 from tilecheck.spec.database import load_database
-from tilecheck.inputs.edges import edge_values
 
 N = 70          # elements; the launch has 96 threads, so 26 take the bounds-guard branch
 BLOCK = 32
@@ -47,7 +47,7 @@ def _sources(form, n, rng):
 
 def _forms():
     db = load_database()
-    return [pytest.param(f.name, id=f.name) for f in db.ptx_forms()]
+    return [pytest.param(f.name, id=f.name) for f in db.kernel_forms()]
 
 
 @pytest.mark.parametrize("predicated", [False, True], ids=["plain", "pred"])

@@ -14,12 +14,16 @@ from support.inventory import ptx_example_count, ptx_form_counts, ptx_illegal_co
 
 from tilecheck.spec import registry
 from tilecheck.spec.database import load_database, spelling_key, split_spelling
+from tilecheck.spec.forms import TYPE_INFO
 
 # Spellings ptxas 13.0 accepts although the ISA does not define them (recorded as illegal).
 PTXAS_LENIENT = {
     "rcp.rn.ftz.f64", "rcp.rz.ftz.f64", "rcp.rm.ftz.f64", "rcp.rp.ftz.f64",
     "fma.rz.bf16", "fma.rm.bf16", "fma.rp.bf16", "fma.rz.bf16x2", "fma.rm.bf16x2", "fma.rp.bf16x2",
     "ld.global.v8.b16", "st.global.v8.b16",
+    # cvt: rounding on the exact bf16 widenings, none on the f16 <-> bf16 narrowings
+    "cvt.bf16.f16", "cvt.f16.bf16", *(f"cvt.{r}{ftz}.f32.bf16" for r in ("rn", "rz", "rm", "rp") for ftz in ("", ".ftz")),
+    *(f"cvt.{r}.f64.bf16" for r in ("rn", "rz", "rm", "rp")),
 }
 APPROXIMATE = {
     "div.approx.f32", "div.approx.ftz.f32", "div.full.f32", "div.full.ftz.f32",
@@ -41,6 +45,7 @@ def test_family_and_form_counts(db):
     assert expected and all(expected.values())  # guard the guard: families with forms were read
     assert {name: len(fam.forms) for name, fam in ptx.items()} == expected
     assert len(db.ptx_forms()) == sum(expected.values())
+    assert db.kernel_forms()  # the arithmetic and memory forms (kinds with single-instruction kernels)
 
 
 def test_every_form_name_reparses_to_itself(db):
@@ -50,7 +55,7 @@ def test_every_form_name_reparses_to_itself(db):
         assert db.resolve(form.name) is form
         verdict = db.verdict(form.name)
         assert verdict.legal and verdict.form is form, form.name
-        assert form.name == form.name.lower() and ".." not in form.name
+        assert form.name.replace(".NaN.", ".nan.") == form.name.lower() and ".." not in form.name
 
 
 def test_spellings_are_unique_up_to_qualifier_order(db):
@@ -69,7 +74,7 @@ def test_qualifier_order_is_free_except_opcode_qualifiers(db):
 
 def test_gates_are_sane(db):
     known_sm = {10, 13, 20, 53, 80, 90, 100}
-    for form in db.ptx_forms():
+    for form in db.kernel_forms():  # gates of the function forms: tests/spec/test_surround_specs.py
         assert form.target.sm in known_sm, form.name
         assert (1, 0) <= form.target.ptx <= (9, 0), form.name
         if form.type == "f32x2":
@@ -127,7 +132,7 @@ def test_every_approximate_form_has_a_contract(db):
 
 
 def test_nan_policies(db):
-    for form in db.ptx_forms():
+    for form in db.kernel_forms():
         nan = form.nan
         if form.family in ("ld", "st"):
             assert nan.policy == "none", form.name
@@ -150,14 +155,14 @@ def test_operand_registers(db):
     assert [(o.role, o.registers) for o in ld.operands] == [("dst", 4), ("addr", 1)]
     st = db.forms["st.global.v2.f64"]
     assert [(o.role, o.registers) for o in st.operands] == [("addr", 1), ("src", 2)]
-    for form in db.ptx_forms():
+    for form in db.kernel_forms():
         for o in form.operands:
             if o.role != "addr":
-                assert o.register_type == form.ptx.register, form.name
+                assert o.register_type == TYPE_INFO[form.type][2], form.name
 
 
 def test_semantics_parameters_follow_the_spelling(db):
-    for form in db.ptx_forms():
+    for form in db.kernel_forms():
         params = form.semantics.params
         if "ftz" in params:
             assert params["ftz"] == ("ftz" in form.modifiers or form.name.endswith("approx.ftz.f64")), form.name

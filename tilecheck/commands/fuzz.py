@@ -40,7 +40,7 @@ from tilecheck.diff.campaign import CHECKPOINT, BackendSpec, Campaign, Config, r
 from tilecheck.diff.cases import source_layout
 from tilecheck.diff.distributed import DaskExecutor
 from tilecheck.diff.findings import read_findings, replay_command
-from tilecheck.errors import Location, UsageError
+from tilecheck.errors import Location, UnknownFormError, UsageError
 from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS, TININESS_DEFAULT
 
@@ -325,7 +325,10 @@ def _replay(args, db) -> int:
     for line, rec in records:
         where = Location(args.replay, line)
         form_name = _field(rec, "form", str, where)
-        form = db.form(form_name)
+        try:
+            form = db.form(form_name)
+        except UnknownFormError as exc:
+            raise UsageError(exc.message, where) from exc
         backend_name, tininess, target, gpu_code, vectors = _replay_settings(args, rec, where)
         key = (backend_name, target, gpu_code, vectors)
         if key not in backends:

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 from tilecheck.errors import IllegalFormError, Location, Problem, TilecheckError, UnknownFormError, UsageError
 from tilecheck.spec.database import load_database
+from tilecheck.spec.forms import TYPE_INFO
 
 __all__ = ["VectorCase", "VectorFile", "VectorFileError", "read_vectors", "VectorWriter", "HEADER_KEYS",
            "MAGIC"]
@@ -210,8 +211,8 @@ class VectorWriter:
     def case(self, form, operands, result: int, comment: str = "") -> None:
         """One case line: ``form`` (a Form or name), operand bits, result bits."""
         name = getattr(form, "name", str(form))
-        bits = form.container_bits if hasattr(form, "container_bits") else load_database().types[name.rsplit(".", 1)[-1]].container_bits
-        digits = bits // 4
+        type_ = getattr(form, "type", name.rsplit(".", 1)[-1])
+        digits = TYPE_INFO[type_][3] // 4
         fields = " ".join(f"0x{int(v):0{digits}x}" for v in (*operands, result))
         self._fh.write(f"{name} {fields}" + (f"  # {comment}" if comment else "") + "\n")
         self.count += 1

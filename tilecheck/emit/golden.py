@@ -42,7 +42,7 @@ def example_files(root: Path) -> list[Path]:
 def representative_forms(db, target: str) -> list:
     """The first form (in spec order) of each PTX family and type legal on ``target``."""
     chosen: dict[tuple[str, str], object] = {}
-    for form in db.ptx_forms():
+    for form in db.kernel_forms():
         if db.verdict(form.name, target).legal:
             chosen.setdefault((form.family, form.type), form)
     return list(chosen.values())

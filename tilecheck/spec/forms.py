@@ -11,49 +11,34 @@ from dataclasses import dataclass, field
 from tilecheck.errors import Location
 from tilecheck.spec import registry
 
-@dataclass(frozen=True)
-class PtxType:
-    """A PTX type token and how PTX holds it.
+# PTX type token -> (element format, lanes, PTX register type, container bits)
+TYPE_INFO: dict[str, tuple[str | None, int, str, int]] = {
+    "f16": ("f16", 1, "b16", 16),
+    "bf16": ("bf16", 1, "b16", 16),
+    "f32": ("f32", 1, "f32", 32),
+    "f64": ("f64", 1, "f64", 64),
+    "f16x2": ("f16", 2, "b32", 32),
+    "bf16x2": ("bf16", 2, "b32", 32),
+    "f32x2": ("f32", 2, "b64", 64),
+    "b16": (None, 1, "b16", 16),
+    "b32": (None, 1, "b32", 32),
+    "b64": (None, 1, "b64", 64),
+    "u32": (None, 1, "u32", 32),
+    "u64": (None, 1, "u64", 64),
+    "s32": (None, 1, "s32", 32),
+    "s64": (None, 1, "s64", 64),
+    # integer and predicate types of the conversion, comparison and logic families: 8-bit values
+    # live in 16-bit registers (PTX has no 8-bit registers for arithmetic; ld/cvt widen into them)
+    "b8": (None, 1, "b16", 8),
+    "u8": (None, 1, "b16", 8),
+    "s8": (None, 1, "b16", 8),
+    "u16": (None, 1, "b16", 16),
+    "s16": (None, 1, "b16", 16),
+    "pred": (None, 1, "pred", 1),
+}
 
-    ``element_format`` names the number format of each lane (``None`` for bit-pattern and integer
-    types), ``lanes`` the values packed in one register, ``register`` the PTX register type that
-    holds it, ``container_bits`` that register's width and ``constraint`` the CUDA inline-asm
-    constraint letter for it.
-    """
-
-    name: str
-    element_format: str | None
-    lanes: int
-    register: str
-    container_bits: int
-    constraint: str
-
-
-_CONSTRAINT = {16: "h", 32: "r", 64: "l"}
-
-# Packed floating-point types: token -> (element format, lanes). The register is the bit type of
-# the container; the element's own format (spec/formats) supplies everything else.
-PACKED_TYPES = {"f16x2": ("f16", 2), "bf16x2": ("bf16", 2), "f32x2": ("f32", 2)}
-# Bit-pattern and integer types: token -> container bits.
-BIT_TYPES = {"b16": 16, "b32": 32, "b64": 64, "u32": 32, "u64": 64, "s32": 32, "s64": 64}
-
-
-def ptx_types(formats: dict) -> dict[str, PtxType]:
-    """Every PTX type token: the scalar float types from the formats' ``ptx:`` blocks
-    (``spec/formats/*.yaml``), the packed types built on them, and the bit and integer types."""
-    out: dict[str, PtxType] = {}
-    for fmt in formats.values():
-        if fmt.ptx_type:
-            out[fmt.ptx_type] = PtxType(fmt.ptx_type, fmt.name, 1, fmt.ptx_register, fmt.container_bits,
-                                        fmt.ptx_constraint)
-    for token, (element, lanes) in PACKED_TYPES.items():
-        fmt = formats.get(element)
-        if fmt is not None:
-            bits = fmt.container_bits * lanes
-            out[token] = PtxType(token, element, lanes, f"b{bits}", bits, _CONSTRAINT[bits])
-    for token, bits in BIT_TYPES.items():
-        out[token] = PtxType(token, None, 1, token, bits, _CONSTRAINT[bits])
-    return out
+INTEGER_KIND: dict[str, str] = {t: t[0] for t in TYPE_INFO if t[0] in "bus" and t != "bf16" and t != "bf16x2"}
+"""Integer type token -> its kind: ``b`` (bits), ``u`` (unsigned), ``s`` (signed)."""
 
 
 @dataclass(frozen=True)
@@ -218,22 +203,21 @@ class Form:
     location: Location
     notes: str = ""
     examples: tuple[Example, ...] = field(default=())
-    ptx: PtxType | None = None  # the type token's data (element format, lanes, register, container)
 
     @property
     def element_format(self) -> str | None:
-        """The number format of each lane (``None`` for bit moves)."""
-        return self.ptx.element_format
+        """The number format of each lane (``None`` for bit and integer types)."""
+        return TYPE_INFO[self.type][0]
 
     @property
     def lanes(self) -> int:
         """Values packed in one register (2 for ``f16x2``)."""
-        return self.ptx.lanes
+        return TYPE_INFO[self.type][1]
 
     @property
     def container_bits(self) -> int:
-        """Width of the register holding one operand."""
-        return self.ptx.container_bits
+        """Width of the value of the form's type (the register holding it may be wider)."""
+        return TYPE_INFO[self.type][3]
 
     @property
     def exact(self) -> bool:
