@@ -49,7 +49,7 @@ def write_json(path: str | None, data, option: str = "--json") -> None:
     """Write ``data`` as one JSON document to ``path`` (``-``: stdout); nothing when ``path`` is None."""
     if path is None:
         return
-    text = json.dumps(data, indent=1) + "\n"
+    text = json.dumps(data, indent=1, default=str) + "\n"  # paths, fractions: as text
     if path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
