@@ -98,6 +98,9 @@ def _show(args) -> int:
         c = form.contract
         out.write(f"  contract:  {_contract_text(form)}{' (provisional)' if c.provisional else ''}\n")
         out.write(f"             source: {c.source}\n")
+        for r in c.rules:
+            when = ", ".join(f"{form.sources[i].name}: {_condition_text(cond)}" for i, cond in r.when)
+            out.write(f"             rule: {when} -> {r.result}\n")
         for s in c.specials:
             out.write(f"             {', '.join(s.operands)} -> {s.result}\n")
     out.write(f"  reference: {form.reference}\n")
@@ -116,3 +119,13 @@ def _check(args) -> int:
     sys.stdout.write(f"spec OK: {len(db.families)} PTX families, {len(db.forms)} forms, "
                      f"{n_amd} AMD instructions, {n_seq} sequences, {len(db.targets)} targets\n")
     return 0
+
+
+def _condition_text(cond) -> str:
+    """A rule's operand condition in words (``finite, |x| > 2^126``)."""
+    parts = [" or ".join(cond.classes)] if cond.classes else []
+    if cond.above_log2 is not None:
+        parts.append(f"|x| > 2^{cond.above_log2}")
+    if cond.below_log2 is not None:
+        parts.append(f"|x| < 2^{cond.below_log2}")
+    return ", ".join(parts)

@@ -35,6 +35,7 @@ import numpy as np
 from tilecheck.diff import verdict as _verdict
 from tilecheck.diff.cases import source_layout
 from tilecheck.errors import DeviceUnavailableError, TilecheckError, UsageError
+from tilecheck.spec.contract import ULP_READING_DEFAULT
 
 __all__ = ["Backend", "CpuBackend", "GpuBackend", "HostBackend", "ModelBackend", "VectorsBackend",
            "BackendUnavailableError", "NAMES", "select", "gpu_status", "kernel_target"]
@@ -107,18 +108,19 @@ class Backend:
         cases with ``mask != 0`` execute and the others keep ``old`` (predicated kernels)."""
         raise NotImplementedError
 
-    def judge(self, form, operands, tininess: str = "after") -> _verdict.Disagreements:
+    def judge(self, form, operands, tininess: str = "after",
+              ulp_reading: str = ULP_READING_DEFAULT) -> _verdict.Disagreements:
         """Run a batch and return the cases the verdict rejects (host arrays). ``tininess`` is
-        the model's ``.ftz`` convention the verdict uses."""
+        the model's ``.ftz`` convention the verdict uses, ``ulp_reading`` its reading of ulp bounds."""
         n = _cases(form, operands)
         block = self.judge_block
         if n <= block:
-            return _verdict.disagreements(form, self.run(form, operands), operands, tininess)
+            return _verdict.disagreements(form, self.run(form, operands), operands, tininess, ulp_reading)
         per = [k for _, _, k in source_layout(form)]
         parts, offsets = [], []
         for start in range(0, n, block):
             sub = [o[start * k:(start + block) * k] for o, k in zip(operands, per)]
-            parts.append(_verdict.disagreements(form, self.run(form, sub), sub, tininess))
+            parts.append(_verdict.disagreements(form, self.run(form, sub), sub, tininess, ulp_reading))
             offsets.append(start)
         return _verdict.concat(parts, offsets)
 
@@ -456,13 +458,14 @@ class GpuBackend(Backend):
             if isinstance(host, np.ndarray):
                 host[...] = dev.get()
 
-    def judge(self, form, operands, tininess: str = "after") -> _verdict.Disagreements:
+    def judge(self, form, operands, tininess: str = "after",
+              ulp_reading: str = ULP_READING_DEFAULT) -> _verdict.Disagreements:
         cp = self.cupy
         dev = [cp.asarray(o) for o in operands]
         found = []
         for mode in self.modes:
             out = self.run_device(form, dev, mode=mode)
-            found.append(_verdict.disagreements(form, out, dev, tininess))
+            found.append(_verdict.disagreements(form, out, dev, tininess, ulp_reading))
         return _verdict.merge(found, self.modes)
 
 

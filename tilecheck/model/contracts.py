@@ -33,8 +33,6 @@ from tilecheck.model.xp import u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.forms import Form
 
-_FUNCTION = {"approx.div": "div", "approx.rcp": "rcp", "approx.sqrt": "sqrt", "approx.rsqrt": "rsqrt",
-             "approx.rcp_hi": "rcp", "approx.rsqrt_hi": "rsqrt"}
 _HI_MASK = 0xFFFFFFFF00000000
 _MARGIN = 2.0 ** -20
 _EVAL_ERROR = 2.0 ** -50  # bound on the relative error of the float64 evaluation of x
@@ -176,7 +174,8 @@ def _class_match(xp, fmt: Format, bits, word: str):
     sub = (mag != 0) & (mag < u64(xp, fmt.min_normal))
     normal = ~zero & ~sub & ~inf & ~nan
     table = {
-        "any": xp.ones(bits.shape, dtype=bool), "nan": nan,
+        "any": xp.ones(bits.shape, dtype=bool), "nan": nan, "inf": inf, "zero": zero, "subnormal": sub,
+        "normal": normal, "finite": ~nan & ~inf,
         "+inf": inf & ~neg, "-inf": inf & neg, "+0": zero & ~neg, "-0": zero & neg,
         "+subnormal": sub & ~neg, "-subnormal": sub & neg, "+normal": normal & ~neg, "-normal": normal & neg,
         "+finite": ~nan & ~inf & ~neg, "-finite": ~nan & ~inf & neg,
@@ -184,6 +183,31 @@ def _class_match(xp, fmt: Format, bits, word: str):
     if word.startswith("0x"):
         return bits == u64(xp, int(word, 16))
     return table[word]
+
+
+def _power_bits(fmt: Format, n: int) -> int:
+    """The pattern of 2**n, clamped to the format's range (0 below it, infinity above it)."""
+    if n > fmt.emax:
+        return fmt.inf
+    if n < fmt.emin - fmt.mantissa_bits:
+        return 0
+    return fmt.from_fraction(Fraction(2) ** n)
+
+
+def _condition(xp, fmt: Format, bits, cond):
+    """Does each operand pattern meet a rule's :class:`~tilecheck.spec.contract.OperandCondition`?"""
+    mag = bits & u64(xp, fmt.magnitude_mask)
+    ok = mag <= u64(xp, fmt.exponent_mask)  # magnitudes compare only for non-NaN patterns
+    if cond.classes:
+        hit = xp.zeros(bits.shape, dtype=bool)
+        for word in cond.classes:
+            hit = hit | _class_match(xp, fmt, bits, word)
+        ok = hit if not (cond.above_log2 is not None or cond.below_log2 is not None) else ok & hit
+    if cond.above_log2 is not None:
+        ok = ok & (mag > u64(xp, _power_bits(fmt, cond.above_log2)))
+    if cond.below_log2 is not None:
+        ok = ok & (mag < u64(xp, _power_bits(fmt, cond.below_log2)))
+    return ok
 
 
 def _word_bits(fmt: Format, word: str, canonical: int) -> int | None:
@@ -202,7 +226,7 @@ def _prepare(xp, form: Form, arrays):
     key = form.semantics.key
     fmt = get_format(form.element_format)
     hi_form = key in ("approx.rcp_hi", "approx.rsqrt_hi")
-    ftz = hi_form or bool(form.semantics.params.get("ftz", False))
+    ftz = form.contract.flush_inputs
     operands = [a.astype(xp.uint64) for a in arrays]
     if hi_form:
         # only the upper word is read: the value is the 1.11.20 number with a zero low word
@@ -244,8 +268,7 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
     upper word's special-table result). NaNs the operation creates (e.g. rsqrt of a negative
     number) are not pinned.
     """
-    key = form.semantics.key
-    fn = _FUNCTION[key]
+    fn = form.contract.operation
     fmt, operands, ftz, hi_form = _prepare(xp, form, arrays)
     contract = form.contract
     shape = operands[0].shape
@@ -276,24 +299,27 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
             full_nan = full_nan | is_nan(a.astype(xp.uint64))
         canonical_too = full_nan & ~nan_in
     fixed = xp.zeros(shape, dtype=bool)
-    fixed_bits = xp.zeros(shape, dtype=xp.uint64)
     fixed_nan = xp.zeros(shape, dtype=bool)
     unbounded = xp.zeros(shape, dtype=bool)
-    todo = ~special
-    if key == "approx.div" and form.semantics.params.get("variant") == "approx":
-        b_mag = mag(operands[1])
-        big = u64(xp, fmt.from_fraction(Fraction(2) ** 126))
-        huge_b = (b_mag > big) & (b_mag < u64(xp, fmt.exponent_mask))
-        a_nan = is_nan(operands[0])
-        a_inf = mag(operands[0]) == u64(xp, fmt.exponent_mask)
-        # 2^126 < |b| < 2^128: a sign-preserving zero, or NaN when a is infinite
-        fixed_nan = huge_b & a_inf
-        fixed = huge_b & ~a_inf & ~a_nan
-        fixed_bits = (operands[0] ^ operands[1]) & u64(xp, fmt.sign_mask)
-        # nothing is documented for a subnormal divisor without .ftz (with .ftz it reads as zero)
-        unbounded = (b_mag != 0) & (b_mag < u64(xp, fmt.min_normal)) & ~a_nan
-        special = special & ~fixed_nan & ~fixed & ~unbounded
-        todo = todo & ~fixed & ~unbounded
+    sign = u64(xp, 0)
+    for a in operands:
+        sign = sign ^ (a & u64(xp, fmt.sign_mask))  # the sign of the exact result of div/rcp
+    fixed_bits = xp.broadcast_to(sign, shape)
+    # domain rules (data): the first whose conditions all hold decides the lane
+    decided = xp.zeros(shape, dtype=bool)
+    for rule in contract.rules:
+        hit = ~decided
+        for index, cond in rule.when:
+            hit = hit & _condition(xp, fmt, operands[index], cond)
+        if rule.result == "nan":
+            fixed_nan = fixed_nan | hit
+        elif rule.result == "signed-zero":
+            fixed = fixed | hit
+        else:  # unbounded
+            unbounded = unbounded | hit
+        decided = decided | hit
+    special = special & ~decided
+    todo = ~special & ~decided
     return _Lanes(fmt, fn, operands, ftz, hi_form, special, want, is_nan(want), nan_pinned, canonical_too,
                   fixed, fixed_bits, fixed_nan, unbounded, todo, canonical)
 
@@ -655,8 +681,7 @@ def reference_value(xp, form: Form, arrays, tininess: str = "after"):
 
     The upper-word f64 forms compute on the 1.11.20 input and clear the low result word.
     """
-    key = form.semantics.key
-    fn = _FUNCTION[key]
+    fn = form.contract.operation
     fmt, operands, ftz, hi_form = _prepare(xp, form, arrays)
     canonical = form.nan.bits if form.nan.bits is not None else fmt.canonical_nan
     rule = ops.NanRule(False, canonical, fixed=canonical)
@@ -666,13 +691,11 @@ def reference_value(xp, form: Form, arrays, tininess: str = "after"):
             out = _rsqrt_rn(xp, fmt, operands[0], mode, rule)
         else:
             out = ops.apply(xp, fn, fmt, operands, mode, rule)
-    if key == "approx.div" and form.semantics.params.get("variant") == "approx":
-        b_mag = operands[1] & u64(xp, fmt.magnitude_mask)
-        a_mag = operands[0] & u64(xp, fmt.magnitude_mask)
-        huge = (b_mag > u64(xp, fmt.from_fraction(Fraction(2) ** 126))) & (b_mag < u64(xp, fmt.exponent_mask))
-        sign = (operands[0] ^ operands[1]) & u64(xp, fmt.sign_mask)
-        zero_or_nan = xp.where(a_mag >= u64(xp, fmt.exponent_mask), u64(xp, canonical), sign)
-        out = xp.where(huge, zero_or_nan, out)
+    if form.contract.rules:
+        # lanes a domain rule fixes take its result (a rule that bounds nothing keeps RN)
+        lanes = _classify(xp, form, arrays)
+        out = xp.where(lanes.fixed, lanes.fixed_bits, out)
+        out = xp.where(lanes.fixed_nan, u64(xp, canonical), out)
     if hi_form:
         is_nan = (out & u64(xp, fmt.magnitude_mask)) > u64(xp, fmt.exponent_mask)
         # truncating the low word keeps the value within the provisional relative bound
