@@ -51,10 +51,9 @@ def client():
         else:
             sys.modules["dask_cuda"] = dask_cuda
         os.environ.update(saved)
-    c = distributed.Client(cluster)
+    c = distributed.Client(cluster, timeout=5)  # the last test closes the scheduler: no long reconnecting
     yield c
-    c.close()
-    cluster.close()
+    DaskExecutor(c, BackendSpec("model"), cluster).close()  # short timeouts, whether the scheduler lives
 
 
 def _files(out: Path) -> dict[str, bytes]:
@@ -220,3 +219,32 @@ def test_an_unreachable_scheduler_is_exit_2(capsys, tmp_path):
                      "--scheduler", "tcp://127.0.0.1:9"])  # port 9 (discard): nothing listens on loopback
     err = capsys.readouterr().err
     assert code == 2 and "cannot reach the Dask scheduler" in err and "Traceback" not in err
+
+
+def test_lost_scheduler_stops_with_exit_2_and_resume_repeats_nothing(client, db, tmp_path, monkeypatch):
+    """The last test of the module: it closes the shared cluster's scheduler mid-run. The campaign
+    stops with a ClusterError (exit 2) naming --resume; resuming (here serially) gives the serial
+    run's files byte for byte."""
+    from tilecheck.errors import ClusterError
+
+    (tmp_path / "serial").mkdir()
+    (tmp_path / "sharded").mkdir()
+    monkeypatch.chdir(tmp_path / "serial")
+    Campaign(CONFIG, Faulty(), "run", db).run()
+    monkeypatch.chdir(tmp_path / "sharded")
+    executor = DaskExecutor(client, BackendSpec("faulty", factory=functools.partial(Faulty, delay=0.05)))
+    view = executor.describe(CONFIG.forms)
+    closed = []
+
+    def close_scheduler(progress):
+        if not closed and progress.all_cases >= 3 * CONFIG.batch:
+            closed.append(progress.all_cases)
+            client.cluster.sync(client.cluster.scheduler.close)
+
+    with pytest.raises(ClusterError, match="continue with --resume") as info:
+        Campaign(CONFIG, view, "run", db, progress=close_scheduler, executor=executor).run()
+    assert info.value.exit_code == 2
+    merged = json.loads((tmp_path / "sharded" / "run" / "checkpoint.json").read_text())
+    assert not merged["done"] and sum(s["done_batches"] for s in merged["states"].values()) >= 3
+    Campaign(CONFIG, Faulty(), "run", db).run(resume=True)
+    assert _files(tmp_path / "sharded" / "run") == _files(tmp_path / "serial" / "run")

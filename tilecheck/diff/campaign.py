@@ -9,7 +9,7 @@ Batches are therefore the unit of work: an executor may compute them anywhere an
 on a Dask cluster), and the campaign merges them strictly in batch order. After every merged
 batch the campaign
 
-1. appends each new finding to ``findings.jsonl`` (flushed and fsynced per finding), shrinking
+1. appends each new finding to ``findings.jsonl`` (flushed per finding, fsynced per batch), shrinking
    the first ``shrink`` findings of each form to minimal reports;
 2. appends a line to ``batches.jsonl``: where the batch ran (device, worker) and how long it took;
 3. rewrites ``checkpoint.json`` atomically (temporary file, fsync, rename): configuration,
@@ -681,6 +681,7 @@ class Campaign:
                                               "worker": outcome.worker, "seconds": round(outcome.seconds, 4)})
                                   + "\n").encode("utf-8"))
                     log_fh.flush()
+                    writer.sync()  # what the checkpoint covers is on disk before the checkpoint
                     self._save(states, writer.offset, count, False)
                     self._report(index_of[form.name], form, states, all_total, started, resumed_from, False)
             if finished:

@@ -205,8 +205,11 @@ def ordered(client, fn: Callable, jobs: Iterable[tuple], *, window: int | None =
             except (CancelledError, OSError, TimeoutError, StopIteration) as exc:
                 raise _lost(exc, f"{name} {following}") from exc
     finally:
-        for _, future in pending.values():
-            future.cancel()
+        if pending and client.status == "running":
+            try:
+                client.cancel([future for _, future in pending.values()])
+            except distributed.client.ClosedClientError:
+                pass  # the client closed meanwhile (a lost scheduler): its futures are gone with it
 
 
 class DaskExecutor:
@@ -272,9 +275,13 @@ class DaskExecutor:
         return self._alive[1]
 
     def close(self) -> None:
-        """Close the client, and the local cluster this executor started."""
-        try:
-            self.client.close()
-        finally:
-            if self.cluster is not None:
-                self.cluster.close()
+        """Close the client, and the local cluster this executor started. Short connection
+        timeouts: after a lost scheduler, Dask would otherwise retry it for its default 30 s."""
+        import dask
+
+        with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+            try:
+                self.client.close()
+            finally:
+                if self.cluster is not None:
+                    self.cluster.close()

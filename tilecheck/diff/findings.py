@@ -1,7 +1,8 @@
 """Mismatch reports: what a finding holds, its one-line repro commands, and the JSONL stream.
 
 A finding is one JSON object per line of ``findings.jsonl``, written and flushed as soon as the
-mismatch is found (a killed campaign keeps every finding written before the kill). Fields:
+mismatch is found (a killed campaign keeps every finding written before the kill) and fsynced
+before the checkpoint that covers it. Fields:
 
 ``form``, ``case`` (index in the campaign's stream of the form), ``batch``, ``seed``, ``backend``
 (+ ``run``, the GPU code path when there are several), ``operands`` and ``result`` (hex),
@@ -119,7 +120,7 @@ def replay_command(findings_path: str, backend: str, tininess: str = "after", ta
 
 
 class FindingsWriter:
-    """Append findings to a JSONL file, one flushed (and fsynced) line each.
+    """Append findings to a JSONL file, one flushed line each; :meth:`sync` makes them durable.
 
     ``truncate_to`` cuts the file to that many bytes first: a resumed campaign drops findings a
     killed run wrote after its last checkpoint, so they are not reported twice.
@@ -143,11 +144,16 @@ class FindingsWriter:
         return self._fh.tell()
 
     def write(self, record: dict) -> None:
-        """Append one record and make it durable."""
+        """Append one record and hand it to the OS (a killed process keeps it)."""
         self._fh.write((json.dumps(record, sort_keys=False) + "\n").encode("utf-8"))
         self._fh.flush()
-        os.fsync(self._fh.fileno())
         self.count += 1
+
+    def sync(self) -> None:
+        """Make every record written so far durable (a campaign calls this before each
+        checkpoint: what a checkpoint covers survives a power loss too)."""
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
 
     def close(self) -> None:
         """Close the file."""
