@@ -359,16 +359,17 @@ def allowed(xp, form: Form, result, arrays, tininess: str = "after", ulp_reading
     return flat_ok.reshape(ok.shape)
 
 
-def _bound_verdict(xp, lanes: _Lanes, form: Form, r_bits, op_bits, reading: str):
-    """The bound on finite, non-special lanes (1-D arrays) under ``reading``."""
+def _bound_verdict(xp, lanes: _Lanes, form: Form, r_bits, op_bits, reading: str, rn=None):
+    """The bound on finite, non-special lanes (1-D arrays) under ``reading`` (``rn``: RN(x) when
+    already computed)."""
     fn, fmt, ftz = lanes.fn, lanes.fmt, lanes.ftz
     if form.contract.ulp is None or reading == "exact":
         verdict = _bound_check(xp, fn, fmt, form, r_bits, op_bits, ftz)
     elif reading == "correctly-rounded":
-        verdict = _rounded_check(xp, lanes, form, r_bits, op_bits)
+        verdict = _rounded_check(xp, lanes, form, r_bits, op_bits, rn)
     else:
         verdict = _bound_check(xp, fn, fmt, form, r_bits, op_bits, ftz) | _rounded_check(xp, lanes, form, r_bits,
-                                                                                          op_bits)
+                                                                                          op_bits, rn)
     if lanes.hi_form:
         verdict = verdict & ((r_bits & u64(xp, 0xFFFFFFFF)) == 0)
     return verdict
@@ -392,7 +393,7 @@ def _nearest_unflushed(xp, lanes: _Lanes, op_bits):
         return ops.apply(xp, lanes.fn, fmt, list(op_bits), mode, rule)
 
 
-def _rounded_check(xp, lanes: _Lanes, form: Form, r_bits, op_bits):
+def _rounded_check(xp, lanes: _Lanes, form: Form, r_bits, op_bits, rn=None):
     """The ``correctly-rounded`` reading of a k-ulp bound: ``r`` at most k values from RN(x).
 
     With ``.ftz`` a subnormal is never written; a zero is allowed when one of the k values
@@ -400,7 +401,7 @@ def _rounded_check(xp, lanes: _Lanes, form: Form, r_bits, op_bits):
     """
     fmt = lanes.fmt
     k = int(math.floor(form.contract.ulp))
-    centre = _value_index(xp, fmt, _nearest_unflushed(xp, lanes, op_bits))
+    centre = _value_index(xp, fmt, _nearest_unflushed(xp, lanes, op_bits) if rn is None else rn)
     r_mag = r_bits & u64(xp, fmt.magnitude_mask)
     r_nan = r_mag > u64(xp, fmt.exponent_mask)
     idx = _value_index(xp, fmt, r_bits)
@@ -538,14 +539,32 @@ def _zero_reachable(fn, fmt, q, is_root, contract) -> bool:
 
 
 def _window(form: Form, fmt: Format, stride: int, reading: str) -> int:
-    """Half-width, in values (of ``stride``), of a window around RN(x) that holds every value the
-    bound allows, with a margin: k ulps span at most 2k values (the spacing halves below a power
-    of two); a relative bound 2^t |x| spans fewer than 2^(t + 1 + mantissa_bits) values per side,
-    twice that below a power of two."""
+    """Half-width, in values (of ``stride``), of a window around the centre (:func:`_centre`, within
+    two values of RN(x)) that holds every value the bound allows: k ulps span at most 2k values
+    (the spacing halves below a power of two); a relative bound 2^t |x| spans fewer than
+    2^(t + 1 + mantissa_bits) values per side, twice that below a power of two; plus the centre's
+    distance from RN(x) and one more. :func:`_bound_ranges` checks that the window's edges are
+    rejected, so a window too small is an error, never a wrong range."""
     c = form.contract
     if c.ulp is not None:
-        return 2 * int(math.ceil(c.ulp)) + 2
-    return int(math.ceil(2.0 ** (c.relative_log2 + 2 + fmt.mantissa_bits) / stride)) + 2
+        return 2 * int(math.ceil(c.ulp)) + 4
+    return int(math.ceil(2.0 ** (c.relative_log2 + 2 + fmt.mantissa_bits) / stride)) + 4
+
+
+def _centre(xp, lanes: _Lanes, op_bits):
+    """A value within two values of RN(x), unflushed, from float64 arithmetic (one rounding, or
+    two for rsqrt, then the conversion to the format: within two values for every format up to
+    binary64, subnormal results included); RN(x) itself is needed only by the correctly rounded
+    reading, which computes it exactly."""
+    fmt = lanes.fmt
+    vals = [_to_f64(xp, fmt, b) for b in op_bits]
+    x = _f64_value(xp, lanes.fn, vals)
+    if fmt.name == "f64":
+        return x.view(xp.uint64)
+    if fmt.name == "f32":
+        with np.errstate(all="ignore"):
+            return x.astype(xp.float32).view(xp.uint32).astype(xp.uint64)
+    return _nearest_unflushed(xp, lanes, op_bits)
 
 
 def _order_key(xp, fmt: Format, bits, stride: int):
@@ -616,19 +635,21 @@ def _bound_ranges(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: 
     """(lo, hi, empty, extra, extra_used) of the bound lanes (1-D operand arrays)."""
     fmt = lanes.fmt
     n = op_bits[0].shape[0]
-    centre = _nearest_unflushed(xp, lanes, op_bits)
+    centre = _centre(xp, lanes, op_bits)
     if lanes.hi_form:
         centre = centre & u64(xp, _HI_MASK)
     w = _window(form, fmt, stride, reading)
     top = int(fmt.inf // stride)  # key of +inf; -inf is -top - 1
     c_key = _order_key(xp, fmt, centre, stride)
+    # RN(x) once for every probe of the correctly rounded reading
+    rn = _nearest_unflushed(xp, lanes, op_bits) if form.contract.ulp is not None and reading != "exact" else None
     offsets = range(-w - 1, w + 2)
     rows = []
     keys = []
     for d in offsets:
         key = xp.clip(c_key + d, -top - 1, top)
         keys.append(key)
-        rows.append(_bound_verdict(xp, lanes, form, _from_key(xp, fmt, key, stride), op_bits, reading))
+        rows.append(_bound_verdict(xp, lanes, form, _from_key(xp, fmt, key, stride), op_bits, reading, rn))
     keys = xp.stack(keys)
     ok = xp.stack(rows)
     zero_row = (keys == 0) | (keys == -1)
@@ -654,7 +675,7 @@ def _bound_ranges(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: 
     zeros = []
     for key in (-1, 0):
         zbits = _from_key(xp, fmt, xp.full(n, key, dtype=xp.int64), stride)
-        zeros.append(_bound_verdict(xp, lanes, form, zbits, op_bits, reading))
+        zeros.append(_bound_verdict(xp, lanes, form, zbits, op_bits, reading, rn))
     neg_ok, pos_ok = zeros
     # lanes whose only allowed values are zeros: the range is those zeros
     only_zero = ~has & (neg_ok | pos_ok)
