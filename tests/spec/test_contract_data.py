@@ -110,3 +110,37 @@ def test_malformed_rules_and_tables_are_rejected_located(tmp_path, old, new, wor
     problems = _problems(tmp_path, text.replace(old, new))
     assert problems and all("div.yaml:" in p for p in problems), problems
     assert any(words in p for p in problems), problems
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("f32: {kind: ulp, ulps: 1, readings: [exact],", "f32: {kind: ulp, ulps: 1,", "readings"),
+    ("f32: {kind: ulp, ulps: 1, readings: [exact],", "f32: {kind: ulp, ulps: 1, readings: [correctly-rounded],",
+     "correctly-rounded"),
+    ("f64: {kind: relative, log2: -23,", "f64: {kind: relative, ulps: 2,", "log2"),
+    ("f64: {kind: relative, log2: -23,", "f64: {relative_log2: -23,", "kind"),
+])
+def test_amd_contract_bounds_use_the_same_vocabulary(tmp_path, old, new, words):
+    """AMD contracts load into the same Contract type; a malformed bound is a located problem."""
+    root = tmp_path / "spec"
+    root.mkdir()
+    for part in ("schema", "formats", "targets"):
+        (root / part).symlink_to(SPEC / part, target_is_directory=True)
+    (root / "ptx").mkdir()
+    (root / "ptx" / "div.yaml").write_text(FAMILY.replace("BOUND", GOOD_BOUND), encoding="utf-8")
+    (root / "amdgpu").mkdir()
+    text = (SPEC / "amdgpu" / "v_rcp.yaml").read_text(encoding="utf-8")
+    clear_cache()
+    from tilecheck.spec.amdgpu import amdgpu_forms
+
+    (root / "amdgpu" / "v_rcp.yaml").write_text(text, encoding="utf-8")
+    c = amdgpu_forms(load_database(root))["v_rcp_f32"].variant("observed").contract
+    assert c.bound == Bound("ulp", 1, ("exact",)) and c.flush_inputs and c.operation == "rcp"
+    assert text.count(old) == 2  # the documented and the observed variant
+    (root / "amdgpu" / "v_rcp.yaml").write_text(text.replace(old, new), encoding="utf-8")
+    clear_cache()
+    with pytest.raises(SpecError) as info:
+        load_database(root)
+    clear_cache()
+    problems = [str(p) for p in info.value.problems]
+    assert problems and all("v_rcp.yaml:" in p for p in problems), problems
+    assert any(words in p for p in problems), problems
