@@ -5,7 +5,9 @@ Runs each form's cases on a backend and judges every result with the model
 shrunk to a minimal report with a one-line repro command; ``OUT/checkpoint.json`` is rewritten
 atomically after every batch, so a campaign killed at any point continues with ``--resume``
 without repeating or losing a case. ``--exhaustive`` sweeps every input of forms with at most 2**32
-(``sqrt.rn.f32``: all 2**32 patterns, checked against the host's IEEE arithmetic on a CPU).
+(``sqrt.rn.f32``: all 2**32 patterns; on a CPU the model's own results, each judged by a certificate
+of correct rounding, :mod:`tilecheck.diff.certificate`, which shares no arithmetic with the model;
+forms without a certificate are judged by :func:`tilecheck.allowed`).
 ``--replay FILE`` re-runs recorded findings, each with the settings recorded with it
 (tininess, backend, target, GPU code path, vector file; an option given on the command line
 overrides). ``--resume`` takes the forms and every option from the checkpoint. ``--workers N``
@@ -14,10 +16,12 @@ runs the batches on a local Dask cluster of N processes (one per GPU with ``--ba
 the findings are the same as a serial run's. Exit 0 when nothing disagreed, 1 on any mismatch,
 2 on usage or environment errors.
 
-Backends: ``auto`` (gpu when CuPy sees a device; otherwise ``host`` for exhaustive sweeps of the
-forms it covers, else ``cpu``), ``cpu`` (emitted PTX executed by tilecheck's simulator), ``gpu``
-(CuPy), ``host`` (numpy IEEE arithmetic, independent of the model), ``model`` (the model's exact
-path), ``vectors`` (recorded results, ``--vectors FILE``).
+Backends: ``auto`` (gpu when CuPy sees a device; otherwise ``reference`` for exhaustive sweeps of
+certified forms, ``host`` for the other forms it covers, else ``cpu``), ``cpu`` (emitted PTX
+executed by tilecheck's simulator), ``gpu`` (CuPy), ``host`` (numpy IEEE arithmetic: rounds as the
+model's binary32 fast path does, so not independent of it), ``model`` (the model's exact path),
+``reference`` (the model's public evaluation, judged by certificate), ``vectors`` (recorded
+results, ``--vectors FILE``).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ def add_parser(sub):
     size.add_argument("--exhaustive", action="store_true", default=None,
                       help="every input (domains of at most 2**32 points)")
     p.add_argument("--seed", type=nonnegative_int, default=None, help="campaign seed (default 0)")
-    p.add_argument("--backend", default=None, choices=("auto", "cpu", "gpu", "host", "model", "vectors"),
+    p.add_argument("--backend", default=None, choices=("auto", "cpu", "gpu", "host", "model", "reference", "vectors"),
                    help="where the cases run (default auto)")
     p.add_argument("--vectors", metavar="FILE", help="recorded results for --backend vectors")
     p.add_argument("--gpu-code", choices=("jit", "cubin", "both"), default=None,
@@ -108,7 +112,8 @@ def _check_numbers(args) -> None:
 
 def _resolve_backend(name: str, exhaustive: bool, forms, db, vectors: str | None) -> str:
     """The concrete backend name: ``vectors`` with a vector file, ``auto`` resolved (gpu when CuPy
-    sees a device; for exhaustive sweeps host when it covers every form; else cpu)."""
+    sees a device; for exhaustive sweeps reference when the certificate covers every form, else host
+    when it does; else cpu)."""
     from tilecheck.diff import backends
 
     if vectors:
@@ -121,6 +126,8 @@ def _resolve_backend(name: str, exhaustive: bool, forms, db, vectors: str | None
         return name
     if not backends.gpu_status():
         return "gpu"
+    if exhaustive and all(not backends.ReferenceBackend().supports(db.form(f)) for f in forms):
+        return "reference"
     if exhaustive and all(not backends.HostBackend().supports(db.form(f)) for f in forms):
         return "host"
     return "cpu"
@@ -215,8 +222,12 @@ def _campaign(args, db, config, backend, executor) -> int:
     what = "every input" if config.exhaustive else f"{config.cases} cases per form"
     if backend.name == "vectors":
         what = "every recorded case"
+    from tilecheck.diff.backends import verdict_text
+
+    verdicts = sorted({verdict_text(backend.name, db.form(f), config.tininess, bool(config.exhaustive))
+                       for f in config.forms})
     out.write(f"fuzz: {len(config.forms)} form(s), {what}, seed {config.seed}, batch {config.batch}; backend "
-              f"{backend.name} ({info}); verdict: tilecheck.allowed (tininess {config.tininess}, ulp reading {config.ulp_reading}); "
+              f"{backend.name} ({info}); verdict: {' | '.join(verdicts)}; ulp reading {config.ulp_reading}; "
               f"output {args.out}/\n")
     out.flush()
     campaign = Campaign(config, backend, args.out, db, _Progress(sys.stderr, args.quiet), executor=executor)

@@ -221,11 +221,13 @@ class BackendSpec:
     gpu_code: str | None = None
     vectors: str | None = None
     factory: Callable | None = None
+    certify: bool = False
+    """Judge certified forms by certificate (exhaustive sweeps; see :mod:`tilecheck.diff.backends`)."""
 
     @classmethod
     def of(cls, config: Config) -> "BackendSpec":
-        """The spec of a configuration's backend."""
-        return cls(config.backend, config.target, config.gpu_code, config.vectors)
+        """The spec of a configuration's backend (exhaustive sweeps are judged by certificate)."""
+        return cls(config.backend, config.target, config.gpu_code, config.vectors, certify=bool(config.exhaustive))
 
     def build(self, db=None):
         """A new backend as this spec says."""
@@ -240,7 +242,8 @@ class BackendSpec:
 
             vectors = read_vectors(self.vectors, db or load_database())
         modes = {None: None, "both": ("jit", "cubin"), "jit": ("jit",), "cubin": ("cubin",)}.get(self.gpu_code)
-        return backends.select(self.name, db, target=self.target, vectors=vectors, gpu_modes=modes)
+        return backends.select(self.name, db, target=self.target, vectors=vectors, gpu_modes=modes,
+                               certify=self.certify)
 
 
 _BACKENDS: dict = {}
