@@ -8,6 +8,8 @@ The reference semantics are importable directly::
     tilecheck.reference("rcp.approx.f32", a_bits)                 # the model's representative value
     tilecheck.allowed("rcp.approx.f32", result_bits, a_bits)      # is a (GPU) result acceptable?
     tilecheck.load_database()                                     # the spec database
+    tilecheck.allowed_results("rcp.approx.f32", a_bits)           # every acceptable result, per lane
+    tilecheck.reading_used("rcp.approx.f32")                      # "either": how the ulp bound is read
 
 Values are bit patterns: unsigned numpy arrays (or Python ints) in, unsigned numpy arrays out.
 Every error tilecheck raises is a :class:`TilecheckError`; its subclasses say which kind.
@@ -28,6 +30,8 @@ _EXPORTS = {
     "evaluate": "tilecheck.model.api",
     "reference": "tilecheck.model.api",
     "allowed": "tilecheck.model.api",
+    "allowed_results": "tilecheck.model.api",
+    "reading_used": "tilecheck.model.api",
     "load_database": "tilecheck.spec.database",
     **{name: "tilecheck.errors" for name in (
         "TilecheckError", "SpecError", "UnknownFormError", "IllegalFormError", "OperandError",

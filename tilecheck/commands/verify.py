@@ -21,6 +21,7 @@ from tilecheck.diff import backends
 from tilecheck.diff.vectors import read_vectors
 from tilecheck.errors import Location, UsageError
 from tilecheck.spec.amdgpu import amdgpu_forms
+from tilecheck.spec.contract import ULP_READING_DEFAULT, ULP_READINGS
 from tilecheck.spec.database import load_database
 from tilecheck.tile.loader import load_programs
 from tilecheck.verify import report, runner, targets
@@ -49,6 +50,9 @@ def add_parser(sub):
                    help="cases per AMD sequence campaign (default 1000000)")
     p.add_argument("--vectors", metavar="FILE", action="append", default=[],
                    help="check a recorded vector file against the model (repeatable)")
+    p.add_argument("--ulp-reading", choices=ULP_READINGS, default=ULP_READING_DEFAULT,
+                   help="how approximate forms' ulp bounds are read: from the exact value, from the correctly "
+                        "rounded result (the CUDA guide's), or either (default: either)")
     p.add_argument("--quiet", action="store_true", help="print only failing rows and the summary")
     return p
 
@@ -85,9 +89,10 @@ def run(args) -> int:
     else:
         info = ", ".join(f"{k} {v}" for k, v in backend.info().items() if k != "backend")
         out.write(f"differential backend: {backend.name} ({info}); {args.cases} cases per form, seed {args.seed}\n")
+    out.write(f"contracts: ulp bounds read as {args.ulp_reading} (--ulp-reading)\n")
     ctx = Context(db=db, cases=args.cases, seed=args.seed, backend=backend, target=args.arch,
                   semantics=args.semantics, rcp=args.rcp, sequence_cases=args.sequence_cases,
-                  forms=[i.payload for i in items if i.kind == "form"])
+                  ulp_reading=args.ulp_reading, forms=[i.payload for i in items if i.kind == "form"])
     if isinstance(backend, str):
         ctx.resolved_backend = backend
     width = min(max([len(i.name) for i in items] + [len(v) for v in args.vectors] + [24]), 60)
@@ -119,7 +124,7 @@ def run(args) -> int:
     if args.json:
         meta = {"seed": args.seed, "cases": args.cases, "backend": backend if isinstance(backend, str)
                 else backend.info(), "targets": args.targets, "vectors": args.vectors,
-                "ptxas": ctx.ptxas_version, "started": started,
+                "ptxas": ctx.ptxas_version, "ulp_reading": args.ulp_reading, "started": started,
                 "seconds": round(time.time() - started, 3)}
     out.write(f"{report.plural(len(rows), 'item')}, {len(failed)} failed ({time.time() - started:.1f} s)\n")
     out.write(report.summary_line(rows) + "\n")

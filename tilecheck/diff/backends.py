@@ -36,6 +36,7 @@ arithmetic that shares nothing with the model. Other forms, and the GPU's on-dev
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -53,6 +54,7 @@ from tilecheck.errors import DeviceUnavailableError, TilecheckError, UsageError
 from tilecheck.formats import get_format
 from tilecheck.model import api, ops
 from tilecheck.sim.program import bind_arguments
+from tilecheck.spec.contract import ULP_READING_DEFAULT
 from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 
@@ -137,12 +139,14 @@ class Backend:
         """What a verdict of :meth:`judge` on ``form`` establishes (for reports)."""
         return verdict_text(self.name, form, tininess, self.certify)
 
-    def judge(self, form, operands, tininess: str = TININESS_DEFAULT) -> _verdict.Disagreements:
+    def judge(self, form, operands, tininess: str = TININESS_DEFAULT,
+              ulp_reading: str = ULP_READING_DEFAULT) -> _verdict.Disagreements:
         """Run a batch and return the cases the verdict rejects (host arrays). ``tininess`` is
-        the model's ``.ftz`` convention the verdict uses."""
+        the model's ``.ftz`` convention the verdict uses, ``ulp_reading`` its reading of ulp bounds."""
         n = _cases(form, operands)
         block = self.judge_block
-        decide = _by_certificate if self.certifies(form, tininess) else _verdict.disagreements
+        decide = (_by_certificate if self.certifies(form, tininess)
+                  else functools.partial(_verdict.disagreements, ulp_reading=ulp_reading))
         if n <= block:
             return decide(form, self.run(form, operands), operands, tininess)
         per = [k for _, _, k in source_layout(form)]
@@ -505,13 +509,14 @@ class GpuBackend(Backend):
         """The GPU's verdict runs on the device with the model (:func:`tilecheck.allowed`)."""
         return False
 
-    def judge(self, form, operands, tininess: str = TININESS_DEFAULT) -> _verdict.Disagreements:
+    def judge(self, form, operands, tininess: str = TININESS_DEFAULT,
+              ulp_reading: str = ULP_READING_DEFAULT) -> _verdict.Disagreements:
         cp = self.cupy
         dev = [cp.asarray(o) for o in operands]
         found = []
         for mode in self.modes:
             out = self.run_device(form, dev, mode=mode)
-            found.append(_verdict.disagreements(form, out, dev, tininess))
+            found.append(_verdict.disagreements(form, out, dev, tininess, ulp_reading))
         return _verdict.merge(found, self.modes)
 
 

@@ -163,7 +163,8 @@ ENTRIES: dict[str, Entry] = {
 # -1, or None for either sign; ``finite`` is every non-NaN, non-infinite value. A table row may
 # also give hex bits instead of a word.
 SPECIAL_WORDS: dict[str, tuple[str, int | None]] = {
-    "any": ("any", None), "nan": ("nan", None),
+    "any": ("any", None), "nan": ("nan", None), "inf": ("inf", None), "zero": ("zero", None),
+    "subnormal": ("subnormal", None), "normal": ("normal", None), "finite": ("finite", None),
     "+inf": ("inf", 1), "-inf": ("inf", -1), "+0": ("zero", 1), "-0": ("zero", -1),
     "+subnormal": ("subnormal", 1), "-subnormal": ("subnormal", -1),
     "+normal": ("normal", 1), "-normal": ("normal", -1),
@@ -176,7 +177,9 @@ def special_result_bits(fmt, word: str) -> int | None:
     words that name a class (``nan``: any NaN, judged by class)."""
     if word.startswith("0x"):
         return int(word, 16)
-    cls, sign = SPECIAL_WORDS[word]
+    cls, sign = SPECIAL_WORDS.get(word, (None, None))
+    if sign is None:
+        return None
     sign_bits = fmt.sign_mask if sign == -1 else 0
     if cls == "inf":
         return fmt.inf | sign_bits

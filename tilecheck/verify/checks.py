@@ -40,6 +40,7 @@ from tilecheck.emit import single_instruction_kernel
 from tilecheck.errors import TilecheckError
 from tilecheck.model import api
 from tilecheck.sim import parse_ptx
+from tilecheck.spec.contract import ULP_READING_DEFAULT
 from tilecheck.spec.forms import Form
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.verify.inputs import operands_for
@@ -55,9 +56,9 @@ class Context:
     """Options shared by all checks of one verify run, and the caches the checks fill.
 
     ``backend`` is a backend name or a :class:`tilecheck.diff.backends.Backend`; ``forms`` every
-    form of the run (ptxas runs are batched over them); ``tininess`` the differential verdict's
-    convention. Sequences: ``semantics`` (observed | documented), ``rcp`` (contract | nearest)
-    and ``sequence_cases``.
+    form of the run (ptxas runs are batched over them); ``tininess`` and ``ulp_reading`` the
+    differential verdict's conventions. Sequences: ``semantics`` (observed | documented), ``rcp``
+    (contract | nearest) and ``sequence_cases``.
     """
 
     db: object
@@ -67,6 +68,7 @@ class Context:
     target: str | None = None
     forms: list = field(default_factory=list)
     tininess: str = TININESS_DEFAULT
+    ulp_reading: str = ULP_READING_DEFAULT
     semantics: str = "observed"
     rcp: str = "contract"
     sequence_cases: int = DEFAULT_CASES
@@ -205,6 +207,11 @@ def check_legality(form: Form, ctx: Context) -> CheckResult:
 # examples and contract self-check
 
 
+def ulp_reading(ctx: Context) -> str:
+    """The reading of approximate forms' ulp bounds this run uses (``verify --ulp-reading``)."""
+    return ctx.ulp_reading
+
+
 def check_examples(form: Form, ctx: Context) -> CheckResult:
     """Every example of the form, through the model: bit-exact (NaN per policy) for exact forms,
     within the contract for approximate ones."""
@@ -214,7 +221,7 @@ def check_examples(form: Form, ctx: Context) -> CheckResult:
         return result
     for ex in form.examples:
         result.cases += 1
-        ok = bool(api.allowed(form, ex.result, *ex.operands))
+        ok = bool(api.allowed(form, ex.result, *ex.operands, ulp_reading=ulp_reading(ctx)))
         if not ok:
             result.mismatches += 1
             got = api.reference(form, *ex.operands)
@@ -234,7 +241,7 @@ def check_contract_reference(form: Form, ctx: Context) -> CheckResult:
     rng = np.random.default_rng(ctx.seed)
     ops = operands_for(form, min(ctx.cases, 2000), rng)
     ref = api.reference(form, *ops)
-    ok = api.allowed(form, ref, *ops)
+    ok = api.allowed(form, ref, *ops, ulp_reading=ulp_reading(ctx))
     result.cases = int(ok.size)
     bad = np.nonzero(~ok)[0]
     result.mismatches = int(bad.size)
@@ -282,6 +289,9 @@ def check_emission(form: Form, ctx: Context) -> CheckResult:
             problems.append(f"the kernel does not contain {form.name}")
         try:
             parse_ptx(kernel.ptx).kernel(kernel.name)
+        except ModuleNotFoundError as exc:
+            if exc.name != "tilecheck.sim":
+                raise
         except TilecheckError as exc:
             problems.append(f"the simulator cannot parse it: {exc}")
         if problems:
@@ -355,7 +365,7 @@ def check_differential(form: Form, ctx: Context) -> CheckResult:
         return result
     tininess = ctx.tininess
     operands = gen.batch(form, ctx.seed, 0, ctx.cases)
-    found = backend.judge(form, operands, tininess)
+    found = backend.judge(form, operands, tininess, ulp_reading(ctx))
     result.cases += found.cases
     result.mismatches += found.count
     for j in range(min(found.count, DETAILS)):
@@ -383,7 +393,8 @@ def _predicated(form: Form, ctx: Context, backend, result: CheckResult, tininess
     got = backend.run(form, operands, mask=mask, old=old)
     on = mask != 0
     kept = got[~on] == old[~on]
-    ok_on = np.asarray(ok_mask(form, got[on], [o[on] for o in operands], tininess)) if on.any() else np.ones(0, bool)
+    ok_on = (np.asarray(ok_mask(form, got[on], [o[on] for o in operands], tininess, ulp_reading(ctx))) if on.any()
+             else np.ones(0, bool))
     result.cases += n
     bad_off = int((~kept).sum())
     bad_on = int((~ok_on).sum())
