@@ -26,10 +26,12 @@ def add_parser(sub):
     p.add_argument("targets", nargs="*", help="forms, families, ISAs (ptx, amdgpu), program files or sequences")
     p.add_argument("--backend", choices=("auto", "cpu", "gpu", "model"), default="auto",
                    help="where differential cases run (auto: GPU when present, else the CPU simulator)")
-    p.add_argument("--cases", type=int, default=2000, help="generated cases per form and check (default 2000)")
+    p.add_argument("--cases", type=int, default=None,
+                   help="generated cases per form and check (default 2000; for FILE.ptx: sampled inputs)")
     p.add_argument("--seed", type=int, default=0, help="seed of every generated input (default 0)")
     p.add_argument("--target", dest="arch", help="PTX target for emission checks (default: the database's)")
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON, one entry per item")
+    p.add_argument("--json", metavar="FILE", help="also write the results as JSON, one entry per item "
+                   "(FILE.ptx: '-' writes it to stdout instead of the report)")
     p.add_argument("--semantics", choices=("observed", "documented"), default="observed",
                    help="semantics variant for AMD sequences (default observed)")
     p.add_argument("--rcp", choices=("nearest", "contract"), default="nearest",
@@ -40,6 +42,9 @@ def add_parser(sub):
     p.add_argument("--vectors", metavar="FILE", action="append", default=[],
                    help="check a recorded vector file against the model (repeatable)")
     p.add_argument("--quiet", action="store_true", help="print only failing rows and the summary")
+    from tilecheck.commands import verify_ptx
+
+    verify_ptx.add_arguments(p)
     return p
 
 
@@ -50,7 +55,12 @@ def run(args) -> int:
     from tilecheck.errors import UsageError
     from tilecheck.verify import report, runner, targets
     from tilecheck.verify.checks import Context
+    from tilecheck.commands import verify_ptx
 
+    if verify_ptx.wants_ptx(args):
+        return verify_ptx.run(args)
+    if args.cases is None:
+        args.cases = 2000
     if args.cases < 1 or args.sequence_cases < 1:
         raise UsageError("--cases and --sequence-cases must be at least 1")
     started = time.time()
