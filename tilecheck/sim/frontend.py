@@ -329,8 +329,8 @@ def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) 
     where = t.where(pos)
     if text.startswith("."):
         word = text.split()[0]
-        if word == ".reg":
-            m = re.match(r"^\.reg\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+(.*)$", text)
+        if word == ".reg" or word.startswith(".reg."):
+            m = re.match(r"^\.reg\s*(?:\.align\s+\d+\s*)?\.(\w+)\s+(.*)$", text)
             if m is None or m.group(1) in ("v2", "v4", "v8"):
                 raise t.error(pos, f"unsupported register declaration {text!r}")
             rtype = m.group(1)

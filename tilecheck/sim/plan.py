@@ -38,7 +38,7 @@ import numpy as np
 from tilecheck.errors import Location
 from tilecheck.formats import get_format
 from tilecheck.model import api, ops
-from tilecheck.sim.choices import allowed_choices
+from tilecheck.sim.choices import Choices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Function, Instr, Label
 from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
@@ -425,12 +425,24 @@ class _Compiler:
             raise self.unsupported(ins)
         return space, rest[0]
 
+    def _vector(self, mods):
+        vec = 1
+        for v in ("v2", "v4"):
+            if v in mods:
+                vec = int(v[1])
+        return [m for m in mods if m not in ("v2", "v4")], vec
+
     def op_ld(self, ins, mods):
+        mods, vec = self._vector(mods)
         space, type_ = self._mem_type(ins, mods, ("param", "global"))
         width, kind = TYPES[type_]
         if len(ins.operands) != 2 or not isinstance(ins.operands[1], Addr):
             raise self.unsupported(ins)
         d, addr = ins.operands
+        if vec > 1:
+            if space == "param" or not isinstance(d, Vec) or len(d.items) != vec:
+                raise self.unsupported(ins)
+            return self._ld_vector(ins, d, addr, width, kind, vec)
         write, wname = self.writer(ins, d)
         signed = kind == "s"
         if space == "param":
@@ -461,12 +473,49 @@ class _Compiler:
             write(L, s, _extend(v.astype(np.uint64), width, signed, wname and self.reg_types[wname]))
         return self._step(ins, ldglobal, reads, [wname])
 
+    def _ld_vector(self, ins, d, addr, width, kind, vec):
+        """``ld.global.vN``: N consecutive elements; recorded as one access of N elements."""
+        if not isinstance(addr.base, Reg):
+            raise self.unsupported(ins)
+        base, reads = self.reader(ins, addr.base, 64)
+        writers = [self.writer(ins, o) for o in d.items]
+        off, nbytes = addr.offset, width // 8
+        where = Location(self.path, ins.line, ins.col)
+
+        def ldvec(L, s, c):
+            a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
+            region, offs = _locate(c.memory, a, nbytes * vec, where)
+            words = c.memory.regions[region][1].view(_UINT[width])
+            L.loads.append((region, nbytes * vec, offs))
+            for j, (w, wn) in enumerate(writers):
+                v = words[offs // nbytes + j].astype(np.uint64)
+                w(L, s, _extend(v, width, kind == "s", wn and self.reg_types[wn]))
+        return self._step(ins, ldvec, reads, [wn for _, wn in writers])
+
     def op_st(self, ins, mods):
+        mods, vec = self._vector(mods)
         space, type_ = self._mem_type(ins, mods, ("param", "global"))
         width, _ = TYPES[type_]
         if len(ins.operands) != 2 or not isinstance(ins.operands[0], Addr):
             raise self.unsupported(ins)
         addr, src = ins.operands
+        if vec > 1:
+            if space == "param" or not isinstance(src, Vec) or len(src.items) != vec:
+                raise self.unsupported(ins)
+            # a vector store of N elements is one store of their concatenation (first = lowest)
+            readers = [self.reader(ins, o, width) for o in src.items]
+            base, breads = self.reader(ins, addr.base, 64)
+            off, nbytes = addr.offset, width // 8
+            where = Location(self.path, ins.line, ins.col)
+
+            def stvec(L, s, c):
+                a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
+                region, offs = _locate(c.memory, a, nbytes * vec, where)
+                val = np.zeros(L.size if s is None else s.size, dtype=np.uint64)
+                for j, (r, _) in enumerate(readers):
+                    val |= r(L, s, c).astype(np.uint64) << np.uint64(j * width)
+                _record_store(L, s, region, nbytes * vec, offs, val)
+            return self._step(ins, stvec, set(breads).union(*[r for _, r in readers]), [])
         read, reads = self.reader(ins, src, width, type_ if TYPES[type_][1] == "f" else None)
         if space == "param":
             if not isinstance(addr.base, Symbol) or addr.base.name not in self.params:
@@ -496,15 +545,7 @@ class _Compiler:
         def stglobal(L, s, c):
             a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
             region, offs = _locate(c.memory, a, nbytes, where)
-            n = L.size
-            rec_off = np.zeros(n, dtype=np.int64)
-            rec_val = np.zeros(n, dtype=np.uint64)
-            done = np.zeros(n, dtype=bool)
-            idx = slice(None) if s is None else s
-            rec_off[idx] = offs
-            rec_val[idx] = read(L, s, c).astype(np.uint64)
-            done[idx] = True
-            L.stores.append((region, nbytes, rec_off, rec_val, done))
+            _record_store(L, s, region, nbytes, offs, read(L, s, c).astype(np.uint64))
         return self._step(ins, stglobal, set(reads) | set(breads), [])
 
     # -- predicates and selection ---------------------------------------------------------------
@@ -582,6 +623,35 @@ class _Compiler:
             return self._step(ins, lambda L, s, c: write(L, s, readers[0][0](L, s, c) ^ inv), reads, [wname])
         a, b = readers[0][0], readers[1][0]
         return self._step(ins, lambda L, s, c: write(L, s, fn(a(L, s, c), b(L, s, c))), reads, [wname])
+
+    def op_bfe(self, ins, mods):
+        """``bfe.{u,s}{32,64} d, a, pos, len`` (PTX ISA bit-field extract, sign fill for signed types)."""
+        if len(mods) != 1 or mods[0] not in ("u32", "u64", "s32", "s64") or len(ins.operands) != 4:
+            raise self.unsupported(ins)
+        width, kind = TYPES[mods[0]]
+        ra, r1 = self.reader(ins, ins.operands[1], width)
+        rb, r2 = self.reader(ins, ins.operands[2], 32)
+        rc, r3 = self.reader(ins, ins.operands[3], 32)
+        write, wname = self.writer(ins, ins.operands[0])
+        dt = _UINT[width]
+
+        def bfe(L, s, c):
+            a = ra(L, s, c).astype(np.uint64)
+            pos = (rb(L, s, c) & np.uint32(0xFF)).astype(np.uint64)
+            ln = (rc(L, s, c) & np.uint32(0xFF)).astype(np.uint64)
+            out = np.zeros(a.shape, dtype=np.uint64)
+            if kind == "s":
+                top = np.minimum(pos + ln - np.uint64(1), np.uint64(width - 1))
+                sbit = np.where(ln == 0, np.uint64(0), (a >> top) & np.uint64(1))
+            else:
+                sbit = np.zeros(a.shape, dtype=np.uint64)
+            for i in range(width):  # bit by bit, exactly as the ISA defines it
+                src = pos + np.uint64(i)
+                inside = (np.uint64(i) < ln) & (src < np.uint64(width))
+                bit = (a >> np.minimum(src, np.uint64(width - 1))) & np.uint64(1)
+                out |= np.where(inside, bit, sbit) << np.uint64(i)
+            write(L, s, out.astype(dt))
+        return self._step(ins, bfe, r1 | r2 | r3, [wname])
 
     def op_shl(self, ins, mods):
         return self._shift(ins, mods, "shl")
@@ -789,17 +859,44 @@ class _Compiler:
             raise self.unsupported(ins)
         return self._step(ins, run, r1, [wname])
 
+    def _cvt_pair(self, ins, dst, src, rounding):
+        """``cvt.rn.{f16x2,bf16x2}.f32 d, a, b``: d's upper half is cvt(a), its lower half cvt(b)."""
+        efmt = get_format(_fmt_of(dst))
+        sfmt = get_format(src)
+        ra, r1 = self.reader(ins, ins.operands[1], 32)
+        rb, r2 = self.reader(ins, ins.operands[2], 32)
+        write, wname = self.writer(ins, ins.operands[0])
+        native = _native_convert(src, efmt.name, rounding, False)
+        mode = ops.Mode(rounding, False, "after")
+        rule = ops.NanRule(False, efmt.canonical_nan, fixed=efmt.canonical_nan)
+
+        def conv(v):
+            if native is not None:
+                return native(v).astype(np.uint32)
+            with np.errstate(all="ignore"):
+                return ops.convert(np, sfmt, efmt, v.astype(np.uint64), mode, rule).astype(np.uint32)
+
+        def run(L, s, c):
+            write(L, s, (conv(ra(L, s, c)) << np.uint32(16)) | conv(rb(L, s, c)))
+        return self._step(ins, run, r1 | r2, [wname])
+
     def op_cvt(self, ins, mods):
         rnd = [m for m in mods if m in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna")]
         ftz = "ftz" in mods
         sat = "sat" in mods
         rest = [m for m in mods if m not in rnd and m not in ("ftz", "sat")]
-        if len(rest) != 2 or any(t not in TYPES for t in rest) or len(rnd) > 1 or len(ins.operands) != 2:
+        if len(rest) != 2 or any(t not in TYPES for t in rest) or len(rnd) > 1 or len(ins.operands) not in (2, 3):
             raise self.unsupported(ins)
         dst, src = rest
         dw, dk = TYPES[dst]
         sw, sk = TYPES[src]
+        if dk == "x" and src == "f32" and len(rnd) == 1 and rnd[0] in ("rn", "rz", "rm", "rp") and not (ftz or sat):
+            if len(ins.operands) != 3:
+                raise self.unsupported(ins)
+            return self._cvt_pair(ins, dst, src, rnd[0])
         write, wname = self.writer(ins, ins.operands[0])
+        if len(ins.operands) != 2:
+            raise self.unsupported(ins)
         if dk in ("u", "s", "b") and sk in ("u", "s", "b"):
             if rnd or ftz:
                 raise self.unsupported(ins)
@@ -831,14 +928,17 @@ class _Compiler:
                 ops.NanRule.ieee(dfmt)
             ddt = _UINT[dfmt.width]
 
+            native = _native_convert(src, dst, rounding, ftz)
+
             def fcvt(L, s, c):
-                v = read(L, s, c).astype(np.uint64)
+                v = read(L, s, c)
+                if native is not None:
+                    write(L, s, native(v))
+                    return
                 with np.errstate(all="ignore"):
-                    out = ops.convert(np, sfmt, dfmt, v, mode, rule)
+                    out = ops.convert(np, sfmt, dfmt, v.astype(np.uint64), mode, rule)
                 write(L, s, out.astype(ddt))
             return self._step(ins, fcvt, r1, [wname])
-        if dk == "x" and sk == "f" and len(ins.operands) == 3:
-            raise self.unsupported(ins)
         raise self.unsupported(ins)
 
     # -- the model --------------------------------------------------------------------------------
@@ -956,25 +1056,46 @@ def _approximate_runner(form, readers, write, wname):
     return run
 
 
+_CHOICE_CACHE: dict = {}
+_CHOICE_CACHE_LIMIT = 1 << 18
+
+
 def _choices_dedup(form, vals, c):
-    """Allowed choices computed once per distinct operand tuple (inputs from 16-bit domains repeat)."""
+    """Allowed choices computed once per distinct operand tuple: unary forms whose inputs repeat
+    (inputs from 16-bit domains, a fixed divisor per exhaustive block) look them up in a cache."""
     n = vals[0].shape[0]
-    if n > 256:
-        if len(vals) == 1:
-            key = vals[0]
-        else:
-            key = np.stack([v.astype(np.uint64) for v in vals], axis=1)
-        if len(vals) == 1:
-            first = key[0]
-            if (key == first).all():
-                ch = allowed_choices(form, [v[:1] for v in vals], ulp_reading=c.ulp_reading, tininess=c.tininess)
-                zero = np.zeros(n, dtype=np.int64)
-                return type(ch)(ch.values[zero], ch.valid[zero], ch.unbounded[zero], ch.reference[zero])
-            uniq, inv = np.unique(key, return_inverse=True)
-            if uniq.shape[0] * 2 <= n:
-                ch = allowed_choices(form, [uniq], ulp_reading=c.ulp_reading, tininess=c.tininess)
-                return type(ch)(ch.values[inv], ch.valid[inv], ch.unbounded[inv], ch.reference[inv])
-    return allowed_choices(form, vals, ulp_reading=c.ulp_reading, tininess=c.tininess)
+    if len(vals) != 1 or n <= 64:
+        return allowed_choices(form, vals, ulp_reading=c.ulp_reading, tininess=c.tininess)
+    key = vals[0]
+    first = key[0]
+    if (key == first).all():
+        uniq, inv = key[:1], np.zeros(n, dtype=np.int64)
+    else:
+        uniq, inv = np.unique(key, return_inverse=True)
+        if uniq.shape[0] * 2 > n:
+            return allowed_choices(form, vals, ulp_reading=c.ulp_reading, tininess=c.tininess)
+    table = _CHOICE_CACHE.setdefault((form.name, c.ulp_reading, c.tininess), {})
+    if len(table) > _CHOICE_CACHE_LIMIT:
+        table.clear()
+    rows = [table.get(int(u)) for u in uniq] if uniq.shape[0] <= 4096 else [None] * uniq.shape[0]
+    missing = [j for j, r in enumerate(rows) if r is None]
+    if missing:
+        ch = allowed_choices(form, [uniq[missing]], ulp_reading=c.ulp_reading, tininess=c.tininess)
+        for k, j in enumerate(missing):
+            rows[j] = (ch.values[k], ch.valid[k], ch.unbounded[k], ch.reference[k])
+            if uniq.shape[0] <= 4096:
+                table[int(uniq[j])] = rows[j]
+    width = max(r[0].shape[0] for r in rows)
+    values = np.zeros((len(rows), width), dtype=rows[0][0].dtype)
+    valid = np.zeros((len(rows), width), dtype=bool)
+    for j, r in enumerate(rows):
+        # rows may differ in width only through the scan's depth: align the NaN column last
+        values[j, :r[0].shape[0] - 1] = r[0][:-1]
+        valid[j, :r[1].shape[0] - 1] = r[1][:-1]
+        values[j, -1], valid[j, -1] = r[0][-1], r[1][-1]
+    unbounded = np.array([r[2] for r in rows], dtype=bool)
+    reference = np.array([r[3] for r in rows], dtype=rows[0][3].dtype)
+    return Choices(values[inv], valid[inv], unbounded[inv], reference[inv])
 
 
 def _fork(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarray, reference) -> None:
@@ -1040,6 +1161,62 @@ def _trace_record(L, key, pos, chosen, reference, values, valid, n):
 
 # ---------------------------------------------------------------------------------------------
 # helpers
+
+
+def _native_convert(src: str, dst: str, rounding: str | None, ftz: bool):
+    """numpy's IEEE conversions for the common cvt forms (exact widenings; round-to-nearest-even
+    narrowings f32->f16, f64->f32, f32->bf16), NaNs made canonical as the model does; None where
+    the model's general conversion is needed. tests/sim/test_compiled_ptx.py checks them against
+    the model's convert."""
+    if ftz or rounding not in (None, "rn"):
+        return None
+    f16_nan, f32_nan, bf16_nan = np.uint16(0x7FFF), np.uint32(0x7FFFFFFF), np.uint16(0x7FFF)
+    if (src, dst) == ("f16", "f32"):
+        def f16_f32(v):
+            out = v.view(np.float16).astype(np.float32).view(np.uint32)
+            return np.where((v & np.uint16(0x7FFF)) > np.uint16(0x7C00), f32_nan, out)
+        return f16_f32
+    if (src, dst) == ("f32", "f16"):
+        def f32_f16(v):
+            # integer rounding of the pattern for normal results; results below 2^-14 are rounded to
+            # the subnormal grid (multiples of 2^-24) by one binary32 addition of 0.5, whose ulp is 2^-24
+            mag = v & np.uint32(0x7FFFFFFF)
+            normal = ((mag + np.uint32(0xFFF) + ((mag >> np.uint32(13)) & np.uint32(1))) >> np.uint32(13)) \
+                - np.uint32(112 << 10)
+            with np.errstate(all="ignore"):
+                sub = (mag.view(np.float32) + np.float32(0.5)).view(np.uint32) - np.uint32(0x3F000000)
+            h = np.where(mag < np.uint32(0x38800000), sub, normal)
+            h = np.where(mag >= np.uint32(0x477FF000), np.uint32(0x7C00), h)
+            h = h | ((v >> np.uint32(16)) & np.uint32(0x8000))
+            return np.where(mag > np.uint32(0x7F800000), np.uint32(0x7FFF), h).astype(np.uint16)
+        return f32_f16
+    if (src, dst) == ("bf16", "f32"):
+        def bf16_f32(v):
+            out = v.astype(np.uint32) << np.uint32(16)
+            return np.where((v & np.uint16(0x7FFF)) > np.uint16(0x7F80), f32_nan, out)
+        return bf16_f32
+    if (src, dst) == ("f32", "bf16"):
+        def f32_bf16(v):
+            # round to nearest even on the bit pattern: uniform spacing within a binade, carries
+            # into the exponent (and to infinity) are what rounding up means
+            lsb = (v >> np.uint32(16)) & np.uint32(1)
+            out = ((v + np.uint32(0x7FFF) + lsb) >> np.uint32(16)).astype(np.uint16)
+            return np.where((v & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000), bf16_nan, out)
+        return f32_bf16
+    return None
+
+
+def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values) -> None:
+    """Record a store per lane (lanes fork after it: stores are lane state, not shared memory)."""
+    n = L.size
+    rec_off = np.zeros(n, dtype=np.int64)
+    rec_val = np.zeros(n, dtype=np.uint64)
+    done = np.zeros(n, dtype=bool)
+    idx = slice(None) if s is None else s
+    rec_off[idx] = offs
+    rec_val[idx] = values
+    done[idx] = True
+    L.stores.append((region, nbytes, rec_off, rec_val, done))
 
 
 def _int_typed(mods) -> bool:

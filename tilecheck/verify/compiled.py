@@ -77,6 +77,8 @@ class Reference:
                 return np.asarray(api.reference(self.form, *operands))
             if self.op == "rsqrt":
                 return _rsqrt_reference(self.fmt, operands[0], self.rounding)
+            if self.rounding == "rn" and self.fmt.name in ("f16", "bf16") and self.op != "fma":
+                return _half_reference(self.op, self.fmt, operands)
             return np.asarray(api.ieee_op(self.op, self.fmt, self.rounding, *operands))
 
     def judge(self, got: np.ndarray, operands: list[np.ndarray], expected: np.ndarray) -> np.ndarray:
@@ -106,30 +108,60 @@ def parse_reference(text: str, db) -> Reference:
     return Reference(text, get_format(form.element_format), len(form.sources), form=form)
 
 
+def _half_reference(op: str, fmt, operands: list[np.ndarray]) -> np.ndarray:
+    """Correctly rounded (to nearest) f16/bf16 add/sub/mul/div/sqrt/rcp, independent of the model:
+    numpy's float64 operation, then float32 for bf16, then the half format. Each double rounding is
+    innocuous: a basic operation on p-bit operands rounded first to q >= 2p+2 bits and then to p
+    bits rounds as if once (53 >= 2*24+2 for f64 -> f32, 24 >= 2*11+2 and >= 2*8+2 for the halves);
+    1/b is div(1, b)."""
+    with np.errstate(all="ignore"):
+        if fmt.name == "f16":
+            vals = [o.astype(np.uint16).view(np.float16).astype(np.float64) for o in operands]
+        else:
+            vals = [(o.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64) for o in operands]
+        fn = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+        if op in fn:
+            x = fn[op](vals[0], vals[1])
+        elif op == "sqrt":
+            x = np.sqrt(vals[0])
+        else:  # rcp
+            x = 1.0 / vals[0]
+        if fmt.name == "f16":
+            out = x.astype(np.float16).view(np.uint16)
+            return np.where(np.isnan(x), np.uint16(fmt.default_nan), out)
+        v = x.astype(np.float32).view(np.uint32)
+        lsb = (v >> np.uint32(16)) & np.uint32(1)
+        out = ((v + np.uint32(0x7FFF) + lsb) >> np.uint32(16)).astype(np.uint16)
+        return np.where(np.isnan(x), np.uint16(fmt.default_nan), out)
+
+
 def _rsqrt_reference(fmt, a: np.ndarray, rounding: str) -> np.ndarray:
-    """Correctly rounded 1/sqrt (round to nearest). f32: float64 evaluation, rounded once; the lanes
-    whose float64 value lies within 2^-48 (relative) of a rounding boundary are decided exactly."""
+    """Correctly rounded 1/sqrt (round to nearest) for f16/bf16/f32: the float64 value (two
+    roundings, within 2 ulp of float64) rounded once to the format; lanes whose float64 value lies
+    within 2^-48 (relative) of a midpoint of the format are decided exactly with integers. f64: exact."""
     from tilecheck.model import contracts
 
     a = np.asarray(a).astype(fmt.uint)
-    rule = ops.NanRule(False, fmt.default_nan, fixed=fmt.default_nan)
     mode = ops.Mode("rn")
-    if fmt.width != 32:
+    rule = ops.NanRule(False, fmt.default_nan, fixed=fmt.default_nan)
+    if fmt.width == 64:
         return np.asarray(contracts._rsqrt_rn(np, fmt, a.astype(np.uint64), mode, rule)).astype(fmt.uint)
-    x = a.view(np.float32).astype(np.float64)
+    f64 = get_format("f64")
+    x = fmt.to_float64(a)
     with np.errstate(all="ignore"):
         y = 1.0 / np.sqrt(x)
-        r = y.astype(np.float32)
-        up = np.nextafter(r, np.float32(np.inf)).astype(np.float64)
-        dn = np.nextafter(r, np.float32(-np.inf)).astype(np.float64)
-        r64 = r.astype(np.float64)
-        near = np.minimum(np.abs(y - (r64 + up) / 2), np.abs(y - (r64 + dn) / 2)) <= np.abs(y) * 2.0 ** -48
-    out = r.view(np.uint32).copy()
-    nan = np.isnan(y)
-    out[nan] = fmt.default_nan
-    fin = np.isfinite(x) & (x > 0)
-    idx = np.flatnonzero(near & fin)
-    for i in idx.tolist():
+        if fmt.width == 32:
+            r = y.astype(np.float32).view(np.uint32).astype(fmt.uint)
+        else:
+            r = ops.convert(np, f64, fmt, y.view(np.uint64), mode, rule).astype(fmt.uint)
+        fin = np.isfinite(y) & (y > 0) & np.isfinite(x) & (x > 0)
+        r_v = fmt.to_float64(r)
+        mag = r.astype(np.uint64) & np.uint64(fmt.magnitude_mask)
+        up = fmt.to_float64(np.minimum(mag + np.uint64(1), np.uint64(fmt.exponent_mask)).astype(fmt.uint))
+        dn = fmt.to_float64(np.maximum(mag.astype(np.int64) - 1, 0).astype(fmt.uint))
+        near = np.minimum(np.abs(y - (r_v + up) / 2), np.abs(y - (r_v + dn) / 2)) <= np.abs(y) * 2.0 ** -48
+    out = np.where(np.isnan(y), fmt.uint(fmt.default_nan), r).astype(fmt.uint)
+    for i in np.flatnonzero(near & fin).tolist():
         out[i] = contracts._rsqrt_exact_bits(fmt, int(a[i]), mode)
     return out
 
@@ -402,10 +434,22 @@ def _domain(ref: Reference, abi: Abi) -> int:
 
 
 def _exhaustive_block(ref: Reference, start: int, stop: int) -> list[np.ndarray]:
+    """Inputs ``start .. stop-1`` of the exhaustive enumeration. Binary operations interleave the
+    operands' bits (a block of 2^16 holds 256 values of each operand), so values that feed an
+    approximate instruction repeat across blocks and their allowed results are computed once."""
     idx = np.arange(start, stop, dtype=np.uint64)
     w = ref.fmt.width
-    mask = np.uint64((1 << w) - 1)
-    return [((idx >> np.uint64(j * w)) & mask).astype(ref.fmt.uint) for j in range(ref.arity)]
+    k = ref.arity
+    if k == 1:
+        return [idx.astype(ref.fmt.uint)]
+    half = w // 2
+    lo_mask = np.uint64((1 << half) - 1)
+    out = []
+    for j in range(k):
+        low = (idx >> np.uint64(j * half)) & lo_mask
+        high = (idx >> np.uint64(k * half + j * half)) & lo_mask
+        out.append((low | (high << np.uint64(half))).astype(ref.fmt.uint))
+    return out
 
 
 def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None, cases: int | None = None,
