@@ -14,6 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+ECHO_LIMIT = 60
+
+
+def echo(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``repr`` of user input for a message, shortened to about ``limit`` characters (a 5,000
+    character operand is not printed back in full)."""
+    text = str(text)
+    if len(text) <= limit:
+        return repr(text)
+    return repr(text[:limit]) + f"... ({len(text):,} characters)"
+
+
 @dataclass(frozen=True)
 class Location:
     """A place in a source file: ``path:line:column`` (1-based; 0 means unknown)."""

@@ -17,7 +17,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from tilecheck.errors import Location, UsageError
+from tilecheck.errors import Location, UsageError, echo
 
 
 def add_parser(subparsers):
@@ -48,7 +48,7 @@ def run(args) -> int:
         chosen = [p for p in programs if p.name == args.function]
         if not chosen:
             names = ", ".join(p.name for p in programs)
-            raise UsageError(f"{args.program}: no program named {args.function!r} (programs: {names})")
+            raise UsageError(f"{args.program}: no program named {echo(args.function)} (programs: {names})")
         programs = chosen
     illegal = 0
     for program in programs:

@@ -61,7 +61,8 @@ def run(args) -> int:
                                       ulp_reading=args.ulp_reading, approx=args.approx,
                                       progress=compiled.progress_printer(sys.stderr))
     text = format_outcome(outcome)
-    if args.json == "-":
+    if args.json == "-":  # JSON on stdout, the report on stderr (as the other verify outputs)
+        sys.stderr.write(text)
         sys.stdout.write(json.dumps(to_json(outcome), indent=2) + "\n")
     else:
         sys.stdout.write(text)
