@@ -59,7 +59,10 @@ def row(entry: dict, db) -> tuple[str, int]:
                    exhaustive=True if exhaustive else False, cases=None if exhaustive else int(inputs))
     checked = f"{o.inputs_checked} (exhaustive)" if o.exhaustive else f"{o.inputs_checked} sampled"
     approx = ", ".join(o.approximate_forms) or "none"
-    verdict = {"verified": "verified", "counterexample": f"**not correctly rounded**: {o.misrounded_count} misrounded",
+    zero_sign = o.misrounded_count - o.misrounded_by_value
+    verdict = {"verified": "verified",
+               "counterexample": f"**not correctly rounded**: {o.misrounded_count} misrounded"
+                                 + (f" ({zero_sign} of them only by the sign of a zero)" if zero_sign else ""),
                "unknown": f"unknown ({o.unknown_count} inputs reach an unbounded contract)"}[o.verdict]
     cex = ""
     if o.counterexamples:

@@ -80,6 +80,7 @@ def to_json(o) -> dict:
     return {"file": o.path, "entry": o.entry, "against": o.ref, "verdict": o.verdict, "abi": o.abi,
             "inputs_checked": o.inputs_checked, "exhaustive": o.exhaustive, "sampling": o.sampling,
             "lanes_run": o.lanes_run, "misrounded_count": o.misrounded_count,
+            "misrounded_by_value_count": o.misrounded_by_value,
             "misrounded_inputs": [[hex(v) for v in case] for case in o.misrounded],
             "misrounded_capped": o.misrounded_count > len(o.misrounded), "misrounded_cap": MISROUNDED_CAP,
             "unknown_count": o.unknown_count, "counterexamples": o.counterexamples, "ulp_reading": o.ulp_reading,
@@ -97,7 +98,8 @@ def format_outcome(o) -> str:
     if o.contraction_sites:
         lines.append(f"  mul+add contraction allowed at: {'; '.join(o.contraction_sites)}")
     if o.misrounded_count:
-        lines.append(f"  misrounded inputs: {o.misrounded_count}")
+        lines.append(f"  misrounded inputs: {o.misrounded_count} ({o.misrounded_by_value} in value, "
+                     f"{o.misrounded_count - o.misrounded_by_value} only by the sign of a zero)")
     if o.unknown_count:
         lines.append(f"  unknown inputs (contract not enumerable): {o.unknown_count}")
     for k, c in enumerate(o.counterexamples, 1):

@@ -38,7 +38,9 @@ def applicable(op: str, fmt: Format, mode: ops.Mode) -> bool:
     if mode.flush_out and mode.tininess != "after":
         return False
     if fmt.name == "f32":
-        return op in ("div", "sqrt", "rcp") or (op in ("add", "sub", "mul", "fma") and mode.rounding == "rn")
+        # add/sub/mul/fma: round to nearest, PTX-style flushing (inputs and results alike)
+        return op in ("div", "sqrt", "rcp") or (op in ("add", "sub", "mul", "fma") and mode.rounding == "rn"
+                                                and mode.flush_in == mode.flush_out)
     if fmt.name == "f64":
         return op in ("div", "rcp") and not (mode.flush_in or mode.flush_out)
     return False

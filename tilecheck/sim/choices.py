@@ -84,22 +84,10 @@ def allowed_choices(form, operands: list[np.ndarray], *, ulp_reading: str = "eit
     ref_nan = _is_nan(ref, fmt)
     ordv = _ordinal(ref, fmt)
     max_ord = int(fmt.exponent_mask)  # +inf's ordinal; beyond it lie NaNs
-    reading_rounded = ulp_reading in ("either", "rounded") and form.contract is not None and \
-        form.contract.ulp is not None
-    reading_exact = ulp_reading in ("either", "exact") or not reading_rounded
-
     def ok(cand: np.ndarray, lanes: np.ndarray | None = None) -> np.ndarray:
         sub = [o if lanes is None else o[lanes] for o in ops]
-        c = cand.astype(dtype)
-        res = np.zeros(c.shape, dtype=bool)
-        with np.errstate(all="ignore"):
-            if reading_exact:
-                res |= np.asarray(api.allowed(form, c, *sub, tininess=tininess), dtype=bool)
-            if reading_rounded:
-                r = ref if lanes is None else ref[lanes]
-                res |= _within_rounded_ulps(fmt, c.astype(np.uint64), r, form.contract.ulp, form,
-                                            np.asarray(api.allowed(form, r.astype(dtype), *sub, tininess=tininess)))
-        return res
+        return contract_allows(form, cand.astype(dtype), sub, ulp_reading=ulp_reading, tininess=tininess,
+                               reference=ref if lanes is None else ref[lanes])
 
     columns = [ref]
     valid_cols = [np.ones(n, dtype=bool)]
@@ -142,6 +130,29 @@ def allowed_choices(form, operands: list[np.ndarray], *, ulp_reading: str = "eit
     values = np.stack(columns, axis=1)
     valid = np.stack(valid_cols, axis=1)
     return Choices(values.astype(dtype), valid, unbounded, ref.astype(dtype))
+
+
+def contract_allows(form, result: np.ndarray, operands: list, *, ulp_reading: str = "either",
+                    tininess: str = "after", reference: np.ndarray | None = None) -> np.ndarray:
+    """Does approximate ``form``'s contract allow ``result`` for these operands, under the ulp
+    reading (``exact``, ``rounded``, ``either``; relative bounds have one reading)? Bool per lane."""
+    fmt = get_format(form.element_format)
+    width = TYPE_INFO[form.type][3]
+    dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
+    ops = [np.asarray(o).astype(dtype, copy=False) for o in operands]
+    c = np.asarray(result).astype(dtype)
+    rounded = ulp_reading in ("either", "rounded") and form.contract is not None and form.contract.ulp is not None
+    exact = ulp_reading in ("either", "exact") or not rounded
+    res = np.zeros(c.shape, dtype=bool)
+    with np.errstate(all="ignore"):
+        if exact:
+            res |= np.asarray(api.allowed(form, c, *ops, tininess=tininess), dtype=bool)
+        if rounded:
+            r = reference if reference is not None else np.asarray(api.reference(form, *ops, tininess=tininess))
+            r = np.asarray(r).astype(dtype)
+            res |= _within_rounded_ulps(fmt, c.astype(np.uint64), r.astype(np.uint64), form.contract.ulp, form,
+                                        np.asarray(api.allowed(form, r, *ops, tininess=tininess)))
+    return res
 
 
 def _within_rounded_ulps(fmt, cand: np.ndarray, ref: np.ndarray, k: float, form, ref_ok) -> np.ndarray:

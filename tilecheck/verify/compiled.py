@@ -35,7 +35,7 @@ import numpy as np
 from tilecheck.errors import Location, UsageError
 from tilecheck.formats import get_format
 from tilecheck.model import api, ops
-from tilecheck.sim.choices import READINGS
+from tilecheck.sim.choices import READINGS, contract_allows
 from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.sim.frontend import parse_module
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
@@ -81,10 +81,13 @@ class Reference:
                 return _half_reference(self.op, self.fmt, operands)
             return np.asarray(api.ieee_op(self.op, self.fmt, self.rounding, *operands))
 
-    def judge(self, got: np.ndarray, operands: list[np.ndarray], expected: np.ndarray) -> np.ndarray:
-        """True where ``got`` is acceptable (NaN by class; for a contract: inside it)."""
+    def judge(self, got: np.ndarray, operands: list[np.ndarray], expected: np.ndarray,
+              ulp_reading: str = "either") -> np.ndarray:
+        """True where ``got`` is acceptable (NaN by class; for a contract: inside it, under the same
+        ulp reading as the code's approximate instructions)."""
         if self.contract:
-            return np.asarray(api.allowed(self.form, got.astype(expected.dtype), *operands), dtype=bool)
+            return contract_allows(self.form, got.astype(expected.dtype), operands, ulp_reading=ulp_reading,
+                                   reference=expected.astype(got.dtype))
         g = got.astype(np.uint64)
         e = expected.astype(np.uint64)
         f = self.fmt
@@ -267,6 +270,7 @@ class BlockResult:
     unknown: np.ndarray
     lanes: int
     got: np.ndarray
+    by_value: np.ndarray  # misrounded other than by the sign of a zero
 
 
 def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: dict,
@@ -315,21 +319,26 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
     mask = np.uint64((1 << fw) - 1)
     bad = np.zeros(lanes.size, dtype=bool)
     bad_in = np.zeros(n, dtype=bool)
+    value_in = np.zeros(n, dtype=bool)
     for lane in range(abi.lanes):
         shift = np.uint64(lane * fw)
         ops_lane = [((e.astype(np.uint64) >> shift) & mask).astype(ref.fmt.uint) for e in elements]
         expected = ref.expected(ops_lane)
         g = ((got >> shift) & mask).astype(ref.fmt.uint)
         per_lane_ops = [o[lanes.origin] for o in ops_lane]
-        ok = ref.judge(g, per_lane_ops, expected[lanes.origin])
+        ok = ref.judge(g, per_lane_ops, expected[lanes.origin], ctx.ulp_reading)
         bad |= ~ok
         bad_in[(lanes.origin[~ok] - lane) % n] = True  # lane j of element i holds input i - j
+        # a zero of the wrong sign is a misrounding too; count separately the inputs misrounded in value
+        mag = np.uint64(ref.fmt.magnitude_mask)
+        by_value = ~ok & ~(((g.astype(np.uint64) & mag) == 0) & ((expected[lanes.origin].astype(np.uint64) & mag) == 0))
+        value_in[(lanes.origin[by_value] - lane) % n] = True
     unk_in = np.zeros(n, dtype=bool)
     for lane in range(abi.lanes):
         unk_in[(lanes.origin[lanes.unknown] - lane) % n] = True
     if trace:
-        return BlockResult(bad_in, unk_in, lanes.size, got), lanes, bad, ctx
-    return BlockResult(bad_in, unk_in, lanes.size, got)
+        return BlockResult(bad_in, unk_in, lanes.size, got, value_in), lanes, bad, ctx
+    return BlockResult(bad_in, unk_in, lanes.size, got, value_in)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -414,6 +423,7 @@ class Outcome:
     misrounded: list
     misrounded_count: int
     unknown_count: int
+    misrounded_by_value: int
     counterexamples: list
     ulp_reading: str
     approx: str
@@ -484,26 +494,32 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
     ctx_args = dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess)
     bad_inputs: list[np.ndarray] = []
     bad_count = 0
+    value_count = 0
     unknown_count = 0
     lanes_run = 0
     checked = 0
     sampling: dict = {}
     first_bad: list = []
+    first_zero: list = []
     unknown_examples: list = []
     approx_forms: set = set()
 
     def handle(lane_ops, res: BlockResult):
-        nonlocal bad_count, unknown_count, lanes_run, checked
+        nonlocal bad_count, unknown_count, lanes_run, checked, value_count
         checked += lane_ops[0].shape[0]
         lanes_run += res.lanes
+        value_count += int(res.by_value.sum())
         if res.bad.any():
             sel = np.flatnonzero(res.bad)
             bad_count += sel.size
             stacked = np.stack([o[sel].astype(np.uint64) for o in lane_ops], axis=1)
             if sum(b.shape[0] for b in bad_inputs) < MISROUNDED_CAP:
                 bad_inputs.append(stacked)
-            if len(first_bad) < report_limit:
-                first_bad.extend(stacked[:report_limit - len(first_bad)].tolist())
+            # report inputs misrounded in value first, zeros of the wrong sign only when nothing else
+            by_value = res.by_value[sel]
+            for case, is_value in zip(stacked[:4 * report_limit].tolist(), by_value[:4 * report_limit].tolist()):
+                (first_bad if is_value else first_zero).append(case)
+            del first_bad[report_limit:], first_zero[report_limit:]
         unk = res.unknown & ~res.bad
         if unk.any():
             unknown_count += int(unk.sum())
@@ -547,6 +563,7 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
             handle(part, run_block(plan, abi, ref, _pack(abi, ref, part), ctx_args))
             if progress:
                 progress(min(s + block, n), n)
+    first_bad = (first_bad + first_zero)[:report_limit]
     counterexamples = [explain(plan, abi, ref, [np.array([v], dtype=ref.fmt.uint) for v in case], ctx_args,
                                path, entry, against, ulp_reading, approx)
                        for case in first_bad]
@@ -555,7 +572,7 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
     approx_forms = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" not in s.approximate})
     contraction = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" in s.approximate})
     out = Outcome(path, entry, against, verdict, bool(exhaustive), checked, lanes_run, misrounded[:MISROUNDED_CAP],
-                  bad_count, unknown_count, counterexamples, ulp_reading, approx,
+                  bad_count, unknown_count, value_count, counterexamples, ulp_reading, approx,
                   f".{abi.kind}" + (f", {abi.lanes} lanes per {abi.width}-bit element" if abi.lanes > 1 else ""),
                   sampling, approx_forms, round(time.time() - started, 3), contraction)
     out.unknown_examples = unknown_examples  # type: ignore[attr-defined]
@@ -606,7 +623,8 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
     # the lane that disagrees (both lanes of a packed element hold this input)
     lane_of, got = 0, got_lanes[0]
     for j, g in enumerate(got_lanes):
-        if not bool(ref.judge(np.array([g], dtype=fmt.uint), [o[:1] for o in lane_ops], np.asarray(expected).reshape(-1)[:1])[0]):
+        if not bool(ref.judge(np.array([g], dtype=fmt.uint), [o[:1] for o in lane_ops], np.asarray(expected).reshape(-1)[:1],
+                                  ulp_reading)[0]):
             lane_of, got = j, g
             break
     repro = (f"tilecheck verify {path} --entry {entry} --against {against} --input "
@@ -644,7 +662,8 @@ def verify_single(path: str, entry: str, against: str, operands: list[str], *, d
     verdict = "counterexample" if bad else ("unknown" if unknown else "verified")
     approx_forms = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" not in s.approximate})
     out = Outcome(path, entry, against, verdict, False, 1, res.lanes,
-                  [[int(o[0]) for o in lane_ops]] if bad else [], int(bad), int(unknown), cex, ulp_reading, approx,
+                  [[int(o[0]) for o in lane_ops]] if bad else [], int(bad), int(unknown), int(res.by_value[0]), cex,
+                  ulp_reading, approx,
                   f".{abi.kind}", {"given": 1}, approx_forms, round(time.time() - started, 3), [])
     out.unknown_examples = []  # type: ignore[attr-defined]
     return out
