@@ -188,6 +188,16 @@ class DeviceUnavailableError(TilecheckError):
     exit_code = 2
 
 
+class ClusterError(TilecheckError):
+    """The Dask cluster of a sharded campaign could not be reached, or was lost during the run.
+
+    Fix: check the scheduler address (``--scheduler``), then continue with ``--resume``: the
+    checkpoint covers every batch merged before the loss.
+    """
+
+    exit_code = 2
+
+
 class ProgramError(TilecheckError):
     """A tile program file could not be loaded (syntax error, no ``@T.function`` in it).
 
