@@ -24,7 +24,7 @@ def add_arguments(p) -> None:
                    help="OP.RND.FMT (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64) or a PTX form")
     g.add_argument("--exhaustive", action="store_true",
                    help="every input (16-bit unary and binary, f32 unary); default: sampled unless the domain is small")
-    g.add_argument("--ulp-reading", dest="ulp_reading", choices=("either", "exact", "rounded"), default="either",
+    g.add_argument("--ulp-reading", dest="ulp_reading", choices=("either", "exact", "correctly-rounded"), default="either",
                    help="ulp bounds measured from the exact value, from the correctly rounded result, or either "
                         "(default: either, the conservative union)")
     g.add_argument("--approx", choices=("all", "reference"), default="all",
@@ -85,6 +85,7 @@ def to_json(o) -> dict:
             "misrounded_capped": o.misrounded_count > len(o.misrounded), "misrounded_cap": MISROUNDED_CAP,
             "unknown_count": o.unknown_count, "counterexamples": o.counterexamples, "ulp_reading": o.ulp_reading,
             "approx": o.approx, "approximate_instructions": o.approximate_forms,
+            "readings_applied": getattr(o, "readings", {}),
             "contraction_sites": o.contraction_sites, "seconds": o.seconds, "toolchain": toolchain_versions()}
 
 
@@ -94,7 +95,9 @@ def format_outcome(o) -> str:
              f"  inputs checked: {o.inputs_checked} ({'exhaustive' if o.exhaustive else 'sampled: ' + ', '.join(f'{k} {v}' for k, v in o.sampling.items())}); "
              f"lanes run (inputs x allowed choices): {o.lanes_run}",
              f"  approximate instructions: {', '.join(o.approximate_forms) or 'none'}; choices: "
-             f"{'every allowed result' if o.approx == 'all' else 'the reference value only'}; ulp reading: {o.ulp_reading}"]
+             f"{'every allowed result' if o.approx == 'all' else 'the reference value only'}; ulp reading: {o.ulp_reading}"
+             + (" (applied: " + ", ".join(f"{k}: {v}" for k, v in getattr(o, "readings", {}).items()) + ")"
+                if getattr(o, "readings", None) else "")]
     if o.contraction_sites:
         lines.append(f"  mul+add contraction allowed at: {'; '.join(o.contraction_sites)}")
     if o.misrounded_count:

@@ -576,6 +576,7 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
                   f".{abi.kind}" + (f", {abi.lanes} lanes per {abi.width}-bit element" if abi.lanes > 1 else ""),
                   sampling, approx_forms, round(time.time() - started, 3), contraction)
     out.unknown_examples = unknown_examples  # type: ignore[attr-defined]
+    out.readings = {f: api.reading_used(f, ulp_reading) for f in approx_forms}  # type: ignore[attr-defined]
     return out
 
 
