@@ -68,7 +68,8 @@ def row(entry: dict, db) -> tuple[str, int]:
     if o.counterexamples:
         c = o.counterexamples[0]
         ins = ", ".join(i["hex"] for i in c["inputs"])
-        choice = "; ".join(f"{ch['instruction'].split()[0]} returned {ch['position']}" for ch in c["approximate_choices"])
+        choice = "; ".join(f"{ch['instruction'].split()[0]} returned {ch['position']}"
+                           for ch in c["approximate_choices"])
         cex = (f"({ins}) -> {c['got']['hex']}, expected {c['expected']['hex']}"
                + (f" ({choice})" if choice else "") + f"<br>`{c['repro']}`")
     print(f"  {entry['function']}: {o.verdict} ({time.time() - started:.1f} s)", file=sys.stderr)

@@ -24,7 +24,8 @@ def add_arguments(p) -> None:
                    help="OP.RND.FMT (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64) or a PTX form")
     g.add_argument("--exhaustive", action="store_true",
                    help="every input (16-bit unary and binary, f32 unary); default: sampled unless the domain is small")
-    g.add_argument("--ulp-reading", dest="ulp_reading", choices=("either", "exact", "correctly-rounded"), default="either",
+    g.add_argument("--ulp-reading", dest="ulp_reading", choices=("either", "exact", "correctly-rounded"),
+                   default="either",
                    help="ulp bounds measured from the exact value, from the correctly rounded result, or either "
                         "(default: either, the conservative union)")
     g.add_argument("--approx", choices=("all", "reference"), default="all",
@@ -75,7 +76,7 @@ def run(args) -> int:
 
 def to_json(o) -> dict:
     """The outcome as a JSON-ready dict."""
-    from tilecheck.verify.compiled import MISROUNDED_CAP, toolchain_versions
+    from tilecheck.verify.compiled import MISROUNDED_CAP, producer
 
     return {"file": o.path, "entry": o.entry, "against": o.ref, "verdict": o.verdict, "abi": o.abi,
             "inputs_checked": o.inputs_checked, "exhaustive": o.exhaustive, "sampling": o.sampling,
@@ -86,16 +87,18 @@ def to_json(o) -> dict:
             "unknown_count": o.unknown_count, "counterexamples": o.counterexamples, "ulp_reading": o.ulp_reading,
             "approx": o.approx, "approximate_instructions": o.approximate_forms,
             "readings_applied": getattr(o, "readings", {}),
-            "contraction_sites": o.contraction_sites, "seconds": o.seconds, "toolchain": toolchain_versions()}
+            "contraction_sites": o.contraction_sites, "seconds": o.seconds, "producer": producer(o.path)}
 
 
 def format_outcome(o) -> str:
     """Human-readable report."""
+    how = "exhaustive" if o.exhaustive else "sampled: " + ", ".join(f"{k} {v}" for k, v in o.sampling.items())
+    choices = "every allowed result" if o.approx == "all" else "the reference value only"
     lines = [f"{o.path}: {o.entry} ({o.abi}) against {o.ref}",
-             f"  inputs checked: {o.inputs_checked} ({'exhaustive' if o.exhaustive else 'sampled: ' + ', '.join(f'{k} {v}' for k, v in o.sampling.items())}); "
+             f"  inputs checked: {o.inputs_checked} ({how}); "
              f"lanes run (inputs x allowed choices): {o.lanes_run}",
              f"  approximate instructions: {', '.join(o.approximate_forms) or 'none'}; choices: "
-             f"{'every allowed result' if o.approx == 'all' else 'the reference value only'}; ulp reading: {o.ulp_reading}"
+             f"{choices}; ulp reading: {o.ulp_reading}"
              + (" (applied: " + ", ".join(f"{k}: {v}" for k, v in getattr(o, "readings", {}).items()) + ")"
                 if getattr(o, "readings", None) else "")]
     if o.contraction_sites:

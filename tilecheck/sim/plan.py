@@ -81,6 +81,19 @@ class Lanes:
         """Number of lanes."""
         return int(self.origin.shape[0])
 
+    def take_tiled(self, times: int, keep: set) -> None:
+        """Every per-lane array repeated ``times`` times end to end (lane i + k*n is a copy of i)."""
+        def tile(v):
+            return np.concatenate([v] * times) if isinstance(v, np.ndarray) else v
+        self.regs = {k: tile(v) for k, v in self.regs.items() if k in keep}
+        self.origin = tile(self.origin)
+        if self.pcs is not None:
+            self.pcs = tile(self.pcs)
+        self.unknown = tile(self.unknown)
+        self.params = {k: tile(v) for k, v in self.params.items()}
+        self.stores = [tuple(tile(x) for x in st) for st in self.stores]
+        self.trace = {k: tuple(tile(x) for x in v) for k, v in self.trace.items()}
+
     def take(self, rep: np.ndarray, keep: set | None) -> None:
         """Replace every per-lane array by ``array[rep]`` (lane forking); dead registers are dropped
         unless ``keep`` is None (tracing keeps every register)."""
@@ -1114,6 +1127,13 @@ def _fork(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarr
         L.regs[wname] = arr
         if trace_key is not None and reference is not None:
             _trace_record(L, trace_key, idx, chosen, reference, values, valid, n)
+        return
+    if s is None and not c.trace and bool((valid == valid[0]).all()):
+        # every lane allows the same choices (a block with one divisor, say): copy the lanes block
+        # by block, one contiguous block per choice, instead of gathering
+        cols = np.flatnonzero(valid[0])
+        L.take_tiled(len(cols), c.live | {wname})
+        L.regs[wname] = np.concatenate([values[:, j] for j in cols]).astype(L.regs[wname].dtype)
         return
     counts = np.ones(n, dtype=np.int64)
     counts[idx] = counts_sub
