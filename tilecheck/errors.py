@@ -158,6 +158,16 @@ class UsageError(TilecheckError):
     exit_code = 2
 
 
+class ShapeMismatchError(UsageError, ValueError):
+    """Operand arrays of one call whose shapes do not broadcast together.
+
+    Fix: give arrays of one shape (or scalars, or shapes numpy broadcasts); the message names
+    each operand and its shape.
+    """
+
+    exit_code = 2
+
+
 class SemanticsError(TilecheckError):
     """A ``body:`` in a spec's semantics language does not parse or names an unknown primitive.
 

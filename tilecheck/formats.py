@@ -408,7 +408,7 @@ def _hex(doc, key_path: tuple) -> int:
 
 
 @lru_cache(maxsize=None)
-def _load_formats(root: str) -> dict[str, Format]:
+def _load_formats(root: str, resolved: str = "") -> dict[str, Format]:
     from pathlib import Path
 
     folder = Path(root) / "formats"
@@ -450,16 +450,24 @@ def _load_formats(root: str) -> dict[str, Format]:
     return formats
 
 
+def _where(root) -> str:
+    """A cache key for a spec root: a relative root names another folder after a chdir (cheap for
+    absolute roots, which is every root but a relative ``TILECHECK_SPEC_DIR``)."""
+    return "" if root.is_absolute() else str(root.resolve())
+
+
 def all_formats() -> dict[str, Format]:
     """Every format in ``spec/formats``, by name."""
-    return dict(_load_formats(str(spec_root())))
+    root = spec_root()
+    return dict(_load_formats(str(root), _where(root)))
 
 
 def get_format(name: str | Format) -> Format:
     """The format called ``name`` (``f16``, ``bf16``, ``f32``, ``f64``, ``tf32``, ``e5m2``, ``e4m3``)."""
     if isinstance(name, Format):
         return name
-    formats = _load_formats(str(spec_root()))
+    root = spec_root()
+    formats = _load_formats(str(root), _where(root))
     try:
         return formats[name]
     except KeyError:

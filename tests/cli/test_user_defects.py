@@ -211,6 +211,7 @@ def test_verify_json_to_a_missing_folder_fails_before_the_run(tmp_path, capsys):
     (["prove", "ptx.div-by-4.f32", "--timeout", "0"], "--timeout: must be positive"),
     (["prove", "ptx.div-by-4.f32", "--timeout", "nan"], "--timeout: 'nan' is not a finite number"),
     (["prove", "ptx.div-by-4.f32", "--timeout", "-1"], "--timeout: must be positive"),
+    (["prove", "x == x", "--var", "x=f32", "--var", "x=f16"], "--var gives x two formats"),
 ])
 def test_numeric_options_reject_nonsense(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
@@ -285,3 +286,189 @@ def test_verify_json_totals_are_numbers(capsys):
 def test_prove_forms_inside_queries_are_judged_like_eval(capsys, query, code, needle):
     got, out, err = run(capsys, "prove", query)
     assert got == code and needle in err and "column 1" in err
+
+
+# ---- item 7: AMD instructions in spec list/show and in verify's counts ---------------------------
+
+def test_spec_list_amdgpu_prints_instruction_forms(capsys):
+    from tilecheck.spec.amdgpu import amdgpu_forms
+    from tilecheck.spec.database import load_database
+
+    names = list(amdgpu_forms(load_database()))
+    code, out, _ = run(capsys, "spec", "list", "--isa", "amdgpu")
+    assert code == 0 and out.split() == names and "v_div_scale_f64" in names
+    code, out, _ = run(capsys, "spec", "list")
+    lines = out.split()
+    assert lines[-len(names):] == names and not {"families", "forms", "failed"} & set(lines)
+    code, out, _ = run(capsys, "spec", "list", "--family", "v_rcp")
+    assert code == 0 and out.split() == ["v_rcp_f64", "v_rcp_f32"]
+    code, out, _ = run(capsys, "spec", "list", "--isa", "ptx")
+    assert code == 0 and "v_rcp_f64" not in out.split()
+
+
+def test_spec_show_an_amd_instruction(capsys):
+    code, out, _ = run(capsys, "spec", "show", "v_div_scale_f64")
+    assert code == 0 and "AMD GPU instruction" in out and "variant observed" in out and "rdna3 765" in out
+    code, out, _ = run(capsys, "spec", "show", "v_div_scale_f64", "--json", "-")
+    assert code == 0 and json.loads(out)["opcodes"]["rdna3"] == 765
+    code, out, err = run(capsys, "spec", "show", "v_div_scale_f46")
+    assert code == 2 and "did you mean v_div_scale_f64" in err
+
+
+def test_amd_instruction_counts_are_instructions_not_keys(capsys):
+    from tilecheck.spec.amdgpu import amdgpu_forms
+    from tilecheck.spec.database import load_database
+
+    n = len(amdgpu_forms(load_database()))
+    assert n > 3
+    code, out, _ = run(capsys, "spec", "check")
+    assert code == 0 and f"{n} AMD instructions" in out
+    code, out, _ = run(capsys, "verify", "div.rn.f32", "--cases", "10")
+    assert code == 0 and f"{n} AMD instructions" in out
+
+
+# ---- item 10: custom spec folders are named by their real path; unknown fields at their line -----
+
+@pytest.fixture
+def spec_copy(tmp_path, monkeypatch):
+    import shutil
+
+    from tilecheck.spec.database import clear_cache
+    from tilecheck.spec.files import builtin_spec_root
+
+    root = tmp_path / "myspec"
+    shutil.copytree(builtin_spec_root(), root)
+    monkeypatch.setenv("TILECHECK_SPEC_DIR", str(root))
+    clear_cache()
+    yield root
+    clear_cache()
+
+
+def _insert_after(path: Path, anchor: str, line: str) -> tuple[int, int]:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(anchor) == 1
+    text = text.replace(anchor, anchor + line)
+    path.write_text(text, encoding="utf-8")
+    offset = text.index(line) + len(line) - len(line.lstrip())
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def test_custom_spec_errors_name_the_real_file_and_the_field(spec_copy, capsys):
+    path = spec_copy / "ptx" / "div.yaml"
+    line, col = _insert_after(path, '    spelling: "div.approx.{ftz}.f32"\n', "    bogus_field: 1\n")
+    for argv in (["eval", "div.rn.f32", "1", "2"], ["spec", "check"], ["spec", "check", str(spec_copy)]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2
+        assert err.startswith(f"{path}:{line}:{col}: error: forms/0/bogus_field: unknown field"), err
+        assert not err.startswith("spec/")
+
+
+def test_custom_spec_unknown_fields_at_top_level_and_in_amd_files(spec_copy, capsys):
+    path = spec_copy / "amdgpu" / "v_rcp.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + "colour: red\n", encoding="utf-8")
+    line = text.count("\n") + 1
+    code, out, err = run(capsys, "spec", "check")
+    assert code == 2 and f"{path}:{line}:1: error: colour: unknown field" in err
+
+
+def test_builtin_spec_errors_keep_the_spec_prefix():
+    from tilecheck.spec.files import builtin_spec_root, display_path
+
+    root = builtin_spec_root()
+    assert display_path(root / "ptx" / "div.yaml", root) == "spec/ptx/div.yaml"
+
+
+# ---- item 11: nonsense accepted silently ---------------------------------------------------------
+
+@pytest.mark.parametrize("argv,needle", [
+    (["spec", "list", "--family", "dvi"], "unknown family 'dvi'; did you mean div?"),
+    (["spec", "list", "--isa", "amd"], "invalid choice"),
+    (["emit", "examples/root_ratio.py", "--output", "/nonexistent-folder/x.ptx"], "does not exist"),
+    (["check", "--json", "examples/root_ratio.py", "examples/root_ratio.py"], "names a program file"),
+])
+def test_nonsense_options_are_usage_errors(capsys, argv, needle):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and needle in err and out == ""
+
+
+# ---- item 12: the Python API raises tilecheck errors that say what is wrong ----------------------
+
+def test_api_shape_mismatch_names_operands_and_shapes():
+    import numpy as np
+
+    import tilecheck
+    from tilecheck.errors import ShapeMismatchError, UsageError
+
+    a, b = np.zeros(3, np.uint32), np.zeros(4, np.uint32)
+    for call in (lambda: tilecheck.ieee_op("add", "f32", "rn", a, b),
+                 lambda: tilecheck.evaluate("add.rn.f32", a, b),
+                 lambda: tilecheck.allowed("add.rn.f32", np.zeros(5, np.uint32), a, a)):
+        with pytest.raises(ShapeMismatchError) as info:
+            call()
+        assert isinstance(info.value, UsageError) and isinstance(info.value, ValueError)
+        assert "(3,)" in str(info.value) and ("(4,)" in str(info.value) or "(5,)" in str(info.value))
+        assert "operand" in str(info.value)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: __import__("tilecheck").ieee_op("add", "f32", "rn", 1, 2, tininess=t),
+    lambda t: __import__("tilecheck").evaluate("add.rn.ftz.f32", 1, 2, tininess=t),
+    lambda t: __import__("tilecheck").allowed("rcp.approx.f32", 1, 2, tininess=t),
+    lambda t: __import__("tilecheck.model.api", fromlist=["reference"]).reference("rcp.approx.f32", 1, tininess=t),
+])
+def test_api_invalid_tininess_lists_the_valid_values(call):
+    from tilecheck.errors import UsageError
+
+    with pytest.raises(UsageError, match="'after', 'before'"):
+        call("sometimes")
+
+
+def test_program_run_errors_are_about_the_program():
+    import numpy as np
+
+    from tilecheck.errors import UsageError
+    from tilecheck.tile.loader import load_programs
+
+    (program,) = load_programs(REPO / "examples" / "root_ratio.py")
+    with pytest.raises(UsageError, match=r"unknown keyword argument\(s\) A; pass the arrays positionally") as info:
+        program.run(A=np.zeros((4, 1), np.float32))
+    assert "run_program" not in str(info.value)
+    with pytest.raises(UsageError, match="int32 array is neither its values nor its bits"):
+        program.run(np.ones((4, 1), np.int32), np.zeros((4, 1), np.float32))
+    with pytest.raises(UsageError, match="got float64 values"):
+        program.run(np.ones((4, 1), np.float64), np.zeros((4, 1), np.float32))
+    with pytest.raises(UsageError, match="'after', 'before'"):
+        program.run(np.ones((4, 1), np.float32), np.zeros((4, 1), np.float32), tininess="x")
+
+
+# ---- item 15: JSON from check and spec show --------------------------------------------------------
+
+def test_spec_show_json_for_legal_and_illegal_forms(capsys):
+    code, out, err = run(capsys, "spec", "show", "div.rn.f32", "--json", "-")
+    data = json.loads(out)
+    assert code == 0 and data["legal"] is True and isinstance(data["gate"]["sm"], int)
+    assert "div.rn.f32" in err
+    code, out, err = run(capsys, "spec", "show", "rcp.approx.f64", "--json", "-")
+    data = json.loads(out)
+    assert code == 1 and data["legal"] is False and ".ftz" in data["reason"]
+
+
+# ---- siblings: numbers beyond binary64 in tile constants; nonsense in numeric environment variables
+
+def test_tile_constants_beyond_binary64_round_like_eval():
+    from tilecheck.tile import T
+
+    assert T.float32(10 ** 400).bits() == 0x7f800000  # float(10**400) would raise OverflowError
+    assert T.float32(-(10 ** 400)).bits() == 0xff800000
+    assert T.float16(3).bits() == 0x4200 and T.float32(0).bits() == 0
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-2"])
+def test_threads_variable_rejects_nonsense(monkeypatch, value):
+    from tilecheck.errors import UsageError
+    from tilecheck.model import api
+
+    monkeypatch.setenv("TILECHECK_THREADS", value)
+    with pytest.raises(UsageError, match="TILECHECK_THREADS must be a positive integer"):
+        api._threads()

@@ -171,7 +171,8 @@ def test_exhaustive_sweep_is_checkpointed_and_time_sliced(tmp_path):
     out = tmp_path / "sweep"
     first = _fuzz("sqrt.rn.f32", "--exhaustive", "--batch", "262144", "--stop-after", "2", "--out", str(out), "--quiet")
     assert first.returncode == 0, first.stderr
-    assert "backend host" in first.stdout and "stopped after 2 batch(es)" in first.stdout
+    assert "backend reference" in first.stdout and "stopped after 2 batch(es)" in first.stdout
+    assert "independent of the model's arithmetic" in first.stdout  # judged by certificate
     second = _fuzz("sqrt.rn.f32", "--exhaustive", "--batch", "262144", "--stop-after", "2", "--out", str(out),
                    "--resume", "--quiet")
     assert second.returncode == 0
@@ -257,7 +258,8 @@ def test_replay_of_malformed_findings_is_located(capsys, tmp_path):
     for line in ['{"form": "div.rn.f32", "operands": "0x1"}', '{"form": 3, "operands": []}',
                  '{"form": "div.rn.f32", "operands": ["0x1", "0x2"], "settings": {"tininess": "sideways"}}',
                  '{"form": "div.rn.f32", "operands": ["0x1", "0x1ffffffff"]}',
-                 '{"form": "div.rn.f32", "operands": ["0x1", "0x2"], "shrunk": []}']:
+                 '{"form": "div.rn.f32", "operands": ["0x1", "0x2"], "shrunk": []}',
+                 '{"form": "div.rn.f33", "operands": ["0x1", "0x2"]}']:
         bad.write_text(line + "\n")
         code, _, err = _cli(capsys, "--replay", str(bad), "--backend", "model")
         assert code == 2 and f"{bad}:1" in err, (line, err)

@@ -17,6 +17,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from tilecheck.commands.output import check_writable
 from tilecheck.errors import Location, UsageError, echo
 
 
@@ -41,6 +42,7 @@ def run(args) -> int:
     from tilecheck.spec.database import load_database
     from tilecheck.tile.loader import display_path, load_programs
 
+    check_writable(args.output, "--output")  # before any work, like every other output file
     db = load_database()
     target = db.target(args.target).name
     programs = load_programs(args.program)

@@ -5,7 +5,9 @@ Runs each form's cases on a backend and judges every result with the model
 shrunk to a minimal report with a one-line repro command; ``OUT/checkpoint.json`` is rewritten
 atomically after every batch, so a campaign killed at any point continues with ``--resume``
 without repeating or losing a case. ``--exhaustive`` sweeps every input of forms with at most 2**32
-(``sqrt.rn.f32``: all 2**32 patterns, checked against the host's IEEE arithmetic on a CPU).
+(``sqrt.rn.f32``: all 2**32 patterns; on a CPU the model's own results, each judged by a certificate
+of correct rounding, :mod:`tilecheck.diff.certificate`, which shares no arithmetic with the model;
+forms without a certificate are judged by :func:`tilecheck.allowed`).
 ``--replay FILE`` re-runs recorded findings, each with the settings recorded with it
 (tininess, backend, target, GPU code path, vector file; an option given on the command line
 overrides). ``--resume`` takes the forms and every option from the checkpoint. ``--workers N``
@@ -14,10 +16,12 @@ runs the batches on a local Dask cluster of N processes (one per GPU with ``--ba
 the findings are the same as a serial run's. Exit 0 when nothing disagreed, 1 on any mismatch,
 2 on usage or environment errors.
 
-Backends: ``auto`` (gpu when CuPy sees a device; otherwise ``host`` for exhaustive sweeps of the
-forms it covers, else ``cpu``), ``cpu`` (emitted PTX executed by tilecheck's simulator), ``gpu``
-(CuPy), ``host`` (numpy IEEE arithmetic, independent of the model), ``model`` (the model's exact
-path), ``vectors`` (recorded results, ``--vectors FILE``).
+Backends: ``auto`` (gpu when CuPy sees a device; otherwise ``reference`` for exhaustive sweeps of
+certified forms, ``host`` for the other forms it covers, else ``cpu``), ``cpu`` (emitted PTX
+executed by tilecheck's simulator), ``gpu`` (CuPy), ``host`` (numpy IEEE arithmetic: rounds as the
+model's binary32 fast path does, so not independent of it), ``model`` (the model's exact path),
+``reference`` (the model's public evaluation, judged by certificate), ``vectors`` (recorded
+results, ``--vectors FILE``).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import sys
 import time
 
 from tilecheck.commands.options import nonnegative_int, positive_int
-from tilecheck.errors import UsageError
+from tilecheck.errors import UnknownFormError, UsageError
 
 
 def add_parser(sub):
@@ -43,7 +47,7 @@ def add_parser(sub):
     size.add_argument("--exhaustive", action="store_true", default=None,
                       help="every input (domains of at most 2**32 points)")
     p.add_argument("--seed", type=nonnegative_int, default=None, help="campaign seed (default 0)")
-    p.add_argument("--backend", default=None, choices=("auto", "cpu", "gpu", "host", "model", "vectors"),
+    p.add_argument("--backend", default=None, choices=("auto", "cpu", "gpu", "host", "model", "reference", "vectors"),
                    help="where the cases run (default auto)")
     p.add_argument("--vectors", metavar="FILE", help="recorded results for --backend vectors")
     p.add_argument("--gpu-code", choices=("jit", "cubin", "both"), default=None,
@@ -103,7 +107,8 @@ def _check_numbers(args) -> None:
 
 def _resolve_backend(name: str, exhaustive: bool, forms, db, vectors: str | None) -> str:
     """The concrete backend name: ``vectors`` with a vector file, ``auto`` resolved (gpu when CuPy
-    sees a device; for exhaustive sweeps host when it covers every form; else cpu)."""
+    sees a device; for exhaustive sweeps reference when the certificate covers every form, else host
+    when it does; else cpu)."""
     from tilecheck.diff import backends
 
     if vectors:
@@ -116,6 +121,8 @@ def _resolve_backend(name: str, exhaustive: bool, forms, db, vectors: str | None
         return name
     if not backends.gpu_status():
         return "gpu"
+    if exhaustive and all(not backends.ReferenceBackend().supports(db.form(f)) for f in forms):
+        return "reference"
     if exhaustive and all(not backends.HostBackend().supports(db.form(f)) for f in forms):
         return "host"
     return "cpu"
@@ -209,8 +216,12 @@ def _campaign(args, db, config, backend, executor) -> int:
     what = "every input" if config.exhaustive else f"{config.cases} cases per form"
     if backend.name == "vectors":
         what = "every recorded case"
+    from tilecheck.diff.backends import verdict_text
+
+    verdicts = sorted({verdict_text(backend.name, db.form(f), config.tininess, bool(config.exhaustive))
+                       for f in config.forms})
     out.write(f"fuzz: {len(config.forms)} form(s), {what}, seed {config.seed}, batch {config.batch}; backend "
-              f"{backend.name} ({info}); verdict: tilecheck.allowed (tininess {config.tininess}); output {args.out}/\n")
+              f"{backend.name} ({info}); verdict: {' | '.join(verdicts)}; output {args.out}/\n")
     out.flush()
     campaign = Campaign(config, backend, args.out, db, _Progress(sys.stderr, args.quiet), executor=executor)
     result = campaign.run(resume=args.resume, stop_after=args.stop_after)
@@ -332,7 +343,10 @@ def _replay(args, db) -> int:
     for line, rec in records:
         where = Location(args.replay, line)
         form_name = _field(rec, "form", str, where)
-        form = db.form(form_name)
+        try:
+            form = db.form(form_name)
+        except UnknownFormError as exc:
+            raise UsageError(exc.message, where) from exc
         backend_name, tininess, target, gpu_code, vectors = _replay_settings(args, rec, where)
         key = (backend_name, target, gpu_code, vectors)
         if key not in backends:

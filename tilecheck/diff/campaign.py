@@ -215,11 +215,13 @@ class BackendSpec:
     gpu_code: str | None = None
     vectors: str | None = None
     factory: Callable | None = None
+    certify: bool = False
+    """Judge certified forms by certificate (exhaustive sweeps; see :mod:`tilecheck.diff.backends`)."""
 
     @classmethod
     def of(cls, config: Config) -> "BackendSpec":
-        """The spec of a configuration's backend."""
-        return cls(config.backend, config.target, config.gpu_code, config.vectors)
+        """The spec of a configuration's backend (exhaustive sweeps are judged by certificate)."""
+        return cls(config.backend, config.target, config.gpu_code, config.vectors, certify=bool(config.exhaustive))
 
     def build(self, db=None):
         """A new backend as this spec says."""
@@ -234,7 +236,8 @@ class BackendSpec:
 
             vectors = read_vectors(self.vectors, db or load_database())
         modes = {None: None, "both": ("jit", "cubin"), "jit": ("jit",), "cubin": ("cubin",)}.get(self.gpu_code)
-        return backends.select(self.name, db, target=self.target, vectors=vectors, gpu_modes=modes)
+        return backends.select(self.name, db, target=self.target, vectors=vectors, gpu_modes=modes,
+                               certify=self.certify)
 
 
 _BACKENDS: dict = {}
@@ -327,15 +330,21 @@ class BatchOutcome:
 
 
 def device_label(backend) -> str:
-    """Which device a backend runs on: ``gpuN NAME`` (with the worker's ``CUDA_VISIBLE_DEVICES``
-    when set) for the gpu backend, else the backend name."""
+    """Which device a backend runs on: ``gpuN NAME`` (with its PCI bus id and the worker's
+    ``CUDA_VISIBLE_DEVICES`` when known) for the gpu backend, else the backend name."""
     if backend.name != "gpu":
         return backend.name
     device = getattr(backend, "device", None)
     index = getattr(device, "id", 0)
     label = f"gpu{index} {backend.details.get('gpu', '')}".strip()
+    where = []
+    pci = getattr(device, "pci_bus_id", None)  # CuPy asks the driver; tells identical boards apart
+    if isinstance(pci, str) and pci:
+        where.append(f"PCI {pci}")
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    return f"{label} (CUDA_VISIBLE_DEVICES={visible})" if visible is not None else label
+    if visible is not None:
+        where.append(f"CUDA_VISIBLE_DEVICES={visible}")
+    return f"{label} ({', '.join(where)})" if where else label
 
 
 def _worker_name() -> str:

@@ -34,19 +34,36 @@ import numpy as np
 
 from dataclasses import dataclass
 
-from tilecheck.errors import ApproximateFormError, OperandError, UsageError
+from tilecheck.errors import ApproximateFormError, OperandError, ShapeMismatchError, UsageError
 from tilecheck.formats import Format, get_format
-from tilecheck.model import fast, ops
+from tilecheck.model import eft, fast, ops
 from tilecheck.model.xp import namespace, u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, applied_reading, check_ulp_reading
 from tilecheck.spec.forms import TYPE_INFO, Form
 
+TININESS = ("after", "before")
 TININESS_DEFAULT = "after"
 """Where ``.ftz`` judges a result subnormal when a form does not say: on the rounded result.
 
 NVIDIA does not document it; "after rounding" matches how the hardware's FTZ multiply-add units are
 described and is the model's best evidence until a GPU run settles it (see the FTZ boundary cases
 the differential engine generates)."""
+
+
+def check_tininess(tininess) -> str:
+    """``tininess`` if it is one of :data:`TININESS`, else a UsageError listing the valid values."""
+    if not isinstance(tininess, str) or tininess not in TININESS:
+        raise UsageError(f"tininess must be one of {', '.join(repr(t) for t in TININESS)}, got {tininess!r}")
+    return tininess
+
+
+def broadcast(xp, arrays, names):
+    """``arrays`` broadcast to one shape; ShapeMismatchError naming each operand and its shape."""
+    try:
+        return list(xp.broadcast_arrays(*arrays))
+    except ValueError:
+        shapes = ", ".join(f"{n} {tuple(getattr(a, 'shape', ()))}" for n, a in zip(names, arrays))
+        raise ShapeMismatchError(f"operand shapes do not broadcast together: {shapes}") from None
 
 
 def _as_bits(xp, value, width: int, where: str):
@@ -98,8 +115,7 @@ def ieee_op(op: str, fmt: str | Format, rounding: str, *operand_bits, ftz: bool 
         raise UsageError(f"unknown operation {op!r}; known: {', '.join(ops.OPS)}")
     if rounding not in ops_roundings():
         raise UsageError(f"unknown rounding {rounding!r}; known: rn, rz, rm, rp")
-    if tininess not in ("after", "before"):
-        raise UsageError(f"tininess must be 'after' or 'before', got {tininess!r}")
+    check_tininess(tininess)
     if fmt.specials != "ieee":
         raise UsageError(f"{fmt.name} is not an IEEE-style format; the model does arithmetic on IEEE formats only")
     arity = ops.ARITY[op]
@@ -107,7 +123,7 @@ def ieee_op(op: str, fmt: str | Format, rounding: str, *operand_bits, ftz: bool 
         raise UsageError(f"{op} takes {arity} operand(s), got {len(operand_bits)}")
     xp = namespace(*operand_bits)
     arrays = [_as_bits(xp, v, fmt.width, f"{op} operand {i + 1}") for i, v in enumerate(operand_bits)]
-    arrays = list(xp.broadcast_arrays(*arrays))
+    arrays = broadcast(xp, arrays, [f"{op} operand {i + 1}" for i in range(len(arrays))])
     rule = ops.NanRule.ieee(fmt) if nan is None else ops.NanRule(False, nan, fixed=nan)
     out = compute(xp, op, fmt, arrays, ops.Mode(rounding, ftz, tininess), rule)
     return _finish(xp, out, fmt.uint, _is_scalar(operand_bits))
@@ -130,7 +146,9 @@ def _threads() -> int:
 
     value = os.environ.get("TILECHECK_THREADS", "")
     if value.strip():
-        return max(1, int(value))
+        if not value.strip().isdigit() or int(value) < 1:
+            raise UsageError(f"TILECHECK_THREADS must be a positive integer, got {value[:40]!r}")
+        return int(value)
     return max(1, min(os.cpu_count() or 1, 8))
 
 
@@ -155,7 +173,12 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
     in cache, spreading large inputs over threads (numpy releases the GIL inside its loops;
     ``TILECHECK_THREADS=1`` turns that off).
     """
-    block = fast.block if fast.applicable(op, fmt, mode) else _exact_block
+    if fast.applicable(op, fmt, mode):
+        block = fast.block
+    elif eft.applicable(op, fmt, mode):
+        block = eft.block
+    else:
+        block = _exact_block
     shape = arrays[0].shape
     flat = [a.reshape(-1) for a in arrays]
     n = flat[0].size
@@ -164,7 +187,7 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
             return block(xp, op, fmt, flat, mode, rule).astype(fmt.uint, copy=False).reshape(shape)
         out = np.empty(n, dtype=fmt.uint)
 
-        into = block is fast.block  # fast blocks write straight into the output slice
+        into = block is not _exact_block  # fast blocks write straight into the output slice
 
         def work(start: int, size: int) -> None:
             stop = min(start + size, n)
@@ -235,7 +258,7 @@ def _operands(form: Form, operand_bits, xp):
                          f"({', '.join(o.name for o in sources)}), got {len(operand_bits)}")
     bits = TYPE_INFO[form.type][3]
     arrays = [_as_bits(xp, v, bits, f"{form.name} operand {o.name}") for v, o in zip(operand_bits, sources)]
-    return list(xp.broadcast_arrays(*arrays)) if arrays else arrays
+    return broadcast(xp, arrays, [f"{form.name} operand {o.name}" for o in sources]) if arrays else arrays
 
 
 def _exact_lanes(form: Form, arrays, xp, tininess: str):
@@ -266,6 +289,7 @@ def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     :func:`allowed`. Unknown or illegal spellings raise ``UnknownFormError``/``IllegalFormError``.
     """
     form = _form(form)
+    check_tininess(tininess)
     if form.kind == "contract":
         raise ApproximateFormError(
             f"{form.name} is approximate: its results are a contract ({_contract_text(form)}), not one value; "
@@ -298,6 +322,7 @@ def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     forms the correctly rounded (round-to-nearest) value of the exact function under the form's
     flush-to-zero setting, which its contract always allows."""
     form = _form(form)
+    check_tininess(tininess)
     if form.kind == "exact":
         return evaluate(form, *operand_bits, tininess=tininess)
     from tilecheck.model import contracts
@@ -330,12 +355,14 @@ def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT,
     """
     check_ulp_reading(ulp_reading)
     form = _form(form)
+    check_tininess(tininess)
     xp = namespace(result_bits, *operand_bits)
     arrays = _operands(form, operand_bits, xp)
     bits = TYPE_INFO[form.type][3]
     result = _as_bits(xp, result_bits, bits, f"{form.name} result")
     if arrays:
-        result, *arrays = xp.broadcast_arrays(result, *arrays)
+        result, *arrays = broadcast(xp, [result, *arrays],
+                                    [f"{form.name} result", *(f"{form.name} operand {o.name}" for o in form.sources)])
     if form.kind == "contract":
         from tilecheck.model import contracts
 
@@ -402,6 +429,7 @@ def allowed_results(form, *operand_bits, ulp_reading: str = ULP_READING_DEFAULT,
     """
     check_ulp_reading(ulp_reading)
     form = _form(form)
+    check_tininess(tininess)
     if form.kind not in ("contract", "exact"):
         raise UsageError(f"{form.name} moves bits ({form.semantics.key}); it has no arithmetic results")
     if form.lanes != 1:

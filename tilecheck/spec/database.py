@@ -451,11 +451,13 @@ def load_database(root: str | Path | None = None) -> SpecDatabase:
 
     Cached per root; raises :class:`SpecError` listing every problem found.
     """
-    return _load_cached(str(Path(root) if root else spec_root()))
+    root_path = Path(root) if root else spec_root()
+    # keyed by the resolved folder too: a relative root names another folder after a chdir
+    return _load_cached(str(root_path), "" if root_path.is_absolute() else str(root_path.resolve()))
 
 
 @lru_cache(maxsize=8)
-def _load_cached(root_text: str) -> SpecDatabase:
+def _load_cached(root_text: str, resolved: str = "") -> SpecDatabase:
     from tilecheck.formats import all_formats  # formats live in spec/formats and load first
 
     _register_extensions()
