@@ -355,7 +355,7 @@ def f32_arith_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: op
         out = r.copy()
     else:
         out[...] = r
-    _fix_nans_into(xp, fmt, out, srcs, rule)
+    fix_nans_into(xp, fmt, out, srcs, rule)
     return out
 
 
