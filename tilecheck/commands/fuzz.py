@@ -83,7 +83,7 @@ def _backend(args, db, forms):
     if args.gpu_code == "both":
         modes = ("jit", "cubin")
     if name == "auto":
-        if not backends.gpu_status():
+        if backends.gpu_status(db).available:
             name = "gpu"
         elif args.exhaustive and all(not backends.HostBackend().supports(db.form(f)) for f in forms):
             name = "host"

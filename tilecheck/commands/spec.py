@@ -73,7 +73,9 @@ def _show(args) -> int:
         out.write(f"{args.form}: illegal{' on ' + verdict.target if verdict.target else ''}\n")
         out.write(f"  reason: {verdict.reason}\n")
         if verdict.ptxas:
-            out.write(f"  ptxas:  {verdict.ptxas}\n")
+            from tilecheck.ptxas import SPEC_PTXAS
+
+            out.write(f"  ptxas:  {verdict.ptxas} (recorded with ptxas {SPEC_PTXAS})\n")
         return 1
     form = verdict.form
     alias = "" if form.name == args.form.strip() else f" (written {args.form.strip()})"

@@ -112,9 +112,13 @@ def run(args) -> int:
     if args.json:
         meta = {"seed": args.seed, "cases": args.cases, "backend": backend if isinstance(backend, str)
                 else backend.info(), "targets": args.targets, "vectors": args.vectors,
-                "ptxas": ctx.extra.get("ptxas_version"), "started": started,
+                "ptxas": ctx.extra.get("ptxas"), "started": started,
                 "seconds": round(time.time() - started, 3)}
         report.write_json(args.json, rows, meta)
+    if ctx.extra.get("ptxas"):
+        from tilecheck import ptxas
+
+        out.write(f"assembler: {ptxas.describe(ctx.extra['ptxas'])}\n")
     out.write(f"{len(rows)} items, {len(failed)} failed ({time.time() - started:.1f} s)\n")
     out.write(report.summary_line(rows) + "\n")
     return 1 if failed else 0

@@ -97,7 +97,7 @@ class _Scratch(threading.local):
         self.arrays = {}
 
     def get(self, xp, slot: str, n: int, dtype):
-        key = (id(xp), slot, dtype)
+        key = (xp, slot, dtype)  # the module itself: an id() can be reused once a module is gone
         arr = self.arrays.get(key)
         if arr is None or arr.shape[0] < n:
             arr = xp.empty(max(n, 1), dtype=dtype)

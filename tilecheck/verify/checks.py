@@ -64,7 +64,9 @@ def _ptxas_missing(ctx: Context) -> str:
 
         try:
             ctx.extra["_ptxas_missing"] = ""
-            ctx.extra["ptxas_version"] = ptxas.ptxas_version()
+            info = ptxas.ptxas_info()  # version, path and source: every ptxas-dependent result names them
+            ctx.extra["ptxas"] = info
+            ctx.extra["ptxas_version"] = info["version"]
         except TilecheckError as exc:
             ctx.extra["_ptxas_missing"] = f"ptxas not available ({exc.message})"
     return ctx.extra["_ptxas_missing"]
@@ -92,7 +94,7 @@ def _unavailable(ctx: Context, form: Form) -> str:
 
 def _below_gate(ctx: Context, form: Form):
     """The newest known target below the form's gate (None when there is none)."""
-    below = [t for t in ctx.db.targets.values() if t.sm < form.target.sm and t.sm >= 75]
+    below = [t for t in ctx.db.targets.values() if t.sm < form.target.sm and t.sm >= 75 and not t.variant]
     return max(below, key=lambda t: t.sm) if below else None
 
 
