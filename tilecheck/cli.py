@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 import traceback
 
+from tilecheck import __version__
 from tilecheck.errors import TilecheckError
 
 # Subcommands in the order ``--help`` lists them. A module that is absent is skipped.
@@ -22,11 +24,23 @@ COMMANDS = ("verify", "eval", "spec", "check", "emit", "fuzz", "prove")
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
+# an argument that reads as a signed number (``-inf``, ``-1e5``, ``-0.5,2``, ``-1/3``, ``-nan``)
+# is an operand, not an option: no option of any subcommand is spelled like a number
+_NUMBER_LIKE = re.compile(r"^-(?:[0-9.]|inf|infinity|nan)", re.IGNORECASE)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that raises instead of exiting, so usage errors get exit code 2 and our format."""
 
     def error(self, message):  # noqa: D401 - argparse API
         raise _UsageExit(f"{self.prog}: {message}")
+
+    def _parse_optional(self, arg_string):
+        # argparse only lets ``-1`` and ``-.5`` through as values; ``-inf`` and ``-1e5`` would be
+        # read as unknown options. Returning None classifies the argument as a positional/value.
+        if _NUMBER_LIKE.match(arg_string) and arg_string not in self._option_string_actions:
+            return None
+        return super()._parse_optional(arg_string)
 
 
 class _UsageExit(Exception):
@@ -37,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every available subcommand."""
     parser = _Parser(prog="tilecheck", description="Executable semantics and verification for GPU arithmetic instructions.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    parser.add_argument("--version", action="version", version=f"tilecheck {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         try:
@@ -61,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         except _UsageExit as exc:
             print(f"error: {exc}", file=sys.stderr)
             return EXIT_USAGE
+        except SystemExit as exc:  # --help and --version have printed their text
+            return exc.code if isinstance(exc.code, int) else EXIT_OK
         if not getattr(args, "_run", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE

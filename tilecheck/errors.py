@@ -14,6 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+ECHO_LIMIT = 60
+
+
+def echo(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``repr`` of user input for a message, shortened to about ``limit`` characters (a 5,000
+    character operand is not printed back in full)."""
+    text = str(text)
+    if len(text) <= limit:
+        return repr(text)
+    return repr(text[:limit]) + f"... ({len(text):,} characters)"
+
+
 @dataclass(frozen=True)
 class Location:
     """A place in a source file: ``path:line:column`` (1-based; 0 means unknown)."""
@@ -146,6 +158,16 @@ class UsageError(TilecheckError):
     exit_code = 2
 
 
+class ShapeMismatchError(UsageError, ValueError):
+    """Operand arrays of one call whose shapes do not broadcast together.
+
+    Fix: give arrays of one shape (or scalars, or shapes numpy broadcasts); the message names
+    each operand and its shape.
+    """
+
+    exit_code = 2
+
+
 class SemanticsError(TilecheckError):
     """A ``body:`` in a spec's semantics language does not parse or names an unknown primitive.
 
@@ -171,6 +193,16 @@ class DeviceUnavailableError(TilecheckError):
 
     Fix: ``pip install 'tilecheck[gpu]'`` on a machine with an NVIDIA driver, or use
     ``--backend cpu``.
+    """
+
+    exit_code = 2
+
+
+class ClusterError(TilecheckError):
+    """The Dask cluster of a sharded campaign could not be reached, or was lost during the run.
+
+    Fix: check the scheduler address (``--scheduler``), then continue with ``--resume``: the
+    checkpoint covers every batch merged before the loss.
     """
 
     exit_code = 2

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from tilecheck.errors import Location, OperandError, Problem, SpecError, UnknownFormError
+from tilecheck.errors import Location, OperandError, Problem, SpecError, UnknownFormError, echo
 from tilecheck.spec.files import display_path, schema_problems, spec_root
 from tilecheck.spec.yamlio import load_yaml
 
@@ -271,38 +271,124 @@ class Format:
         digits = (self.width + 3) // 4
         return f"0x{int(bits):0{digits}x}"
 
-    def parse_operand(self, text: str, where: str = "operand") -> int:
+    def parse_operand(self, text: str, where: str = "operand", notes: list | None = None) -> int:
         """Bits from ``0x`` hex or a decimal literal (``1.5``, ``-2e-3``, ``inf``, ``-nan``, ``1/3``).
 
         Decimal literals are rounded to nearest-even exactly (via rationals, no double rounding).
-        Raises :class:`OperandError` on malformed text or hex wider than the format.
+        The work is bounded by the format's range: a decimal exponent far outside it is decided
+        from the exponent alone (overflow or underflow) without building the power of ten. When
+        ``notes`` is a list, a sentence is appended for every literal that did not convert
+        exactly (overflow to infinity, underflow to zero, rounding). Raises
+        :class:`OperandError` on malformed text or hex wider than the format.
         """
         s = text.strip()
         low = s.lower()
         if low.startswith(("0x", "-0x", "+0x")):
             if low.startswith(("-", "+")):
-                raise OperandError(f"{where}: hex operand {text!r} must be a bit pattern without a sign")
+                raise OperandError(f"{where}: hex operand {echo(text)} must be a bit pattern without a sign")
             digits = s[2:].replace("_", "")
             if not digits or not re.fullmatch(r"[0-9a-fA-F]+", digits):
-                raise OperandError(f"{where}: {text!r} is not a hex bit pattern (0x followed by hex digits)")
+                raise OperandError(f"{where}: {echo(text)} is not a hex bit pattern (0x followed by hex digits)")
+            if len(digits.lstrip("0")) * 4 > self.width + 3:
+                raise OperandError(f"{where}: {echo(text)} does not fit in {self.width}-bit {self.name} "
+                                   f"(largest pattern {self.hex((1 << self.width) - 1)})")
             value = int(digits, 16)
             if value >> self.width:
-                raise OperandError(f"{where}: {text!r} does not fit in {self.width}-bit {self.name} "
+                raise OperandError(f"{where}: {echo(text)} does not fit in {self.width}-bit {self.name} "
                                    f"(largest pattern {self.hex((1 << self.width) - 1)})")
             return value
         sign = -1 if low.startswith("-") else 1
-        body = low.lstrip("+-")
+        body = low[1:] if low[:1] in "+-" else low
+        neg_bit = self.sign_mask if sign < 0 else 0
         if body in ("inf", "infinity"):
             if self.specials != "ieee":
                 raise OperandError(f"{where}: {self.name} has no infinity")
-            return self.inf | (self.sign_mask if sign < 0 else 0)
+            return self.inf | neg_bit
         if body == "nan":
-            return self.default_nan | (self.sign_mask if sign < 0 else 0)
-        try:
-            value = Fraction(body)
-        except (ValueError, ZeroDivisionError):
-            raise OperandError(f"{where}: {text!r} is neither a hex bit pattern nor a decimal number") from None
-        return self.from_fraction(sign * value, "rn", negative_zero=sign < 0)
+            return self.default_nan | neg_bit
+        magnitude = decimal_magnitude(body, self.emax, self.emin - self.mantissa_bits)
+        if magnitude is None:
+            raise OperandError(f"{where}: {echo(text)} is neither a hex bit pattern nor a decimal number "
+                               "(nor inf, nan, or a ratio like 1/3)")
+        if magnitude == "too long":
+            raise OperandError(f"{where}: {echo(text)} has more than {_MAX_DIGITS} digits")
+        if isinstance(magnitude, str):  # decided from the exponent alone
+            if magnitude == "overflow":
+                bits = neg_bit | self._overflow_magnitude(sign < 0, "rn")
+                if notes is not None:
+                    notes.append(f"{where}: {echo(text)} overflows {self.name}: it becomes "
+                                 f"{self.describe(bits)[0]} ({self.hex(bits)})")
+                return bits
+            if notes is not None:
+                notes.append(f"{where}: {echo(text)} underflows {self.name}: it becomes "
+                             f"{'-' if sign < 0 else ''}0.0 ({self.hex(neg_bit)})")
+            return neg_bit
+        value = sign * magnitude
+        bits = self.from_fraction(value, "rn", negative_zero=sign < 0)
+        if notes is not None and value != 0:
+            exact = self.to_fraction(bits)
+            if exact is None:
+                notes.append(f"{where}: {echo(text)} overflows {self.name}: it becomes "
+                             f"{self.describe(bits)[0]} ({self.hex(bits)})")
+            elif exact == 0:
+                notes.append(f"{where}: {echo(text)} underflows {self.name}: it becomes "
+                             f"{self.describe(bits)[0]} ({self.hex(bits)})")
+            elif exact != value:
+                notes.append(f"{where}: {echo(text)} is not exactly representable in {self.name}: "
+                             f"rounded to nearest, {self.describe(bits)[0]} ({self.hex(bits)})")
+        return bits
+
+
+# a decimal literal: digits with an optional point and exponent (underscores between digits allowed)
+_DECIMAL = re.compile(r"(?P<int>[0-9](?:_?[0-9])*)?(?:\.(?P<frac>(?:[0-9](?:_?[0-9])*)?))?"
+                      r"(?:e(?P<exp>[+-]?[0-9](?:_?[0-9])*))?")
+_RATIO = re.compile(r"(?P<num>[0-9](?:_?[0-9])*)/(?P<den>[0-9](?:_?[0-9])*)")
+# at most this many significant digits (Python refuses longer integer conversions by default;
+# 800 digits already spell every binary64 value exactly)
+_MAX_DIGITS = 4000
+_LOG10_2 = math.log10(2)
+
+
+def decimal_magnitude(body: str, emax: int, etiny: int):
+    """The exact value of an unsigned decimal or ratio literal (lower case), or
+    ``"overflow"``/``"underflow"`` when its decimal exponent alone puts it far outside the range of
+    a format with largest exponent ``emax`` and smallest subnormal ``2**etiny``, ``"too long"``
+    beyond ``_MAX_DIGITS`` digits; ``None`` if malformed.
+
+    The work is bounded: a power of ten is built only when its exponent lies within a few hundred
+    of the format's range, so ``1e99999999999`` costs as little as ``1e9``.
+    """
+    m = _RATIO.fullmatch(body)
+    if m:
+        num, den = m.group("num").replace("_", ""), m.group("den").replace("_", "")
+        if len(num) > _MAX_DIGITS or len(den) > _MAX_DIGITS:
+            return "too long"
+        if int(den) == 0:
+            return None
+        return Fraction(int(num), int(den))
+    m = _DECIMAL.fullmatch(body)
+    if not m or (m.group("int") is None and not m.group("frac")):
+        return None
+    int_part = (m.group("int") or "").replace("_", "")
+    frac_part = (m.group("frac") or "").replace("_", "")
+    exp_text = (m.group("exp") or "0").replace("_", "")
+    digits = (int_part + frac_part).lstrip("0")
+    if not digits:
+        return Fraction(0)
+    if len(digits) > _MAX_DIGITS:
+        return "too long"
+    # the exponent text is bounded by the command line, but int() of it is cheap; 10**exp is not
+    exp10 = int(exp_text) - len(frac_part)
+    # value = int(digits) * 10**exp10, so 10**(k-1+exp10) <= value < 10**(k+exp10), k = len(digits)
+    k = len(digits)
+    top_binary = emax + 2  # at or above 2**(emax+2) round-to-nearest overflows
+    bottom_binary = etiny - 2  # below 2**(etiny-1) round-to-nearest gives zero
+    if k - 1 + exp10 > math.ceil(top_binary * _LOG10_2) + 1:
+        return "overflow"
+    if k + exp10 < math.floor(bottom_binary * _LOG10_2) - 1:
+        return "underflow"
+    n = int(digits)
+    return Fraction(n * 10 ** exp10) if exp10 >= 0 else Fraction(n, 10 ** -exp10)
 
 
 def _fraction_text(value: Fraction, precision: int) -> str:
@@ -322,7 +408,7 @@ def _hex(doc, key_path: tuple) -> int:
 
 
 @lru_cache(maxsize=None)
-def _load_formats(root: str) -> dict[str, Format]:
+def _load_formats(root: str, resolved: str = "") -> dict[str, Format]:
     from pathlib import Path
 
     folder = Path(root) / "formats"
@@ -364,16 +450,24 @@ def _load_formats(root: str) -> dict[str, Format]:
     return formats
 
 
+def _where(root) -> str:
+    """A cache key for a spec root: a relative root names another folder after a chdir (cheap for
+    absolute roots, which is every root but a relative ``TILECHECK_SPEC_DIR``)."""
+    return "" if root.is_absolute() else str(root.resolve())
+
+
 def all_formats() -> dict[str, Format]:
     """Every format in ``spec/formats``, by name."""
-    return dict(_load_formats(str(spec_root())))
+    root = spec_root()
+    return dict(_load_formats(str(root), _where(root)))
 
 
 def get_format(name: str | Format) -> Format:
     """The format called ``name`` (``f16``, ``bf16``, ``f32``, ``f64``, ``tf32``, ``e5m2``, ``e4m3``)."""
     if isinstance(name, Format):
         return name
-    formats = _load_formats(str(spec_root()))
+    root = spec_root()
+    formats = _load_formats(str(root), _where(root))
     try:
         return formats[name]
     except KeyError:

@@ -22,7 +22,9 @@ REAL_SPEC = spec_root()
 def tree(tmp_path, monkeypatch):
     root = tmp_path / "spec"
     shutil.copytree(REAL_SPEC, root)
-    monkeypatch.setenv("TILECHECK_SPEC_DIR", str(root))
+    # a custom tree is named as it was given: relative to the working folder, "spec/..." as below
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TILECHECK_SPEC_DIR", "spec")
     clear_cache()
     yield root
     clear_cache()

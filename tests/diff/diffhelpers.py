@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -11,11 +13,14 @@ from tilecheck.diff import backends
 class Faulty(backends.ModelBackend):
     """The model's exact path, wrong in the last result bit where operand a's low byte is 0x5b."""
 
-    def __init__(self):
+    def __init__(self, delay: float = 0.0):
         super().__init__()
         self.name = "faulty"
+        self.delay = delay  # seconds per run: slow batches keep several in flight on a cluster
 
     def run(self, form, operands, mask=None, old=None):
+        if self.delay:
+            time.sleep(self.delay)
         out = super().run(form, operands, mask, old)
         hit = (np.asarray(operands[0]).astype(np.uint64) & np.uint64(0xFF)) == 0x5B
         return np.where(hit, out ^ out.dtype.type(1), out)
@@ -35,3 +40,9 @@ def have_ptxas() -> bool:
 
 requires_ptxas = pytest.mark.skipif(not have_ptxas(),
                                     reason="ptxas not found (TILECHECK_PTXAS, PATH or the nvidia-cuda-nvcc wheel)")
+
+
+def sleepy(index: int, delay: float) -> int:
+    """``index``, after ``delay`` seconds (jobs that finish out of order)."""
+    time.sleep(delay)
+    return index

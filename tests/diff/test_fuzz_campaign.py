@@ -48,9 +48,14 @@ def test_stopped_and_resumed_equals_uninterrupted(db, tmp_path):
     assert second.resumed_from == 6000 and not second.finished
     last = Campaign(CONFIG, Faulty(), str(parts), db).run(resume=True)
     assert last.finished
-    assert {k: vars(v) | {"seconds": 0} for k, v in last.states.items()} == \
-        {k: vars(v) | {"seconds": 0} for k, v in whole.states.items()}
+    assert {k: vars(v) for k, v in last.states.items()} == {k: vars(v) for k, v in whole.states.items()}
     assert _records(parts / "findings.jsonl") == _records(tmp_path / "whole" / "findings.jsonl")
+    # nothing but the configuration shapes the checkpoint: byte for byte the same
+    assert (parts / "checkpoint.json").read_bytes() == (tmp_path / "whole" / "checkpoint.json").read_bytes()
+    log = [json.loads(line) for line in (parts / "batches.jsonl").read_text().splitlines()]
+    assert [(r["form"], r["batch"]) for r in log] == [("div.rn.f32", k) for k in range(7)] + \
+        [("sqrt.rz.f32", k) for k in range(7)]
+    assert all(r["device"] == "faulty" and r["seconds"] >= 0 for r in log)
 
 
 def test_resume_refuses_another_configuration(db, tmp_path):
@@ -150,21 +155,122 @@ def test_fuzz_cli_run_progress_and_replay(tmp_path):
     assert "repro: tilecheck eval div.rn.ftz.f32 0x" in run.stdout
     again = _fuzz(*args)
     assert again.returncode == 2 and "already holds a campaign" in again.stderr
-    replay = _fuzz("--replay", str(out / "findings.jsonl"), "--backend", "cpu", "--tininess", "before")
-    assert replay.returncode == 1 and "still disagrees" in replay.stdout
-    fixed = _fuzz("--replay", str(out / "findings.jsonl"), "--backend", "cpu")
-    assert fixed.returncode == 0 and "agrees now" in fixed.stdout
-    assert fixed.stdout.strip().splitlines()[-1].endswith("0 mismatches, 0 failures")
+    # the replay takes the tininess, backend and target recorded with each finding
+    hint = next(line for line in run.stdout.splitlines() if line.startswith("findings: "))
+    assert "--backend cpu" in hint and "--tininess before" in hint
+    replay = _fuzz("--replay", str(out / "findings.jsonl"))
+    assert replay.returncode == 1 and "still disagrees" in replay.stdout and "agrees now" not in replay.stdout
+    assert "backend cpu, tininess before" in replay.stdout
+    fixed = _fuzz("--replay", str(out / "findings.jsonl"), "--tininess", "after")  # an explicit option overrides
+    assert fixed.returncode == 0 and "agrees now" in fixed.stdout and "overridden: --tininess after" in fixed.stdout
+    assert fixed.stdout.strip().splitlines()[-1] == "5 cases, 0 mismatches"
+    assert "failures" not in run.stdout + fixed.stdout  # there is no such count
 
 
 def test_exhaustive_sweep_is_checkpointed_and_time_sliced(tmp_path):
     out = tmp_path / "sweep"
     first = _fuzz("sqrt.rn.f32", "--exhaustive", "--batch", "262144", "--stop-after", "2", "--out", str(out), "--quiet")
     assert first.returncode == 0, first.stderr
-    assert "backend host" in first.stdout and "stopped after 2 batch(es)" in first.stdout
+    assert "backend reference" in first.stdout and "stopped after 2 batch(es)" in first.stdout
+    assert "independent of the model's arithmetic" in first.stdout  # judged by certificate
     second = _fuzz("sqrt.rn.f32", "--exhaustive", "--batch", "262144", "--stop-after", "2", "--out", str(out),
                    "--resume", "--quiet")
     assert second.returncode == 0
-    assert second.stdout.strip().splitlines()[-1] == "1048576 cases, 0 mismatches, 0 failures"
+    assert second.stdout.strip().splitlines()[-1] == "1048576 cases, 0 mismatches"
     data = json.loads((out / "checkpoint.json").read_text())
     assert data["states"]["sqrt.rn.f32"]["total"] == 1 << 32 and not data["done"]
+
+
+# ---------------------------------------------------------------------------------------------
+# settings travel with the campaign: --resume takes them from the checkpoint; nonsense is exit 2
+
+
+def _cli(capsys, *argv):
+    from tilecheck.cli import main
+
+    code = main(["fuzz", *argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "internal error" not in err
+    return code, out, err
+
+
+def test_resume_takes_forms_and_options_from_the_checkpoint(capsys, tmp_path):
+    out = str(tmp_path / "c")
+    args = ["div.rn.ftz.f32", "--tininess", "before", "--cases", "4000", "--batch", "1000", "--backend", "model",
+            "--seed", "5", "--max-findings", "4", "--shrink", "1", "--quiet", "--out", out]
+    code, text, _ = _cli(capsys, *args, "--stop-after", "1")
+    assert code == 1 and "continue with: tilecheck fuzz --resume --out" in text
+    code, text, _ = _cli(capsys, "--resume", "--out", out, "--quiet")  # no forms, no options
+    assert code == 1 and "resumed after 1000 cases" in text
+    assert text.strip().splitlines()[-1].startswith("4000 cases, ")
+    data = json.loads((tmp_path / "c" / "checkpoint.json").read_text())
+    assert data["done"] and data["config"]["tininess"] == "before" and data["config"]["seed"] == 5
+    # an option given with --resume must agree with the checkpoint
+    code, _, err = _cli(capsys, "--resume", "--out", out, "--tininess", "after")
+    assert code == 2 and "tininess: checkpoint 'before', given 'after'" in err
+    code, _, err = _cli(capsys, "div.rn.f32", "--resume", "--out", out)
+    assert code == 2 and "forms: checkpoint" in err
+    # --resume where there is nothing to resume is an error, not a fresh start
+    code, _, err = _cli(capsys, *args[:-1], str(tmp_path / "empty"), "--resume")
+    assert code == 2 and "holds no campaign checkpoint" in err and not (tmp_path / "empty").exists()
+
+
+def test_bad_out_and_bad_checkpoints_are_exit_2(capsys, tmp_path):
+    base = ["div.rn.f32", "--cases", "100", "--backend", "model", "--quiet", "--out"]
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    code, _, err = _cli(capsys, *base, str(afile))
+    assert code == 2 and "exists and is not a folder" in err
+    code, _, err = _cli(capsys, *base, str(afile / "sub"))
+    assert code == 2 and "cannot create the folder" in err
+    code, _, err = _cli(capsys, *base, "/proc/tilecheck-cannot-be-here")
+    assert code == 2 and "cannot create the folder" in err
+    good = tmp_path / "good"
+    assert _cli(capsys, *base, str(good), "--stop-after", "1")[0] == 0
+    checkpoint = good / "checkpoint.json"
+    original = json.loads(checkpoint.read_text())
+    wrong = {
+        "binary": b"\x00\xff\xfe binary \x80",
+        "truncated": checkpoint.read_bytes()[:40],
+        "a list": b"[1, 2]",
+        "seed a string": json.dumps({**original, "config": {**original["config"], "seed": "3"}}).encode(),
+        "states a list": json.dumps({**original, "states": [1]}).encode(),
+        "cases negative": json.dumps({**original, "states": {"div.rn.f32": {
+            **original["states"]["div.rn.f32"], "cases": -1}}}).encode(),
+        "format 1": json.dumps({**original, "format": 1}).encode(),
+        "findings_bytes null": json.dumps({**original, "findings_bytes": None}).encode(),
+    }
+    for what, data in wrong.items():
+        checkpoint.write_bytes(data)
+        code, _, err = _cli(capsys, "--resume", "--out", str(good))
+        assert code == 2 and "checkpoint" in err, (what, err)
+
+
+@pytest.mark.parametrize("option", [["--batch", "0"], ["--shrink", "-1"], ["--max-findings", "-1"],
+                                    ["--cases", "0"], ["--stop-after", "0"], ["--workers", "0"], ["--seed", "-1"]])
+def test_nonsense_sizes_are_refused(capsys, tmp_path, option):
+    code, _, err = _cli(capsys, "div.rn.f32", "--backend", "model", "--out", str(tmp_path / "x"), *option)
+    assert code == 2 and option[0] in err and not (tmp_path / "x").exists()
+
+
+def test_replay_of_malformed_findings_is_located(capsys, tmp_path):
+    bad = tmp_path / "f.jsonl"
+    for line in ['{"form": "div.rn.f32", "operands": "0x1"}', '{"form": 3, "operands": []}',
+                 '{"form": "div.rn.f32", "operands": ["0x1", "0x2"], "settings": {"tininess": "sideways"}}',
+                 '{"form": "div.rn.f32", "operands": ["0x1", "0x1ffffffff"]}',
+                 '{"form": "div.rn.f32", "operands": ["0x1", "0x2"], "shrunk": []}']:
+        bad.write_text(line + "\n")
+        code, _, err = _cli(capsys, "--replay", str(bad), "--backend", "model")
+        assert code == 2 and f"{bad}:1" in err, (line, err)
+
+
+def test_findings_record_every_setting_of_the_run(db, tmp_path):
+    from tilecheck.diff.campaign import BackendSpec
+
+    config = Config(("div.rn.ftz.f32",), seed=2, cases=2000, batch=1000, backend="cpu", shrink=0, max_findings=2,
+                    tininess="before", target="sm_90")
+    Campaign(config, BackendSpec.of(config).build(db), str(tmp_path), db).run()
+    rec = json.loads((tmp_path / "findings.jsonl").read_text().splitlines()[0])
+    assert rec["settings"]["tininess"] == "before" and rec["settings"]["target"] == "sm_90"
+    assert rec["replay"].endswith("--backend cpu --target sm_90 --tininess before")
+    assert "device" not in rec  # only the gpu backend names a device

@@ -49,11 +49,23 @@ def test_several_files_and_targets(ptx_env, capsys):
 
 
 def test_json_output(ptx_env, capsys):
-    code, out, _ = run_cli(capsys, ILLEGAL / "tc204_repeat_extent.py", "--json")
+    code, out, err = run_cli(capsys, ILLEGAL / "tc204_repeat_extent.py", "--json")
     assert code == 1
-    (record,) = [json.loads(line) for line in out.splitlines()]
+    data = json.loads(out)  # one document on stdout; the text report went to stderr
+    assert data["legal"] is False and data["totals"] == {"programs": 1, "illegal": 1, "violations": 1}
+    (record,) = data["programs"][0]["diagnostics"]
     assert record["code"] == "TC204" and record["line"] == 13 and record["operand"] == 2
     assert record["axis"] == 0 and record["program"] == "root_ratio"
+    assert "illegal[TC204]" in err
+
+
+def test_json_output_for_a_legal_program(ptx_env, capsys, tmp_path):
+    path = tmp_path / "report.json"
+    code, out, _ = run_cli(capsys, ROOT / "examples" / "root_ratio.py", "--json", str(path))
+    assert code == 0 and ": legal (" in out
+    data = json.loads(path.read_text())
+    assert data["legal"] is True and data["programs"][0]["legal"] is True
+    assert data["programs"][0]["apply_calls"] >= 1 and data["programs"][0]["diagnostics"] == []
 
 
 @pytest.mark.parametrize("source, fragment, line", [

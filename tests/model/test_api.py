@@ -137,9 +137,13 @@ def test_approximate_forms_point_to_allowed():
 def test_rcp_approx_contract_one_ulp():
     # 1/3 = 0x3eaaaaaa.aaa...: RD = ...aaa, RU = ...aab; within 1 ulp: those two only
     assert reference("rcp.approx.f32", 0x40400000) == 0x3EAAAAAB
-    verdicts = [bool(tilecheck.allowed("rcp.approx.f32", r, 0x40400000)) for r in
+    verdicts = [bool(tilecheck.allowed("rcp.approx.f32", r, 0x40400000, ulp_reading="exact")) for r in
                 (0x3EAAAAA9, 0x3EAAAAAA, 0x3EAAAAAB, 0x3EAAAAAC)]
     assert verdicts == [False, True, True, False]
+    # the correctly rounded reading (1 value from RN = ...aab) also allows ...aac; the default both
+    verdicts = [bool(tilecheck.allowed("rcp.approx.f32", r, 0x40400000)) for r in
+                (0x3EAAAAA9, 0x3EAAAAAA, 0x3EAAAAAB, 0x3EAAAAAC, 0x3EAAAAAD)]
+    assert verdicts == [False, True, True, True, False]
     # documented special values: -inf -> -0, -0 -> -inf, +0 -> +inf, +inf -> +0
     assert tilecheck.allowed("rcp.approx.f32", 0x80000000, 0xFF800000)
     assert not tilecheck.allowed("rcp.approx.f32", 0x00000000, 0xFF800000)

@@ -21,6 +21,7 @@ from tilecheck.errors import UsageError  # noqa: E402
 from tilecheck.formats import get_format  # noqa: E402
 from tilecheck.model import api  # noqa: E402
 from tilecheck.spec import registry  # noqa: E402
+from tilecheck.spec.contract import ULP_READINGS  # noqa: E402
 from tilecheck.spec.database import load_database  # noqa: E402
 
 from gen import operands_for  # noqa: E402
@@ -70,16 +71,53 @@ def _candidates(form, ops):
     return out
 
 
+@pytest.mark.parametrize("reading", ULP_READINGS)
 @pytest.mark.parametrize("form", CONTRACT, ids=lambda f: f.name)
-def test_contract_verdicts_agree(form):
-    ops = operands_for(form, 6, _rng(form))
+def test_contract_verdicts_agree(form, reading):
+    """Each ulp reading, on random operands (a relative bound has one reading: checked once)."""
+    if form.contract.ulp is None and reading != "either":
+        pytest.skip("relative bounds have one reading; checked under 'either'")
+    n = 6 if form.contract.ulp is None else 3
+    ops = operands_for(form, n, _rng(form, reading))
     for cand in _candidates(form, ops):
-        want = np.asarray(api.allowed(form, cand, *ops))
+        want = np.asarray(api.allowed(form, cand, *ops, ulp_reading=reading))
         for i in range(cand.size):
-            got = smt.allowed(form, int(cand[i]), *[int(o[i]) for o in ops])
+            got = smt.allowed(form, int(cand[i]), *[int(o[i]) for o in ops], ulp_reading=reading)
             assert bool(got) == bool(want[i]), (
-                [hex(int(o[i])) for o in ops], "result", hex(int(cand[i])), "model", bool(want[i]), "z3", got,
-                _exact_verdict(form, int(cand[i]), [int(o[i]) for o in ops]))
+                reading, [hex(int(o[i])) for o in ops], "result", hex(int(cand[i])), "model", bool(want[i]),
+                "z3", got, _exact_verdict(form, int(cand[i]), [int(o[i]) for o in ops]))
+
+
+CONTRACT_VECTORS = [
+    # (form, result, operands): the issue's examples and the edges of each reading
+    ("rcp.approx.f32", 0x3EAAAAAC, (0x40400000,)),
+    ("div.full.f32", 0x3EAAAAAD, (0x3F800000, 0x40400000)),
+    ("rcp.approx.f32", 0x7F7FFFFF, (0x00000001,)),
+    ("rcp.approx.f32", 0x7F800000, (0x00000001,)),
+    ("rcp.approx.ftz.f32", 0x00000000, (0x7E800001,)),
+    ("rcp.approx.ftz.f32", 0x00800000, (0x7E800001,)),
+    ("div.approx.ftz.f32", 0x00800000, (0x00800000, 0x3F800001)),
+    ("div.approx.ftz.f32", 0x00000000, (0x00800000, 0x3F800001)),
+    ("div.approx.ftz.f32", 0x80000000, (0x00800000, 0x3F800001)),
+    ("div.approx.f32", 0x00000001, (0x00000003, 0x40400000)),
+    ("div.approx.f32", 0x80000001, (0x00000001, 0x40400000)),
+    ("div.approx.f32", 0x12345678, (0x00000000, 0x00000010)),
+    ("rsqrt.approx.f64", 0x3FEFFFFFFFFFFFFE, (0x3FF0000000000001,)),
+    ("rsqrt.approx.f64", 0x3FF0000000000000, (0x3FF0000000000001,)),
+    ("rsqrt.approx.f64", 0x5FFC952CA5293B19, (0x000140DF766ED8B3,)),
+    ("rcp.approx.ftz.f64", 0x7FFFFFFF00000000, (0x7FF0000000000001,)),
+    ("rcp.approx.ftz.f64", 0x0000000000000000, (0x7FF0000000000001,)),
+    ("rsqrt.approx.ftz.f64", 0x7FF8000000000000, (0xBFF0000000000000,)),
+    ("rsqrt.approx.ftz.f64", 0x7FF8000000000000, (0x7FF8000000000000,)),
+]
+
+
+@pytest.mark.parametrize("reading", ULP_READINGS)
+def test_contract_vectors_agree_under_each_reading(reading):
+    for name, result, ops in CONTRACT_VECTORS:
+        want = bool(api.allowed(name, result, *ops, ulp_reading=reading))
+        got = smt.allowed(name, result, *ops, ulp_reading=reading)
+        assert got == want, (name, reading, hex(result), [hex(o) for o in ops], "model", want, "z3", got)
 
 
 def _exact_verdict(form, result, operands):
@@ -127,7 +165,7 @@ def test_known_contract_boundary_vector():
     second is allowed. Z3 decides this exactly; the model must agree."""
     form = DB.form("rsqrt.approx.f64")
     x = 0x000140df766ed8b3
-    assert smt.allowed(form, 0x5ffc952ca5293b1b, x) is True
-    assert smt.allowed(form, 0x5ffc952ca5293b19, x) is False
-    assert bool(api.allowed(form, 0x5ffc952ca5293b1b, x)) is True
-    assert bool(api.allowed(form, 0x5ffc952ca5293b19, x)) is False
+    assert smt.allowed(form, 0x5ffc952ca5293b1b, x, ulp_reading="exact") is True
+    assert smt.allowed(form, 0x5ffc952ca5293b19, x, ulp_reading="exact") is False
+    assert bool(api.allowed(form, 0x5ffc952ca5293b1b, x, ulp_reading="exact")) is True
+    assert bool(api.allowed(form, 0x5ffc952ca5293b19, x, ulp_reading="exact")) is False

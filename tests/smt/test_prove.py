@@ -10,7 +10,7 @@ import pytest
 
 z3 = pytest.importorskip("z3")
 
-from tilecheck.errors import UsageError  # noqa: E402
+from tilecheck.errors import UnknownFormError, UsageError  # noqa: E402
 from tilecheck.smt import prove  # noqa: E402
 
 
@@ -62,7 +62,7 @@ def test_timeouts_are_unknown_never_proved():
 def test_query_errors():
     with pytest.raises(UsageError, match="syntax error"):
         prove.build("div.rn.f32(x, ")
-    with pytest.raises(UsageError, match="unknown form"):
+    with pytest.raises(UnknownFormError, match="no PTX form uses .f33; did you mean div.rn.f32"):
         prove.build("div.rn.f33(x, y) == x")
     with pytest.raises(UsageError, match="cannot tell the (operands' )?format"):
         prove.build("add(rn, a, b) == add(rn, b, a)")

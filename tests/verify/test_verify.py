@@ -173,12 +173,14 @@ def test_an_illegal_program_fails_with_its_diagnostics(tmp_path, capsys):
     assert code == 1 and "TC002" in out
 
 
-def test_a_broken_program_file_is_a_located_failure(tmp_path, capsys):
+def test_a_broken_program_file_is_a_located_usage_error_as_in_check(tmp_path, capsys):
+    """verify and check agree: a program file that does not load is exit 2, located, before any table."""
     path = tmp_path / "broken.py"
     path.write_text("from tilecheck.tile import T\n\ndef f(:\n", encoding="utf-8")
     code = main(["verify", str(path)])
-    out = capsys.readouterr().out
-    assert code == 1 and "broken.py:3" in out
+    out, err = capsys.readouterr()
+    assert code == 2 and "broken.py:3" in err and out == ""
+    assert main(["check", str(path)]) == 2
 
 
 def test_program_runs_compare_emitted_and_interpreted(monkeypatch, db):

@@ -11,12 +11,12 @@ target, missing file, a program file that does not load).
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import replace
 
+from tilecheck.commands.output import check_writable, human_stream, write_json
+
 from tilecheck.spec.database import load_database
-from tilecheck.errors import Location
+from tilecheck.errors import Location, UsageError, echo
 from tilecheck.tile.loader import display_path, load_programs
 
 
@@ -29,29 +29,40 @@ def add_parser(subparsers):
     parser.add_argument("programs", nargs="+", metavar="PROGRAM.py", help="tile program file(s)")
     parser.add_argument("--target", default=None, metavar="sm_XX",
                         help="target to check the forms' gates against (default: the spec database's default)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object per diagnostic instead of text")
+    parser.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE|-",
+                        help="also write one JSON document (every program, legal or not, with its diagnostics) "
+                             "to FILE; '-' or no FILE: stdout, the text report then goes to stderr")
     return parser
 
 
 def run(args) -> int:
     """Check the programs; return 0 (legal), 1 (violations) or raise for usage errors (2)."""
+    if args.json and args.json.endswith(".py"):  # `check --json prog.py other.py` would overwrite prog.py
+        raise UsageError(f"--json {echo(args.json)} names a program file; write `--json -` or a .json file name")
+    check_writable(args.json)
     db = load_database()
     target = db.target(args.target).name
     loaded = [(path, load_programs(path)) for path in args.programs]  # every file loads before any output
+    out = human_stream(args)
     illegal = False
+    records = []
     for path, programs in loaded:
         for program in programs:
             diagnostics = program.check(target=target, db=db)
             errors = [d for d in diagnostics if d.severity == "error"]
             illegal = illegal or bool(errors)
-            for diag in map(_relative, diagnostics):
-                if args.json:
-                    sys.stdout.write(json.dumps(dict(diag.to_dict(), program=program.name)) + "\n")
-                else:
-                    sys.stdout.write(f"{diag}\n")
-            if not args.json:
-                verdict = "legal" if not errors else f"{len(errors)} legality violation(s)"
-                sys.stdout.write(f"{path}: {program.name}: {verdict} ({len(program.calls)} apply call(s), target {target})\n")
+            shown = list(map(_relative, diagnostics))
+            for diag in shown:
+                out.write(f"{diag}\n")
+            verdict = "legal" if not errors else f"{len(errors)} legality violation(s)"
+            out.write(f"{path}: {program.name}: {verdict} ({len(program.calls)} apply call(s), target {target})\n")
+            records.append({"file": path, "program": program.name, "legal": not errors, "violations": len(errors),
+                            "apply_calls": len(program.calls),
+                            "diagnostics": [dict(d.to_dict(), program=program.name) for d in shown]})
+    write_json(args.json, {"target": target, "legal": not illegal,
+                           "totals": {"programs": len(records), "illegal": sum(not r["legal"] for r in records),
+                                      "violations": sum(r["violations"] for r in records)},
+                           "programs": records})
     return 1 if illegal else 0
 
 

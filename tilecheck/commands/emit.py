@@ -17,7 +17,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from tilecheck.errors import Location, UsageError
+from tilecheck.commands.output import check_writable
+from tilecheck.errors import Location, UsageError, echo
 
 
 def add_parser(subparsers):
@@ -41,6 +42,7 @@ def run(args) -> int:
     from tilecheck.spec.database import load_database
     from tilecheck.tile.loader import display_path, load_programs
 
+    check_writable(args.output, "--output")  # before any work, like every other output file
     db = load_database()
     target = db.target(args.target).name
     programs = load_programs(args.program)
@@ -48,7 +50,7 @@ def run(args) -> int:
         chosen = [p for p in programs if p.name == args.function]
         if not chosen:
             names = ", ".join(p.name for p in programs)
-            raise UsageError(f"{args.program}: no program named {args.function!r} (programs: {names})")
+            raise UsageError(f"{args.program}: no program named {echo(args.function)} (programs: {names})")
         programs = chosen
     illegal = 0
     for program in programs:

@@ -14,8 +14,16 @@ unknown (timeout), 2 usage errors (bad query, unknown form). Exit 3 stays the CL
 
 from __future__ import annotations
 
+import difflib
+import re
 import sys
 
+from tilecheck.commands.options import positive_float
+from tilecheck.commands.output import add_json_option, check_writable, human_stream, write_json
+from tilecheck.errors import echo
+
+# a query that is a bare dotted/dashed name is meant as a built-in query's name
+_NAME_LIKE = re.compile(r"[A-Za-z_][\w.\-]*")
 EXIT_PROVED, EXIT_COUNTEREXAMPLE, EXIT_UNKNOWN = 0, 1, 4
 
 
@@ -30,11 +38,12 @@ def add_parser(sub):
                    help="an assumption on the variables (repeatable), e.g. 'is_normal(c)'")
     p.add_argument("--var", action="append", default=[], metavar="NAME=FORMAT",
                    help="format of a free variable (f16, bf16, f32, f64, or eXmY), repeatable")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per query before answering unknown (default 60)")
+    p.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per query before answering unknown (default 60)")
     p.add_argument("--semantics", choices=("observed", "documented"), default="observed",
                    help="AMD semantics variant for sequences (default observed)")
     p.add_argument("--solver", choices=("z3",), default="z3", help="SMT solver (default z3)")
     p.add_argument("--list", action="store_true", help="list the built-in queries and exit")
+    add_json_option(p, "also write every answer as JSON to FILE ('-': stdout, the human text then goes to stderr)")
     return p
 
 
@@ -45,7 +54,7 @@ def _vars(specs: list[str]) -> dict:
     for spec in specs:
         name, sep, fmt = spec.partition("=")
         if not sep or not name.isidentifier() or not fmt:
-            raise UsageError(f"--var expects NAME=FORMAT, got {spec!r}")
+            raise UsageError(f"--var expects NAME=FORMAT, got {echo(spec)}")
         out[name] = fmt
     return out
 
@@ -56,9 +65,12 @@ def run(args) -> int:
     from tilecheck.smt import prove
     from tilecheck.spec.database import load_database
 
+    check_writable(args.json)
     load_database()  # a malformed spec stops here (exit 2, every problem located), before any output
-    out = sys.stdout
+    out = human_stream(args)
     if args.list:
+        write_json(args.json, {"queries": [{"name": q.name, "doc": q.doc, "query": q.query, "assume": list(q.assume),
+                                            "var": dict(q.var), "expect": q.expect} for q in prove.NAMED.values()]})
         for q in prove.NAMED.values():
             out.write(f"{q.name}\n    {q.doc}\n    {q.query}\n")
             for a in q.assume:
@@ -68,12 +80,16 @@ def run(args) -> int:
         return EXIT_PROVED
     if not args.queries:
         raise UsageError("give a query (or a built-in query name; see --list)")
-    if args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
     declared = _vars(args.var)
     statuses = []
+    records = []
     for text in args.queries:
         named = prove.NAMED.get(text.strip())
+        if named is None and _NAME_LIKE.fullmatch(text.strip()) and text.strip() not in ("True", "False"):
+            close = difflib.get_close_matches(text.strip(), list(prove.NAMED), n=3, cutoff=0.6)
+            if close or "-" in text:
+                hint = f"; did you mean {', '.join(close)}?" if close else ""
+                raise UsageError(f"{echo(text.strip())} is not a built-in query{hint} (`tilecheck prove --list`)")
         if named is not None:
             query, assumes = named.query, list(named.assume) + list(args.assume)
             variables = dict(named.var)
@@ -87,6 +103,11 @@ def run(args) -> int:
             out.write(f"  assuming {a}\n")
         outcome = prove.solve(built, args.timeout, args.solver)
         statuses.append(outcome.status)
+        records.append({"name": named.name if named else None, "query": query, "assume": assumes,
+                        "status": outcome.status, "solver": outcome.solver, "seconds": round(outcome.seconds, 3),
+                        "reason": outcome.reason or None,
+                        "assignment": [{"name": n, "value": v} for n, v in outcome.assignment],
+                        "values": [{"expression": t, "value": v} for t, v in outcome.values]})
         if outcome.status == "proved":
             out.write(f"  proved ({outcome.solver}, {outcome.seconds:.2f} s)\n")
         elif outcome.status == "unknown":
@@ -98,6 +119,9 @@ def run(args) -> int:
                 out.write(f"    {name} = {shown}\n")
             for text_, shown in outcome.values:
                 out.write(f"    {text_} = {shown}\n")
+    counts = {k: statuses.count(k) for k in ("proved", "counterexample", "unknown")}
+    write_json(args.json, {"timeout": args.timeout, "semantics": args.semantics, "totals": counts,
+                           "queries": records})
     if "counterexample" in statuses:
         return EXIT_COUNTEREXAMPLE
     if "unknown" in statuses:

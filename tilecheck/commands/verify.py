@@ -13,9 +13,10 @@ GPU).
 
 from __future__ import annotations
 
-import sys
 import time
 
+from tilecheck.commands.options import nonnegative_int, positive_int
+from tilecheck.commands.output import add_json_option, check_writable, human_stream, write_json
 from tilecheck.spec.database import load_database
 
 
@@ -26,16 +27,17 @@ def add_parser(sub):
     p.add_argument("targets", nargs="*", help="forms, families, ISAs (ptx, amdgpu), program files or sequences")
     p.add_argument("--backend", choices=("auto", "cpu", "gpu", "model"), default="auto",
                    help="where differential cases run (auto: GPU when present, else the CPU simulator)")
-    p.add_argument("--cases", type=int, default=2000, help="generated cases per form and check (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of every generated input (default 0)")
+    p.add_argument("--cases", type=positive_int, default=2000, help="generated cases per form and check (default 2000)")
+    p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of every generated input (default 0)")
     p.add_argument("--target", dest="arch", help="PTX target for emission checks (default: the database's)")
-    p.add_argument("--json", metavar="FILE", help="also write the results as JSON, one entry per item")
+    add_json_option(p, "also write the results as JSON, one entry per item, to FILE ('-': stdout, the table "
+                       "then goes to stderr); checked for writability before the run")
     p.add_argument("--semantics", choices=("observed", "documented"), default="observed",
                    help="semantics variant for AMD sequences (default observed)")
     p.add_argument("--rcp", choices=("nearest", "contract"), default="nearest",
                    help="AMD sequences: the reciprocal step correctly rounded (default: the sequence's claim) or "
                         "anywhere inside its contract (finds the known Markstein-exception counterexamples)")
-    p.add_argument("--sequence-cases", type=int, default=1_000_000, metavar="N",
+    p.add_argument("--sequence-cases", type=positive_int, default=1_000_000, metavar="N",
                    help="cases per AMD sequence campaign (default 1000000)")
     p.add_argument("--vectors", metavar="FILE", action="append", default=[],
                    help="check a recorded vector file against the model (repeatable)")
@@ -47,17 +49,24 @@ def run(args) -> int:
     """Run the verification and print the table; returns the exit code."""
     from tilecheck.diff import backends
     from tilecheck.diff.vectors import read_vectors
-    from tilecheck.errors import UsageError
+    from tilecheck.spec.amdgpu import amdgpu_forms
+    from tilecheck.errors import Location, UsageError
+    from tilecheck.tile.loader import load_programs
     from tilecheck.verify import report, runner, targets
     from tilecheck.verify.checks import Context
 
-    if args.cases < 1 or args.sequence_cases < 1:
-        raise UsageError("--cases and --sequence-cases must be at least 1")
+    check_writable(args.json)  # a missing folder must not cost the whole run its results
     started = time.time()
     db = load_database()  # a malformed spec raises SpecError: every problem located, exit 2
     for path in args.vectors:
-        read_vectors(path, db)  # a malformed vector file is a usage error before any output
+        # a malformed or empty vector file is a usage error before any output
+        if not read_vectors(path, db).cases:
+            raise UsageError("no case lines (a vector file holds FORM OPERANDS... RESULT lines)",
+                             Location(path))
     items = targets.resolve(args.targets, db) if (args.targets or not args.vectors) else []
+    for item in items:
+        if item.kind == "program":
+            load_programs(item.payload)  # a program file that does not load is exit 2, as in `check`
     if args.arch:
         db.target(args.arch)
     # a forced backend that cannot run here is an environment error (exit 2), not a skipped check
@@ -67,9 +76,9 @@ def run(args) -> int:
         if args.backend != "auto":
             raise
         backend = f"backend unavailable: {exc.message}"
-    out = sys.stdout
+    out = human_stream(args)
     out.write(f"spec database: {len(db.families)} PTX families, {len(db.forms)} forms, "
-              f"{len(db.extras.get('amdgpu', {}))} AMD instructions, "
+              f"{len(amdgpu_forms(db))} AMD instructions, "
               f"{len(db.extras.get('sequences', {}))} sequences: valid\n")
     if isinstance(backend, str):
         out.write(f"differential backend: none ({backend})\n")
@@ -119,6 +128,10 @@ def run(args) -> int:
         from tilecheck import ptxas
 
         out.write(f"assembler: {ptxas.describe(ctx.extra['ptxas'])}\n")
-    out.write(f"{len(rows)} items, {len(failed)} failed ({time.time() - started:.1f} s)\n")
+    out.write(f"{report.plural(len(rows), 'item')}, {len(failed)} failed ({time.time() - started:.1f} s)\n")
+
     out.write(report.summary_line(rows) + "\n")
+    out.flush()
+    if args.json:
+        write_json(args.json, report.json_data(rows, meta))
     return 1 if failed else 0

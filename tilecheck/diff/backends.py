@@ -14,10 +14,14 @@ backend    what computes the results
 ``gpu``    the same kernel on an NVIDIA GPU through CuPy: the PTX loaded in memory (driver JIT) and,
            when a local ptxas is present, a cubin it assembled; the verdict runs on the device and
            only disagreements travel back. Records GPU name, compute capability, driver version
-``host``   an independent reference: the host's IEEE arithmetic through numpy
-           (:mod:`tilecheck.diff.hostref`; f32 div/rcp/sqrt in every mode, some f64 forms)
+``host``   the host's IEEE arithmetic through numpy (:mod:`tilecheck.diff.hostref`; f32
+           div/rcp/sqrt in every mode, some f64 forms); it rounds binary32 results as the model's
+           fast path does, so judged by the model it checks NaN and flush handling, not rounding
 ``model``  the model's exact path (integer significands, no fast path; contracts: the model's
            representative value): a self-check that needs nothing else
+``reference`` the model's public evaluation (:func:`tilecheck.evaluate`, fast paths included),
+           every result judged by a certificate of correct rounding
+           (:mod:`tilecheck.diff.certificate`) -- the CPU configuration of exhaustive sweeps
 ``vectors``results recorded in a vector file (:mod:`tilecheck.diff.vectors`)
 =========  =========================================================================================
 
@@ -25,6 +29,12 @@ backend    what computes the results
 compiles, launches and judges a probe kernel correctly, else ``cpu``. CUDA driver, runtime and
 NVRTC errors anywhere on the gpu path become :class:`~tilecheck.errors.DeviceUnavailableError`
 (an environment error, exit 2).
+
+With ``certify`` (exhaustive sweeps), host-side verdicts on forms that
+:func:`tilecheck.diff.certificate.supports_form` covers use the certificate instead of the model:
+the result must bracket the exact value under the mode's rounding interval, checked by integer
+arithmetic that shares nothing with the model. Other forms, and the GPU's on-device verdict, keep
+:func:`tilecheck.allowed`.
 """
 
 from __future__ import annotations
@@ -36,15 +46,15 @@ from typing import ClassVar
 
 import numpy as np
 
+from tilecheck.diff import certificate as _certificate
 from tilecheck.diff import verdict as _verdict
 from tilecheck.diff.cases import source_layout
 from tilecheck.errors import DeviceUnavailableError, TilecheckError, UsageError
 
-__all__ = ["Backend", "CpuBackend", "GpuBackend", "HostBackend", "ModelBackend", "VectorsBackend",
-           "BackendUnavailableError", "NAMES", "select", "gpu_status", "GpuStatus", "device_errors",
-           "kernel_target"]
+__all__ = ["Backend", "CpuBackend", "GpuBackend", "HostBackend", "ModelBackend", "ReferenceBackend", "VectorsBackend",
+           "BackendUnavailableError", "NAMES", "select", "gpu_status", "GpuStatus", "device_errors", "kernel_target"]
 
-NAMES = ("auto", "cpu", "gpu", "host", "model", "vectors")
+NAMES = ("auto", "cpu", "gpu", "host", "model", "reference", "vectors")
 """Backend names :func:`select` accepts."""
 
 BLOCK = 256
@@ -93,6 +103,8 @@ class Backend:
 
     name: str = "abstract"
     details: dict = field(default_factory=dict)
+    certify: bool = False
+    """Judge certified forms by :mod:`tilecheck.diff.certificate` instead of the model."""
 
     runs_any_input: ClassVar[bool] = True
     """Whether the backend can run operands it has not seen (shrinking needs it; vectors cannot)."""
@@ -113,20 +125,54 @@ class Backend:
         cases with ``mask != 0`` execute and the others keep ``old`` (predicated kernels)."""
         raise NotImplementedError
 
+    def certifies(self, form, tininess: str = "after") -> bool:
+        """Whether :meth:`judge` decides ``form`` by certificate (see the module docstring)."""
+        return self.certify and certified(form, tininess)
+
+    def verdict_text(self, form, tininess: str = "after") -> str:
+        """What a verdict of :meth:`judge` on ``form`` establishes (for reports)."""
+        return verdict_text(self.name, form, tininess, self.certify)
+
     def judge(self, form, operands, tininess: str = "after") -> _verdict.Disagreements:
         """Run a batch and return the cases the verdict rejects (host arrays). ``tininess`` is
         the model's ``.ftz`` convention the verdict uses."""
         n = _cases(form, operands)
         block = self.judge_block
+        decide = _by_certificate if self.certifies(form, tininess) else _verdict.disagreements
         if n <= block:
-            return _verdict.disagreements(form, self.run(form, operands), operands, tininess)
+            return decide(form, self.run(form, operands), operands, tininess)
         per = [k for _, _, k in source_layout(form)]
         parts, offsets = [], []
         for start in range(0, n, block):
             sub = [o[start * k:(start + block) * k] for o, k in zip(operands, per)]
-            parts.append(_verdict.disagreements(form, self.run(form, sub), sub, tininess))
+            parts.append(decide(form, self.run(form, sub), sub, tininess))
             offsets.append(start)
         return _verdict.concat(parts, offsets)
+
+
+def certified(form, tininess: str = "after") -> bool:
+    """Whether the certificate judges ``form`` under ``tininess`` (``.ftz``: after rounding only)."""
+    if _certificate.supports_form(form):
+        return False
+    return tininess == "after" or not form.semantics.params.get("ftz", False)
+
+
+def verdict_text(backend: str, form, tininess: str = "after", certify: bool = False) -> str:
+    """What the verdict of backend ``backend`` on ``form`` establishes (for reports): the
+    certificate where ``certify`` (or the ``reference`` backend) and it applies, else agreement
+    with the model. The GPU judges on the device, with the model."""
+    if (certify or backend == "reference") and backend != "gpu" and certified(form, tininess):
+        return _certificate.ESTABLISHES
+    return f"tilecheck.allowed: agrees with the model (tininess {tininess})"
+
+
+def _by_certificate(form, results, operands, tininess: str) -> _verdict.Disagreements:
+    """The cases whose results the certificate rejects (host arrays)."""
+    results = _verdict.to_host(results)
+    operands = [_verdict.to_host(o) for o in operands]
+    ok = _certificate.check_form(form, results, operands, tininess)
+    bad = np.nonzero(~ok)[0].astype(np.int64)
+    return _verdict.Disagreements(int(ok.shape[0]), bad, results[bad], [o[bad] for o in operands])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,11 +286,35 @@ def _exact_path(form, operands, tininess: str) -> np.ndarray:
     return api.join_lanes(np, parts, fmt).astype(dtype)
 
 
+class ReferenceBackend(Backend):
+    """The model's public evaluation (fast paths included), judged by certificate only: every
+    form it runs must be certified, or the verdict would compare the model with itself."""
+
+    judge_block: ClassVar[int] = 1 << 22
+
+    def __init__(self, tininess: str = "after"):
+        super().__init__("reference", {"executor": "tilecheck.evaluate (the model, fast paths included)",
+                                       "verdict": _certificate.ESTABLISHES}, certify=True)
+        self.tininess = tininess
+
+    def supports(self, form) -> str:
+        reason = _certificate.supports_form(form)
+        return f"the reference backend is judged by certificate only: {reason}" if reason else ""
+
+    def run(self, form, operands, mask=None, old=None) -> np.ndarray:
+        from tilecheck.model import api
+
+        if mask is not None:
+            raise UsageError("the reference backend runs no predicated kernels")
+        return np.asarray(api.evaluate(form, *operands, tininess=self.tininess))
+
+
 class HostBackend(Backend):
     """The host's IEEE arithmetic through numpy (:mod:`tilecheck.diff.hostref`)."""
 
     def __init__(self):
-        super().__init__("host", {"executor": "host IEEE arithmetic through numpy (independent of the model)"})
+        super().__init__("host", {"executor": "host IEEE arithmetic through numpy (rounds as the model's "
+                                           "binary32 fast path does)"})
 
     def supports(self, form) -> str:
         from tilecheck.diff import hostref
@@ -536,6 +606,10 @@ class GpuBackend(Backend):
                 if isinstance(host, np.ndarray):
                     host[...] = dev.get()
 
+    def certifies(self, form, tininess: str = "after") -> bool:
+        """The GPU's verdict runs on the device with the model (:func:`tilecheck.allowed`)."""
+        return False
+
     def judge(self, form, operands, tininess: str = "after") -> _verdict.Disagreements:
         cp = self.cupy
         with device_errors(cp, f"judging {form.name} on the device"):
@@ -551,12 +625,19 @@ class GpuBackend(Backend):
 
 
 def select(name: str, db=None, *, target: str | None = None, vectors=None, tininess: str | None = None,
-           gpu_modes: tuple[str, ...] | None = None) -> Backend:
+           gpu_modes: tuple[str, ...] | None = None, certify: bool = False) -> Backend:
     """The backend called ``name`` (see :data:`NAMES`).
 
     ``auto``: ``gpu`` when :func:`gpu_status` says it works, else ``cpu``. ``gpu`` without a device raises
     :class:`~tilecheck.errors.DeviceUnavailableError`; ``vectors`` needs a parsed vector file.
+    ``certify``: host-side verdicts use the certificate where it applies (``reference`` always).
     """
+    backend = _select(name, db, target, vectors, tininess, gpu_modes)
+    backend.certify = backend.certify or certify
+    return backend
+
+
+def _select(name, db, target, vectors, tininess, gpu_modes) -> Backend:
     if name not in NAMES:
         raise UsageError(f"unknown backend {name!r}; known: {', '.join(NAMES)}")
     if name == "auto":
@@ -569,6 +650,8 @@ def select(name: str, db=None, *, target: str | None = None, vectors=None, tinin
         return HostBackend()
     if name == "model":
         return ModelBackend(tininess or "after")
+    if name == "reference":
+        return ReferenceBackend(tininess or "after")
     if vectors is None:
         raise UsageError("the vectors backend needs a vector file (--vectors FILE)")
     return VectorsBackend(vectors)

@@ -1,13 +1,16 @@
 """Mismatch reports: what a finding holds, its one-line repro commands, and the JSONL stream.
 
 A finding is one JSON object per line of ``findings.jsonl``, written and flushed as soon as the
-mismatch is found (a killed campaign keeps every finding written before the kill). Fields:
+mismatch is found (a killed campaign keeps every finding written before the kill) and fsynced
+before the checkpoint that covers it. Fields:
 
 ``form``, ``case`` (index in the campaign's stream of the form), ``batch``, ``seed``, ``backend``
 (+ ``run``, the GPU code path when there are several), ``operands`` and ``result`` (hex),
 ``expected`` (the model's result: exact forms; the representative value of approximate ones),
 ``allowed`` (what the model accepts, in words), ``inputs`` (each operand as hex, value and class),
-``settings`` (rounding, ftz, tininess), ``shrunk`` (the simplest operands that still disagree,
+``settings`` (rounding, ftz, tininess, and the backend's ``target``, ``gpu_code`` and ``vectors``
+file when the run set them: everything ``--replay`` needs to judge the case again as the run did),
+``device`` (gpu backend: the device that ran the case), ``shrunk`` (the simplest operands that still disagree,
 with their result and expected value, when shrinking ran), ``repro`` (``tilecheck eval ...`` on
 the shrunk operands) and ``replay`` (``tilecheck fuzz FORM --replay FILE ...``).
 """
@@ -16,10 +19,11 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 
 from tilecheck.errors import Location, UsageError
 
-__all__ = ["finding", "FindingsWriter", "read_findings", "describe_operand", "hexs"]
+__all__ = ["finding", "FindingsWriter", "read_findings", "describe_operand", "hexs", "replay_command"]
 
 
 def hexs(form, values) -> list[str]:
@@ -63,19 +67,25 @@ def _allowed_text(form) -> str:
 
 def finding(form, operands, result: int, *, case: int, batch: int, seed: int, backend: str, run: str = "",
             shrunk=None, findings_path: str = "findings.jsonl", tininess: str = "after",
-            backend_args: str = "") -> dict:
+            target: str | None = None, gpu_code: str | None = None, vectors: str | None = None,
+            device: str = "") -> dict:
     """The JSON record of one mismatch (see the module docstring)."""
     params = form.semantics.params
+    settings = {"rounding": params.get("rounding"), "ftz": bool(params.get("ftz", False)), "tininess": tininess}
+    for key, value in (("target", target), ("gpu_code", gpu_code), ("vectors", vectors)):
+        if value is not None:
+            settings[key] = value
     record = {
         "form": form.name, "case": int(case), "batch": int(batch), "seed": int(seed), "backend": backend,
         "operands": hexs(form, operands), "result": hexs(form, [result])[0],
         "expected": hexs(form, [_expected(form, operands, tininess)])[0], "allowed": _allowed_text(form),
         "inputs": [describe_operand(form, v) for v in operands], "observed": describe_operand(form, result),
-        "settings": {"rounding": params.get("rounding"), "ftz": bool(params.get("ftz", False)),
-                     "tininess": tininess},
+        "settings": settings,
     }
     if run:
         record["run"] = run
+    if device:
+        record["device"] = device
     final_ops = operands
     if shrunk is not None:
         final_ops = shrunk.operands
@@ -86,13 +96,24 @@ def finding(form, operands, result: int, *, case: int, batch: int, seed: int, ba
     if form.kind != "memory":
         record["repro"] = (f"tilecheck eval {form.name} " + " ".join(hexs(form, final_ops))
                            + (f" --tininess {tininess}" if tininess != "after" else ""))
-    record["replay"] = (f"tilecheck fuzz --replay {findings_path} --backend {backend}{backend_args}"
-                        + (f" --tininess {tininess}" if tininess != "after" else ""))
+    record["replay"] = replay_command(findings_path, backend, tininess, target, gpu_code, vectors)
     return record
 
 
+def replay_command(findings_path: str, backend: str, tininess: str = "after", target: str | None = None,
+                   gpu_code: str | None = None, vectors: str | None = None) -> str:
+    """``tilecheck fuzz --replay FILE`` with every setting of the run spelled out (a replay
+    takes them from each finding anyway; the command shows what it will use)."""
+    parts = ["tilecheck", "fuzz", "--replay", findings_path, "--backend", backend]
+    for option, value in (("--target", target), ("--gpu-code", gpu_code), ("--vectors", vectors)):
+        if value is not None:
+            parts += [option, value]
+    parts += ["--tininess", tininess]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
 class FindingsWriter:
-    """Append findings to a JSONL file, one flushed (and fsynced) line each.
+    """Append findings to a JSONL file, one flushed line each; :meth:`sync` makes them durable.
 
     ``truncate_to`` cuts the file to that many bytes first: a resumed campaign drops findings a
     killed run wrote after its last checkpoint, so they are not reported twice.
@@ -116,11 +137,16 @@ class FindingsWriter:
         return self._fh.tell()
 
     def write(self, record: dict) -> None:
-        """Append one record and make it durable."""
+        """Append one record and hand it to the OS (a killed process keeps it)."""
         self._fh.write((json.dumps(record, sort_keys=False) + "\n").encode("utf-8"))
         self._fh.flush()
-        os.fsync(self._fh.fileno())
         self.count += 1
+
+    def sync(self) -> None:
+        """Make every record written so far durable (a campaign calls this before each
+        checkpoint: what a checkpoint covers survives a power loss too)."""
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
 
     def close(self) -> None:
         """Close the file."""

@@ -1,7 +1,10 @@
-"""An independent reference for correctly rounded forms: the host's IEEE arithmetic through numpy.
+"""A second implementation of some correctly rounded forms: the host's IEEE arithmetic through numpy.
 
-Used by exhaustive sweeps (``tilecheck fuzz sqrt.rn.f32 --exhaustive``) and the ``host`` backend to
-check the model against something that shares none of its code. Covered forms:
+Behind the ``host`` backend. It is *not* independent of the model where it matters most: binary32
+results are ``RN32(RN64(op))`` exactly as in the model's fast path (:mod:`tilecheck.model.fast`),
+so comparing the two checks NaN, flush and directed-step handling, not the rounding itself.
+Exhaustive sweeps are judged by :mod:`tilecheck.diff.certificate` instead, which shares no
+arithmetic with either. Covered forms:
 
 * binary32 ``div``, ``rcp``, ``sqrt`` in every rounding mode, with and without ``.ftz``;
 * binary64 ``div``, ``rcp``, ``sqrt``, ``add``, ``sub``, ``mul`` under ``.rn`` (native float64

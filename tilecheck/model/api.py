@@ -1,26 +1,69 @@
-"""Public entry points of the reference model: ``ieee_op``, ``evaluate``, ``allowed``, ``reference``.
+"""Public entry points of the reference model: ``ieee_op``, ``evaluate``, ``allowed``,
+``allowed_results``, ``reference``, ``reading_used``.
 
 Values are bit patterns: Python ints or unsigned integer arrays in, arrays of the format's
 container dtype out (a numpy scalar when every operand was a scalar). Packed forms (f16x2,
 bf16x2, f32x2) take and return whole containers and work lane by lane, element 0 in the low half.
+
+Approximate forms have a set of allowed results per input. :func:`allowed` judges one result;
+:func:`allowed_results` lists them all, for a verifier that tries every value an approximate
+instruction may return::
+
+    r = allowed_results("rcp.approx.f32", x_bits)          # ulp_reading="either" by default
+    r.lo, r.hi        # inclusive ends, in real-number order (-0 just below +0), of a range of
+                      # patterns: every pattern between them whose magnitude is a multiple of
+                      # r.stride is allowed (stride 2**32 for the upper-word .ftz.f64 forms,
+                      # whose low result word is zero; else 1). r.empty: the range is empty.
+    r.extra, r.extra_used   # (..., 2) further allowed non-NaN patterns (a flushed zero of .ftz
+                      # forms outside the range); slots with extra_used False are unused
+    r.nan, r.nan_bits # a NaN may be returned; nan_bits (..., 1): the one pattern required, or 0
+                      # for any NaN (for the upper-word forms: any NaN with a zero low word)
+    r.unbounded       # the contract bounds nothing here (div.approx, subnormal divisor, no .ftz):
+                      # any pattern is allowed (lo/hi then span -inf..+inf and nan is True)
+    r.reading         # the reading applied: either | exact | correctly-rounded | relative | none
+    r.contains(bits)  # membership, for checks
+
+No other pattern is allowed: ``allowed(form, v, *ops, ulp_reading=...)`` is true exactly for the
+members (the tests check this around every range). Exact forms give ``lo == hi ==`` the
+correctly rounded result, or a NaN entry per the form's NaN policy.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tilecheck.errors import ApproximateFormError, OperandError, UsageError
+from dataclasses import dataclass
+
+from tilecheck.errors import ApproximateFormError, OperandError, ShapeMismatchError, UsageError
 from tilecheck.formats import Format, get_format
-from tilecheck.model import fast, ops
+from tilecheck.model import eft, fast, ops
 from tilecheck.model.xp import namespace, u64
+from tilecheck.spec.contract import ULP_READING_DEFAULT, applied_reading, check_ulp_reading
 from tilecheck.spec.forms import TYPE_INFO, Form
 
+TININESS = ("after", "before")
 TININESS_DEFAULT = "after"
 """Where ``.ftz`` judges a result subnormal when a form does not say: on the rounded result.
 
 NVIDIA does not document it; "after rounding" matches how the hardware's FTZ multiply-add units are
 described and is the model's best evidence until a GPU run settles it (see the FTZ boundary cases
 the differential engine generates)."""
+
+
+def check_tininess(tininess) -> str:
+    """``tininess`` if it is one of :data:`TININESS`, else a UsageError listing the valid values."""
+    if not isinstance(tininess, str) or tininess not in TININESS:
+        raise UsageError(f"tininess must be one of {', '.join(repr(t) for t in TININESS)}, got {tininess!r}")
+    return tininess
+
+
+def broadcast(xp, arrays, names):
+    """``arrays`` broadcast to one shape; ShapeMismatchError naming each operand and its shape."""
+    try:
+        return list(xp.broadcast_arrays(*arrays))
+    except ValueError:
+        shapes = ", ".join(f"{n} {tuple(getattr(a, 'shape', ()))}" for n, a in zip(names, arrays))
+        raise ShapeMismatchError(f"operand shapes do not broadcast together: {shapes}") from None
 
 
 def _as_bits(xp, value, width: int, where: str):
@@ -72,8 +115,7 @@ def ieee_op(op: str, fmt: str | Format, rounding: str, *operand_bits, ftz: bool 
         raise UsageError(f"unknown operation {op!r}; known: {', '.join(ops.OPS)}")
     if rounding not in ops_roundings():
         raise UsageError(f"unknown rounding {rounding!r}; known: rn, rz, rm, rp")
-    if tininess not in ("after", "before"):
-        raise UsageError(f"tininess must be 'after' or 'before', got {tininess!r}")
+    check_tininess(tininess)
     if fmt.specials != "ieee":
         raise UsageError(f"{fmt.name} is not an IEEE-style format; the model does arithmetic on IEEE formats only")
     arity = ops.ARITY[op]
@@ -81,7 +123,7 @@ def ieee_op(op: str, fmt: str | Format, rounding: str, *operand_bits, ftz: bool 
         raise UsageError(f"{op} takes {arity} operand(s), got {len(operand_bits)}")
     xp = namespace(*operand_bits)
     arrays = [_as_bits(xp, v, fmt.width, f"{op} operand {i + 1}") for i, v in enumerate(operand_bits)]
-    arrays = list(xp.broadcast_arrays(*arrays))
+    arrays = broadcast(xp, arrays, [f"{op} operand {i + 1}" for i in range(len(arrays))])
     rule = ops.NanRule.ieee(fmt) if nan is None else ops.NanRule(False, nan, fixed=nan)
     out = compute(xp, op, fmt, arrays, ops.Mode(rounding, ftz, tininess), rule)
     return _finish(xp, out, fmt.uint, _is_scalar(operand_bits))
@@ -129,7 +171,12 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
     in cache, spreading large inputs over threads (numpy releases the GIL inside its loops;
     ``TILECHECK_THREADS=1`` turns that off).
     """
-    block = fast.block if fast.applicable(op, fmt, mode) else _exact_block
+    if fast.applicable(op, fmt, mode):
+        block = fast.block
+    elif eft.applicable(op, fmt, mode):
+        block = eft.block
+    else:
+        block = _exact_block
     shape = arrays[0].shape
     flat = [a.reshape(-1) for a in arrays]
     n = flat[0].size
@@ -138,7 +185,7 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
             return block(xp, op, fmt, flat, mode, rule).astype(fmt.uint, copy=False).reshape(shape)
         out = np.empty(n, dtype=fmt.uint)
 
-        into = block is fast.block  # fast blocks write straight into the output slice
+        into = block is not _exact_block  # fast blocks write straight into the output slice
 
         def work(start: int, size: int) -> None:
             stop = min(start + size, n)
@@ -213,7 +260,7 @@ def _operands(form: Form, operand_bits, xp):
                          f"({', '.join(o.name for o in sources)}), got {len(operand_bits)}")
     bits = TYPE_INFO[form.type][3]
     arrays = [_as_bits(xp, v, bits, f"{form.name} operand {o.name}") for v, o in zip(operand_bits, sources)]
-    return list(xp.broadcast_arrays(*arrays)) if arrays else arrays
+    return broadcast(xp, arrays, [f"{form.name} operand {o.name}" for o in sources]) if arrays else arrays
 
 
 def _exact_lanes(form: Form, arrays, xp, tininess: str):
@@ -244,6 +291,7 @@ def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     :func:`allowed`. Unknown or illegal spellings raise ``UnknownFormError``/``IllegalFormError``.
     """
     form = _form(form)
+    check_tininess(tininess)
     if form.kind == "contract":
         raise ApproximateFormError(
             f"{form.name} is approximate: its results are a contract ({_contract_text(form)}), not one value; "
@@ -276,6 +324,7 @@ def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     forms the correctly rounded (round-to-nearest) value of the exact function under the form's
     flush-to-zero setting, which its contract always allows."""
     form = _form(form)
+    check_tininess(tininess)
     if form.kind == "exact":
         return evaluate(form, *operand_bits, tininess=tininess)
     from tilecheck.model import contracts
@@ -287,30 +336,143 @@ def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     return _finish(xp, out, dtype, _is_scalar(operand_bits))
 
 
-def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT):
+def reading_used(form, ulp_reading: str = ULP_READING_DEFAULT) -> str:
+    """The reading :func:`allowed` applies to ``form`` for ``ulp_reading``: ``either``, ``exact`` or
+    ``correctly-rounded`` for ulp bounds, ``relative`` for relative-error bounds (one reading only),
+    ``none`` for exact forms (see :mod:`tilecheck.spec.contract`)."""
+    form = _form(form)
+    return applied_reading(form.contract if form.kind == "contract" else None, ulp_reading)
+
+
+def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT,
+            ulp_reading: str = ULP_READING_DEFAULT):
     """Is ``result_bits`` an acceptable result of ``form`` for these operands? (bool array)
 
     Exact forms: bit-equality with :func:`evaluate`, NaNs judged by the form's NaN policy
     (``unspecified``: any NaN where a NaN is due; ``propagate``: a NaN operand's payload quieted,
     any NaN for invalid operations; ``canonical``: exactly the canonical bits). Approximate forms:
-    the contract -- exact special cases plus the documented error bound over its domain.
+    the contract -- exact special cases plus the documented error bound over its domain, an ulp
+    bound read per ``ulp_reading`` (``either`` -- the default -- accepts what the ``exact`` or the
+    ``correctly-rounded`` reading accepts; :func:`reading_used` names the reading applied).
     """
+    check_ulp_reading(ulp_reading)
     form = _form(form)
+    check_tininess(tininess)
     xp = namespace(result_bits, *operand_bits)
     arrays = _operands(form, operand_bits, xp)
     bits = TYPE_INFO[form.type][3]
     result = _as_bits(xp, result_bits, bits, f"{form.name} result")
     if arrays:
-        result, *arrays = xp.broadcast_arrays(result, *arrays)
+        result, *arrays = broadcast(xp, [result, *arrays],
+                                    [f"{form.name} result", *(f"{form.name} operand {o.name}" for o in form.sources)])
     if form.kind == "contract":
         from tilecheck.model import contracts
 
-        ok = contracts.allowed(xp, form, result, arrays, tininess)
+        ok = contracts.allowed(xp, form, result, arrays, tininess, ulp_reading)
     elif form.kind == "exact":
         ok = _allowed_exact(xp, form, result, arrays, tininess)
     else:
         raise UsageError(f"{form.name} moves bits ({form.semantics.key}); compare the memory contents instead")
     return ok[()] if (_is_scalar(operand_bits) and _is_scalar([result_bits])) else ok
+
+
+@dataclass(frozen=True, eq=False)
+class AllowedResults:
+    """Every result a form may return, per lane (see the module docstring for the fields).
+
+    Arrays have the broadcast shape of the operands (``extra``/``extra_used``/``nan_bits`` one
+    more axis); patterns are of the form's container dtype.
+    """
+
+    form: str
+    reading: str
+    lo: object
+    hi: object
+    empty: object
+    extra: object
+    extra_used: object
+    nan: object
+    nan_bits: object
+    unbounded: object
+    stride: int
+    sign_bit: int
+    magnitude_mask: int
+    exponent_mask: int
+
+    def _key(self, xp, bits):
+        b = bits.astype(xp.uint64)
+        m = ((b & u64(xp, self.magnitude_mask)) // u64(xp, self.stride)).astype(xp.int64)
+        return xp.where((b & u64(xp, self.sign_bit)) != 0, -m - 1, m)
+
+    def contains(self, bits):
+        """Is each pattern of ``bits`` (broadcast against the lanes) an allowed result?"""
+        xp = namespace(self.lo)
+        b = xp.broadcast_to(xp.asarray(bits).astype(xp.uint64), self.lo.shape)
+        mag = b & u64(xp, self.magnitude_mask)
+        is_nan = mag > u64(xp, self.exponent_mask)
+        on_grid = (mag % u64(xp, self.stride)) == 0
+        k = self._key(xp, b)
+        in_range = ~self.empty & (k >= self._key(xp, self.lo)) & (k <= self._key(xp, self.hi)) & on_grid
+        in_extra = xp.any(self.extra_used & (self.extra == b[..., None]), axis=-1)
+        pinned = xp.any(self.nan_bits != 0, axis=-1)
+        nan_ok = self.nan & xp.where(pinned, xp.any(self.nan_bits == b[..., None], axis=-1), on_grid)
+        return self.unbounded | xp.where(is_nan, nan_ok, in_range | in_extra)
+
+
+def allowed_results(form, *operand_bits, ulp_reading: str = ULP_READING_DEFAULT,
+                    tininess: str = TININESS_DEFAULT) -> AllowedResults:
+    """Every result ``form`` may return for these operands, per lane, as :class:`AllowedResults`.
+
+    Approximate forms: the ranges of their contract under ``ulp_reading`` (exactly the values
+    :func:`allowed` accepts with the same reading). Exact forms: ``lo == hi ==`` the correctly
+    rounded result (``tininess`` as in :func:`evaluate`), or the NaN the form's policy allows
+    (``propagate``: each NaN operand quieted). Packed forms are refused: give their elements to
+    the scalar form.
+    """
+    check_ulp_reading(ulp_reading)
+    form = _form(form)
+    check_tininess(tininess)
+    if form.kind not in ("contract", "exact"):
+        raise UsageError(f"{form.name} moves bits ({form.semantics.key}); it has no arithmetic results")
+    if form.lanes != 1:
+        raise UsageError(f"{form.name} is packed: call allowed_results on the scalar form for each element")
+    xp = namespace(*operand_bits)
+    arrays = _operands(form, operand_bits, xp)
+    fmt = get_format(form.element_format)
+    dtype = {16: xp.uint16, 32: xp.uint32, 64: xp.uint64}[TYPE_INFO[form.type][3]]
+    if form.kind == "contract":
+        from tilecheck.model import contracts
+
+        parts = contracts.results(xp, form, [a.astype(xp.uint64) for a in arrays], ulp_reading)
+    else:
+        parts = _exact_results(xp, form, fmt, arrays, tininess)
+    return AllowedResults(
+        form=form.name, reading=reading_used(form, ulp_reading),
+        lo=parts["lo"].astype(dtype), hi=parts["hi"].astype(dtype), empty=parts["empty"],
+        extra=parts["extra"].astype(dtype), extra_used=parts["extra_used"], nan=parts["nan"],
+        nan_bits=parts["nan_bits"].astype(dtype), unbounded=parts["unbounded"], stride=parts["stride"],
+        sign_bit=fmt.sign_mask, magnitude_mask=fmt.magnitude_mask, exponent_mask=fmt.exponent_mask)
+
+
+def _exact_results(xp, form: Form, fmt: Format, arrays, tininess: str) -> dict:
+    """The :class:`AllowedResults` arrays of a scalar exact form."""
+    expected = _exact_lanes(form, arrays, xp, tininess).astype(xp.uint64)
+    shape = expected.shape
+    exp_nan = _is_nan(xp, fmt, expected)
+    sources = [a.astype(xp.uint64) for a in arrays]
+    policy = form.nan.policy
+    if policy == "propagate":
+        # a NaN operand comes back quieted (any of them); an invalid operation gives any NaN
+        cols = [xp.where(exp_nan & _is_nan(xp, fmt, s), s | u64(xp, fmt.quiet_bit), u64(xp, 0)) for s in sources]
+        nan_bits = xp.stack(cols, axis=-1) if cols else xp.zeros(shape + (0,), dtype=xp.uint64)
+    elif policy == "canonical":
+        nan_bits = xp.where(exp_nan, expected, u64(xp, 0)).reshape(shape + (1,))
+    else:
+        nan_bits = xp.zeros(shape + (1,), dtype=xp.uint64)
+    return {"lo": xp.where(exp_nan, u64(xp, 0), expected), "hi": xp.where(exp_nan, u64(xp, 0), expected),
+            "empty": exp_nan, "extra": xp.zeros(shape + (0,), dtype=xp.uint64),
+            "extra_used": xp.zeros(shape + (0,), dtype=bool), "nan": exp_nan, "nan_bits": nan_bits,
+            "unbounded": xp.zeros(shape, dtype=bool), "stride": 1}
 
 
 def _allowed_exact(xp, form: Form, result, arrays, tininess: str):

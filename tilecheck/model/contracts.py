@@ -21,6 +21,7 @@ upper-word ``.ftz.f64`` forms) follow the PTX ISA text quoted in each spec.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -29,6 +30,7 @@ from tilecheck.formats import Format, get_format
 from tilecheck.model import ops
 from tilecheck.model.ieee import flush_subnormal_bits
 from tilecheck.model.xp import u64
+from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.forms import Form
 
 _FUNCTION = {"approx.div": "div", "approx.rcp": "rcp", "approx.sqrt": "sqrt", "approx.rsqrt": "rsqrt",
@@ -210,79 +212,187 @@ def _prepare(xp, form: Form, arrays):
     return fmt, operands, ftz, hi_form
 
 
-def allowed(xp, form: Form, result, arrays, tininess: str = "after"):
-    """Contract verdict per lane (see the module docstring); ``result``/``arrays`` uint64."""
+@dataclass
+class _Lanes:
+    """Per-lane classification of a contract form's operands (see :func:`_classify`)."""
+
+    fmt: Format
+    fn: str
+    operands: list  # uint64, after the upper-word view and .ftz flushing
+    ftz: bool
+    hi_form: bool
+    special: object  # lanes decided by the special-value table
+    want: object  # their result bits (a NaN pattern where a NaN is due)
+    want_nan: object  # the due result is a NaN
+    nan_pinned: object  # ... and it must be exactly the canonical bits
+    canonical_too: object  # the canonical NaN is allowed in addition (upper-word forms, see below)
+    fixed: object  # lanes a domain rule fixes to one non-NaN result (div.approx, huge divisor)
+    fixed_bits: object
+    fixed_nan: object  # lanes a domain rule fixes to "a NaN" (div.approx, infinite a, huge divisor)
+    unbounded: object  # lanes the contract puts no bound on
+    todo: object  # lanes judged by the error bound
+    canonical: int
+
+
+def _classify(xp, form: Form, arrays) -> _Lanes:
+    """Which rule decides each lane: special table, a domain rule, no bound, or the error bound.
+
+    NaN bits are pinned only where the documentation pins them: the upper-word ``.ftz.f64``
+    forms map *input* NaNs to 0x7fffffff00000000. A NaN whose payload lies only in the low word
+    is a NaN of the full operand but an infinity of the upper word the hardware reads; until a
+    device run says which reading holds, both results are allowed (the canonical NaN, and the
+    upper word's special-table result). NaNs the operation creates (e.g. rsqrt of a negative
+    number) are not pinned.
+    """
     key = form.semantics.key
     fn = _FUNCTION[key]
     fmt, operands, ftz, hi_form = _prepare(xp, form, arrays)
     contract = form.contract
-    result = result.astype(xp.uint64)
+    shape = operands[0].shape
     mag = lambda b: b & u64(xp, fmt.magnitude_mask)  # noqa: E731 - tiny local helper
     is_nan = lambda b: mag(b) > u64(xp, fmt.exponent_mask)  # noqa: E731
     canonical = form.nan.bits if form.nan.bits is not None else fmt.canonical_nan
-    exact_nan = form.nan.policy == "canonical"
-
-    def same(got, want_bits, want_is_nan):
-        if exact_nan:
-            return got == want_bits
-        return (got == want_bits) | (want_is_nan & is_nan(got))
-
-    ok = xp.zeros(result.shape, dtype=bool)
-    # ---- special operands ----
-    special = xp.zeros(result.shape, dtype=bool)
+    special = xp.zeros(shape, dtype=bool)
+    nan_in = xp.zeros(shape, dtype=bool)
     for a in operands:
         special = special | is_nan(a) | (mag(a) == u64(xp, fmt.exponent_mask)) | (mag(a) == 0)
+        nan_in = nan_in | is_nan(a)
     if fn in ("sqrt", "rsqrt"):
         special = special | ((operands[0] >> u64(xp, fmt.width - 1)) != 0)
     rule = ops.NanRule(False, canonical, fixed=canonical)
-    ieee = _ieee_special(xp, fn, fmt, operands, rule)
-    want = ieee
+    want = _ieee_special(xp, fn, fmt, operands, rule)
     for case in contract.specials:
-        hit = xp.ones(result.shape, dtype=bool)
+        hit = xp.ones(shape, dtype=bool)
         for word, a in zip(case.operands, operands):
             hit = hit & _class_match(xp, fmt, a, word)
         wbits = _word_bits(fmt, case.result, canonical)
         want = xp.where(hit, u64(xp, wbits if wbits is not None else canonical), want)
-    ok = xp.where(special, same(result, want, is_nan(want)), ok)
+    pinned_policy = form.nan.policy == "canonical"
+    nan_pinned = nan_in & pinned_policy
+    canonical_too = xp.zeros(shape, dtype=bool)
+    if hi_form and pinned_policy:
+        full_nan = xp.zeros(shape, dtype=bool)
+        for a in arrays:
+            full_nan = full_nan | is_nan(a.astype(xp.uint64))
+        canonical_too = full_nan & ~nan_in
+    fixed = xp.zeros(shape, dtype=bool)
+    fixed_bits = xp.zeros(shape, dtype=xp.uint64)
+    fixed_nan = xp.zeros(shape, dtype=bool)
+    unbounded = xp.zeros(shape, dtype=bool)
     todo = ~special
-    # ---- per-key domain rules ----
     if key == "approx.div" and form.semantics.params.get("variant") == "approx":
         b_mag = mag(operands[1])
-        huge = todo & (b_mag > u64(xp, fmt.from_fraction(Fraction(2) ** 126)))
-        sign = (operands[0] ^ operands[1]) & u64(xp, fmt.sign_mask)
-        ok = xp.where(huge, result == sign, ok)
-        todo = todo & ~huge
-        if not ftz:
-            # nothing is documented for a subnormal divisor without .ftz: accept anything
-            sub_b = todo & (b_mag < u64(xp, fmt.min_normal))
-            ok = xp.where(sub_b, True, ok)
-            todo = todo & ~sub_b
-        # a = inf with a huge b is NaN per the ISA; a special lane, but the table above applied
-        # IEEE (inf) -- override it here
+        big = u64(xp, fmt.from_fraction(Fraction(2) ** 126))
+        huge_b = (b_mag > big) & (b_mag < u64(xp, fmt.exponent_mask))
+        a_nan = is_nan(operands[0])
         a_inf = mag(operands[0]) == u64(xp, fmt.exponent_mask)
-        huge_b = (b_mag > u64(xp, fmt.from_fraction(Fraction(2) ** 126))) & (b_mag < u64(xp, fmt.exponent_mask))
-        ok = xp.where(a_inf & huge_b, is_nan(result), ok)
-    if hi_form:
+        # 2^126 < |b| < 2^128: a sign-preserving zero, or NaN when a is infinite
+        fixed_nan = huge_b & a_inf
+        fixed = huge_b & ~a_inf & ~a_nan
+        fixed_bits = (operands[0] ^ operands[1]) & u64(xp, fmt.sign_mask)
+        # nothing is documented for a subnormal divisor without .ftz (with .ftz it reads as zero)
+        unbounded = (b_mag != 0) & (b_mag < u64(xp, fmt.min_normal)) & ~a_nan
+        special = special & ~fixed_nan & ~fixed & ~unbounded
+        todo = todo & ~fixed & ~unbounded
+    return _Lanes(fmt, fn, operands, ftz, hi_form, special, want, is_nan(want), nan_pinned, canonical_too,
+                  fixed, fixed_bits, fixed_nan, unbounded, todo, canonical)
+
+
+def allowed(xp, form: Form, result, arrays, tininess: str = "after", ulp_reading: str = ULP_READING_DEFAULT):
+    """Contract verdict per lane (see the module docstring); ``result``/``arrays`` uint64.
+
+    ``ulp_reading`` selects how an ulp bound is read (``either``, ``exact``,
+    ``correctly-rounded``; :mod:`tilecheck.spec.contract`); relative bounds have one reading.
+    ``tininess`` does not narrow a contract: a result near 2^emin may be flushed either way.
+    """
+    check_ulp_reading(ulp_reading)
+    lanes = _classify(xp, form, arrays)
+    fmt = lanes.fmt
+    result = result.astype(xp.uint64)
+    r_nan = (result & u64(xp, fmt.magnitude_mask)) > u64(xp, fmt.exponent_mask)
+    canonical = u64(xp, lanes.canonical)
+    nan_ok = r_nan & xp.where(lanes.nan_pinned, result == canonical, True)
+    special_ok = xp.where(lanes.want_nan, nan_ok, result == lanes.want)
+    special_ok = special_ok | (lanes.canonical_too & (result == canonical))
+    ok = xp.where(lanes.special, special_ok, False)
+    ok = xp.where(lanes.fixed, result == lanes.fixed_bits, ok)
+    ok = xp.where(lanes.fixed_nan, r_nan, ok)
+    ok = ok | lanes.unbounded
+    if lanes.hi_form:
         # the low word of the result is always zero
-        low_clear = (result & u64(xp, 0xFFFFFFFF)) == 0
-        ok = ok & low_clear
+        ok = ok & ((result & u64(xp, 0xFFFFFFFF)) == 0)
+    todo = lanes.todo
     if not bool(xp.any(todo)):
         return ok
-    # ---- the bound on finite lanes ----
-    flat_todo = todo.reshape(-1)
-    sel = xp.nonzero(flat_todo)[0]
+    sel = xp.nonzero(todo.reshape(-1))[0]
     r_bits = result.reshape(-1)[sel]
-    op_bits = [a.reshape(-1)[sel] for a in operands]
-    verdict = _bound_check(xp, fn, fmt, form, r_bits, op_bits, ftz, tininess)
-    if hi_form:
-        verdict = verdict & ((r_bits & u64(xp, 0xFFFFFFFF)) == 0)
+    op_bits = [a.reshape(-1)[sel] for a in lanes.operands]
+    verdict = _bound_verdict(xp, lanes, form, r_bits, op_bits, ulp_reading)
     flat_ok = ok.reshape(-1).copy()
     flat_ok[sel] = verdict
     return flat_ok.reshape(ok.shape)
 
 
-def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: bool, tininess: str):
-    """Bound verdict for finite, non-special lanes (1-D arrays)."""
+def _bound_verdict(xp, lanes: _Lanes, form: Form, r_bits, op_bits, reading: str):
+    """The bound on finite, non-special lanes (1-D arrays) under ``reading``."""
+    fn, fmt, ftz = lanes.fn, lanes.fmt, lanes.ftz
+    if form.contract.ulp is None or reading == "exact":
+        verdict = _bound_check(xp, fn, fmt, form, r_bits, op_bits, ftz)
+    elif reading == "correctly-rounded":
+        verdict = _rounded_check(xp, lanes, form, r_bits, op_bits)
+    else:
+        verdict = _bound_check(xp, fn, fmt, form, r_bits, op_bits, ftz) | _rounded_check(xp, lanes, form, r_bits,
+                                                                                          op_bits)
+    if lanes.hi_form:
+        verdict = verdict & ((r_bits & u64(xp, 0xFFFFFFFF)) == 0)
+    return verdict
+
+
+def _value_index(xp, fmt: Format, bits):
+    """Position of finite or infinite patterns among the format's values in real-number order
+    (int64; both zeros are 0, the infinity is one past the largest finite magnitude)."""
+    m = (bits & u64(xp, fmt.magnitude_mask)).astype(xp.int64)
+    return xp.where((bits >> u64(xp, fmt.width - 1)) != 0, -m, m)
+
+
+def _nearest_unflushed(xp, lanes: _Lanes, op_bits):
+    """RN(x) of the exact function on (already flushed) finite operands, without output flushing."""
+    fmt = lanes.fmt
+    rule = ops.NanRule(False, lanes.canonical, fixed=lanes.canonical)
+    mode = ops.Mode("rn")
+    with np.errstate(all="ignore"):
+        if lanes.fn == "rsqrt":
+            return _rsqrt_rn(xp, fmt, op_bits[0], mode, rule)
+        return ops.apply(xp, lanes.fn, fmt, list(op_bits), mode, rule)
+
+
+def _rounded_check(xp, lanes: _Lanes, form: Form, r_bits, op_bits):
+    """The ``correctly-rounded`` reading of a k-ulp bound: ``r`` at most k values from RN(x).
+
+    With ``.ftz`` a subnormal is never written; a zero is allowed when one of the k values
+    around RN(x) is a zero or a subnormal of that zero's sign (which the hardware flushes).
+    """
+    fmt = lanes.fmt
+    k = int(math.floor(form.contract.ulp))
+    centre = _value_index(xp, fmt, _nearest_unflushed(xp, lanes, op_bits))
+    r_mag = r_bits & u64(xp, fmt.magnitude_mask)
+    r_nan = r_mag > u64(xp, fmt.exponent_mask)
+    idx = _value_index(xp, fmt, r_bits)
+    near = xp.abs(idx - centre) <= k
+    if lanes.ftz:
+        top = fmt.min_normal - 1  # largest subnormal magnitude
+        r_zero = r_mag == 0
+        r_neg = (r_bits >> u64(xp, fmt.width - 1)) != 0
+        pos_zero = (centre - k <= top) & (centre + k >= 0)
+        neg_zero = (centre - k <= 0) & (centre + k >= -top)
+        zero_ok = xp.where(r_neg, neg_zero, pos_zero)
+        r_sub = (r_mag != 0) & (r_mag < u64(xp, fmt.min_normal))
+        near = xp.where(r_zero, zero_ok, near & ~r_sub)
+    return near & ~r_nan
+
+
+def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: bool):
+    """The ``exact`` reading: bound verdict for finite, non-special lanes (1-D arrays)."""
     contract = form.contract
     ulp, rel = contract.ulp, contract.relative_log2
     r_mag = r_bits & u64(xp, fmt.magnitude_mask)
@@ -395,6 +505,145 @@ def _zero_reachable(fn, fmt, q, is_root, contract) -> bool:
         return _within_exact("sqrt", fmt, largest_sub, [mag], contract.ulp, contract.relative_log2)
     cand = largest_sub if q > 0 else -largest_sub
     return _within_exact("div", fmt, cand, [q, Fraction(1)], contract.ulp, contract.relative_log2)
+
+
+# ---------------------------------------------------------------------------------------------
+# every allowed result
+
+
+def _window(form: Form, fmt: Format, stride: int, reading: str) -> int:
+    """Half-width, in values (of ``stride``), of a window around RN(x) that holds every value the
+    bound allows, with a margin: k ulps span at most 2k values (the spacing halves below a power
+    of two); a relative bound 2^t |x| spans fewer than 2^(t + 1 + mantissa_bits) values per side,
+    twice that below a power of two."""
+    c = form.contract
+    if c.ulp is not None:
+        return 2 * int(math.ceil(c.ulp)) + 2
+    return int(math.ceil(2.0 ** (c.relative_log2 + 2 + fmt.mantissa_bits) / stride)) + 2
+
+
+def _order_key(xp, fmt: Format, bits, stride: int):
+    """Total order of non-NaN patterns (int64): ... -min_sub, -0, +0, +min_sub ... in units of
+    ``stride`` (magnitudes are multiples of it)."""
+    m = ((bits & u64(xp, fmt.magnitude_mask)) // u64(xp, stride)).astype(xp.int64)
+    return xp.where((bits >> u64(xp, fmt.width - 1)) != 0, -m - 1, m)
+
+
+def _from_key(xp, fmt: Format, key, stride: int):
+    """Inverse of :func:`_order_key`."""
+    neg = key < 0
+    m = xp.where(neg, -key - 1, key).astype(xp.uint64) * u64(xp, stride)
+    return xp.where(neg, m | u64(xp, fmt.sign_mask), m)
+
+
+def results(xp, form: Form, arrays, ulp_reading: str = ULP_READING_DEFAULT) -> dict:
+    """Every result the contract allows, per lane, as ranges (see ``tilecheck.model.api.AllowedResults``).
+
+    Returns a dict of arrays (shape of the operands): ``lo``, ``hi`` (uint64 patterns, total
+    order), ``empty``, ``extra`` / ``extra_used`` (shape + (2,)), ``nan``, ``nan_bits`` (shape +
+    (1,), 0 = any NaN), ``unbounded``, and ``stride``. The bound lanes are found by probing
+    :func:`allowed`'s own verdict on a window of values around RN(x), and the ends are checked
+    to lie inside the window, so the ranges are exactly the values ``allowed`` accepts.
+    """
+    check_ulp_reading(ulp_reading)
+    out_shape = arrays[0].shape
+    lanes = _classify(xp, form, [a.reshape(-1) for a in arrays])  # 1-D throughout, reshaped at the end
+    fmt = lanes.fmt
+    shape = lanes.operands[0].shape
+    stride = 1 << 32 if lanes.hi_form else 1
+    lo = xp.zeros(shape, dtype=xp.uint64)
+    hi = xp.zeros(shape, dtype=xp.uint64)
+    empty = xp.ones(shape, dtype=bool)
+    extra = xp.zeros(shape + (2,), dtype=xp.uint64)
+    extra_used = xp.zeros(shape + (2,), dtype=bool)
+    canonical = u64(xp, lanes.canonical)
+    # special-table lanes
+    value = lanes.special & ~lanes.want_nan
+    lo = xp.where(value, lanes.want, lo)
+    hi = xp.where(value, lanes.want, hi)
+    empty = empty & ~value
+    nan = (lanes.special & lanes.want_nan) | lanes.canonical_too | lanes.fixed_nan | lanes.unbounded
+    any_nan = (lanes.special & lanes.want_nan & ~lanes.nan_pinned) | lanes.fixed_nan | lanes.unbounded
+    nan_bits = xp.where(nan & ~any_nan, canonical, u64(xp, 0)).reshape(shape + (1,))
+    # domain rules
+    lo = xp.where(lanes.fixed, lanes.fixed_bits, lo)
+    hi = xp.where(lanes.fixed, lanes.fixed_bits, hi)
+    empty = empty & ~lanes.fixed
+    inf = u64(xp, fmt.inf)
+    lo = xp.where(lanes.unbounded, inf | u64(xp, fmt.sign_mask), lo)
+    hi = xp.where(lanes.unbounded, inf, hi)
+    empty = empty & ~lanes.unbounded
+    todo = lanes.todo
+    if bool(xp.any(todo)):
+        sel = xp.nonzero(todo.reshape(-1))[0]
+        op_bits = [a.reshape(-1)[sel] for a in lanes.operands]
+        parts = _bound_ranges(xp, lanes, form, op_bits, stride, ulp_reading)
+        lo[sel], hi[sel], empty[sel], extra[sel], extra_used[sel] = parts
+    out = {"lo": lo, "hi": hi, "empty": empty, "extra": extra, "extra_used": extra_used, "nan": nan,
+           "nan_bits": nan_bits, "unbounded": lanes.unbounded}
+    out = {k: v.reshape(out_shape + v.shape[1:]) for k, v in out.items()}
+    out["stride"] = stride
+    return out
+
+
+def _bound_ranges(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: str):
+    """(lo, hi, empty, extra, extra_used) of the bound lanes (1-D operand arrays)."""
+    fmt = lanes.fmt
+    n = op_bits[0].shape[0]
+    centre = _nearest_unflushed(xp, lanes, op_bits)
+    if lanes.hi_form:
+        centre = centre & u64(xp, _HI_MASK)
+    w = _window(form, fmt, stride, reading)
+    top = int(fmt.inf // stride)  # key of +inf; -inf is -top - 1
+    c_key = _order_key(xp, fmt, centre, stride)
+    offsets = range(-w - 1, w + 2)
+    rows = []
+    keys = []
+    for d in offsets:
+        key = xp.clip(c_key + d, -top - 1, top)
+        keys.append(key)
+        rows.append(_bound_verdict(xp, lanes, form, _from_key(xp, fmt, key, stride), op_bits, reading))
+    keys = xp.stack(keys)
+    ok = xp.stack(rows)
+    zero_row = (keys == 0) | (keys == -1)
+    clipped_lo = keys[0] == -top - 1
+    clipped_hi = keys[-1] == top
+    # under .ftz the value next to an allowed zero at the window's edge is a subnormal (never allowed)
+    edge_zero_ok = zero_row & lanes.ftz
+    if bool(xp.any((ok[0] & ~clipped_lo & ~edge_zero_ok[0]) | (ok[-1] & ~clipped_hi & ~edge_zero_ok[-1]))):
+        raise AssertionError(f"{form.name}: an allowed value lies outside the search window around RN(x)")
+    nonzero = ok & ~zero_row
+    has = xp.any(nonzero, axis=0)
+    rows_idx = xp.arange(ok.shape[0])[:, None]
+    first = xp.min(xp.where(nonzero, rows_idx, ok.shape[0]), axis=0)
+    last = xp.max(xp.where(nonzero, rows_idx, -1), axis=0)
+    inside = (rows_idx >= first[None, :]) & (rows_idx <= last[None, :])
+    if bool(xp.any(inside & ~ok & has[None, :])):
+        raise AssertionError(f"{form.name}: the allowed values around RN(x) are not contiguous")
+    cols = xp.arange(n)
+    k_lo = keys[xp.minimum(first, ok.shape[0] - 1), cols]
+    k_hi = keys[xp.maximum(last, 0), cols]
+    # zeros: probed on their own (under .ftz a zero stands for every flushed subnormal, which may
+    # lie far from the window)
+    zeros = []
+    for key in (-1, 0):
+        zbits = _from_key(xp, fmt, xp.full(n, key, dtype=xp.int64), stride)
+        zeros.append(_bound_verdict(xp, lanes, form, zbits, op_bits, reading))
+    neg_ok, pos_ok = zeros
+    # lanes whose only allowed values are zeros: the range is those zeros
+    only_zero = ~has & (neg_ok | pos_ok)
+    k_lo = xp.where(only_zero, xp.where(neg_ok, -1, 0), k_lo)
+    k_hi = xp.where(only_zero, xp.where(pos_ok, 0, -1), k_hi)
+    empty = ~has & ~only_zero
+    lo = _from_key(xp, fmt, k_lo, stride)
+    hi = _from_key(xp, fmt, k_hi, stride)
+    extra = xp.zeros((n, 2), dtype=xp.uint64)
+    extra_used = xp.zeros((n, 2), dtype=bool)
+    for slot, (key, zok) in enumerate(((-1, neg_ok), (0, pos_ok))):
+        outside = has & zok & ((k_lo > key) | (k_hi < key))
+        extra[:, slot] = xp.where(outside, _from_key(xp, fmt, xp.full(n, key, dtype=xp.int64), stride), 0)
+        extra_used[:, slot] = outside
+    return lo, hi, empty, extra, extra_used
 
 
 # ---------------------------------------------------------------------------------------------

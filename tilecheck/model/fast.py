@@ -108,6 +108,11 @@ class _Scratch(threading.local):
 _SCRATCH = _Scratch()
 
 
+def scratch(xp, slot: str, n: int, dtype):
+    """A per-thread reusable work array of ``n`` elements for ``slot`` (see :class:`_Scratch`)."""
+    return _SCRATCH.get(xp, slot, n, dtype)
+
+
 def _nan_lanes(xp, fmt: Format, out, n: int):
     """Bool array of NaN result patterns, computed in scratch space."""
     mag = _SCRATCH.get(xp, "nan_mag", n, out.dtype)
@@ -117,7 +122,7 @@ def _nan_lanes(xp, fmt: Format, out, n: int):
     return flag
 
 
-def _fix_nans_into(xp, fmt: Format, out, operands, rule: ops.NanRule):
+def fix_nans_into(xp, fmt: Format, out, operands, rule: ops.NanRule):
     """In place: replace native NaNs in ``out`` (x86 default NaN, propagated payloads)."""
     flag = _nan_lanes(xp, fmt, out, out.shape[0])
     if bool(flag.any()):
@@ -174,7 +179,7 @@ def f32_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanR
             (xp.add if mode.rounding == "rp" else xp.subtract)(cbits, up, out=res)
     if mode.flush_out:
         out[...] = flush_subnormal_bits(xp, fmt, out).astype(xp.uint32)
-    _fix_nans_into(xp, fmt, out, srcs, rule)
+    fix_nans_into(xp, fmt, out, srcs, rule)
     return out
 
 

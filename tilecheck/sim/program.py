@@ -18,8 +18,9 @@ def bind_arguments(program, arrays) -> list:
     """Check ``arrays`` against ``program``'s parameters; return the kernel arguments in order.
 
     Tensor parameters take C-contiguous, writeable numpy arrays of the tensor's size whose element
-    width equals the tensor dtype's (a float32 tensor may be given as float32 or as uint32 bits);
-    they are written in place. Scalar parameters take numbers (converted to the parameter's
+    width equals the tensor dtype's; a float tensor takes its own float dtype or unsigned bits
+    (a float32 tensor: float32 or uint32), never signed integers or another float type (they
+    would be read as bits silently). They are written in place. Scalar parameters take numbers (converted to the parameter's
     dtype, round-to-nearest for floats) or numpy scalars of the same width (taken as bits).
     """
     params = program.params
@@ -33,6 +34,13 @@ def bind_arguments(program, arrays) -> list:
             if not isinstance(value, np.ndarray):
                 raise UsageError(f"{program.name}: argument {p.name!r} must be a numpy array "
                                  f"({buffer.dtype} {buffer.shape}), got {type(value).__name__}")
+            if buffer.dtype.kind == "float" and value.dtype.kind not in "uf" and value.dtype.name != buffer.dtype.name:
+                raise UsageError(f"{program.name}: argument {p.name!r} is a {buffer.dtype} tensor; a {value.dtype} array "
+                                 f"is neither its values nor its bits: give {buffer.dtype.name} values, or the bits as "
+                                 f"uint{buffer.dtype.bytes * 8} (array.view(np.uint{buffer.dtype.bytes * 8}))")
+            if buffer.dtype.kind == "float" and value.dtype.kind == "f" and value.dtype.name != buffer.dtype.name:
+                raise UsageError(f"{program.name}: argument {p.name!r} is a {buffer.dtype} tensor, got {value.dtype} "
+                                 f"values; convert them (array.astype(...)) or give the bits as uint{buffer.dtype.bytes * 8}")
             if value.dtype.itemsize != buffer.dtype.bytes or value.size != buffer.size:
                 raise UsageError(f"{program.name}: argument {p.name!r} must hold {buffer.size} elements of "
                                  f"{buffer.dtype.bytes} bytes ({buffer.dtype} {buffer.shape}), got "
@@ -100,6 +108,10 @@ def run_program(program, *arrays, backend: str = "cpu", target: str | None = Non
     if backend == "gpu":
         raise DeviceUnavailableError("Program.run(backend='gpu') is not available here: GPU execution belongs to "
                                      "the differential engine (tilecheck.diff); use backend='cpu'")
+    if tininess is not None:
+        from tilecheck.model.api import check_tininess
+
+        check_tininess(tininess)
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
     from tilecheck.emit import program_kernel

@@ -17,14 +17,16 @@ imports ``z3`` only when one of these functions is called, so ``import tilecheck
 
 from __future__ import annotations
 
+from tilecheck.spec.contract import ULP_READING_DEFAULT
+
 __all__ = ["encode", "encode_bits", "encode_contract", "evaluate", "allowed"]
 
 
-def encode(form, *terms, tininess: str = "after", memory=None):
+def encode(form, *terms, tininess: str = "after", memory=None, ulp_reading: str = ULP_READING_DEFAULT):
     """See :func:`tilecheck.smt.forms.encode`."""
     from tilecheck.smt import forms
 
-    return forms.encode(form, *terms, tininess=tininess, memory=memory)
+    return forms.encode(form, *terms, tininess=tininess, memory=memory, ulp_reading=ulp_reading)
 
 
 def encode_bits(form, *terms, tininess: str = "after"):
@@ -34,11 +36,11 @@ def encode_bits(form, *terms, tininess: str = "after"):
     return forms.encode_bits(form, *terms, tininess=tininess)
 
 
-def encode_contract(form, result, *operands, tininess: str = "after"):
+def encode_contract(form, result, *operands, tininess: str = "after", ulp_reading: str = ULP_READING_DEFAULT):
     """See :func:`tilecheck.smt.forms.encode_contract`."""
     from tilecheck.smt import forms
 
-    return forms.encode_contract(form, result, *operands, tininess=tininess)
+    return forms.encode_contract(form, result, *operands, tininess=tininess, ulp_reading=ulp_reading)
 
 
 def evaluate(form, *operand_bits, tininess: str = "after"):
@@ -48,8 +50,8 @@ def evaluate(form, *operand_bits, tininess: str = "after"):
     return forms.evaluate(form, *operand_bits, tininess=tininess)
 
 
-def allowed(form, result_bits, *operand_bits, tininess: str = "after"):
+def allowed(form, result_bits, *operand_bits, tininess: str = "after", ulp_reading: str = ULP_READING_DEFAULT):
     """See :func:`tilecheck.smt.forms.allowed`."""
     from tilecheck.smt import forms
 
-    return forms.allowed(form, result_bits, *operand_bits, tininess=tininess)
+    return forms.allowed(form, result_bits, *operand_bits, tininess=tininess, ulp_reading=ulp_reading)

@@ -33,6 +33,7 @@ import z3
 from tilecheck.errors import ApproximateFormError, UsageError
 from tilecheck.formats import Format, get_format
 from tilecheck.smt import fp
+from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.forms import TYPE_INFO, Form
 
 _FUNCTION = {"approx.div": "div", "approx.rcp": "rcp", "approx.sqrt": "sqrt", "approx.rsqrt": "rsqrt",
@@ -121,7 +122,7 @@ def _check_tininess(tininess: str) -> None:
         raise UsageError(f"tininess must be 'after' or 'before', got {tininess!r}")
 
 
-def encode(form, *terms, tininess: str = "after", memory=None):
+def encode(form, *terms, tininess: str = "after", memory=None, ulp_reading: str = ULP_READING_DEFAULT):
     """The Z3 semantics of a PTX form applied to ``terms`` (see the module docstring).
 
     Exact forms: the FP result (tuple of lanes for packed forms). Approximate forms:
@@ -137,7 +138,7 @@ def encode(form, *terms, tininess: str = "after", memory=None):
     fmt, lanes, container = _elem(form)
     if form.kind == "contract":
         result = z3.BitVec(f"{form.name}!result{next(_fresh)}", container)
-        return Approx(result, encode_contract(form, result, *terms, tininess=tininess))
+        return Approx(result, encode_contract(form, result, *terms, tininess=tininess, ulp_reading=ulp_reading))
     per_operand = [_lane_bits(form, t, fmt, lanes, container) for t in terms]
     out = []
     for lane in range(lanes):
@@ -337,6 +338,72 @@ def _bound_ok(form: Form, fn: str, fmt: Format, r, ops: list, ftz: bool) -> z3.B
     return z3.And(*aux, verdict) if aux else verdict
 
 
+def _value_index(fmt: Format, b) -> z3.BitVecRef:
+    """Position of a non-NaN pattern among the format's values in real-number order (signed,
+    two bits wider; both zeros are 0, infinity is one past the largest finite magnitude)."""
+    mag = z3.ZeroExt(2, b & fmt.magnitude_mask)
+    return z3.If((b & fmt.sign_mask) != 0, -mag, mag)
+
+
+def _rounded_ok(form: Form, fn: str, fmt: Format, r, ops: list, ftz: bool) -> z3.BoolRef:
+    """The ``correctly-rounded`` reading (the model's ``_rounded_check``): ``r`` at most k values
+    from RN(x); with ``.ftz`` no subnormal, and a zero when one of those values is a zero or a
+    subnormal of the zero's sign."""
+    k = int(form.contract.ulp // 1)
+    mag = r & fmt.magnitude_mask
+    r_nan = z3.UGT(mag, fmt.exponent_mask)
+    if fn == "rsqrt":
+        return z3.And(z3.Not(r_nan), _rsqrt_rounded_near(fmt, r, ops[0], k))
+    xs = [fp.to_fp(fmt, o) for o in ops]
+    centre = _value_index(fmt, z3.fpToIEEEBV(fp.ieee(fn, "rn", *xs)))
+    idx = _value_index(fmt, r)
+    diff = idx - centre
+    near = z3.And(diff <= k, diff >= -k)
+    if ftz:
+        top = fmt.min_normal - 1
+        r_neg = (r & fmt.sign_mask) != 0
+        pos_zero = z3.And(centre - k <= top, centre + k >= 0)
+        neg_zero = z3.And(centre - k <= 0, centre + k >= -top)
+        r_sub = z3.And(mag != 0, z3.ULT(mag, fmt.min_normal))
+        near = z3.If(mag == 0, z3.If(r_neg, neg_zero, pos_zero), z3.And(near, z3.Not(r_sub)))
+    return z3.And(z3.Not(r_nan), near)
+
+
+def _rsqrt_rounded_near(fmt: Format, r, a, k: int) -> z3.BoolRef:
+    """RN(1/sqrt(a)) lies within k values of ``r``, for finite a > 0 (Z3 has no rsqrt operator).
+
+    RN is monotone, so RN(x) >= v_m (m = index(r) - k) iff x >= the midpoint below v_m, and
+    RN(x) <= v_M (M = index(r) + k) iff x <= the midpoint above v_M; with x = 1/sqrt(a) > 0 each
+    side is a comparison of (midpoint)^2 * a with 1. 1/sqrt(a) is never a midpoint (it is rational
+    only for a = 4^n, a power of two), so ties do not arise. RN(x) is positive and finite, and
+    never below 2^emin (|a| <= max finite), so ``.ftz`` does not change the answer."""
+    w = fmt.width + 2
+    inf_idx = z3.BitVecVal(fmt.inf, w)
+    top_value = z3.RealVal(Fraction(2) ** (fmt.emax + 1))  # where rounding to nearest overflows
+    av = _real(fmt, a)
+
+    def value(i):  # for 0 <= i <= index of +inf
+        return z3.If(i == inf_idx, top_value, _real(fmt, z3.Extract(fmt.width - 1, 0, i)))
+
+    idx = _value_index(fmt, r)
+    m = idx - k
+    big_m = idx + k
+    mid_lo = (value(m - 1) + value(m)) / 2
+    mid_hi = (value(big_m) + value(big_m + 1)) / 2
+    lower = z3.Or(m <= 0, mid_lo * mid_lo * av <= 1)
+    upper = z3.If(big_m >= inf_idx, True, z3.And(big_m > 0, mid_hi * mid_hi * av >= 1))
+    return z3.And(lower, upper)
+
+
+def _reading_ok(form: Form, fn: str, fmt: Format, r, ops: list, ftz: bool, reading: str) -> z3.BoolRef:
+    """The bound under ``reading`` (relative bounds have one reading)."""
+    if form.contract.ulp is None or reading == "exact":
+        return _bound_ok(form, fn, fmt, r, ops, ftz)
+    if reading == "correctly-rounded":
+        return _rounded_ok(form, fn, fmt, r, ops, ftz)
+    return z3.Or(_bound_ok(form, fn, fmt, r, ops, ftz), _rounded_ok(form, fn, fmt, r, ops, ftz))
+
+
 def _power(x, d: int):
     out = x
     for _ in range(d - 1):
@@ -344,13 +411,16 @@ def _power(x, d: int):
     return out
 
 
-def encode_contract(form, result, *operands, tininess: str = "after") -> z3.BoolRef:
+def encode_contract(form, result, *operands, tininess: str = "after",
+                    ulp_reading: str = ULP_READING_DEFAULT) -> z3.BoolRef:
     """Contract of an approximate form: is ``result`` (a container bit-vector or int) allowed for
     ``operands``? Mirrors :func:`tilecheck.model.contracts.allowed` (special cases after ``.ftz``
-    flushing, per-key domain rules, then the bound). Assert the returned formula (it may contain
-    auxiliary real variables fixed by equations)."""
+    flushing, per-key domain rules, then the bound under ``ulp_reading``: ``exact``,
+    ``correctly-rounded`` or ``either``). Assert the returned formula (it may contain auxiliary
+    variables fixed by equations)."""
     form = _form(form)
     _check_tininess(tininess)
+    check_ulp_reading(ulp_reading)
     if form.kind != "contract":
         raise UsageError(f"{form.name} is not an approximate form")
     if len(operands) != len(form.sources):
@@ -361,7 +431,8 @@ def encode_contract(form, result, *operands, tininess: str = "after") -> z3.Bool
     if lanes != 1:
         raise UsageError(f"packed approximate forms are not supported ({form.name})")
     r = fp.bv(fmt, result if not isinstance(result, (int, np.integer)) else int(result))
-    ops = [_as_bv(fmt, _lane_bits(form, o, fmt, 1, container)[0]) for o in operands]
+    raw = [_as_bv(fmt, _lane_bits(form, o, fmt, 1, container)[0]) for o in operands]
+    ops = list(raw)
     hi = key in ("approx.rcp_hi", "approx.rsqrt_hi")
     ftz = hi or bool(form.semantics.params.get("ftz", False))
     if hi:
@@ -369,14 +440,14 @@ def encode_contract(form, result, *operands, tininess: str = "after") -> z3.Bool
     if ftz:
         ops = [fp.flush_bits(fmt, o) for o in ops]
     canonical = form.nan.bits if form.nan.bits is not None else fmt.canonical_nan
-    exact_nan = form.nan.policy == "canonical"
     is_nan = lambda b: z3.UGT(b & fmt.magnitude_mask, fmt.exponent_mask)  # noqa: E731
-
-    def same(got, want):
-        if exact_nan:
-            return got == want
-        return z3.Or(got == want, z3.And(is_nan(want), is_nan(got)))
-
+    nan_in = z3.Or(*[is_nan(a) for a in ops])
+    pinned_policy = form.nan.policy == "canonical"
+    # NaN bits are pinned only for NaN operands of the upper-word forms; a NaN whose payload is
+    # only in the low word may also follow the upper word's rule (see the model's _classify)
+    pinned = nan_in if pinned_policy else z3.BoolVal(False)
+    canonical_too = (z3.And(z3.Or(*[is_nan(a) for a in raw]), z3.Not(nan_in)) if hi and pinned_policy
+                     else z3.BoolVal(False))
     special = z3.Or(*[z3.Or(is_nan(a), (a & fmt.magnitude_mask) == fmt.exponent_mask, (a & fmt.magnitude_mask) == 0)
                       for a in ops])
     if fn in ("sqrt", "rsqrt"):
@@ -386,22 +457,22 @@ def encode_contract(form, result, *operands, tininess: str = "after") -> z3.Bool
         hit = z3.And(*[_class_match(fmt, a, word) for word, a in zip(case.operands, ops)])
         wbits = _word_bits(fmt, case.result)
         want = z3.If(hit, fp.const(fmt, wbits if wbits is not None else canonical), want)
-    todo = z3.Not(special)
-    bound = _bound_ok(form, fn, fmt, r, ops, ftz)
-    verdict = z3.If(special, same(r, want), bound)
+    nan_ok = z3.And(is_nan(r), z3.Or(z3.Not(pinned), r == canonical))
+    special_ok = z3.Or(z3.If(is_nan(want), nan_ok, r == want), z3.And(canonical_too, r == canonical))
+    verdict = z3.If(special, special_ok, _reading_ok(form, fn, fmt, r, ops, ftz, ulp_reading))
     if key == "approx.div" and form.semantics.params.get("variant") == "approx":
         b_mag = ops[1] & fmt.magnitude_mask
         big = fmt.from_fraction(Fraction(2) ** 126)
-        huge = z3.And(todo, z3.UGT(b_mag, big))
-        sign = (ops[0] ^ ops[1]) & fmt.sign_mask
-        rest = z3.If(huge, r == sign, bound)
-        if not ftz:
-            sub_b = z3.And(todo, z3.Not(huge), z3.ULT(b_mag, fmt.min_normal))
-            rest = z3.If(sub_b, True, rest)
-        verdict = z3.If(special, same(r, want), rest)
-        a_inf = (ops[0] & fmt.magnitude_mask) == fmt.exponent_mask
         huge_b = z3.And(z3.UGT(b_mag, big), z3.ULT(b_mag, fmt.exponent_mask))
-        verdict = z3.If(z3.And(a_inf, huge_b), is_nan(r), verdict)
+        a_nan = is_nan(ops[0])
+        a_inf = (ops[0] & fmt.magnitude_mask) == fmt.exponent_mask
+        sign = (ops[0] ^ ops[1]) & fmt.sign_mask
+        # 2^126 < |b| < 2^128: a sign-preserving zero, NaN when a is infinite; a subnormal b
+        # without .ftz: nothing documented, any result (with .ftz it was flushed to zero above)
+        unbounded = z3.And(b_mag != 0, z3.ULT(b_mag, fmt.min_normal), z3.Not(a_nan))
+        verdict = z3.If(unbounded, True,
+                        z3.If(z3.And(huge_b, a_inf), is_nan(r),
+                              z3.If(z3.And(huge_b, z3.Not(a_nan)), r == sign, verdict)))
     if hi:
         verdict = z3.And(verdict, (r & 0xFFFFFFFF) == 0)
     return verdict
@@ -438,20 +509,23 @@ def evaluate(form, *operand_bits, tininess: str = "after"):
     return fp.value_of(encode_bits(form, *terms, tininess=tininess))
 
 
-def allowed(form, result_bits, *operand_bits, tininess: str = "after"):
+def allowed(form, result_bits, *operand_bits, tininess: str = "after", ulp_reading: str = ULP_READING_DEFAULT):
     """Is ``result_bits`` acceptable? Exact forms: equal to :func:`evaluate`, NaNs judged by the NaN
-    policy as the model judges them; approximate forms: the contract, decided by a solver."""
+    policy as the model judges them; approximate forms: the contract under ``ulp_reading``,
+    decided by a solver."""
     form = _form(form)
+    check_ulp_reading(ulp_reading)
     if _arrays((result_bits,) + operand_bits):
         arrays = np.broadcast_arrays(np.asarray(result_bits), *[np.asarray(a) for a in operand_bits])
         flat = [a.reshape(-1) for a in arrays]
-        out = np.array([allowed(form, int(flat[0][i]), *[int(f[i]) for f in flat[1:]], tininess=tininess)
-                        for i in range(flat[0].size)], dtype=bool)
+        out = np.array([allowed(form, int(flat[0][i]), *[int(f[i]) for f in flat[1:]], tininess=tininess,
+                                ulp_reading=ulp_reading) for i in range(flat[0].size)], dtype=bool)
         return out.reshape(arrays[0].shape)
     fmt, lanes, container = _elem(form)
     if form.kind == "contract":
         solver = z3.Solver()
-        solver.add(encode_contract(form, int(result_bits), *[int(b) for b in operand_bits], tininess=tininess))
+        solver.add(encode_contract(form, int(result_bits), *[int(b) for b in operand_bits], tininess=tininess,
+                                   ulp_reading=ulp_reading))
         verdict = solver.check()
         if verdict == z3.unknown:
             raise ArithmeticError(f"Z3 could not decide the contract of {form.name}: {solver.reason_unknown()}")

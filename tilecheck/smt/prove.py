@@ -19,6 +19,9 @@ Query language (see ``spec/amdgpu/README.md``, section "prove"):
   ``and or not``, ``a if c else b``;
 * formats: ``f16 bf16 f32 f64`` and reduced IEEE-style formats ``eXmY`` (X exponent bits, Y
   fraction bits, e.g. ``e4m3`` here means IEEE-style, infinities included);
+* ``inf``, ``infinity`` and ``nan`` (any case) are the values ``tilecheck eval`` reads them as
+  (+infinity, the format's default NaN; ``-inf`` negates); numeric literals must be exactly
+  representable in their format (``1e39`` in f32 is a usage error naming what eval would read);
 * free variables take their format from where they are used (an operand of a form or sequence) or
   from ``--var x=f16``; numeric literals take the format of where they stand.
 """
@@ -26,6 +29,7 @@ Query language (see ``spec/amdgpu/README.md``, section "prove"):
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 import time
 from dataclasses import dataclass, field
@@ -33,8 +37,8 @@ from fractions import Fraction
 
 import z3
 
-from tilecheck.errors import UsageError
-from tilecheck.formats import get_format
+from tilecheck.errors import IllegalFormError, UnknownFormError, UsageError, echo
+from tilecheck.formats import decimal_magnitude, get_format
 from tilecheck.smt import fp
 
 ROUNDINGS = ("rn", "rz", "rm", "rp")
@@ -42,6 +46,9 @@ _ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, a
             ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Call, ast.Name, ast.Load, ast.Constant,
             ast.Attribute, ast.IfExp)
 _REDUCED = re.compile(r"^e(\d+)m(\d+)$")
+# names that are values, spelled as ``tilecheck eval`` accepts them (any case): +inf and the format's
+# default NaN (``-inf`` / ``-nan`` are these negated)
+SPECIAL_NAMES = ("inf", "infinity", "nan")
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,22 @@ class QFormat:
     @property
     def sort(self) -> z3.FPSortRef:
         return z3.FPSort(self.ebits, self.mbits + 1)
+
+    @property
+    def emax(self) -> int:
+        return (1 << (self.ebits - 1)) - 1
+
+    @property
+    def inf_bits(self) -> int:
+        return ((1 << self.ebits) - 1) << self.mbits
+
+    @property
+    def nan_bits(self) -> int:
+        """The NaN ``tilecheck eval`` reads ``nan`` as: the format's default NaN (f16, bf16,
+        f32, f64), else the positive quiet NaN with an empty payload."""
+        if self.name in ("f16", "bf16", "f32", "f64"):
+            return get_format(self.name).default_nan
+        return self.inf_bits | (1 << (self.mbits - 1))
 
     def describe(self, bits: int) -> str:
         """hex (decimal value) of a pattern."""
@@ -86,7 +109,7 @@ def qformat(name: str) -> QFormat:
         if e < 2 or mb < 2 or e + mb + 1 > 64:
             raise UsageError(f"format {name}: need at least 2 exponent and 2 fraction bits, at most 64 bits in all")
         return QFormat(name, e, mb)
-    raise UsageError(f"unknown format {name!r} (f16, bf16, f32, f64 or eXmY, e.g. e5m10)")
+    raise UsageError(f"unknown format {echo(name)} (f16, bf16, f32, f64 or eXmY, e.g. e5m10)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,7 +190,8 @@ class _Builder:
             self._infer(child, None)
 
     def _is_free(self, name: str) -> bool:
-        return name not in ROUNDINGS and name not in ("True", "False") and not _is_format_name(name)
+        return (name not in ROUNDINGS and name not in ("True", "False") and not _is_format_name(name)
+                and name.lower() not in SPECIAL_NAMES)
 
     def _operand_formats(self, name: str | None, node) -> list | None:
         if name is None:
@@ -232,22 +256,52 @@ class _Builder:
         raise self.err(node, f"{type(node).__name__} here is not part of the query language")
 
     def literal(self, node, value, fmt: QFormat) -> Val:
-        x = z3.FPVal(float(value), fmt.sort) if isinstance(value, float) else z3.FPVal(value, fmt.sort)
-        # exactness: the literal must be representable
-        back = z3.simplify(z3.fpToReal(x))
-        if back.as_fraction() != Fraction(value):
-            raise self.err(node, f"literal {value} is not exactly representable in {fmt.name}")
-        return Val(fmt, z3.simplify(z3.fpToIEEEBV(x)))
+        """A numeric literal in format ``fmt``: it must be exactly representable (a prover does not
+        round silently); the message says what ``tilecheck eval`` would round it to."""
+        text = (ast.get_source_segment(self.text, node) or repr(value)).lower()
+        if isinstance(value, int):
+            exact = Fraction(value)
+        else:
+            exact = decimal_magnitude(text, fmt.emax, 2 - (1 << (fmt.ebits - 1)) - fmt.mbits)
+            if exact == "overflow" or (isinstance(value, float) and value == float("inf") and exact is None):
+                raise self.err(node, f"literal {text} overflows {fmt.name} (eval reads it as +inf); "
+                                     "write inf if that is meant")
+            if exact == "underflow":
+                raise self.err(node, f"literal {text} underflows {fmt.name} (eval reads it as 0.0); "
+                                     "write 0.0 if that is meant")
+            if not isinstance(exact, Fraction):
+                raise self.err(node, f"literal {text} is not a decimal number the query language reads")
+        rounded = z3.simplify(z3.fpRealToFP(z3.RNE(), z3.RealVal(f"{exact.numerator}/{exact.denominator}"),
+                                            fmt.sort))
+        bits = z3.simplify(z3.fpToIEEEBV(rounded)).as_long()
+        if bits & ((1 << (fmt.width - 1)) - 1) == fmt.inf_bits:
+            raise self.err(node, f"literal {text} overflows {fmt.name} (eval reads it as +inf); "
+                                 "write inf if that is meant")
+        back = z3.simplify(z3.fpToReal(rounded))
+        if back.as_fraction() != exact:
+            raise self.err(node, f"literal {text} is not exactly representable in {fmt.name} "
+                                 f"(eval rounds it to {fmt.describe(bits)}); write that value or from_bits(...)")
+        return Val(fmt, z3.BitVecVal(bits, fmt.width))
+
+    def special(self, node, expected: QFormat | None) -> Val:
+        """``inf`` / ``infinity`` / ``nan``: the values ``tilecheck eval`` reads them as."""
+        if expected is None:
+            raise self.err(node, f"cannot tell the format of {node.id}; use it as an operand or compare it "
+                                 "with a value of known format")
+        bits = expected.inf_bits if node.id.lower() in ("inf", "infinity") else expected.nan_bits
+        return Val(expected, z3.BitVecVal(bits, expected.width))
 
     def name(self, node, expected: QFormat | None) -> Val:
         n = node.id
         if n in self.variables:
             return self.variables[n]
+        if n.lower() in SPECIAL_NAMES:
+            return self.special(node, expected)
         if not self._is_free(n):
-            raise self.err(node, f"{n!r} is not a value here")
+            raise self.err(node, f"{echo(n)} is not a value here")
         fmt_name = self.var_formats.get(n) or (expected.name if expected else None)
         if fmt_name is None:
-            raise self.err(node, f"cannot tell the format of {n!r}: use it as an operand of a form, or give --var {n}=f32")
+            raise self.err(node, f"cannot tell the format of {echo(n)}: use it as an operand of a form, or give --var {n[:60]}=f32")
         fmt = qformat(fmt_name)
         v = Val(fmt, z3.BitVec(n, fmt.width))
         self.variables[n] = v
@@ -306,6 +360,8 @@ class _Builder:
                 return qformat(seq.type)
             if name == "cvt" and len(node.args) == 3 and isinstance(node.args[2], ast.Name):
                 return qformat(node.args[2].id)
+            if name == "from_bits" and len(node.args) == 2 and isinstance(node.args[1], ast.Name):
+                return qformat(node.args[1].id)
             for a in node.args:
                 h = self._hint(a)
                 if h is not None:
@@ -328,7 +384,7 @@ class _Builder:
         if seq is not None:
             return self.call_sequence(node, seq)
         if "." in name:
-            raise self.err(node, f"unknown form or sequence {name!r}")
+            self._unknown_dotted(node, name)
         return self.call_builtin(node, name, expected)
 
     def _args(self, node, formats: list) -> list:
@@ -432,7 +488,24 @@ class _Builder:
             if not 0 <= bits < (1 << f.width):
                 raise self.err(node, f"{bits:#x} does not fit {f.name}")
             return Val(f, z3.BitVecVal(bits, f.width))
-        raise self.err(node, f"unknown function {name!r}")
+        raise self.err(node, f"unknown function {echo(name)}")
+
+    def _unknown_dotted(self, node, name: str):
+        """Raise for a dotted name that is neither a form nor a sequence: an illegal PTX spelling is
+        IllegalFormError (exit 1, as in eval), anything else UnknownFormError with the nearest names."""
+        col = f"query (column {node.col_offset + 1}): "
+        if not name.startswith("amdgpu."):
+            try:
+                verdict = self.db.verdict(name)
+            except UnknownFormError as exc:
+                raise UnknownFormError(col + exc.message) from None
+            if not verdict.legal:
+                raise IllegalFormError(f"{col}{name}: {verdict.reason}", reason=verdict.reason, ptxas=verdict.ptxas)
+        from tilecheck.spec.amdgpu import sequences
+
+        close = difflib.get_close_matches(name, list(sequences(self.db)), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UnknownFormError(f"{col}unknown form or sequence {echo(name)}{hint}")
 
     def rounding(self, node) -> str:
         if not isinstance(node, ast.Name) or node.id not in ROUNDINGS:
@@ -520,7 +593,7 @@ class Outcome:
 def solve(built: Built, timeout: float = 60.0, solver: str = "z3") -> Outcome:
     """Search for a counterexample to ``built.claim`` under its constraints."""
     if solver != "z3":
-        raise UsageError(f"unknown solver {solver!r} (available: z3)")
+        raise UsageError(f"unknown solver {echo(solver)} (available: z3)")
     s = z3.SolverFor("QF_FPBV") if not _needs_reals(built) else z3.Solver()
     s.set("timeout", max(1, int(timeout * 1000)))
     for c in built.constraints:
@@ -532,7 +605,10 @@ def solve(built: Built, timeout: float = 60.0, solver: str = "z3") -> Outcome:
     if answer == z3.unsat:
         return Outcome("proved", seconds, solver)
     if answer == z3.unknown:
-        return Outcome("unknown", seconds, solver, reason=s.reason_unknown())
+        reason = s.reason_unknown()
+        if "interrupted" in reason:  # Z3 catches SIGINT itself and answers unknown: pass it on
+            raise KeyboardInterrupt
+        return Outcome("unknown", seconds, solver, reason=reason)
     model = s.model()
     assignment = []
     for name, v in built.variables.items():
@@ -609,7 +685,7 @@ NAMED: dict[str, Named] = {q.name: q for q in [
           "== fma(rn, a, b, c)", "fma through a format with p' = 2p + 2 (p=5, p'=12) is still not correctly rounded",
           var=(("a", "e3m4"), ("b", "e3m4"), ("c", "e3m4")), expect="counterexample"),
     Named("bf16.fma-via-f32", "cvt(rn, fma(rn, cvt(rn, a, f32), cvt(rn, b, f32), cvt(rn, c, f32)), bf16) "
-          "== fma(rn, a, b, c)", "bf16 fma through f32 (DESIGN.md: counterexample 0xD640*0x1DA1+0x1480)",
+          "== fma(rn, a, b, c)", "bf16 fma through f32 and one more rounding (spec/ptx/fma.yaml records the counterexample 0xD640*0x1DA1+0x1480)",
           var=(("a", "bf16"), ("b", "bf16"), ("c", "bf16")), expect="counterexample"),
     Named("amdgpu.fdiv64", "amdgpu.fdiv64(n, d) == div.rn.f64(n, d)",
           "LLVM's AMDGPU fdiv double is correctly rounded for every reciprocal its contract allows",

@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-from tilecheck.errors import IllegalFormError, Location, Problem, SpecError, UnknownFormError
+from tilecheck.errors import IllegalFormError, Location, Problem, SpecError, UnknownFormError, echo
 from tilecheck.spec import registry
 from tilecheck.spec.files import display_path, schema_problems, spec_root
 from tilecheck.spec.forms import (TYPE_INFO, Contract, Example, Family, Form, IllegalSpelling, NanPolicy,
@@ -45,6 +45,21 @@ def spelling_key(spelling: str) -> tuple[str, tuple[str, ...], str]:
     (``div.ftz.rn.f32`` is ``div.rn.ftz.f32``), the type token last."""
     opcode, mods, type_ = split_spelling(spelling)
     return opcode, tuple(sorted(mods)), type_
+
+
+def _nearest(spelling: str, names: list[str], unknown: list[str], n: int = 3) -> list[str]:
+    """The ``n`` names closest to ``spelling`` (difflib ratio >= 0.6); a name holding an anagram of
+    an unknown token ranks first (``div.nr.f32`` -> ``div.rn.f32``)."""
+    scored = []
+    for name in names:
+        ratio = difflib.SequenceMatcher(None, spelling, name).ratio()
+        if ratio < 0.6:
+            continue
+        tokens = name.split(".")
+        if any(sorted(u) == sorted(t) for u in unknown for t in tokens):
+            ratio += 0.1
+        scored.append((-ratio, name))
+    return [name for _, name in sorted(scored)[:n]]
 
 
 def _version(text: str) -> tuple[int, int]:
@@ -125,7 +140,7 @@ class SpecDatabase:
             return self.targets[name]
         except KeyError:
             known = ", ".join(self.targets)
-            raise UnknownFormError(f"unknown target {name!r}; known targets: {known}") from None
+            raise UnknownFormError(f"unknown target {echo(name)}; known targets: {known}") from None
 
     def verdict(self, spelling: str, target: str | None = None) -> Verdict:
         """The spec's legality verdict on ``spelling`` (for ``target`` when given).
@@ -153,6 +168,11 @@ class SpecDatabase:
         family = self.families.get(opcode)
         if family is None:
             raise UnknownFormError(self._unknown_message(spelling))
+        unknown = self._unknown_tokens(mods, type_)
+        if unknown:
+            # a token no PTX form uses is a typo or an instruction tilecheck does not know, not a
+            # combination the ISA forbids: unknown (exit 2), with the nearest spellings
+            raise UnknownFormError(self._unknown_message(spelling, unknown))
         return Verdict(spelling, False, None, self._derived_reason(family, mods, type_), None,
                        tinfo.name if tinfo else None)
 
@@ -169,11 +189,32 @@ class SpecDatabase:
         return max(form.target.ptx, tinfo.min_ptx)
 
     # ---- messages ---------------------------------------------------------------------------
-    def _unknown_message(self, spelling: str) -> str:
-        names = list(self.forms)
-        close = difflib.get_close_matches(spelling, names, n=3, cutoff=0.6)
+    def _unknown_tokens(self, mods: tuple[str, ...], type_: str) -> list[str]:
+        """The qualifiers and type of a spelling that no PTX form (legal or recorded illegal) uses."""
+        known = self._known_tokens()
+        return [t for t in (*mods, type_) if t not in known]
+
+    def _known_tokens(self) -> set:
+        tokens = getattr(self, "_tokens", None)
+        if tokens is None:
+            tokens = set(TYPE_INFO)
+            for f in self.forms.values():
+                _, mods, type_ = split_spelling(f.name)
+                tokens.update(mods)
+                tokens.add(type_)
+            for opcode, mods, type_ in self._illegal:
+                tokens.update(mods)
+                tokens.add(type_)
+            self._tokens = tokens
+        return tokens
+
+    def _unknown_message(self, spelling: str, unknown: list[str] | None = None) -> str:
+        close = _nearest(spelling.strip().lower(), list(self.forms), unknown or [])
         hint = f"; did you mean {', '.join(close)}?" if close else "; `tilecheck spec list` shows every form"
-        return f"unknown instruction {spelling!r}{hint}"
+        if unknown:
+            what = echo(", ".join("." + t for t in unknown)).strip("'\"")
+            return f"unknown instruction {echo(spelling)}: no PTX form uses {what}{hint}"
+        return f"unknown instruction {echo(spelling)}{hint}"
 
     def _derived_reason(self, family: Family, mods: tuple[str, ...], type_: str) -> str:
         same_type = [f for f in family.forms if f.type == type_]
@@ -424,11 +465,13 @@ def load_database(root: str | Path | None = None) -> SpecDatabase:
 
     Cached per root; raises :class:`SpecError` listing every problem found.
     """
-    return _load_cached(str(Path(root) if root else spec_root()))
+    root_path = Path(root) if root else spec_root()
+    # keyed by the resolved folder too: a relative root names another folder after a chdir
+    return _load_cached(str(root_path), "" if root_path.is_absolute() else str(root_path.resolve()))
 
 
 @lru_cache(maxsize=8)
-def _load_cached(root_text: str) -> SpecDatabase:
+def _load_cached(root_text: str, resolved: str = "") -> SpecDatabase:
     from tilecheck.formats import all_formats  # formats live in spec/formats and load first
 
     _register_extensions()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,24 +21,35 @@ from tilecheck.spec.yamlio import LocatedDocument
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
-def spec_root() -> Path:
-    """The folder holding ``schema/``, ``formats/``, ``ptx/``, ``amdgpu/`` and ``sequences/``."""
-    override = os.environ.get("TILECHECK_SPEC_DIR")
-    if override:
-        return Path(override)
+def builtin_spec_root() -> Path:
+    """The spec folder shipped with tilecheck (``tilecheck/_data/spec`` in a wheel, else the
+    checkout's ``spec/``), whatever ``TILECHECK_SPEC_DIR`` says."""
     shipped = _PACKAGE_DIR / "_data" / "spec"
     if shipped.is_dir():
         return shipped
     return _PACKAGE_DIR.parent / "spec"
 
 
+def spec_root() -> Path:
+    """The folder holding ``schema/``, ``formats/``, ``ptx/``, ``amdgpu/`` and ``sequences/``."""
+    override = os.environ.get("TILECHECK_SPEC_DIR")
+    if override:
+        return Path(override)
+    return builtin_spec_root()
+
+
 def display_path(path: Path, root: Path | None = None) -> str:
-    """``spec/ptx/div.yaml`` style name for a file under the spec root (used in messages)."""
+    """How messages name a spec file: ``spec/ptx/div.yaml`` inside the built-in spec folder, the
+    real path (as the root was given) inside any other folder (``TILECHECK_SPEC_DIR``, ``spec check DIR``),
+    so that an error points at the file that holds it."""
     root = root or spec_root()
     try:
-        return "spec/" + path.resolve().relative_to(root.resolve()).as_posix()
+        relative = path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return str(path)
+    if root.resolve() == builtin_spec_root().resolve():
+        return "spec/" + relative
+    return str(root / relative)
 
 
 @lru_cache(maxsize=None)
@@ -55,10 +67,26 @@ def schema_problems(doc: LocatedDocument, schema_name: str, root: Path | None = 
     validator = jsonschema.Draft202012Validator(schema)
     problems = []
     for err in sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path))):
-        where = doc.locate(tuple(err.absolute_path))
-        field = "/".join(str(p) for p in err.absolute_path) or "(document)"
+        here = tuple(err.absolute_path)
+        extra = _unknown_fields(err)
+        if extra:  # each unknown field at its own line and column, not at its parent's
+            for key in extra:
+                field = "/".join(str(p) for p in here + (key,))
+                problems.append(Problem(doc.locate_key(here + (key,)), f"{field}: unknown field"))
+            continue
+        where = doc.locate(here)
+        field = "/".join(str(p) for p in here) or "(document)"
         problems.append(Problem(where, f"{field}: {_short(err)}"))
     return problems
+
+
+def _unknown_fields(err: jsonschema.ValidationError) -> list:
+    """The keys an ``additionalProperties: false`` error is about (empty for any other error)."""
+    if err.validator != "additionalProperties" or err.validator_value is not False or not isinstance(err.instance, dict):
+        return []
+    known = err.schema.get("properties", {})
+    patterns = list(err.schema.get("patternProperties", {}))
+    return [k for k in err.instance if k not in known and not any(re.search(p, str(k)) for p in patterns)]
 
 
 def _short(err: jsonschema.ValidationError) -> str:

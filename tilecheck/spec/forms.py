@@ -123,6 +123,7 @@ class Contract:
     domain: str = ""
     provisional: bool = False
     specials: tuple[Special, ...] = ()
+    readings: tuple[str, ...] = ("exact", "correctly-rounded")
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,12 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 class LocatedDocument:
     """A parsed YAML document with the location of each node."""
 
-    def __init__(self, path: str, data: Any, locations: dict[tuple, tuple[int, int]]):
+    def __init__(self, path: str, data: Any, locations: dict[tuple, tuple[int, int]],
+                 key_locations: dict[tuple, tuple[int, int]] | None = None):
         self.path = path
         self.data = data
         self.locations = locations
+        self.key_locations = key_locations or {}
 
     def locate(self, node_path: tuple | list = ()) -> Location:
         """The location of the node at ``node_path``, or of its nearest located ancestor."""
@@ -35,9 +37,18 @@ class LocatedDocument:
         line, column = self.locations.get(node_path, (1, 1))
         return Location(self.path, line, column)
 
+    def locate_key(self, node_path: tuple | list) -> Location:
+        """The location of the mapping key that names the node at ``node_path`` (where an unknown
+        field is written); the node's own location when it has no key."""
+        node_path = tuple(node_path)
+        if node_path in self.key_locations:
+            line, column = self.key_locations[node_path]
+            return Location(self.path, line, column)
+        return self.locate(node_path)
+
 
 def _build(node: yaml.Node, here: tuple, locations: dict, constructor: yaml.SafeLoader,
-           problems: list[Problem], path: str) -> Any:
+           problems: list[Problem], path: str, key_locations: dict | None = None) -> Any:
     locations[here] = (node.start_mark.line + 1, node.start_mark.column + 1)
     if isinstance(node, yaml.MappingNode):
         result: dict = {}
@@ -52,10 +63,12 @@ def _build(node: yaml.Node, here: tuple, locations: dict, constructor: yaml.Safe
                 problems.append(Problem(Location(path, key_node.start_mark.line + 1,
                                                  key_node.start_mark.column + 1),
                                         f"duplicate key {key!r}"))
-            result[key] = _build(value_node, here + (key,), locations, constructor, problems, path)
+            if key_locations is not None:
+                key_locations[here + (key,)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            result[key] = _build(value_node, here + (key,), locations, constructor, problems, path, key_locations)
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_build(item, here + (i,), locations, constructor, problems, path)
+        return [_build(item, here + (i,), locations, constructor, problems, path, key_locations)
                 for i, item in enumerate(node.value)]
     return constructor.construct_object(node, deep=True)
 
@@ -82,16 +95,17 @@ def parse_yaml(text: str, path: str) -> LocatedDocument:
     if node is None:
         raise SpecError([Problem(Location(path, 1, 1), "empty document")])
     locations: dict[tuple, tuple[int, int]] = {}
+    key_locations: dict[tuple, tuple[int, int]] = {}
     problems: list[Problem] = []
     try:
-        data = _build(node, (), locations, loader, problems, path)
+        data = _build(node, (), locations, loader, problems, path, key_locations)
     except yaml.constructor.ConstructorError as exc:
         mark = exc.problem_mark
         where = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path)
         raise SpecError([Problem(where, f"YAML: {exc.problem}")]) from None
     if problems:
         raise SpecError(problems)
-    return LocatedDocument(path, data, locations)
+    return LocatedDocument(path, data, locations, key_locations)
 
 
 def load_yaml(path: Path, display: str | None = None) -> LocatedDocument:

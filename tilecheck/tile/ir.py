@@ -15,10 +15,11 @@ Operands of an :class:`ApplyCall` are, in the call's order (destination first):
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
 
-from tilecheck.errors import IllegalTileOpError, Location
+from tilecheck.errors import IllegalTileOpError, Location, UsageError
 from tilecheck.tile.dtypes import DType
 from tilecheck.tile.exprs import Expr, ScalarParam
 from tilecheck.tile.views import Buffer, View
@@ -183,6 +184,12 @@ class Program:
     def run(self, *arrays, backend: str = "cpu", **options):
         """Execute the program on ``arrays`` (needs :mod:`tilecheck.sim`, built in the next step)."""
         sim = _optional("tilecheck.sim", "Program.run")
+        accepted = [n for n in inspect.signature(sim.run_program).parameters if n not in ("program", "arrays")]
+        unknown = [k for k in options if k not in accepted]
+        if unknown:
+            params = ", ".join(p.name for p in self.params)
+            raise UsageError(f"{self.name}.run(): unknown keyword argument(s) {', '.join(unknown)}; pass the arrays "
+                             f"positionally in parameter order ({params}); keywords: {', '.join(accepted)}")
         return sim.run_program(self, *arrays, backend=backend, **options)
 
     def describe(self) -> str:

@@ -105,9 +105,25 @@ def format_table(rows: list[Row], width: int = 0) -> list[str]:
     return lines
 
 
+def plural(n: int, noun: str) -> str:
+    """``1 item``, ``2 items``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def totals(rows: list[Row]) -> dict:
+    """The summary as numbers: items, failed items, cases, mismatches, failures."""
+    return {"items": len(rows), "failed": sum(1 for r in rows if not r.ok), "cases": sum(r.cases for r in rows),
+            "mismatches": sum(r.mismatches for r in rows), "failures": sum(r.failures for r in rows)}
+
+
+def json_data(rows: list[Row], meta: dict) -> dict:
+    """The JSON report: metadata, the totals as numbers, the summary line, one entry per item."""
+    return {"meta": meta, "totals": totals(rows), "summary": summary_line(rows), "items": [r.to_json() for r in rows]}
+
+
 def write_json(path: str, rows: list[Row], meta: dict) -> None:
-    """Write the report: metadata and one entry per item, with its name."""
-    data = {"meta": meta, "summary": summary_line(rows), "items": [r.to_json() for r in rows]}
+    """Write the report (see :func:`json_data`) to ``path``."""
+    data = json_data(rows, meta)
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=1)
         fh.write("\n")

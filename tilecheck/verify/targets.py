@@ -7,10 +7,11 @@ example program and every sequence.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tilecheck.errors import UnknownFormError, UsageError
+from tilecheck.errors import UnknownFormError, UsageError, echo
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,22 @@ def _sequences(db) -> list[str]:
     return sorted(db.extras.get("sequences", {}))
 
 
+def _form(name: str, db):
+    """The legal form ``name`` spells: IllegalFormError (exit 1) for a forbidden combination,
+    UnknownFormError (exit 2) naming the nearest verify targets for anything unknown."""
+    try:
+        return db.form(name)
+    except UnknownFormError as exc:
+        if "did you mean" in exc.message:
+            raise
+        vocabulary = ["ptx", "amdgpu", *db.families, *db.extras.get("sequences", {}), *db.forms]
+        close = difflib.get_close_matches(name.strip().lower(), vocabulary, n=3, cutoff=0.6)
+        if not close:
+            raise
+        raise UnknownFormError(f"unknown verify target {echo(name)}; did you mean {', '.join(close)}? "
+                               "(forms, families, ptx, amdgpu, sequences or program files)") from None
+
+
 def resolve(names: list[str], db) -> list[Item]:
     """Work items for ``names`` (all of them when empty), without duplicates, in a stable order."""
     items: list[Item] = []
@@ -49,7 +66,9 @@ def resolve(names: list[str], db) -> list[Item]:
         path = Path(name)
         if name.endswith(".py") or path.is_file():
             if not path.is_file():
-                raise UsageError(f"program file {name!r} not found")
+                raise UsageError(f"program file {echo(name)} not found")
+            if path.suffix != ".py":
+                raise UsageError(f"{echo(name)} is not a program file (*.py); a vector file goes with --vectors")
             items.append(Item("program", name, path))
         elif name == "ptx":
             items += [Item("form", f.name, f) for f in db.ptx_forms()]
@@ -62,7 +81,7 @@ def resolve(names: list[str], db) -> list[Item]:
         elif name in db.extras.get("sequences", {}):
             items.append(Item("sequence", name))
         else:
-            form = db.form(name)  # raises UnknownFormError (exit 2) or IllegalFormError (exit 1)
+            form = _form(name, db)
             items.append(Item("form", form.name, form))
     seen, unique = set(), []
     for it in items:
