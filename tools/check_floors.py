@@ -44,6 +44,7 @@ FLOOR_PINS = {
     "pytest": "8.0.0",
     "gmpy2": "2.2.0",
     "softfloatpy": "1.2.0",
+    "dask[distributed]": "2024.8.0",
 }
 """The exact releases the floor environment installs (each the ``>=`` floor of pyproject.toml)."""
 
@@ -62,10 +63,10 @@ def declared_floors() -> dict[str, str]:
         data = tomllib.loads(text)
         reqs = list(data["project"]["dependencies"]) + list(data["project"]["optional-dependencies"]["test"])
     else:
-        reqs = re.findall(r'^\s*"([A-Za-z0-9_.-]+>=[^"]+)"', text, flags=re.M)
+        reqs = re.findall(r'^\s*"([A-Za-z0-9_.\[\]-]+>=[^"]+)"', text, flags=re.M)
     floors = {}
     for req in reqs:
-        match = re.match(r"\s*([A-Za-z0-9_.-]+)\s*>=\s*([0-9][0-9.]*)", req)
+        match = re.match(r"\s*([A-Za-z0-9_.-]+(?:\[[A-Za-z0-9_,.-]+\])?)\s*>=\s*([0-9][0-9.]*)", req)
         if match:
             floors[match.group(1)] = match.group(2)
     return floors
@@ -151,8 +152,8 @@ def main(argv: list[str] | None = None) -> int:
             rc = _run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *args.tests], log)
             digest_path = folder / f"{kind}.digest.json"
             rc_digest = _run([str(python), str(ROOT / "tools" / "bits_digest.py"), "--json", str(digest_path)], log)
-        shown = ", ".join(line for line in versions.splitlines()
-                          if line.split("==")[0].lower() in {n.lower() for n in FLOOR_PINS})
+        pinned = {n.split("[")[0].lower() for n in FLOOR_PINS}
+        shown = ", ".join(line for line in versions.splitlines() if line.split("==")[0].lower() in pinned)
         sys.stdout.write(f"{kind}: tests {'passed' if rc == 0 else 'FAILED'} ({shown}); log {log_path}\n")
         failed |= rc != 0 or rc_digest != 0
         if rc_digest == 0:

@@ -129,7 +129,6 @@ def run(args) -> int:
 
         out.write(f"assembler: {ptxas.describe(ctx.extra['ptxas'])}\n")
     out.write(f"{report.plural(len(rows), 'item')}, {len(failed)} failed ({time.time() - started:.1f} s)\n")
-
     out.write(report.summary_line(rows) + "\n")
     out.flush()
     if args.json:
