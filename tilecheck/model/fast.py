@@ -97,11 +97,13 @@ class _Scratch(threading.local):
         self.arrays = {}
 
     def get(self, xp, slot: str, n: int, dtype):
-        key = (xp, slot, dtype)  # the module itself: an id() can be reused once a module is gone
-        arr = self.arrays.get(key)
-        if arr is None or arr.shape[0] < n:
+        key = (id(xp), slot, dtype)
+        owner, arr = self.arrays.get(key, (None, None))
+        # the entry keeps its namespace alive and is checked by identity: an id() alone can be
+        # reused by another namespace once the first is gone (and namespaces need not be hashable)
+        if owner is not xp or arr.shape[0] < n:
             arr = xp.empty(max(n, 1), dtype=dtype)
-            self.arrays[key] = arr
+            self.arrays[key] = (xp, arr)
         return arr[:n]
 
 
