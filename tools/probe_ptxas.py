@@ -17,6 +17,10 @@ versions  for every legal spelling, the lowest .version ptxas accepts with .targ
           the lowest .target (sm_10 ... sm_100, at .version 9.0) and the lowest .version on it.
 lenient   what ptxas makes of the ISA-undefined spellings it accepts: cubins compared with the
           documented neighbour, and SASS when nvdisasm is available (PATH or TILECHECK_NVDISASM).
+surround  the function families (cvt, setp, selp, mov, abs, neg, min, max, copysign, testp, logic,
+          shifts, integer add/sub/mul/mad, cvta) over tilecheck/testing/surround_grid.py's candidates
+          on the three targets: accepted counts, disagreements with the spec, and for every spelling
+          legal on sm_100 the lowest .target and .version ptxas accepts (--rows all prints them).
 
 Everything runs through tilecheck.ptxas (batched: one ptxas process judges a whole grid).
 """
@@ -328,6 +332,50 @@ def section_lenient() -> None:
         print("(nvdisasm not found: set TILECHECK_NVDISASM or pip install nvidia-cuda-nvdisasm for SASS)")
 
 
+def section_surround(db, rows_mode: str) -> None:
+    from tilecheck.testing import surround_grid
+
+    versions = ptxas.supported_versions()
+    for family in surround_grid.FAMILIES:
+        spellings = surround_grid.candidates(family)
+        lines = {s: surround_grid.render(s) for s in spellings}
+
+        def run(group, target, version="9.0", arch=None):
+            verdicts = ptxas.check_instructions([lines[s] for s in group], target, version, arch=arch)
+            return dict(zip(group, verdicts))
+
+        results = {t: run(spellings, t) for t in TARGETS}
+        counts = [sum(v.accepted for v in results[t].values()) for t in TARGETS]
+        print(f"\n== surround {family}: {len(spellings)} candidates; ptxas accepts "
+              + ", ".join(f"{n} on {t}" for n, t in zip(counts, TARGETS)) + " ==")
+        lenient = _lenient(db) if db is not None else set()
+        bad = []
+        for t in TARGETS:
+            for s, v in results[t].items():
+                if db is not None and s not in lenient and db.verdict(s, t).legal != v.accepted:
+                    bad.append(f"  {t} {s}: spec legal={db.verdict(s, t).legal}, ptxas {v.error or 'accepts'}")
+        print("\n".join(bad) if bad else "  spec agrees with ptxas on every candidate")
+        if rows_mode != "all":
+            continue
+        legal = [s for s in spellings if results["sm_100"][s].accepted]
+        accepted_on = {t: run(legal, t, "9.0", arch="sm_100") for t in OLD_TARGETS}
+        rows = []
+        for s in legal:
+            cands = [t for t in OLD_TARGETS if accepted_on[t][s].accepted]
+            if "f64" in s.split(".") and cands and cands[0] == "sm_10":
+                cands = cands[1:]  # implicit map_f64_to_f32 on sm_10 (see section_versions)
+            lowest = cands[0] if cands else None
+            floor = _target_floor(lowest, versions) if lowest else None
+            found = None
+            if lowest:
+                for v in versions[versions.index(floor):]:
+                    if run([s], lowest, v, arch="sm_100")[s].accepted:
+                        found = v
+                        break
+            rows.append([s, lowest or "none", found or "never"])
+        table(rows, ["spelling", "lowest .target", "its min .version"])
+
+
 def _sass(disasm: str, cubin: bytes) -> list[str]:
     """The arithmetic SASS of a cubin (loads, stores and control flow left out)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -348,10 +396,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", choices=("legal", "all", "none"), default="legal",
                         help="grid rows to print (default: the spellings legal on some target)")
-    parser.add_argument("--section", action="append", choices=("grid", "order", "memory", "versions", "lenient"),
+    parser.add_argument("--section", action="append",
+                        choices=("grid", "order", "memory", "versions", "lenient", "surround"),
                         help="run only these sections (repeatable; default: all)")
     args = parser.parse_args(argv)
-    sections = args.section or ["grid", "order", "memory", "versions", "lenient"]
+    sections = args.section or ["grid", "order", "memory", "versions", "lenient", "surround"]
     start = time.time()
     print(f"ptxas {ptxas.find_ptxas()} (CUDA {ptxas.ptxas_version()})")
     db = load_spec()
@@ -364,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
         section_versions(db, legal + legal_memory)
     if "lenient" in sections:
         section_lenient()
+    if "surround" in sections:
+        section_surround(db, args.rows)
     print(f"\n({time.time() - start:.1f} s)")
     return 0
 

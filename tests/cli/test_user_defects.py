@@ -211,6 +211,7 @@ def test_verify_json_to_a_missing_folder_fails_before_the_run(tmp_path, capsys):
     (["prove", "ptx.div-by-4.f32", "--timeout", "0"], "--timeout: must be positive"),
     (["prove", "ptx.div-by-4.f32", "--timeout", "nan"], "--timeout: 'nan' is not a finite number"),
     (["prove", "ptx.div-by-4.f32", "--timeout", "-1"], "--timeout: must be positive"),
+    (["prove", "x == x", "--var", "x=f32", "--var", "x=f16"], "--var gives x two formats"),
 ])
 def test_numeric_options_reject_nonsense(capsys, argv, needle):
     code, out, err = run(capsys, *argv)
@@ -451,3 +452,23 @@ def test_spec_show_json_for_legal_and_illegal_forms(capsys):
     code, out, err = run(capsys, "spec", "show", "rcp.approx.f64", "--json", "-")
     data = json.loads(out)
     assert code == 1 and data["legal"] is False and ".ftz" in data["reason"]
+
+
+# ---- siblings: numbers beyond binary64 in tile constants; nonsense in numeric environment variables
+
+def test_tile_constants_beyond_binary64_round_like_eval():
+    from tilecheck.tile import T
+
+    assert T.float32(10 ** 400).bits() == 0x7f800000  # float(10**400) would raise OverflowError
+    assert T.float32(-(10 ** 400)).bits() == 0xff800000
+    assert T.float16(3).bits() == 0x4200 and T.float32(0).bits() == 0
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-2"])
+def test_threads_variable_rejects_nonsense(monkeypatch, value):
+    from tilecheck.errors import UsageError
+    from tilecheck.model import api
+
+    monkeypatch.setenv("TILECHECK_THREADS", value)
+    with pytest.raises(UsageError, match="TILECHECK_THREADS must be a positive integer"):
+        api._threads()

@@ -23,7 +23,8 @@ import diffhelpers  # noqa: E402
 from diffhelpers import Faulty, sleepy  # noqa: E402
 
 from tilecheck.diff.campaign import BackendSpec, Campaign, Config  # noqa: E402
-from tilecheck.diff.distributed import DaskExecutor, local_cluster, ordered, pinned_devices  # noqa: E402
+from tilecheck.diff.distributed import DaskExecutor, disconnect, local_cluster, ordered, pinned_devices, \
+    session  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -53,7 +54,7 @@ def client():
         os.environ.update(saved)
     c = distributed.Client(cluster, timeout=5)  # the last test closes the scheduler: no long reconnecting
     yield c
-    DaskExecutor(c, BackendSpec("model"), cluster).close()  # short timeouts, whether the scheduler lives
+    disconnect(c, cluster)  # short timeouts, whether the scheduler lives or not
 
 
 def _files(out: Path) -> dict[str, bytes]:
@@ -62,7 +63,9 @@ def _files(out: Path) -> dict[str, bytes]:
 
 def test_ordered_yields_in_job_order(client):
     delays = [0.03 * ((7 * i) % 5) for i in range(12)]  # later jobs often finish first
-    assert list(ordered(client, sleepy, [(i, d) for i, d in enumerate(delays)], window=6)) == list(range(12))
+    with session(scheduler=client.scheduler.address) as other:  # the hook other long runs use
+        assert list(ordered(other, sleepy, [(i, d) for i, d in enumerate(delays)], window=6)) == list(range(12))
+    assert other.status == "closed" and client.status == "running"
 
 
 def _install_fake_cupy(path: str) -> None:
@@ -72,6 +75,10 @@ def _install_fake_cupy(path: str) -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     sys.modules["cupy"] = module
+
+
+def _corrupt_launches(indices: set) -> None:
+    sys.modules["cupy"].STATE.corrupt = set(indices)
 
 
 def test_gpu_workers_are_pinned_one_per_device(client, db, tmp_path):
@@ -87,17 +94,26 @@ def test_gpu_workers_are_pinned_one_per_device(client, db, tmp_path):
     assert sorted(seen.values()) == ["0", "1"]
     # the gpu backend on each pinned worker (CuPy stand-in): every batch records its device
     client.run(_install_fake_cupy, str(HERE / "fakecupy.py"))
-    config = Config(("sqrt.rn.f32",), seed=1, cases=2400, batch=200, backend="gpu", shrink=0, gpu_code="jit")
+    client.run(_corrupt_launches, {5})  # every launch flips the low bit of result 5
+    config = Config(("sqrt.rn.f32",), seed=1, cases=2400, batch=200, backend="gpu", shrink=0, gpu_code="jit",
+                    max_findings=40)
     executor = DaskExecutor(client, BackendSpec.of(config))
     view = executor.describe(config.forms)
     assert view.name == "gpu" and view.details["gpu"] == "Fake GPU (numpy)"
     result = Campaign(config, view, str(tmp_path / "gpu"), db, executor=executor).run()
-    assert result.cases == 2400 and result.mismatches == 0
+    # at most one per batch (a flipped NaN payload may still be allowed)
+    assert result.cases == 2400 and 3 <= result.mismatches <= 12
     log = [json.loads(line) for line in (tmp_path / "gpu" / "batches.jsonl").read_text().splitlines()]
     devices = {r["device"] for r in log}
     assert devices <= {"gpu0 Fake GPU (numpy) (CUDA_VISIBLE_DEVICES=0)",
                        "gpu0 Fake GPU (numpy) (CUDA_VISIBLE_DEVICES=1)"}
     assert len(devices) == 2, devices  # both devices ran batches
+    # each finding names the device that produced it: the one that ran its batch
+    by_batch = {r["batch"]: r["device"] for r in log}
+    findings = [json.loads(line) for line in (tmp_path / "gpu" / "findings.jsonl").read_text().splitlines()]
+    assert len(findings) == result.mismatches and all(f["device"] == by_batch[f["batch"]] for f in findings)
+    assert all(f["case"] == f["batch"] * 200 + 5 for f in findings)
+    client.run(_corrupt_launches, set())
 
 
 def test_sharded_campaign_with_a_worker_killed_equals_the_serial_run(client, db, tmp_path, monkeypatch):

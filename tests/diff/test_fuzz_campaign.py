@@ -258,7 +258,8 @@ def test_replay_of_malformed_findings_is_located(capsys, tmp_path):
     for line in ['{"form": "div.rn.f32", "operands": "0x1"}', '{"form": 3, "operands": []}',
                  '{"form": "div.rn.f32", "operands": ["0x1", "0x2"], "settings": {"tininess": "sideways"}}',
                  '{"form": "div.rn.f32", "operands": ["0x1", "0x1ffffffff"]}',
-                 '{"form": "div.rn.f32", "operands": ["0x1", "0x2"], "shrunk": []}']:
+                 '{"form": "div.rn.f32", "operands": ["0x1", "0x2"], "shrunk": []}',
+                 '{"form": "div.rn.f33", "operands": ["0x1", "0x2"]}']:
         bad.write_text(line + "\n")
         code, _, err = _cli(capsys, "--replay", str(bad), "--backend", "model")
         assert code == 2 and f"{bad}:1" in err, (line, err)

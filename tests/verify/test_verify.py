@@ -36,7 +36,7 @@ def test_verify_everything_passes_and_covers_every_form(full_run):
     lines = proc.stdout.strip().splitlines()
     assert lines[-1].endswith(" mismatches, 0 failures") and " 0 mismatches" in lines[-1]
     db = load_database()
-    names = [f.name for f in db.ptx_forms()]
+    names = [f.name for f in db.kernel_forms()]
     assert len(names) == 314
     items = {i["name"]: i for i in report["items"]}
     assert set(names) <= set(items)

@@ -31,7 +31,7 @@ import sys
 import time
 
 from tilecheck.commands.options import nonnegative_int, positive_int
-from tilecheck.errors import UsageError
+from tilecheck.errors import UnknownFormError, UsageError
 
 
 def add_parser(sub):
@@ -343,7 +343,10 @@ def _replay(args, db) -> int:
     for line, rec in records:
         where = Location(args.replay, line)
         form_name = _field(rec, "form", str, where)
-        form = db.form(form_name)
+        try:
+            form = db.form(form_name)
+        except UnknownFormError as exc:
+            raise UsageError(exc.message, where) from exc
         backend_name, tininess, target, gpu_code, vectors = _replay_settings(args, rec, where)
         key = (backend_name, target, gpu_code, vectors)
         if key not in backends:

@@ -45,11 +45,20 @@ def check_writable(path: str | None, option: str = "--json") -> None:
         raise UsageError(f"{option} {echo(path)}: cannot create a file in {echo(str(folder))} (permission denied)")
 
 
+def _plain(value):
+    """JSON for what json cannot write: numpy numbers as numbers, sets as lists, the rest as text."""
+    if hasattr(value, "item") and hasattr(value, "dtype"):
+        return value.item()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
 def write_json(path: str | None, data, option: str = "--json") -> None:
     """Write ``data`` as one JSON document to ``path`` (``-``: stdout); nothing when ``path`` is None."""
     if path is None:
         return
-    text = json.dumps(data, indent=1, default=str) + "\n"  # paths, fractions: as text
+    text = json.dumps(data, indent=1, default=_plain) + "\n"
     if path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()

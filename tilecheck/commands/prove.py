@@ -55,6 +55,8 @@ def _vars(specs: list[str]) -> dict:
         name, sep, fmt = spec.partition("=")
         if not sep or not name.isidentifier() or not fmt:
             raise UsageError(f"--var expects NAME=FORMAT, got {echo(spec)}")
+        if out.get(name, fmt) != fmt:
+            raise UsageError(f"--var gives {name} two formats, {out[name]} and {echo(fmt)}")
         out[name] = fmt
     return out
 

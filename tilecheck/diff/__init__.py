@@ -9,8 +9,10 @@
 * :mod:`.verdict` -- the verdict on a batch through :func:`tilecheck.allowed`, written against an
   array namespace so that on a GPU only the disagreements travel back;
 * :mod:`.shrink`, :mod:`.findings` -- minimal mismatch reports with a repro command, streamed JSONL;
-* :mod:`.campaign` -- resumable fuzzing campaigns and exhaustive sweeps;
+* :mod:`.campaign` -- resumable fuzzing campaigns and exhaustive sweeps, batch by batch;
+* :mod:`.distributed` -- the same campaigns on a Dask cluster (imports Dask only when used);
 * :mod:`.vectors` -- the recorded-vector text format.
 
-Nothing here imports CuPy unless the ``gpu`` backend is asked for.
+Nothing here imports CuPy unless the ``gpu`` backend is asked for, nor Dask unless a campaign
+runs on a cluster.
 """

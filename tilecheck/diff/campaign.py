@@ -330,15 +330,21 @@ class BatchOutcome:
 
 
 def device_label(backend) -> str:
-    """Which device a backend runs on: ``gpuN NAME`` (with the worker's ``CUDA_VISIBLE_DEVICES``
-    when set) for the gpu backend, else the backend name."""
+    """Which device a backend runs on: ``gpuN NAME`` (with its PCI bus id and the worker's
+    ``CUDA_VISIBLE_DEVICES`` when known) for the gpu backend, else the backend name."""
     if backend.name != "gpu":
         return backend.name
     device = getattr(backend, "device", None)
     index = getattr(device, "id", 0)
     label = f"gpu{index} {backend.details.get('gpu', '')}".strip()
+    where = []
+    pci = getattr(device, "pci_bus_id", None)  # CuPy asks the driver; tells identical boards apart
+    if isinstance(pci, str) and pci:
+        where.append(f"PCI {pci}")
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    return f"{label} (CUDA_VISIBLE_DEVICES={visible})" if visible is not None else label
+    if visible is not None:
+        where.append(f"CUDA_VISIBLE_DEVICES={visible}")
+    return f"{label} ({', '.join(where)})" if where else label
 
 
 def _worker_name() -> str:

@@ -28,6 +28,7 @@ Dask is imported only by the functions here, never at import time, and only when
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import time
@@ -38,7 +39,8 @@ from tilecheck.diff.campaign import BackendSpec, BackendView, BatchOutcome, Conf
     shrink_case
 from tilecheck.errors import ClusterError, TilecheckError, UsageError
 
-__all__ = ["ClusterError", "require_dask", "pinned_devices", "local_cluster", "connect", "ordered", "DaskExecutor"]
+__all__ = ["ClusterError", "require_dask", "pinned_devices", "local_cluster", "connect", "disconnect", "session",
+           "ordered", "DaskExecutor"]
 
 MISSING = "pip install 'tilecheck[dist]'"
 
@@ -133,6 +135,33 @@ def connect(*, workers: int | None = None, scheduler: str | None = None, gpu: bo
     except BaseException:
         cluster.close()
         raise
+
+
+def disconnect(client, cluster=None) -> None:
+    """Close ``client`` and, when given, the local ``cluster``, with short connection timeouts:
+    after a lost scheduler Dask would otherwise retry it for its default 30 s."""
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        try:
+            client.close()
+        finally:
+            if cluster is not None:
+                cluster.close()
+
+
+@contextlib.contextmanager
+def session(*, workers: int | None = None, scheduler: str | None = None, gpu: bool = False,
+            dashboard: bool = True):
+    """``with session(workers=2) as client:`` -- :func:`connect`, then :func:`disconnect` however
+    the block ends. The hook for other long runs (the compiler-PTX verifier's exhaustive sweeps):
+    make the unit of work a module-level pure function of its block, then
+    ``for result in ordered(client, fn, jobs): merge(result)`` merges in block order."""
+    client, cluster = connect(workers=workers, scheduler=scheduler, gpu=gpu, dashboard=dashboard)
+    try:
+        yield client
+    finally:
+        disconnect(client, cluster)
 
 
 def _lost(exc: BaseException, what: str) -> ClusterError:
@@ -275,13 +304,5 @@ class DaskExecutor:
         return self._alive[1]
 
     def close(self) -> None:
-        """Close the client, and the local cluster this executor started. Short connection
-        timeouts: after a lost scheduler, Dask would otherwise retry it for its default 30 s."""
-        import dask
-
-        with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
-            try:
-                self.client.close()
-            finally:
-                if self.cluster is not None:
-                    self.cluster.close()
+        """Close the client, and the local cluster this executor started (:func:`disconnect`)."""
+        disconnect(self.client, self.cluster)

@@ -264,22 +264,22 @@ class _Builder:
         else:
             exact = decimal_magnitude(text, fmt.emax, 2 - (1 << (fmt.ebits - 1)) - fmt.mbits)
             if exact == "overflow" or (isinstance(value, float) and value == float("inf") and exact is None):
-                raise self.err(node, f"literal {text} overflows {fmt.name} (eval reads it as +inf); "
+                raise self.err(node, f"literal {echo(text)} overflows {fmt.name} (eval reads it as +inf); "
                                      "write inf if that is meant")
             if exact == "underflow":
-                raise self.err(node, f"literal {text} underflows {fmt.name} (eval reads it as 0.0); "
+                raise self.err(node, f"literal {echo(text)} underflows {fmt.name} (eval reads it as 0.0); "
                                      "write 0.0 if that is meant")
             if not isinstance(exact, Fraction):
-                raise self.err(node, f"literal {text} is not a decimal number the query language reads")
+                raise self.err(node, f"literal {echo(text)} is not a decimal number the query language reads")
         rounded = z3.simplify(z3.fpRealToFP(z3.RNE(), z3.RealVal(f"{exact.numerator}/{exact.denominator}"),
                                             fmt.sort))
         bits = z3.simplify(z3.fpToIEEEBV(rounded)).as_long()
         if bits & ((1 << (fmt.width - 1)) - 1) == fmt.inf_bits:
-            raise self.err(node, f"literal {text} overflows {fmt.name} (eval reads it as +inf); "
+            raise self.err(node, f"literal {echo(text)} overflows {fmt.name} (eval reads it as +inf); "
                                  "write inf if that is meant")
         back = z3.simplify(z3.fpToReal(rounded))
         if back.as_fraction() != exact:
-            raise self.err(node, f"literal {text} is not exactly representable in {fmt.name} "
+            raise self.err(node, f"literal {echo(text)} is not exactly representable in {fmt.name} "
                                  f"(eval rounds it to {fmt.describe(bits)}); write that value or from_bits(...)")
         return Val(fmt, z3.BitVecVal(bits, fmt.width))
 

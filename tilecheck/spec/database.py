@@ -29,12 +29,15 @@ from tilecheck.spec.forms import (TYPE_INFO, Contract, Example, Family, Form, Il
 from tilecheck.spec.yamlio import LocatedDocument, load_yaml
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+KERNEL_KINDS = ("exact", "contract", "memory")
+"""Registry kinds whose forms the single-instruction kernel pipeline handles (see ``kernel_forms``)."""
 SPEC_FOLDERS = ("ptx", "amdgpu", "sequences", "targets")
 
 
 def split_spelling(spelling: str) -> tuple[str, tuple[str, ...], str]:
-    """``div.rn.ftz.f32`` -> (``div``, (``rn``, ``ftz``), ``f32``)."""
-    tokens = spelling.strip().lower().split(".")
+    """``div.rn.ftz.f32`` -> (``div``, (``rn``, ``ftz``), ``f32``). Case is kept: ptxas is
+    case-sensitive (``min.NaN.f32`` is legal, ``min.nan.f32`` is not; measured)."""
+    tokens = spelling.strip().split(".")
     if len(tokens) < 2 or any(not t for t in tokens):
         return (tokens[0] if tokens else "", (), "")
     return tokens[0], tuple(tokens[1:-1]), tokens[-1]
@@ -108,6 +111,13 @@ class SpecDatabase:
     def ptx_forms(self) -> list[Form]:
         """Every concrete PTX form, in file then expansion order."""
         return [f for f in self.forms.values() if f.isa == "ptx"]
+
+    def kernel_forms(self) -> list[Form]:
+        """The PTX forms of the single-instruction kernel pipeline (emitter, simulator, differential
+        engine, goldens): arithmetic (exact and approximate) and memory forms, in file order. The
+        instructions around the arithmetic (registry kind ``function``: cvt, setp, selp, mov, ...)
+        are evaluated by the model and the Z3 encoding but not emitted as kernels of their own."""
+        return [f for f in self.ptx_forms() if f.kind in KERNEL_KINDS]
 
     def resolve(self, spelling: str) -> Form | None:
         """The form a spelling denotes, or None.
@@ -246,9 +256,11 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
     axes: dict[str, list[str]] = group.get("axes", {})
     template = group["spelling"]
     used = set(_PLACEHOLDER.findall(template))
-    for key in ("vector",):
+    for key in ("vector", "type"):
         if key in group:
             used |= set(_PLACEHOLDER.findall(group[key]))
+    for text in group.get("operand_types", {}).values():
+        used |= set(_PLACEHOLDER.findall(text))
     for k, v in group["semantics"].items():
         if isinstance(v, str):
             used |= set(_PLACEHOLDER.findall(v))
@@ -269,6 +281,15 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
         problems.append(Problem(doc.locate(here + ("spelling",)),
                                 f"spelling must end with the type token .{group['type']}"))
         return []
+    family_names = [o["name"] for o in family["operands"]]
+    chosen = group.get("operands", family_names)
+    unknown = [n for n in chosen if n not in family_names]
+    unknown += [n for n in group.get("operand_types", {}) if n not in chosen]
+    if unknown:
+        problems.append(Problem(doc.locate(here + ("operands" if "operands" in group else "operand_types",)),
+                                f"unknown operand(s) {', '.join(unknown)} (the family declares {', '.join(family_names)})"))
+        return []
+    group_operands = [o for o in family["operands"] if o["name"] in chosen]
     entry = registry.ENTRIES.get(group["semantics"]["key"])
     if entry is None:
         close = difflib.get_close_matches(group["semantics"]["key"], list(registry.ENTRIES), n=1)
@@ -276,7 +297,7 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
         problems.append(Problem(doc.locate(here + ("semantics", "key")),
                                 f"unknown semantics key {group['semantics']['key']!r}{hint}"))
         return []
-    sources = [o for o in family["operands"] if o["role"] != "dst"]
+    sources = [o for o in group_operands if o["role"] != "dst"]
     if entry.kind != "memory" and len(sources) != entry.arity:
         problems.append(Problem(doc.locate(here + ("semantics", "key")),
                                 f"{entry.key} takes {entry.arity} source operand(s), the family declares {len(sources)}"))
@@ -301,7 +322,6 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
     nan_policy = NanPolicy(nan["policy"], int(nan["bits"], 16) if "bits" in nan else None, nan.get("source", ""))
     if nan_policy.policy == "canonical" and nan_policy.bits is None:
         problems.append(Problem(doc.locate(here + ("nan",)), "nan policy canonical needs bits"))
-    elem, lanes, reg, bits = TYPE_INFO[group["type"]]
     forms = []
     axis_names = list(axes)
     for combo in itertools.product(*(axes[a] for a in axis_names)) if axis_names else [()]:
@@ -324,16 +344,30 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
             problems.append(Problem(doc.locate(here + ("vector",)), f"vector must be v2, v4, v8 or empty, got {vector_text!r}"))
             continue
         registers = int(vector_text[1:]) if vector_text else 1
+        type_ = _substitute(group["type"], values)
+        if name_tokens[-1] != type_ or type_ not in TYPE_INFO:
+            problems.append(Problem(doc.locate(here + ("type",)),
+                                    f"{name}: the type {type_!r} must be a PTX type token and the spelling's last token"))
+            continue
         operands = []
-        for o in family["operands"]:
+        for o in group_operands:
             if o["role"] == "addr":
                 operands.append(OperandSpec(o["name"], "addr", "b64", "b64", 64, None, 1, 1, o.get("doc", "")))
-            else:
-                operands.append(OperandSpec(o["name"], o["role"], group["type"], reg, bits, elem, lanes,
-                                            registers, o.get("doc", "")))
+                continue
+            o_type = _substitute(group.get("operand_types", {}).get(o["name"], type_), values)
+            if o_type not in TYPE_INFO:
+                problems.append(Problem(doc.locate(here + ("operand_types",)), f"{name}: unknown type {o_type!r}"))
+                break
+            elem, lanes, reg, bits = TYPE_INFO[o_type]
+            operands.append(OperandSpec(o["name"], o["role"], o_type, reg, bits, elem, lanes,
+                                        registers, o.get("doc", "")))
+        else:
+            operands = tuple(operands)
+        if not isinstance(operands, tuple):
+            continue
         forms.append(Form(
             name=name, isa="ptx", family=family["name"], group=group["id"], opcode=tokens[0],
-            modifiers=modifiers, qualifiers=tuple(values.items()), type=group["type"], operands=tuple(operands),
+            modifiers=modifiers, qualifiers=tuple(values.items()), type=type_, operands=operands,
             target=Target(group["target"]["sm"], _version(group["target"]["ptx"])),
             semantics=Semantics(entry.key, tuple(sorted(params.items()))), kind=entry.kind, nan=nan_policy,
             contract=contract,

@@ -26,7 +26,18 @@ TYPE_INFO: dict[str, tuple[str | None, int, str, int]] = {
     "u64": (None, 1, "u64", 64),
     "s32": (None, 1, "s32", 32),
     "s64": (None, 1, "s64", 64),
+    # integer and predicate types of the conversion, comparison and logic families: 8-bit values
+    # live in 16-bit registers (PTX has no 8-bit registers for arithmetic; ld/cvt widen into them)
+    "b8": (None, 1, "b16", 8),
+    "u8": (None, 1, "b16", 8),
+    "s8": (None, 1, "b16", 8),
+    "u16": (None, 1, "b16", 16),
+    "s16": (None, 1, "b16", 16),
+    "pred": (None, 1, "pred", 1),
 }
+
+INTEGER_KIND: dict[str, str] = {t: t[0] for t in TYPE_INFO if t[0] in "bus" and t != "bf16" and t != "bf16x2"}
+"""Integer type token -> its kind: ``b`` (bits), ``u`` (unsigned), ``s`` (signed)."""
 
 
 @dataclass(frozen=True)

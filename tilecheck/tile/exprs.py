@@ -135,6 +135,9 @@ class Const(Expr):
             from tilecheck.formats import get_format
 
             fmt = get_format(dtype.format)
+            if isinstance(value, int) and not isinstance(value, bool):
+                # exact, and no float() of an int beyond binary64's range (10**400 overflows to inf)
+                return fmt.from_fraction(Fraction(value), "rn")
             number = float(value)
             if math.isnan(number):
                 return fmt.default_nan
