@@ -134,6 +134,19 @@ def test_qualifier_permutations_agree_with_ptxas(db):
                                      for t in ("u32", "u64"))])
 
 
+def _judge_forms(forms, target: str, version: str) -> list:
+    """ptxas's verdicts on forms, in order: memory forms (ld/st) built to a cubin -- ptxas 13.0
+    parses ld.global.v8.b16 and then segfaults generating code -- the others parsed."""
+    memory = [f for f in forms if f.opcode in ("ld", "st")]
+    other = [f for f in forms if f.opcode not in ("ld", "st")]
+    verdicts = dict(zip((f.name for f in memory),
+                        ptxas.check_instructions([ptxas.form_instruction(f) for f in memory], target, version,
+                                                 build=True)))
+    verdicts.update(zip((f.name for f in other),
+                        ptxas.check_instructions([ptxas.form_instruction(f) for f in other], target, version)))
+    return [verdicts[f.name] for f in forms]
+
+
 def test_every_form_assembles_at_its_minimum_version(db):
     versions = ptxas.ptxas_version()
     assert versions.startswith("13."), f"these expectations were measured with ptxas 13.0, found {versions}"
@@ -148,8 +161,7 @@ def test_every_form_assembles_at_its_minimum_version(db):
                 batches.setdefault(db.min_version(form, target), []).append(form)
         for version, forms in sorted(batches.items()):
             text = f"{version[0]}.{version[1]}"
-            # built, not only parsed: ptxas 13.0 parses some spellings it then crashes building
-            judged = ptxas.check_instructions([ptxas.form_instruction(f) for f in forms], target, text, build=True)
+            judged = _judge_forms(forms, target, text)
             failures += [f"{target} .version {text} {f.name}: {v.error}" for f, v in zip(forms, judged) if not v.accepted]
             checked += len(forms)
             if version > tinfo.min_ptx:
@@ -208,8 +220,8 @@ def test_target_table_floors(db):
 
 def test_arch_and_family_specific_targets(db):
     """sm_90a, sm_100a, sm_100f, ...: every target ptxas 13.0 lists (--gpu-name) is known; each
-    variant's forms (its base target's) build to a cubin for it at the emitter's .version, and
-    an emitted kernel names it in .target."""
+    variant's forms (its base target's) assemble for it at the emitter's .version (memory forms
+    built to a cubin), and an emitted kernel names it in .target and builds."""
     from tilecheck.emit import single_instruction_kernel
 
     listed = ptxas._run([ptxas.find_ptxas(), "--help"], 30).stdout
@@ -223,7 +235,7 @@ def test_arch_and_family_specific_targets(db):
             batches.setdefault(db.min_version(form, tinfo.name), []).append(form)
         for version, group in sorted(batches.items()):
             text = f"{version[0]}.{version[1]}"
-            judged = ptxas.check_instructions([ptxas.form_instruction(f) for f in group], tinfo.name, text, build=True)
+            judged = _judge_forms(group, tinfo.name, text)
             failures += [f"{tinfo.name} .version {text} {f.name}: {v.error}" for f, v in zip(group, judged) if not v.accepted]
     assert not failures, "\n".join(failures)
     kernel = single_instruction_kernel(db.form("div.rn.f32"), "sm_90a", db=db)
