@@ -130,7 +130,7 @@ def _exact_verdict(form, result, operands):
     values = [fmt.to_fraction(o) for o in operands]
     if r is None or any(v is None or v == 0 for v in values):
         return "special lane"
-    fn = contracts._FUNCTION[form.semantics.key]
+    fn = form.contract.operation
     try:
         return "exact bound test: " + str(contracts._within_exact(fn, fmt, r, values, form.contract.ulp,
                                                                   form.contract.relative_log2))

@@ -39,6 +39,7 @@ arithmetic that shares nothing with the model. Other forms, and the GPU's on-dev
 
 from __future__ import annotations
 
+import functools
 import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ from tilecheck.diff import certificate as _certificate
 from tilecheck.diff import verdict as _verdict
 from tilecheck.diff.cases import source_layout
 from tilecheck.errors import DeviceUnavailableError, TilecheckError, UsageError
+from tilecheck.spec.contract import ULP_READING_DEFAULT
 
 __all__ = ["Backend", "CpuBackend", "GpuBackend", "HostBackend", "ModelBackend", "ReferenceBackend", "VectorsBackend",
            "BackendUnavailableError", "NAMES", "select", "gpu_status", "GpuStatus", "device_errors", "kernel_target"]
@@ -133,12 +135,14 @@ class Backend:
         """What a verdict of :meth:`judge` on ``form`` establishes (for reports)."""
         return verdict_text(self.name, form, tininess, self.certify)
 
-    def judge(self, form, operands, tininess: str = "after") -> _verdict.Disagreements:
+    def judge(self, form, operands, tininess: str = "after",
+              ulp_reading: str = ULP_READING_DEFAULT) -> _verdict.Disagreements:
         """Run a batch and return the cases the verdict rejects (host arrays). ``tininess`` is
-        the model's ``.ftz`` convention the verdict uses."""
+        the model's ``.ftz`` convention the verdict uses, ``ulp_reading`` its reading of ulp bounds."""
         n = _cases(form, operands)
         block = self.judge_block
-        decide = _by_certificate if self.certifies(form, tininess) else _verdict.disagreements
+        decide = (_by_certificate if self.certifies(form, tininess)
+                  else functools.partial(_verdict.disagreements, ulp_reading=ulp_reading))
         if n <= block:
             return decide(form, self.run(form, operands), operands, tininess)
         per = [k for _, _, k in source_layout(form)]
@@ -610,14 +614,15 @@ class GpuBackend(Backend):
         """The GPU's verdict runs on the device with the model (:func:`tilecheck.allowed`)."""
         return False
 
-    def judge(self, form, operands, tininess: str = "after") -> _verdict.Disagreements:
+    def judge(self, form, operands, tininess: str = "after",
+              ulp_reading: str = ULP_READING_DEFAULT) -> _verdict.Disagreements:
         cp = self.cupy
         with device_errors(cp, f"judging {form.name} on the device"):
             dev = [cp.asarray(o) for o in operands]
             found = []
             for mode in self.modes:
                 out = self.run_device(form, dev, mode=mode)
-                found.append(_verdict.disagreements(form, out, dev, tininess))
+                found.append(_verdict.disagreements(form, out, dev, tininess, ulp_reading))
             return _verdict.merge(found, self.modes)
 
 

@@ -405,13 +405,7 @@ def _contract_text(form: Form) -> str:
     c = form.contract
     if c is None:
         return "no contract"
-    if c.ulp is not None:
-        bound = f"{c.ulp:g} ulp"
-    elif c.relative_log2 is not None:
-        bound = f"relative error 2^{c.relative_log2:g}"
-    else:
-        bound = "special cases only"
-    return bound + (f", {c.domain}" if c.domain else "")
+    return c.describe() + (f", {c.notes}" if c.notes else "")
 
 
 def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):

@@ -13,6 +13,7 @@ in ``extras``.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import itertools
 import re
@@ -24,8 +25,9 @@ from typing import Callable
 from tilecheck.errors import IllegalFormError, Location, Problem, SpecError, UnknownFormError, echo
 from tilecheck.spec import registry
 from tilecheck.spec.files import display_path, schema_problems, spec_root
-from tilecheck.spec.forms import (TYPE_INFO, Contract, Example, Family, Form, IllegalSpelling, NanPolicy,
-                                  OperandSpec, Reference, Semantics, Special, Target, Verdict)
+from tilecheck.spec.contract import Bound, Contract, OperandCondition, Rule, Special, power_of_two
+from tilecheck.spec.forms import (TYPE_INFO, Example, Family, Form, IllegalSpelling, NanPolicy,
+                                  OperandSpec, Reference, Semantics, Target, Verdict)
 from tilecheck.spec.yamlio import LocatedDocument, load_yaml
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -304,15 +306,7 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
         return []
     contract = None
     if "contract" in group:
-        c = group["contract"]
-        contract = Contract(
-            source=c["source"], ulp=c.get("ulp"), relative_log2=c.get("relative_log2"), domain=c.get("domain", ""),
-            provisional=c.get("provisional", False),
-            specials=tuple(Special(tuple(s["operands"]), s["result"]) for s in c.get("specials", ())))
-        for si, s in enumerate(contract.specials):
-            if len(s.operands) != entry.arity:
-                problems.append(Problem(doc.locate(here + ("contract", "specials", si)),
-                                        f"special case lists {len(s.operands)} operand(s); {entry.key} takes {entry.arity}"))
+        contract = _contract(doc, here + ("contract",), group["contract"], entry, sources, problems)
     if entry.kind == "contract" and contract is None:
         problems.append(Problem(doc.locate(here + ("semantics", "key")), f"{entry.key} is approximate: the group needs a contract"))
         return []
@@ -370,10 +364,47 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
             modifiers=modifiers, qualifiers=tuple(values.items()), type=type_, operands=operands,
             target=Target(group["target"]["sm"], _version(group["target"]["ptx"])),
             semantics=Semantics(entry.key, tuple(sorted(params.items()))), kind=entry.kind, nan=nan_policy,
-            contract=contract,
+            contract=_for_form(contract, entry.key, params),
             reference=_reference(group["reference"]) if "reference" in group else _reference(family["reference"]),
             location=doc.locate(here), notes=group.get("notes", "")))
     return forms
+
+
+def _contract(doc: LocatedDocument, here: tuple, c: dict, entry, sources: list, problems: list[Problem]) -> Contract:
+    """The :class:`Contract` of a schema-valid ``contract:`` block; operand names of the rules and
+    the arity of the special cases are checked against the family (located problems)."""
+    b = c["bound"]
+    bound = Bound(b["kind"], b["ulps"] if b["kind"] == "ulp" else b["log2"], tuple(b.get("readings", ())))
+    names = [o["name"] for o in sources]
+    rules = []
+    for ri, r in enumerate(c.get("rules", ())):
+        when = []
+        for name, cond in r["when"].items():
+            if name not in names:
+                problems.append(Problem(doc.locate(here + ("rules", ri, "when", name)),
+                                        f"rule names operand {name!r}; the source operands are {', '.join(names)}"))
+                continue
+            when.append((names.index(name), OperandCondition(
+                tuple(cond.get("class", ())),
+                power_of_two(cond["above"]) if "above" in cond else None,
+                power_of_two(cond["below"]) if "below" in cond else None)))
+        rules.append(Rule(tuple(when), r["result"], r["source"]))
+    specials = tuple(Special(tuple(s["operands"]), s["result"]) for s in c.get("specials", ()))
+    for si, s in enumerate(specials):
+        if len(s.operands) != entry.arity:
+            problems.append(Problem(doc.locate(here + ("specials", si)),
+                                    f"special case lists {len(s.operands)} operand(s); {entry.key} takes {entry.arity}"))
+    return Contract(bound=bound, source=c["source"], operation=entry.key.split(".", 1)[1].removesuffix("_hi"),
+                    rules=tuple(rules), specials=specials, provisional=c.get("provisional", False),
+                    notes=c.get("notes", ""))
+
+
+def _for_form(contract: Contract | None, key: str, params: dict) -> Contract | None:
+    """The group's contract with the form's flushing: ``.ftz`` (always, for the upper-word f64 forms)."""
+    if contract is None:
+        return None
+    flush = bool(params.get("ftz", False)) or key in ("approx.rcp_hi", "approx.rsqrt_hi")
+    return dataclasses.replace(contract, flush_inputs=flush, flush_outputs=flush)
 
 
 def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem]) -> Family | None:

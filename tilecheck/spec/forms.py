@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tilecheck.errors import Location
+from tilecheck.spec.contract import Contract, Special  # noqa: F401 - the contract types, re-exported
 
 # PTX type token -> (element format, lanes, PTX register type, container bits)
 TYPE_INFO: dict[str, tuple[str | None, int, str, int]] = {
@@ -114,27 +115,6 @@ class NanPolicy:
     policy: str
     bits: int | None = None
     source: str = ""
-
-
-@dataclass(frozen=True)
-class Special:
-    """One exact special case of a contract: operand class words -> result word or bits."""
-
-    operands: tuple[str, ...]
-    result: str
-
-
-@dataclass(frozen=True)
-class Contract:
-    """Acceptance rule of an approximate form: bound, domain (in words) and special cases."""
-
-    source: str
-    ulp: float | None = None
-    relative_log2: float | None = None
-    domain: str = ""
-    provisional: bool = False
-    specials: tuple[Special, ...] = ()
-    readings: tuple[str, ...] = ("exact", "correctly-rounded")
 
 
 @dataclass(frozen=True)
