@@ -9,10 +9,16 @@ same generated batches (edge-biased, hard and uniform cases):
   is the share the simulator costs;
 * ``host``: cases/s of the host backend (numpy IEEE arithmetic + the verdict) where it applies.
 
-Then the exhaustive ``sqrt.rn.f32`` sweep through the host backend (the configuration
-``tilecheck fuzz sqrt.rn.f32 --exhaustive`` uses on a CPU): by default a 2^26-input slice spread
-over the domain, extrapolated to 2^32 and labelled so; ``--full`` runs all 2^32 inputs and prints
-the measured wall time. Usage: ``python bench/bench_diff.py [--n 262144] [--repeat 3] [--full]``.
+Then the exhaustive sweeps judged by certificate (:mod:`tilecheck.diff.sweep`: the model's results,
+each checked by :mod:`tilecheck.diff.certificate`, independent of the model's arithmetic): unary
+binary32 ``sqrt`` and ``rcp`` in every mode with and without ``.ftz``, and binary16/bfloat16
+``div/add/sub/mul`` over all 2^32 operand pairs per mode. ``--quick`` (the default) times a slice of
+2^``--slice`` points (16 pieces spread over the domain) and prints the full sweep's time
+*projected* from it, labelled so; ``--full`` sweeps all 2^32 points of the selected sweeps
+(``--only``) and prints the measured time. Wall time and CPU time (all threads) are both shown:
+on a loaded machine the CPU time is the steadier figure. ``--markdown`` prints the README table.
+Usage: ``python bench/bench_diff.py [--n 262144] [--repeat 3] [--slice 22] [--full] [--only sqrt.rz.f32,...]
+[--no-backends] [--markdown]``.
 """
 
 from __future__ import annotations
@@ -38,21 +44,41 @@ def best_time(fn, repeat: int) -> float:
     return best
 
 
-def sweep(db, full: bool) -> tuple[float, int, int, bool]:
-    """(seconds, inputs, mismatches, measured_fully) of the sqrt.rn.f32 sweep on the host backend."""
-    from tilecheck.testing.exhaustive import chunk
+SWEEPS = ([(op, "f32", r, ftz) for op in ("sqrt", "rcp") for r in ("rn", "rz", "rm", "rp") for ftz in (False, True)]
+          + [(op, f, r, False) for f in ("f16", "bf16") for op in ("div", "add", "sub", "mul")
+             for r in ("rn", "rz", "rm", "rp")])
 
-    form = db.form("sqrt.rn.f32")
-    host = backends.HostBackend()
-    block = 1 << 22
-    starts = range(0, 1 << 32, block) if full else range(0, 1 << 32, 1 << 28)  # 16 x 2^22 = 2^26 inputs
-    bad = n = 0
-    t = time.perf_counter()
-    for s in starts:
-        ops = chunk(form, s, s + block)
-        bad += host.judge(form, ops).count
-        n += block
-    return time.perf_counter() - t, n, bad, full
+
+def sweep_name(op, fmt, rounding, ftz) -> str:
+    """``sqrt.rz.ftz.f32``-style name of a sweep."""
+    return f"{op}.{rounding}{'.ftz' if ftz else ''}.{fmt}"
+
+
+def sweeps(args) -> list[dict]:
+    """Time the certificate-judged sweeps (see the module docstring)."""
+    from tilecheck.diff.sweep import sweep as run_sweep
+
+    only = {s for s in args.only.split(",") if s}
+    rows = []
+    for op, fmt, rounding, ftz in SWEEPS:
+        name = sweep_name(op, fmt, rounding, ftz)
+        if only and name not in only:
+            continue
+        if args.full:
+            ranges = None
+        else:
+            piece = (1 << args.slice) // 16
+            ranges = [(k << 28, (k << 28) + piece) for k in range(16)]
+        res = run_sweep(op, fmt, rounding, ftz=ftz, ranges=ranges)
+        scale = (1 << 32) / res.cases
+        rows.append({"name": name, "cases": res.cases, "bad": res.mismatches, "first": res.first,
+                     "wall": res.seconds * scale, "cpu": res.cpu_seconds * scale, "measured": bool(args.full)})
+        if not args.markdown:
+            what = "measured" if args.full else f"projected from {res.cases} points"
+            print(f"  {name:<18} all 2^32: {rows[-1]['wall']:7.0f} s wall, {rows[-1]['cpu']:7.0f} s CPU ({what}); "
+                  f"{res.mismatches} rejected by the certificate{' ' + str(res.first[:3]) if res.first else ''}",
+                  flush=True)
+    return rows
 
 
 def main() -> None:
@@ -60,8 +86,44 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1 << 18, help="cases per batch (default 262144)")
     parser.add_argument("--repeat", type=int, default=3, help="timed repetitions; the best counts (default 3)")
-    parser.add_argument("--full", action="store_true", help="sweep all 2^32 sqrt.rn.f32 inputs (minutes)")
+    parser.add_argument("--full", action="store_true", help="sweep all 2^32 points (minutes per sweep)")
+    parser.add_argument("--quick", action="store_true", help="time a slice and project (the default)")
+    parser.add_argument("--slice", type=int, default=22, help="log2 of the points timed per sweep in quick mode")
+    parser.add_argument("--only", default="", help="only these sweeps, e.g. sqrt.rz.f32,div.rn.f16")
+    parser.add_argument("--no-backends", action="store_true", help="skip the backend cases/s part")
+    parser.add_argument("--markdown", action="store_true", help="print the README's sweep table")
     args = parser.parse_args()
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_model import machine
+
+    before = machine()
+    if not args.markdown:
+        print("\n".join(before))
+    if not args.no_backends and not args.markdown:
+        backends_part(args)
+    if not args.markdown:
+        print("exhaustive sweeps judged by certificate (the model's results; the certificate shares no "
+              "arithmetic with it):")
+    rows = sweeps(args)
+    after = machine()[0].split("; ")[-1]
+    if args.markdown:
+        how = "measured" if args.full else f"projected from 2^{args.slice} points per sweep (16 slices)"
+        print(f"Measured {before[0]}; after the run: {after}. Full 2^32 sweep times {how}; "
+              "wall time on this machine and CPU time (all threads).")
+        print()
+        print("| sweep | all 2^32: wall | CPU | rejected |")
+        print("|---|---|---|---|")
+        for r in rows:
+            print(f"| `{r['name']}` | {r['wall']:.0f} s | {r['cpu']:.0f} s | {r['bad']} of {r['cases']} |")
+    else:
+        print(f"after the run: {after}")
+
+
+def backends_part(args) -> None:
+    """Cases per second through the cpu, verdict-only and host paths."""
     db = load_database()
     cpu = backends.CpuBackend(db)
     host = backends.HostBackend()
@@ -78,15 +140,6 @@ def main() -> None:
             t_host = best_time(lambda: host.judge(form, ops), args.repeat)
             line += f"   host {args.n / t_host / 1e6:7.2f} M/s"
         print(line)
-    seconds, n, bad, full = sweep(db, args.full)
-    rate = n / seconds
-    if full:
-        print(f"exhaustive sqrt.rn.f32 (host backend): {n} inputs in {seconds:.1f} s ({rate / 1e6:.1f} M/s), "
-              f"{bad} mismatches -- measured")
-    else:
-        print(f"exhaustive sqrt.rn.f32 (host backend): {n} inputs (16 slices over the domain) in {seconds:.2f} s "
-              f"({rate / 1e6:.1f} M/s), {bad} mismatches; all 2^32 extrapolated: {(1 << 32) / rate:.0f} s "
-              "(run with --full to measure)")
 
 
 if __name__ == "__main__":

@@ -1,21 +1,23 @@
 """Reference-model throughput against numpy's native arithmetic and MPFR (gmpy2) scalar calls.
 
-Prints, for div.rz.f32, sqrt.rm.f32, div.rp.f64 and fma.rn.f64, the model's results per second
-and two ratios measured in the same run on the same inputs:
+Prints, for every binary64 add/sub/mul/fma in every rounding mode, binary64 division in every
+mode, and binary32 div.rz/sqrt.rm, the model's results per second and ratios measured in the same
+run on the same inputs:
 
-* ``vs numpy``: the model's time over numpy's native operation on the same float arrays (numpy
+* ``x numpy``: the model's time over numpy's native operation on the same float arrays (numpy
   rounds to nearest only, so this is the cost of directed rounding and bit handling; fma compares
-  against numpy's unfused ``a*b+c``);
-* ``vs MPFR``: the model's throughput over MPFR's through gmpy2 scalar calls, each in a context
+  against numpy's unfused ``a*b+c``, the cheapest expression with its operands);
+* ``x MPFR``: the model's throughput over MPFR's through gmpy2 scalar calls, each in a context
   emulating the format exactly (precision, exponent range, ``subnormalize=True``) and the same
-  rounding. The MPFR loop gets its operands as Python floats prepared outside the timed region,
-  which is the fastest way to drive it; the model takes and returns bit patterns.
+  rounding. Loop A gets its operands as Python floats prepared outside the timed region (the
+  fastest way to drive it); loop B converts bit patterns per call (the model's interface).
 
-Two input sets are measured: ``finite`` -- uniformly random finite bit patterns (normal and
-subnormal, both signs; a quarter of the quotients over- or underflow) and ``scaled`` -- values
-with exponents in [-60, 60] (typical data, results in range). The model uses every CPU core
-(``TILECHECK_THREADS``, default one thread per core); MPFR runs on one. Usage:
-``python bench/bench_model.py [--n 4194304] [--mpfr-n 200000] [--repeat 3]``.
+Two input sets: ``finite`` -- uniformly random finite bit patterns (normal and subnormal, both
+signs; a quarter of the products over- or underflow) and ``scaled`` -- exponents in [-60, 60]
+(typical data). The model uses every CPU core (``TILECHECK_THREADS``); numpy and MPFR run on one.
+The header gives the machine (cores, load average before and after), numpy and gmpy2 versions.
+``--markdown`` prints the README's table instead. Usage:
+``python bench/bench_model.py [--n 4194304] [--mpfr-n 100000] [--repeat 3] [--sets scaled,finite] [--markdown]``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ import numpy as np
 import tilecheck
 from tilecheck.formats import get_format
 
-CASES = [("div", "f32", "rz"), ("sqrt", "f32", "rm"), ("div", "f64", "rp"), ("fma", "f64", "rn")]
+ROUNDINGS = ("rn", "rz", "rm", "rp")
+CASES = ([(op, "f64", r) for op in ("add", "sub", "mul", "fma", "div") for r in ROUNDINGS]
+         + [("div", "f32", "rz"), ("sqrt", "f32", "rm")])
+ARITY = {"add": 2, "sub": 2, "mul": 2, "div": 2, "sqrt": 1, "fma": 3}
 
 
 def random_inputs(kind: str, fmt_name: str, n: int, rng: np.random.Generator, positive: bool = False) -> np.ndarray:
@@ -59,11 +64,8 @@ def numpy_native(op: str, fmt_name: str, operands: list[np.ndarray]):
     """A closure running numpy's native (round-to-nearest) version of ``op``."""
     ftype = np.float32 if fmt_name == "f32" else np.float64
     f = [o.view(ftype) for o in operands]
-    if op == "div":
-        return lambda: f[0] / f[1]
-    if op == "sqrt":
-        return lambda: np.sqrt(f[0])
-    return lambda: f[0] * f[1] + f[2]
+    return {"add": lambda: f[0] + f[1], "sub": lambda: f[0] - f[1], "mul": lambda: f[0] * f[1],
+            "div": lambda: f[0] / f[1], "sqrt": lambda: np.sqrt(f[0]), "fma": lambda: f[0] * f[1] + f[2]}[op]
 
 
 def mpfr_loop(op: str, fmt_name: str, rounding: str, operands: list[np.ndarray]):
@@ -76,19 +78,24 @@ def mpfr_loop(op: str, fmt_name: str, rounding: str, operands: list[np.ndarray])
     ctx = gmpy2.context(precision=prec, emin=emin, emax=emax, subnormalize=True, round=mode)
     ftype = np.float32 if fmt_name == "f32" else np.float64
     lists = [o.view(ftype).astype(np.float64).tolist() for o in operands]
-    fn = {"div": gmpy2.div, "sqrt": gmpy2.sqrt, "fma": gmpy2.fma}[op]
+    fn = _MPFR_FN(gmpy2)[op]
 
     def run():
         with gmpy2.context(ctx):
             if op == "sqrt":
                 out = [float(fn(x)) for x in lists[0]]
-            elif op == "div":
+            elif op != "fma":
                 out = [float(fn(x, y)) for x, y in zip(lists[0], lists[1])]
             else:
                 out = [float(fn(x, y, z)) for x, y, z in zip(*lists)]
         return np.array(out, dtype=ftype).view(operands[0].dtype)
 
     return run
+
+
+def _MPFR_FN(gmpy2):  # noqa: N802 - a table, not a class
+    return {"add": gmpy2.add, "sub": gmpy2.sub, "mul": gmpy2.mul, "div": gmpy2.div, "sqrt": gmpy2.sqrt,
+            "fma": gmpy2.fma}
 
 
 def mpfr_bits_loop(op: str, fmt_name: str, rounding: str, operands: list[np.ndarray]):
@@ -103,7 +110,7 @@ def mpfr_bits_loop(op: str, fmt_name: str, rounding: str, operands: list[np.ndar
             "rp": gmpy2.RoundUp}[rounding]
     ctx = gmpy2.context(precision=prec, emin=emin, emax=emax, subnormalize=True, round=mode)
     code, ucode = ("<f", "<I") if fmt_name == "f32" else ("<d", "<Q")
-    fn = {"div": gmpy2.div, "sqrt": gmpy2.sqrt, "fma": gmpy2.fma}[op]
+    fn = _MPFR_FN(gmpy2)[op]
     ints = [o.tolist() for o in operands]
     pack, unpack = struct.pack, struct.unpack
 
@@ -121,53 +128,99 @@ def mpfr_bits_loop(op: str, fmt_name: str, rounding: str, operands: list[np.ndar
     return run
 
 
-def main() -> None:
-    """Run the benchmark and print one line per case."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n", type=int, default=1 << 22, help="elements per model/numpy run")
-    parser.add_argument("--mpfr-n", type=int, default=200_000, help="elements per MPFR run")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    rng = np.random.default_rng(args.seed)
+def machine() -> list[str]:
+    """Lines describing the machine and the configuration of this run."""
+    import os
+    import platform
+
+    import gmpy2
+
     from tilecheck.model.api import _threads
 
-    print(f"model threads: {_threads()}; MPFR: one thread, gmpy2 {__import__('gmpy2').version()}")
-    print("MPFR loop A: operands prepared as Python floats, results bulk-converted (fastest way to drive it)")
-    print("MPFR loop B: bit patterns converted per call with struct (the model's bits-in, bits-out interface)")
-    print(f"{'case':<22} {'model M/s':>10} {'numpy M/s':>10} {'slower than numpy':>18} "
-          f"{'MPFR A M/s':>11} {'x A':>7} {'MPFR B M/s':>11} {'x B':>7}   check")
-    for kind, (op, fmt_name, rounding) in [(k, c) for k in ("finite", "scaled") for c in CASES]:
-        arity = {"div": 2, "sqrt": 1, "fma": 3}[op]
-        operands = [random_inputs(kind, fmt_name, args.n, rng, positive=(op == "sqrt")) for _ in range(arity)]
-        model = lambda: tilecheck.ieee_op(op, fmt_name, rounding, *operands)  # noqa: E731
-        model()  # warm up (spec loading, first-touch allocation)
-        t_model = best_time(model, args.repeat)
-        with np.errstate(all="ignore"):
-            native = numpy_native(op, fmt_name, operands)
-            t_np = best_time(native, args.repeat)
-        small = [o[: args.mpfr_n] for o in operands]
-        mpfr = mpfr_loop(op, fmt_name, rounding, small)
-        t_mpfr = best_time(mpfr, 1)
-        mpfr_b = mpfr_bits_loop(op, fmt_name, rounding, small)
-        t_mpfr_b = best_time(mpfr_b, 1)
-        # the two must agree bit for bit (NaN by class) on the MPFR sample
-        got = tilecheck.ieee_op(op, fmt_name, rounding, *small)
-        want = mpfr()
-        fmt = get_format(fmt_name)
-        nan = fmt.is_nan(got) & fmt.is_nan(want)
-        want_b = mpfr_b()
-        nan_b = fmt.is_nan(got) & fmt.is_nan(want_b)
-        agree = bool(np.all((got == want) | nan)) and bool(np.all((got == want_b) | nan_b))
-        model_rate = args.n / t_model / 1e6
-        np_rate = args.n / t_np / 1e6
-        mpfr_rate = args.mpfr_n / t_mpfr / 1e6
-        mpfr_b_rate = args.mpfr_n / t_mpfr_b / 1e6
-        name = f"{op}.{rounding}.{fmt_name} {kind}"
-        print(f"{name:<22} {model_rate:>10.1f} {np_rate:>10.1f} {t_model / t_np:>17.1f}x "
-              f"{mpfr_rate:>11.2f} {model_rate / mpfr_rate:>6.1f}x {mpfr_b_rate:>11.2f} "
-              f"{model_rate / mpfr_b_rate:>6.1f}x   "
-              f"{'bits agree with MPFR' if agree else 'DISAGREES WITH MPFR'}")
+    cores = os.cpu_count()
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    return [f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.processor() or platform.machine()}; "
+            f"{cores} CPUs ({usable} usable); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}",
+            f"numpy {np.__version__}, gmpy2 {gmpy2.version()}, python {platform.python_version()}; "
+            f"model threads {_threads()}; numpy native and MPFR on one thread"]
+
+
+def measure(kind: str, op: str, fmt_name: str, rounding: str, args, rng) -> dict:
+    """One case: rates and ratios (see the module docstring)."""
+    operands = [random_inputs(kind, fmt_name, args.n, rng, positive=(op == "sqrt")) for _ in range(ARITY[op])]
+    model = lambda: tilecheck.ieee_op(op, fmt_name, rounding, *operands)  # noqa: E731
+    model()  # warm up (spec loading, first-touch allocation)
+    with np.errstate(all="ignore"):
+        native = numpy_native(op, fmt_name, operands)
+        # interleaved, best of each: load changes within the run hit both sides alike
+        t_model = t_np = float("inf")
+        for _ in range(args.repeat):
+            t_model = min(t_model, best_time(model, 1))
+            t_np = min(t_np, best_time(native, 1))
+    small = [o[: args.mpfr_n] for o in operands]
+    mpfr = mpfr_loop(op, fmt_name, rounding, small)
+    t_mpfr = best_time(mpfr, 1)
+    mpfr_b = mpfr_bits_loop(op, fmt_name, rounding, small)
+    t_mpfr_b = best_time(mpfr_b, 1)
+    # the two must agree bit for bit (NaN by class) on the MPFR sample
+    got = tilecheck.ieee_op(op, fmt_name, rounding, *small)
+    want = mpfr()
+    fmt = get_format(fmt_name)
+    nan = fmt.is_nan(got) & fmt.is_nan(want)
+    want_b = mpfr_b()
+    nan_b = fmt.is_nan(got) & fmt.is_nan(want_b)
+    agree = bool(np.all((got == want) | nan)) and bool(np.all((got == want_b) | nan_b))
+    model_rate = args.n / t_model / 1e6
+    mpfr_rate = len(small[0]) / t_mpfr / 1e6
+    mpfr_b_rate = len(small[0]) / t_mpfr_b / 1e6
+    return {"case": f"{op}.{rounding}.{fmt_name}", "kind": kind, "model": model_rate, "numpy": args.n / t_np / 1e6,
+            "x_numpy": t_model / t_np, "mpfr_a": mpfr_rate, "x_a": model_rate / mpfr_rate, "mpfr_b": mpfr_b_rate,
+            "x_b": model_rate / mpfr_b_rate, "agree": agree}
+
+
+def main() -> None:
+    """Run the benchmark and print one line per case (or the README table with --markdown)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=1 << 22, help="elements per model/numpy run")
+    parser.add_argument("--mpfr-n", type=int, default=100_000, help="elements per MPFR run")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sets", default="scaled,finite", help="input sets, comma-separated")
+    parser.add_argument("--cases", default="", help="only these cases (e.g. fma.rz.f64,div.rp.f64)")
+    parser.add_argument("--markdown", action="store_true", help="print the README's table")
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    before = machine()
+    wanted = {c for c in args.cases.split(",") if c}
+    rows = []
+    if not args.markdown:
+        print("\n".join(before))
+        print(f"{'case':<14} {'inputs':<7} {'model M/s':>10} {'numpy M/s':>10} {'x numpy':>8} "
+              f"{'MPFR A M/s':>11} {'x A':>7} {'MPFR B M/s':>11} {'x B':>7}   check")
+    for kind in args.sets.split(","):
+        for op, fmt_name, rounding in CASES:
+            if wanted and f"{op}.{rounding}.{fmt_name}" not in wanted:
+                continue
+            row = measure(kind, op, fmt_name, rounding, args, rng)
+            rows.append(row)
+            if not args.markdown:
+                print(f"{row['case']:<14} {kind:<7} {row['model']:>10.1f} {row['numpy']:>10.1f} "
+                      f"{row['x_numpy']:>7.1f}x {row['mpfr_a']:>11.2f} {row['x_a']:>6.1f}x {row['mpfr_b']:>11.2f} "
+                      f"{row['x_b']:>6.1f}x   {'bits agree with MPFR' if row['agree'] else 'DISAGREES WITH MPFR'}",
+                      flush=True)
+    after = machine()[0].split("; ")[-1]
+    if args.markdown:
+        print(f"Measured {before[0]}; after the run: {after}.  ")
+        print(f"{before[1]}; {args.n} elements per model/numpy run, {args.mpfr_n} per MPFR loop.")
+        print()
+        print("| case | inputs | model M/s | numpy M/s | model time / numpy | x MPFR (A) | x MPFR (B) | vs MPFR |")
+        print("|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            print(f"| `{r['case']}` | {r['kind']} | {r['model']:.1f} | {r['numpy']:.1f} | {r['x_numpy']:.1f}x | "
+                  f"{r['x_a']:.1f}x | {r['x_b']:.1f}x | {'agree' if r['agree'] else '**DISAGREE**'} |")
+    else:
+        print(f"after the run: {after}")
 
 
 if __name__ == "__main__":

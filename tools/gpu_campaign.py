@@ -133,7 +133,7 @@ ONLY: tuple[str, ...] = ()
 
 
 def _forms(db):
-    return [f for f in db.ptx_forms() if not ONLY or f.family in ONLY]
+    return [f for f in db.kernel_forms() if not ONLY or f.family in ONLY]
 
 
 def _arith_forms(db):

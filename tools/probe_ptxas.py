@@ -9,12 +9,18 @@ grid      div/rcp/sqrt/rsqrt/add/sub/mul/fma x {approx, full, rn, rz, rm, rp, no
           sm_80, sm_90, sm_100 at .version 9.0; ptxas's verdict and message per target, the spec's
           verdict next to it (when the spec database loads), rejection messages counted.
 order     every qualifier permutation of every spelling legal on sm_100; the ones ptxas rejects.
-memory    ld/st.global{.v2,.v4,.v8} over the register types, on the three targets.
+memory    ld/st.global{.v2,.v4,.v8} over the register types, on the three targets, each parsed
+          (-arch=compute_XX) and built to a cubin (-arch=sm_XX): ptxas 13.0 parses
+          ld.global.v8.b16 and then segfaults generating code, which only a build shows.
 versions  for every legal spelling, the lowest .version ptxas accepts with .target sm_80, sm_90
           and sm_100 (each target's own floor first), and the gates ptxas enforces on old targets:
           the lowest .target (sm_10 ... sm_100, at .version 9.0) and the lowest .version on it.
 lenient   what ptxas makes of the ISA-undefined spellings it accepts: cubins compared with the
           documented neighbour, and SASS when nvdisasm is available (PATH or TILECHECK_NVDISASM).
+surround  the function families (cvt, setp, selp, mov, abs, neg, min, max, copysign, testp, logic,
+          shifts, integer add/sub/mul/mad, cvta) over tilecheck/testing/surround_grid.py's candidates
+          on the three targets: accepted counts, disagreements with the spec, and for every spelling
+          legal on sm_100 the lowest .target and .version ptxas accepts (--rows all prints them).
 
 Everything runs through tilecheck.ptxas (batched: one ptxas process judges a whole grid).
 """
@@ -79,9 +85,11 @@ def render(spelling: str) -> str:
                                        memory="load" if opcode == "ld" else "store")
 
 
-def judge(spellings: list[str], target: str, version: str = "9.0", arch: str | None = None) -> dict:
-    """spelling -> InstructionVerdict for one module configuration."""
-    verdicts = ptxas.check_instructions([render(s) for s in spellings], target, version, arch=arch)
+def judge(spellings: list[str], target: str, version: str = "9.0", arch: str | None = None,
+          build: bool = False) -> dict:
+    """spelling -> InstructionVerdict for one module configuration (``build``: generate a cubin,
+    not only parse; a spelling ptxas crashes on is then not accepted and marked ``crashed``)."""
+    verdicts = ptxas.check_instructions([render(s) for s in spellings], target, version, arch=arch, build=build)
     return dict(zip(spellings, verdicts))
 
 
@@ -169,16 +177,27 @@ def section_order(results: dict) -> None:
 
 
 def section_memory(db) -> list[str]:
+    """Memory forms judged by parsing AND by building a cubin: ptxas 13.0 parses some spellings
+    (ld.global.v8.b16) that it then crashes on when generating code."""
     spellings = memory_grid()
-    results = {t: judge(spellings, t) for t in TARGETS}
-    print(f"\n== ld/st.global: {len(spellings)} candidates ==")
+    parsed = {t: judge(spellings, t) for t in TARGETS}
+    built = {t: judge(spellings, t, build=True) for t in TARGETS}
+    print(f"\n== ld/st.global: {len(spellings)} candidates (parse / build) ==")
     rows = []
+
+    def mark(t, s):
+        p, b = parsed[t][s], built[t][s]
+        return f"{'yes' if p.accepted else '-'}/{'CRASH' if b.crashed else 'yes' if b.accepted else '-'}"
+
     for s in spellings:
-        marks = ["yes" if results[t][s].accepted else "-" for t in TARGETS]
+        marks = [mark(t, s) for t in TARGETS]
         spec = " ".join("yes" if db.verdict(s, t).legal else "-" for t in TARGETS) if db is not None else ""
-        rows.append([s, *marks, spec, results["sm_100"][s].error or ""])
+        rows.append([s, *marks, spec, built["sm_100"][s].error or parsed["sm_100"][s].error or ""])
     table(rows, ["spelling", *TARGETS, "spec (80 90 100)", "ptxas message on sm_100"])
-    return [s for s in spellings if results["sm_100"][s].accepted]
+    crashed = [f"{s} ({t})" for t in TARGETS for s in spellings if built[t][s].crashed]
+    if crashed:
+        print("ptxas parses but crashes generating code for: " + ", ".join(crashed))
+    return [s for s in spellings if built["sm_100"][s].accepted]
 
 
 _FLOORS: dict[str, str] = {}
@@ -287,7 +306,7 @@ def section_lenient() -> None:
     print("\n== lenient: ISA-undefined spellings ptxas accepts, compiled (sm_80, sm_90, sm_100) ==")
     pairs = [(f"rcp.{r}.ftz.f64", f"rcp.{r}.f64", "f64", 1) for r in ("rn", "rz", "rm", "rp")]
     pairs += [(f"fma.{r}.{t}", f"fma.rn.{t}", TYPE_INFO[t][2], 3) for t in ("bf16", "bf16x2") for r in ("rz", "rm", "rp")]
-    pairs += [("ld.global.v8.b16", "ld.global.v4.b32", None, 0), ("st.global.v8.b16", "st.global.v4.b32", None, 0)]
+    pairs += [("st.global.v8.b16", "st.global.v4.b32", None, 0)]  # ld.global.v8.b16 crashes ptxas: see memory
     disasm = os.environ.get("TILECHECK_NVDISASM") or shutil.which("nvdisasm")
     rows = []
     for odd, documented, register, count in pairs:
@@ -313,6 +332,50 @@ def section_lenient() -> None:
         print("(nvdisasm not found: set TILECHECK_NVDISASM or pip install nvidia-cuda-nvdisasm for SASS)")
 
 
+def section_surround(db, rows_mode: str) -> None:
+    from tilecheck.testing import surround_grid
+
+    versions = ptxas.supported_versions()
+    for family in surround_grid.FAMILIES:
+        spellings = surround_grid.candidates(family)
+        lines = {s: surround_grid.render(s) for s in spellings}
+
+        def run(group, target, version="9.0", arch=None):
+            verdicts = ptxas.check_instructions([lines[s] for s in group], target, version, arch=arch)
+            return dict(zip(group, verdicts))
+
+        results = {t: run(spellings, t) for t in TARGETS}
+        counts = [sum(v.accepted for v in results[t].values()) for t in TARGETS]
+        print(f"\n== surround {family}: {len(spellings)} candidates; ptxas accepts "
+              + ", ".join(f"{n} on {t}" for n, t in zip(counts, TARGETS)) + " ==")
+        lenient = _lenient(db) if db is not None else set()
+        bad = []
+        for t in TARGETS:
+            for s, v in results[t].items():
+                if db is not None and s not in lenient and db.verdict(s, t).legal != v.accepted:
+                    bad.append(f"  {t} {s}: spec legal={db.verdict(s, t).legal}, ptxas {v.error or 'accepts'}")
+        print("\n".join(bad) if bad else "  spec agrees with ptxas on every candidate")
+        if rows_mode != "all":
+            continue
+        legal = [s for s in spellings if results["sm_100"][s].accepted]
+        accepted_on = {t: run(legal, t, "9.0", arch="sm_100") for t in OLD_TARGETS}
+        rows = []
+        for s in legal:
+            cands = [t for t in OLD_TARGETS if accepted_on[t][s].accepted]
+            if "f64" in s.split(".") and cands and cands[0] == "sm_10":
+                cands = cands[1:]  # implicit map_f64_to_f32 on sm_10 (see section_versions)
+            lowest = cands[0] if cands else None
+            floor = _target_floor(lowest, versions) if lowest else None
+            found = None
+            if lowest:
+                for v in versions[versions.index(floor):]:
+                    if run([s], lowest, v, arch="sm_100")[s].accepted:
+                        found = v
+                        break
+            rows.append([s, lowest or "none", found or "never"])
+        table(rows, ["spelling", "lowest .target", "its min .version"])
+
+
 def _sass(disasm: str, cubin: bytes) -> list[str]:
     """The arithmetic SASS of a cubin (loads, stores and control flow left out)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -333,10 +396,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", choices=("legal", "all", "none"), default="legal",
                         help="grid rows to print (default: the spellings legal on some target)")
-    parser.add_argument("--section", action="append", choices=("grid", "order", "memory", "versions", "lenient"),
+    parser.add_argument("--section", action="append",
+                        choices=("grid", "order", "memory", "versions", "lenient", "surround"),
                         help="run only these sections (repeatable; default: all)")
     args = parser.parse_args(argv)
-    sections = args.section or ["grid", "order", "memory", "versions", "lenient"]
+    sections = args.section or ["grid", "order", "memory", "versions", "lenient", "surround"]
     start = time.time()
     print(f"ptxas {ptxas.find_ptxas()} (CUDA {ptxas.ptxas_version()})")
     db = load_spec()
@@ -349,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
         section_versions(db, legal + legal_memory)
     if "lenient" in sections:
         section_lenient()
+    if "surround" in sections:
+        section_surround(db, args.rows)
     print(f"\n({time.time() - start:.1f} s)")
     return 0
 

@@ -65,15 +65,15 @@ def _exact_ok(form, r, x):
     fmt = form.fmt
     xv, rv = fmt.to_fraction(x), fmt.to_fraction(r)
     e = 1 / xv
-    if c.bound.relative_log2 is not None:
-        bound = abs(e) * Fraction(2) ** int(c.bound.relative_log2)
+    if c.relative_log2 is not None:
+        bound = abs(e) * Fraction(2) ** int(c.relative_log2)
     else:
         k = e.numerator.bit_length() - e.denominator.bit_length() if e > 0 else (-e).numerator.bit_length() - (-e).denominator.bit_length()
         while Fraction(2) ** k > abs(e):
             k -= 1
         while Fraction(2) ** (k + 1) <= abs(e):
             k += 1
-        bound = Fraction(c.bound.ulp) * Fraction(2) ** (max(k, fmt.emin) - fmt.mantissa_bits)
+        bound = Fraction(c.ulp) * Fraction(2) ** (max(k, fmt.emin) - fmt.mantissa_bits)
     return abs(rv - e) <= bound
 
 

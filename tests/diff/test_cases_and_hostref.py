@@ -24,7 +24,7 @@ def test_batches_are_a_pure_function_of_seed_form_and_index(db):
 
 
 def test_every_form_gets_containers_of_its_layout(db):
-    forms = db.ptx_forms()
+    forms = db.kernel_forms()
     assert len(forms) == 314  # guard the guard: an empty database would pass everything below
     for form in forms:
         ops = cases.batch(form, 0, 0, 64)
@@ -105,7 +105,7 @@ def test_exhaustive_domains_and_chunks(db):
 
 
 def test_host_reference_matches_the_model_on_generated_cases(db):
-    covered = [f for f in db.ptx_forms() if not hostref.supports(f)]
+    covered = [f for f in db.kernel_forms() if not hostref.supports(f)]
     assert len(covered) >= 30
     for form in covered:
         ops = cases.batch(form, 3, 0, 20000)

@@ -273,5 +273,6 @@ def test_findings_record_every_setting_of_the_run(db, tmp_path):
     Campaign(config, BackendSpec.of(config).build(db), str(tmp_path), db).run()
     rec = json.loads((tmp_path / "findings.jsonl").read_text().splitlines()[0])
     assert rec["settings"]["tininess"] == "before" and rec["settings"]["target"] == "sm_90"
-    assert rec["replay"].endswith("--backend cpu --target sm_90 --tininess before")
+    assert rec["replay"].endswith("--backend cpu --target sm_90 --tininess before --ulp-reading either")
+    assert rec["settings"]["ulp_reading"] == "either" and rec["reading"] == "none"
     assert "device" not in rec  # only the gpu backend names a device

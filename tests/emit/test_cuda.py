@@ -66,7 +66,7 @@ def test_bit_containers_use_puns_not_conversions(db, programs_of):
 
 
 def test_every_form_helper_renders(db):
-    for form in db.ptx_forms():
+    for form in db.kernel_forms():
         for variant in ("", "_pred_undef", "_pred_keep"):
             text = form_helper(form, variant)
             registers = sum(o.registers for o in form.operands)

@@ -16,7 +16,7 @@ from tilecheck.errors import IllegalFormError, ToolNotFoundError, UnknownFormErr
 
 
 def test_every_form_has_a_kernel_on_every_legal_target(db):
-    forms = db.ptx_forms()
+    forms = db.kernel_forms()
     assert len(forms) >= 300  # guard: the spec database expanded
     total = 0
     for target in TARGETS:
@@ -91,7 +91,7 @@ def test_predicated_kernels_assemble(db):
         pytest.skip(f"ptxas not available: {exc}")
     batches = defaultdict(list)
     for target in TARGETS:
-        for form in db.ptx_forms():
+        for form in db.kernel_forms():
             if db.verdict(form.name, target).legal:
                 k = single_instruction_kernel(form, target, predicated=True, db=db)
                 batches[(k.version, target)].append(k)
@@ -107,6 +107,6 @@ def test_predicated_kernels_assemble(db):
 
 
 def test_kernel_names_are_unique(db):
-    names = [kernel_name(f.name, p) for f in db.ptx_forms() for p in (False, True)]
+    names = [kernel_name(f.name, p) for f in db.kernel_forms() for p in (False, True)]
     assert len(names) == len(set(names))
     assert all(re.fullmatch(r"tc_[a-z0-9_]+", n) for n in names)

@@ -40,7 +40,7 @@ def test_golden_inventory(expected):
     examples = golden.example_files(ROOT)
     assert len(examples) >= 8
     for target in golden.GOLDEN_TARGETS:
-        legal = [f for f in db.ptx_forms() if db.verdict(f.name, target).legal]
+        legal = [f for f in db.kernel_forms() if db.verdict(f.name, target).legal]
         files = sorted((EMIT / "forms" / target).glob("*.ptx"))
         assert len(files) == len(legal) > 200
         assert {p.stem for p in files} == {f.name for f in legal}

@@ -122,7 +122,7 @@ def test_operand_dtype_table(ptx_type, bits, names):
 
 def test_every_register_form_accepts_its_native_dtype(ptx_db):
     """Spec-driven: for every PTX type the database uses, the table has an entry of that width."""
-    types = {(o.ptx_type, o.container_bits) for f in ptx_db.ptx_forms() for o in f.operands if o.role != "addr"}
+    types = {(o.ptx_type, o.container_bits) for f in ptx_db.kernel_forms() for o in f.operands if o.role != "addr"}
     assert len(types) >= 8
     for ptx_type, bits in types:
         assert allowed_dtypes(ptx_type, bits), ptx_type

@@ -214,3 +214,19 @@ def test_mutant_native_rounding_toward_zero_is_caught(op, name):
 @pytest.mark.parametrize("rounding", ("rz", "rm", "rp"))
 def test_mutant_division_step_reversed_is_caught(rounding):
     assert _mismatches("div", rounding, 2000, xp=_swapped_comparisons()) > 0
+
+
+@pytest.mark.parametrize("fmt_name", ("f16", "bf16"))
+@pytest.mark.parametrize("op", fast.HALF_OPS)
+def test_half_fast_path_equals_exact_path(fmt_name, op):
+    """binary16/bfloat16 through float64 (every mode, with and without .ftz) = the exact path."""
+    fmt = get_format(fmt_name)
+    rng = np.random.default_rng(len(op) * 7 + len(fmt_name))
+    operands = [rng.integers(0, 1 << 16, 30_000, dtype=U) for _ in range(ops.ARITY[op])]
+    for rounding in ROUNDINGS:
+        for ftz in (False, True):
+            mode = ops.Mode(rounding, ftz)
+            assert fast.applicable(op, fmt, mode)
+            want = ops.apply(np, op, fmt, operands, mode, ops.NanRule.ieee(fmt))
+            got = fast.block(np, op, fmt, operands, mode, ops.NanRule.ieee(fmt)).astype(U)
+            assert np.array_equal(want, got), f"{op}.{rounding}.{fmt_name} ftz={ftz}"

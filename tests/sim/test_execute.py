@@ -47,7 +47,7 @@ def _sources(form, n, rng):
 
 def _forms():
     db = load_database()
-    return [pytest.param(f.name, id=f.name) for f in db.ptx_forms()]
+    return [pytest.param(f.name, id=f.name) for f in db.kernel_forms()]
 
 
 @pytest.mark.parametrize("predicated", [False, True], ids=["plain", "pred"])

@@ -28,7 +28,8 @@ from tilecheck.errors import UsageError
 from tilecheck.formats import Format, get_format
 from tilecheck.model import ops
 from tilecheck.model.ieee import flush_subnormal_bits, quiet
-from tilecheck.spec.amdgpu import AmdContract, AmdForm
+from tilecheck.spec.amdgpu import AmdForm
+from tilecheck.spec.contract import Contract
 
 F64 = get_format("f64")
 STRATEGIES = ("nearest", "low", "high", "random")
@@ -52,7 +53,7 @@ def _negative(fmt: Format, bits) -> np.ndarray:
     return (bits & np.uint64(fmt.sign_mask)) != 0
 
 
-def _contract(form: AmdForm, variant: str) -> AmdContract:
+def _contract(form: AmdForm, variant: str) -> Contract:
     c = form.variant(variant).contract
     if c is None:
         raise UsageError(f"{form.name} ({variant}) has a body, not a contract")
@@ -71,27 +72,26 @@ def _f64(value: float) -> np.uint64:
     return np.array([value], dtype=np.float64).view(np.uint64)[0]
 
 
-def _thresholds(fmt: Format, c: AmdContract, x64: np.ndarray) -> np.ndarray:
+def _thresholds(fmt: Format, c: Contract, x64: np.ndarray) -> np.ndarray:
     """``B * |x|`` as f64 patterns (exact), for finite non-zero f64-widened ``x``."""
-    b = c.bound
     ax = x64 & np.uint64(F64.magnitude_mask)
     exp_x = F64.fields(ax)[1] - F64.bias  # x64 is normal (every format here widens to normal f64)
     frac_zero = (ax & np.uint64(F64.mantissa_mask)) == 0
     # floor(log2 |1/x|) = -E(x) - 1, or -E(x) when |x| is a power of two
     e_floor = -exp_x - np.where(frac_zero, 0, 1)
-    if b.relative_log2 is not None:
-        t = np.full(x64.shape, _f64(2.0 ** b.relative_log2), dtype=np.uint64)
-        if b.subnormal_ulp:
+    if c.relative_log2 is not None:
+        t = np.full(x64.shape, _f64(2.0 ** c.relative_log2), dtype=np.uint64)
+        if c.bound.subnormal_ulps:
             sub = e_floor < fmt.emin
-            alt = _ldexp64(_op64("mul", "rn", _f64(float(b.subnormal_ulp)), ax), fmt.emin - fmt.mantissa_bits)
+            alt = _ldexp64(_op64("mul", "rn", _f64(float(c.bound.subnormal_ulps)), ax), fmt.emin - fmt.mantissa_bits)
             t = np.where(sub & (F64.to_float64(alt) > F64.to_float64(t)), alt, t)
         return t
     ulp_exp = np.maximum(e_floor, fmt.emin) - fmt.mantissa_bits
-    scaled = _op64("mul", "rn", _f64(float(b.ulp)), ax)
+    scaled = _op64("mul", "rn", _f64(float(c.ulp)), ax)
     return _ldexp64(scaled, ulp_exp)
 
 
-def _within(fmt: Format, c: AmdContract, r: np.ndarray, x: np.ndarray, t=None) -> np.ndarray:
+def _within(fmt: Format, c: Contract, r: np.ndarray, x: np.ndarray, t=None) -> np.ndarray:
     """Finite non-zero ``x`` (after flushing), finite ``r``: is |r - 1/x| within the bound?
     ``t`` are the thresholds of ``x`` when already computed."""
     r64, x64 = _widen(fmt, r), _widen(fmt, x)
@@ -103,7 +103,7 @@ def _within(fmt: Format, c: AmdContract, r: np.ndarray, x: np.ndarray, t=None) -
     return (F64.to_float64(up) <= t) & (F64.to_float64(down) >= -t)
 
 
-def _bound_reaches(fmt: Format, c: AmdContract, x: np.ndarray, level_bits: int, above: bool) -> np.ndarray:
+def _bound_reaches(fmt: Format, c: Contract, x: np.ndarray, level_bits: int, above: bool) -> np.ndarray:
     """Does the interval [e - B, e + B] reach ``level`` (a positive pattern of fmt) from below
     (``above``: |e| + B >= level) or from above (|e| - B < level)? Tested as
     ``|1 -/+ B|x|| vs level*|x|`` with directed roundings."""
@@ -127,16 +127,16 @@ def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
     r = np.asarray(result, dtype=np.uint64)
     x = np.asarray(x, dtype=np.uint64)
     r, x = np.broadcast_arrays(r, x)
-    if c.bound.flush_inputs:
+    if c.flush_inputs:
         x = flush_subnormal_bits(np, fmt, x)
     out = np.zeros(r.shape, dtype=bool)
     handled = np.zeros(r.shape, dtype=bool)
     classes = {"+0": lambda b: b == 0, "-0": lambda b: b == np.uint64(fmt.sign_mask),
                "+inf": lambda b: b == np.uint64(fmt.inf), "-inf": lambda b: b == np.uint64(fmt.sign_mask | fmt.inf),
                "nan": fmt.is_nan}
-    for operand, res in c.specials:
-        hit = classes[operand](x) & ~handled
-        out = np.where(hit, classes[res](r), out)
+    for special in c.specials:
+        hit = classes[special.operands[0]](x) & ~handled
+        out = np.where(hit, classes[special.result](r), out)
         handled |= hit
     regular = ~handled & ~fmt.is_nan(x) & ~fmt.is_inf(x) & ~fmt.is_zero(x)
     if np.any(~handled & ~regular):
@@ -145,7 +145,7 @@ def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
     r_neg = _negative(fmt, r)
     finite = ~fmt.is_nan(r) & ~fmt.is_inf(r)
     ok = finite & np.where(fmt.is_zero(r), False, _within(fmt, c, np.where(finite, r, 0), x))
-    if c.bound.flush_outputs:
+    if c.flush_outputs:
         zero_ok = _bound_reaches(fmt, c, x, fmt.min_normal, above=False)
         ok |= fmt.is_zero(r) & (r_neg == neg) & zero_ok
     inf_ok = _bound_reaches(fmt, c, x, fmt.max_finite, above=True)
@@ -168,7 +168,7 @@ def choose(form: AmdForm, variant: str, x, strategy: np.ndarray, rng: np.random.
     fmt = form.fmt
     x = np.asarray(x, dtype=np.uint64)
     strategy = np.broadcast_to(np.asarray(strategy), x.shape)
-    xf = flush_subnormal_bits(np, fmt, x) if c.bound.flush_inputs else x
+    xf = flush_subnormal_bits(np, fmt, x) if c.flush_inputs else x
     base = nearest(form, xf)
     special = fmt.is_nan(xf) | fmt.is_inf(xf) | fmt.is_zero(xf)
     base = np.where(fmt.is_nan(xf), quiet(np, fmt, xf), base)
@@ -200,16 +200,15 @@ def _step(fmt: Format, bits: np.ndarray, k) -> np.ndarray:
     return sign | mag.astype(np.uint64)
 
 
-def _ends(fmt: Format, c: AmdContract, x: np.ndarray, base: np.ndarray, t: np.ndarray):
+def _ends(fmt: Format, c: Contract, x: np.ndarray, base: np.ndarray, t: np.ndarray):
     """Lowest and highest (by magnitude) allowed finite results for normal-range reciprocals."""
-    b = c.bound
-    if b.relative_log2 is not None:
+    if c.relative_log2 is not None:
         # 1 -+ 2^rel is exact in binary64, so each estimate is the end rounded once to nearest
         # (then rounded once more for narrower formats): the end itself or one step outside it
         x64 = F64.to_float64(_widen(fmt, x))
         with np.errstate(over="ignore", under="ignore"):
-            est_lo = ((1.0 - 2.0 ** b.relative_log2) / x64).view(np.uint64)
-            est_hi = ((1.0 + 2.0 ** b.relative_log2) / x64).view(np.uint64)
+            est_lo = ((1.0 - 2.0 ** c.relative_log2) / x64).view(np.uint64)
+            est_hi = ((1.0 + 2.0 ** c.relative_log2) / x64).view(np.uint64)
         if fmt.name != "f64":
             rule = ops.NanRule.ieee(fmt)
             est_lo = ops.convert(np, F64, fmt, est_lo, _NEAREST, rule)
@@ -217,7 +216,7 @@ def _ends(fmt: Format, c: AmdContract, x: np.ndarray, base: np.ndarray, t: np.nd
         lo = np.where(_within(fmt, c, est_lo, x, t), est_lo, _step(fmt, est_lo, 1))
         hi = np.where(_within(fmt, c, est_hi, x, t), est_hi, _step(fmt, est_hi, -1))
         return lo, hi
-    span = int(np.ceil(b.ulp)) + 2
+    span = int(np.ceil(c.ulp)) + 2
     return (_extreme(fmt, c, x, base, span, t, smallest=True),
             _extreme(fmt, c, x, base, span, t, smallest=False))
 
@@ -234,7 +233,7 @@ def ends_are_tight(form: AmdForm, variant: str, x, lo, hi) -> bool:
     return bool(np.all(inside & outside))
 
 
-def _extreme(fmt: Format, c: AmdContract, x: np.ndarray, estimate: np.ndarray, span: int, t: np.ndarray,
+def _extreme(fmt: Format, c: Contract, x: np.ndarray, estimate: np.ndarray, span: int, t: np.ndarray,
              smallest: bool) -> np.ndarray:
     """The first allowed value scanning ``estimate -+ span`` steps from the outside in."""
     best = np.zeros(x.shape, dtype=np.uint64)

@@ -117,6 +117,9 @@ def run(args) -> int:
     check_writable(args.json)
     db = load_database()
     form = db.form(args.form, args.target)
+    if form.kind == "function":
+        raise UsageError(f"{form.name}: `eval` prints arithmetic forms only; evaluate conversions, comparisons, "
+                         "moves and integer forms with tilecheck.model.api.evaluate (operands of each operand's type)")
     if len(args.operands) != len(form.sources):
         names = ", ".join(o.name for o in form.sources)
         raise UsageError(f"{form.name} takes {len(form.sources)} operand(s) ({names}), got {len(args.operands)}")

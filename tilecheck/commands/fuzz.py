@@ -32,6 +32,7 @@ import time
 
 from tilecheck.commands.options import nonnegative_int, positive_int
 from tilecheck.errors import UnknownFormError, UsageError
+from tilecheck.spec.contract import ULP_READING_DEFAULT, ULP_READINGS
 
 
 def add_parser(sub):
@@ -66,6 +67,9 @@ def add_parser(sub):
                    help="findings per form written to the JSONL (mismatches beyond are counted; default 1000)")
     p.add_argument("--tininess", choices=("after", "before"), default=None,
                    help="the model's .ftz convention for the verdict (default after)")
+    p.add_argument("--ulp-reading", choices=ULP_READINGS, default=None,
+                   help="how approximate forms' ulp bounds are read: from the exact value, from the correctly "
+                        "rounded result (the CUDA guide's), or either (default: either)")
     p.add_argument("--stop-after", type=positive_int, default=None, metavar="N",
                    help="stop after N batches of this run, checkpointed (continue later with --resume)")
     dist = p.add_mutually_exclusive_group()
@@ -79,7 +83,8 @@ def add_parser(sub):
 
 
 DEFAULTS = {"cases": 100_000, "exhaustive": False, "seed": 0, "backend": "auto", "shrink": 20,
-            "max_findings": 1000, "tininess": "after", "target": None, "gpu_code": None, "vectors": None}
+            "max_findings": 1000, "tininess": "after", "target": None, "gpu_code": None, "vectors": None,
+            "ulp_reading": ULP_READING_DEFAULT}
 """Option values of a new campaign when not given (``batch`` depends on ``exhaustive``)."""
 
 
@@ -119,7 +124,7 @@ def _resolve_backend(name: str, exhaustive: bool, forms, db, vectors: str | None
         raise UsageError("the vectors backend needs a vector file (--vectors FILE)")
     if name != "auto":
         return name
-    if not backends.gpu_status():
+    if backends.gpu_status(db).available:
         return "gpu"
     if exhaustive and all(not backends.ReferenceBackend().supports(db.form(f)) for f in forms):
         return "reference"
@@ -139,7 +144,8 @@ def _new_config(args, db):
     batch = args.batch or (1 << 22 if opt["exhaustive"] else 1 << 16)
     return Config(tuple(forms), seed=opt["seed"], cases=opt["cases"], exhaustive=opt["exhaustive"], batch=batch,
                   backend=backend, shrink=opt["shrink"], max_findings=opt["max_findings"], tininess=opt["tininess"],
-                  target=opt["target"], gpu_code=opt["gpu_code"], vectors=opt["vectors"])
+                  target=opt["target"], gpu_code=opt["gpu_code"], vectors=opt["vectors"],
+                  ulp_reading=opt["ulp_reading"])
 
 
 def _resumed_config(args, db):
@@ -221,7 +227,8 @@ def _campaign(args, db, config, backend, executor) -> int:
     verdicts = sorted({verdict_text(backend.name, db.form(f), config.tininess, bool(config.exhaustive))
                        for f in config.forms})
     out.write(f"fuzz: {len(config.forms)} form(s), {what}, seed {config.seed}, batch {config.batch}; backend "
-              f"{backend.name} ({info}); verdict: {' | '.join(verdicts)}; output {args.out}/\n")
+              f"{backend.name} ({info}); verdict: {' | '.join(verdicts)}; ulp reading {config.ulp_reading}; "
+              f"output {args.out}/\n")
     out.flush()
     campaign = Campaign(config, backend, args.out, db, _Progress(sys.stderr, args.quiet), executor=executor)
     result = campaign.run(resume=args.resume, stop_after=args.stop_after)
@@ -238,7 +245,7 @@ def _campaign(args, db, config, backend, executor) -> int:
                   f"{st.recorded:>5} recorded  {seconds:8.1f} s  {_rate(rate)}\n")
     if result.mismatches:
         command = replay_command(result.findings_path, config.backend, config.tininess, config.target,
-                                 config.gpu_code, config.vectors)
+                                 config.gpu_code, config.vectors, config.ulp_reading)
         out.write(f"findings: {result.findings_path} (replay: {command})\n")
         _show_first(result.findings_path, out)
     run_rate = (result.cases - result.resumed_from) / result.seconds if result.seconds > 0 else 0.0
@@ -296,15 +303,19 @@ def _field(rec: dict, key: str, kind, where, default=None):
     return value
 
 
-def _replay_settings(args, rec: dict, where) -> tuple[str, str, str | None, str | None, str | None]:
-    """``(backend, tininess, target, gpu_code, vectors)`` of one finding: the options given on the
-    command line, else what the finding recorded, else the defaults."""
+def _replay_settings(args, rec: dict, where) -> tuple[str, str, str | None, str | None, str | None, str]:
+    """``(backend, tininess, target, gpu_code, vectors, ulp_reading)`` of one finding: the options
+    given on the command line, else what the finding recorded, else the defaults."""
     from tilecheck.diff.backends import NAMES
 
     settings = _field(rec, "settings", dict, where, {})
     recorded_tininess = settings.get("tininess", "after")
     if recorded_tininess not in ("after", "before"):
         raise UsageError(f"settings.tininess must be 'after' or 'before', got {recorded_tininess!r}", where)
+    recorded_reading = settings.get("ulp_reading", ULP_READING_DEFAULT)
+    if recorded_reading not in ULP_READINGS:
+        raise UsageError(f"settings.ulp_reading must be one of {', '.join(ULP_READINGS)}, got {recorded_reading!r}"[:200],
+                         where)
     recorded = {}
     for key in ("target", "gpu_code", "vectors"):
         value = settings.get(key)
@@ -319,7 +330,7 @@ def _replay_settings(args, rec: dict, where) -> tuple[str, str, str | None, str 
     if backend != "vectors" and args.vectors is None:
         vectors = None
     return (backend, args.tininess or recorded_tininess, args.target or recorded["target"],
-            args.gpu_code or recorded["gpu_code"], vectors)
+            args.gpu_code or recorded["gpu_code"], vectors, args.ulp_reading or recorded_reading)
 
 
 def _replay(args, db) -> int:
@@ -334,10 +345,11 @@ def _replay(args, db) -> int:
     out = sys.stdout
     out.write(f"replay {args.replay}: {len(records)} finding(s), each with the settings recorded with it"
               + (" (overridden: " + ", ".join(f"--{k.replace('_', '-')} {getattr(args, k)}" for k in
-                                              ("backend", "tininess", "target", "gpu_code", "vectors")
+                                              ("backend", "tininess", "target", "gpu_code", "vectors",
+                                               "ulp_reading")
                                               if getattr(args, k) is not None) + ")"
                  if any(getattr(args, k) is not None for k in ("backend", "tininess", "target", "gpu_code",
-                                                                 "vectors")) else "") + "\n")
+                                                                 "vectors", "ulp_reading")) else "") + "\n")
     backends: dict = {}
     cases = still = 0
     for line, rec in records:
@@ -347,7 +359,7 @@ def _replay(args, db) -> int:
             form = db.form(form_name)
         except UnknownFormError as exc:
             raise UsageError(exc.message, where) from exc
-        backend_name, tininess, target, gpu_code, vectors = _replay_settings(args, rec, where)
+        backend_name, tininess, target, gpu_code, vectors, ulp_reading = _replay_settings(args, rec, where)
         key = (backend_name, target, gpu_code, vectors)
         if key not in backends:
             name = _resolve_backend(backend_name, False, [form.name], db, vectors)
@@ -374,14 +386,14 @@ def _replay(args, db) -> int:
                 if not 0 <= v < 1 << (8 * np.dtype(spec[1]).itemsize):
                     raise UsageError(f"operand 0x{v:x} does not fit {np.dtype(spec[1]).name}", where)
             arrays = [np.array([v], dtype=spec[1]) for v, spec in zip(values, layout)]
-            found = backend.judge(form, arrays, tininess)
+            found = backend.judge(form, arrays, tininess, ulp_reading)
             cases += 1
             verdict = "still disagrees" if found.count else "agrees now"
             if found.count:
                 still += 1
             got = f", result 0x{int(found.results[0]):x}" if found.count else ""
             out.write(f"{args.replay}:{line}: {form.name} {' '.join(texts)} ({label}; backend {backend.name}, "
-                      f"tininess {tininess}): {verdict}{got}\n")
+                      f"tininess {tininess}, ulp reading {ulp_reading}): {verdict}{got}\n")
     out.write(f"{cases} cases, {still} mismatches\n")
     return 1 if still else 0
 

@@ -101,7 +101,9 @@ def _show(args) -> int:
         out.write(f"{args.form}: illegal{' on ' + verdict.target if verdict.target else ''}\n")
         out.write(f"  reason: {verdict.reason}\n")
         if verdict.ptxas:
-            out.write(f"  ptxas:  {verdict.ptxas}\n")
+            from tilecheck.ptxas import SPEC_PTXAS
+
+            out.write(f"  ptxas:  {verdict.ptxas} (recorded with ptxas {SPEC_PTXAS})\n")
         record.update(reason=verdict.reason, ptxas=verdict.ptxas)
         write_json(args.json, record)
         return 1
@@ -136,9 +138,16 @@ def _show(args) -> int:
         c = form.contract
         out.write(f"  contract:  {_contract_text(form)}{' (provisional)' if c.provisional else ''}\n")
         out.write(f"             source: {c.source}\n")
+        rules = []
+        for r in c.rules:
+            when = ", ".join(f"{form.sources[i].name}: {_condition_text(cond)}" for i, cond in r.when)
+            out.write(f"             rule: {when} -> {r.result}\n")
+            rules.append({"when": when, "result": r.result, "source": r.source})
         for sp in c.specials:
             out.write(f"             {', '.join(sp.operands)} -> {sp.result}\n")
         record["contract"] = {"text": _contract_text(form), "provisional": c.provisional, "source": c.source,
+                              "bound": {"kind": c.bound.kind, "size": c.bound.size, "readings": list(c.readings)},
+                              "rules": rules,
                               "specials": [{"operands": list(sp.operands), "result": sp.result} for sp in c.specials]}
     out.write(f"  reference: {form.reference}\n")
     record["reference"] = str(form.reference)
@@ -197,3 +206,13 @@ def _check(args) -> int:
     sys.stdout.write(f"spec OK: {len(db.families)} PTX families, {len(db.forms)} forms, "
                      f"{n_amd} AMD instructions, {n_seq} sequences, {len(db.targets)} targets\n")
     return 0
+
+
+def _condition_text(cond) -> str:
+    """A rule's operand condition in words (``finite, |x| > 2^126``)."""
+    parts = [" or ".join(cond.classes)] if cond.classes else []
+    if cond.above_log2 is not None:
+        parts.append(f"|x| > 2^{cond.above_log2}")
+    if cond.below_log2 is not None:
+        parts.append(f"|x| < 2^{cond.below_log2}")
+    return ", ".join(parts)

@@ -17,6 +17,7 @@ import time
 
 from tilecheck.commands.options import nonnegative_int, positive_int
 from tilecheck.commands.output import add_json_option, check_writable, human_stream, write_json
+from tilecheck.spec.contract import ULP_READING_DEFAULT, ULP_READINGS
 from tilecheck.spec.database import load_database
 
 
@@ -42,6 +43,9 @@ def add_parser(sub):
                    help="cases per AMD sequence campaign (default 1000000)")
     p.add_argument("--vectors", metavar="FILE", action="append", default=[],
                    help="check a recorded vector file against the model (repeatable)")
+    p.add_argument("--ulp-reading", choices=ULP_READINGS, default=ULP_READING_DEFAULT,
+                   help="how approximate forms' ulp bounds are read: from the exact value, from the correctly "
+                        "rounded result (the CUDA guide's), or either (default: either)")
     p.add_argument("--quiet", action="store_true", help="print only failing rows and the summary")
     from tilecheck.commands import verify_ptx
 
@@ -94,8 +98,10 @@ def run(args) -> int:
     else:
         info = ", ".join(f"{k} {v}" for k, v in backend.info().items() if k != "backend")
         out.write(f"differential backend: {backend.name} ({info}); {args.cases} cases per form, seed {args.seed}\n")
+    out.write(f"contracts: ulp bounds read as {args.ulp_reading} (--ulp-reading)\n")
     ctx = Context(db=db, cases=args.cases, seed=args.seed, backend=backend, target=args.arch,
                   extra={"semantics": args.semantics, "rcp": args.rcp, "sequence_cases": args.sequence_cases,
+                         "ulp_reading": args.ulp_reading,
                          "forms": [i.payload for i in items if i.kind == "form"]})
     if isinstance(backend, str):
         ctx.extra["_backend"] = backend
@@ -130,8 +136,13 @@ def run(args) -> int:
     if args.json:
         meta = {"seed": args.seed, "cases": args.cases, "backend": backend if isinstance(backend, str)
                 else backend.info(), "targets": args.targets, "vectors": args.vectors,
-                "ptxas": ctx.extra.get("ptxas_version"), "started": started,
+                "ptxas": ctx.extra.get("ptxas"), "ulp_reading": args.ulp_reading, "started": started,
                 "seconds": round(time.time() - started, 3)}
+        report.write_json(args.json, rows, meta)
+    if ctx.extra.get("ptxas"):
+        from tilecheck import ptxas
+
+        out.write(f"assembler: {ptxas.describe(ctx.extra['ptxas'])}\n")
     out.write(f"{report.plural(len(rows), 'item')}, {len(failed)} failed ({time.time() - started:.1f} s)\n")
     out.write(report.summary_line(rows) + "\n")
     out.flush()

@@ -24,10 +24,7 @@ def add_arguments(p) -> None:
                    help="OP.RND.FMT (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64) or a PTX form")
     g.add_argument("--exhaustive", action="store_true",
                    help="every input (16-bit unary and binary, f32 unary); default: sampled unless the domain is small")
-    g.add_argument("--ulp-reading", dest="ulp_reading", choices=("either", "exact", "correctly-rounded"),
-                   default="either",
-                   help="ulp bounds measured from the exact value, from the correctly rounded result, or either "
-                        "(default: either, the conservative union)")
+    # --ulp-reading is verify's own option (either | exact | correctly-rounded), shared with FILE.ptx
     g.add_argument("--approx", choices=("all", "reference"), default="all",
                    help="approximate instructions: every allowed result (default) or only the model's representative")
     g.add_argument("--input", metavar="A[,B,...]", help="check one input (hex or decimal operands): a repro")

@@ -40,6 +40,7 @@ from tilecheck.diff.findings import FindingsWriter, finding
 from tilecheck.diff.shrink import Shrunk
 from tilecheck.diff.shrink import shrink as _shrink
 from tilecheck.errors import UsageError
+from tilecheck.spec.contract import ULP_READING_DEFAULT, ULP_READINGS
 
 __all__ = ["Config", "FormState", "Progress", "Result", "Campaign", "BackendSpec", "BackendView", "BatchOutcome",
            "SerialExecutor", "run_batch", "shrink_case", "describe_backend", "read_checkpoint", "CHECKPOINT",
@@ -61,7 +62,8 @@ class Config:
     ``cases`` per form (ignored with ``exhaustive``), ``batch`` cases per batch, ``backend`` the
     resolved backend name, ``shrink`` findings per form to shrink, ``max_findings`` findings per
     form to record (mismatches beyond it are still counted), ``tininess`` the model's ``.ftz``
-    convention for the verdict, ``target`` the PTX target of emitted kernels (None: the default),
+    convention for the verdict, ``ulp_reading`` its reading of approximate forms' ulp bounds
+    (:mod:`tilecheck.spec.contract`), ``target`` the PTX target of emitted kernels (None: the default),
     ``gpu_code`` the GPU code paths (``jit``, ``cubin``, ``both``; None: the default), ``vectors``
     the recorded-vector file of the vectors backend.
     """
@@ -78,6 +80,7 @@ class Config:
     target: str | None = None
     gpu_code: str | None = None
     vectors: str | None = None
+    ulp_reading: str = ULP_READING_DEFAULT
 
     def to_json(self) -> dict:
         """The configuration as JSON-ready data."""
@@ -109,6 +112,8 @@ class Config:
             raise UsageError(f"{where}: 'exhaustive' must be true or false")
         if data.get("tininess", "after") not in TININESS:
             raise UsageError(f"{where}: 'tininess' must be 'after' or 'before'")
+        if data.get("ulp_reading", ULP_READING_DEFAULT) not in ULP_READINGS:
+            raise UsageError(f"{where}: 'ulp_reading' must be one of {', '.join(ULP_READINGS)}")
         if not isinstance(data.get("backend", "cpu"), str):
             raise UsageError(f"{where}: 'backend' must be a backend name")
         for name in ("target", "gpu_code", "vectors"):
@@ -130,7 +135,8 @@ class Config:
         out = self.backend_options()
         out += ["--exhaustive"] if self.exhaustive else ["--cases", str(self.cases)]
         out += ["--seed", str(self.seed), "--batch", str(self.batch), "--shrink", str(self.shrink),
-                "--max-findings", str(self.max_findings), "--tininess", self.tininess]
+                "--max-findings", str(self.max_findings), "--tininess", self.tininess,
+                "--ulp-reading", self.ulp_reading]
         return out
 
 
@@ -374,11 +380,13 @@ def compute_batch(backend, db, config: Config, form_name: str, index: int) -> Ba
     if recorded is not None:
         # recorded vectors: judge each line's own result, in file order
         found = disagreements(form, recorded[1][start:stop], [o[start:stop] for o in recorded[0]],
-                              config.tininess)
+                              config.tininess, config.ulp_reading)
     elif config.exhaustive:
-        found = backend.judge(form, _cases.exhaustive_batch(form, index, config.batch), config.tininess)
+        found = backend.judge(form, _cases.exhaustive_batch(form, index, config.batch), config.tininess,
+                              config.ulp_reading)
     else:
-        found = backend.judge(form, _cases.batch(form, config.seed, index, stop - start), config.tininess)
+        found = backend.judge(form, _cases.batch(form, config.seed, index, stop - start), config.tininess,
+                              config.ulp_reading)
     keep = []
     for j in range(min(found.count, config.max_findings)):
         keep.append((tuple(int(o[j]) for o in found.operands), int(found.results[j]), int(found.index[j]),
@@ -394,11 +402,13 @@ def run_batch(spec: BackendSpec, config: Config, form_name: str, index: int) -> 
     return compute_batch(backend_for(spec), load_database(), config, form_name, index)
 
 
-def shrink_case(spec: BackendSpec, form_name: str, operands: tuple, result: int, tininess: str) -> Shrunk:
+def shrink_case(spec: BackendSpec, form_name: str, operands: tuple, result: int, tininess: str,
+                ulp_reading: str = ULP_READING_DEFAULT) -> Shrunk:
     """:func:`tilecheck.diff.shrink.shrink` on this process's backend for ``spec``."""
     from tilecheck.spec.database import load_database
 
-    return _shrink(load_database().form(form_name), backend_for(spec), operands, result, tininess=tininess)
+    return _shrink(load_database().form(form_name), backend_for(spec), operands, result, tininess=tininess,
+                   ulp_reading=ulp_reading)
 
 
 class SerialExecutor:
@@ -413,9 +423,9 @@ class SerialExecutor:
         for form_name, index in jobs:
             yield compute_batch(self.backend, self.db, config, form_name, index)
 
-    def shrink(self, form, operands, result: int, tininess: str) -> Shrunk:
+    def shrink(self, form, operands, result: int, tininess: str, ulp_reading: str = ULP_READING_DEFAULT) -> Shrunk:
         """Shrink one finding here."""
-        return _shrink(form, self.backend, operands, result, tininess=tininess)
+        return _shrink(form, self.backend, operands, result, tininess=tininess, ulp_reading=ulp_reading)
 
     def workers(self) -> int | None:
         """None: not a cluster."""
@@ -537,6 +547,8 @@ class Campaign:
             raise UsageError("--shrink and --max-findings must be at least 0")
         if config.tininess not in TININESS:
             raise UsageError("tininess must be 'after' or 'before'")
+        if config.ulp_reading not in ULP_READINGS:
+            raise UsageError(f"ulp_reading must be one of {', '.join(ULP_READINGS)}")
         self.config = config
         self.backend = backend
         self.out_dir = out_dir
@@ -704,12 +716,13 @@ class Campaign:
                 break
             shrunk = None
             if state.shrunk < cfg.shrink and self.backend.runs_any_input:
-                shrunk = self.executor.shrink(form, ops, result, cfg.tininess)
+                shrunk = self.executor.shrink(form, ops, result, cfg.tininess, cfg.ulp_reading)
                 state.shrunk += 1
             case = outcome.index * cfg.batch + position
             writer.write(finding(form, list(ops), result, case=case, batch=outcome.index, seed=cfg.seed,
                                  backend=cfg.backend, run=run, shrunk=shrunk, findings_path=self.findings_path,
-                                 tininess=cfg.tininess, target=cfg.target, gpu_code=cfg.gpu_code,
+                                 tininess=cfg.tininess, ulp_reading=cfg.ulp_reading, target=cfg.target,
+                                 gpu_code=cfg.gpu_code,
                                  vectors=cfg.vectors, device=outcome.device if cfg.backend == "gpu" else ""))
             state.recorded += 1
             count += 1

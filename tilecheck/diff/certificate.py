@@ -334,6 +334,15 @@ def _fast(op: str, f: _Fmt, rounding: str, res_bits, raw):
         common &= fields[0][0] == 0
     elif op == "rcp":
         sign = fields[0][0]
+    elif op in ("add", "sub"):
+        (sa, fa, ma), (sb, fb, mb) = fields
+        if op == "sub":
+            sb = sb ^ _U(1)
+        ea = fa.astype(_I) - (f.bias + f.mbits)
+        eb = fb.astype(_I) - (f.bias + f.mbits)
+        sign, s_mag, s_exp = _exact_sum(_Value(sa, ma, ea, fa, None, None, None),
+                                        _Value(sb, mb, eb, fb, None, None, None), False)
+        common &= s_mag != 0  # exact zero sums: the sign rules of the general path
     else:
         sign = fields[0][0] ^ fields[1][0]
     common &= rs == sign
@@ -383,7 +392,14 @@ def _fast(op: str, f: _Fmt, rounding: str, res_bits, raw):
         sh = d + _U(p - 5)
         lo, hi = lo << sh, hi << sh
     else:
-        return np.zeros(res_bits.shape, dtype=bool), None
+        # add/sub: |S| 2^Es against the bounds 2^fexp: shift the bounds up by d >= 0, or the sum
+        # up by -d (a sum small enough that it cannot wrap)
+        d = fexp - s_exp
+        common &= (d <= _ALIGN) & (d >= -(p + 3))
+        common &= (d >= 0) | ((s_mag >> _U(p + 4)) == 0)
+        up = np.clip(d, 0, _ALIGN).astype(_U)
+        x = s_mag << np.clip(-d, 0, p + 3).astype(_U)
+        lo, hi = lo << up, hi << up
     ok = (x >= lo + open_lo) & (x + open_hi <= hi)
     return common, ok
 

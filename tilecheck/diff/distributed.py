@@ -38,6 +38,7 @@ from typing import Callable, Iterable, Iterator
 from tilecheck.diff.campaign import BackendSpec, BackendView, BatchOutcome, Config, describe_backend, run_batch, \
     shrink_case
 from tilecheck.errors import ClusterError, TilecheckError, UsageError
+from tilecheck.spec.contract import ULP_READING_DEFAULT
 
 __all__ = ["ClusterError", "require_dask", "pinned_devices", "local_cluster", "connect", "disconnect", "session",
            "ordered", "DaskExecutor"]
@@ -71,9 +72,11 @@ def pinned_devices(n: int, visible: str | None = None) -> list[str]:
 
 
 def _gpu_count() -> int:
-    from tilecheck.diff.backends import _import_cupy
+    from tilecheck.diff.backends import _import_cupy, device_errors
 
-    return int(_import_cupy().cuda.runtime.getDeviceCount())
+    cupy = _import_cupy()
+    with device_errors(cupy, "counting the devices"):  # a CUDA error is exit 2, not a traceback
+        return int(cupy.cuda.runtime.getDeviceCount())
 
 
 def _dashboard_address(dashboard: bool) -> str | None:
@@ -286,9 +289,10 @@ class DaskExecutor:
         return ordered(self.client, run_batch, ((self.spec, config, form, k) for form, k in jobs),
                        window=self.window, name="batch")
 
-    def shrink(self, form, operands, result: int, tininess: str):
+    def shrink(self, form, operands, result: int, tininess: str, ulp_reading: str = ULP_READING_DEFAULT):
         """Shrink one finding on a worker (a GPU finding needs the GPU)."""
-        return next(ordered(self.client, shrink_case, [(self.spec, form.name, tuple(operands), result, tininess)],
+        return next(ordered(self.client, shrink_case,
+                            [(self.spec, form.name, tuple(operands), result, tininess, ulp_reading)],
                             window=1, name="shrink"))
 
     def workers(self) -> int | None:

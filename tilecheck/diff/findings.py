@@ -8,9 +8,10 @@ before the checkpoint that covers it. Fields:
 (+ ``run``, the GPU code path when there are several), ``operands`` and ``result`` (hex),
 ``expected`` (the model's result: exact forms; the representative value of approximate ones),
 ``allowed`` (what the model accepts, in words), ``inputs`` (each operand as hex, value and class),
-``settings`` (rounding, ftz, tininess, and the backend's ``target``, ``gpu_code`` and ``vectors``
+``settings`` (rounding, ftz, tininess, ulp_reading, and the backend's ``target``, ``gpu_code`` and ``vectors``
 file when the run set them: everything ``--replay`` needs to judge the case again as the run did),
-``device`` (gpu backend: the device that ran the case), ``shrunk`` (the simplest operands that still disagree,
+``reading`` (the reading of the form's bound the verdict applied: ``either``, ``exact``,
+``correctly-rounded``, ``relative`` or ``none``), ``device`` (gpu backend: the device that ran the case), ``shrunk`` (the simplest operands that still disagree,
 with their result and expected value, when shrinking ran), ``repro`` (``tilecheck eval ...`` on
 the shrunk operands) and ``replay`` (``tilecheck fuzz FORM --replay FILE ...``).
 """
@@ -22,6 +23,7 @@ import os
 import shlex
 
 from tilecheck.errors import Location, UsageError
+from tilecheck.spec.contract import ULP_READING_DEFAULT
 
 __all__ = ["finding", "FindingsWriter", "read_findings", "describe_operand", "hexs", "replay_command"]
 
@@ -68,10 +70,11 @@ def _allowed_text(form) -> str:
 def finding(form, operands, result: int, *, case: int, batch: int, seed: int, backend: str, run: str = "",
             shrunk=None, findings_path: str = "findings.jsonl", tininess: str = "after",
             target: str | None = None, gpu_code: str | None = None, vectors: str | None = None,
-            device: str = "") -> dict:
+            device: str = "", ulp_reading: str = ULP_READING_DEFAULT) -> dict:
     """The JSON record of one mismatch (see the module docstring)."""
     params = form.semantics.params
-    settings = {"rounding": params.get("rounding"), "ftz": bool(params.get("ftz", False)), "tininess": tininess}
+    settings = {"rounding": params.get("rounding"), "ftz": bool(params.get("ftz", False)), "tininess": tininess,
+                "ulp_reading": ulp_reading}
     for key, value in (("target", target), ("gpu_code", gpu_code), ("vectors", vectors)):
         if value is not None:
             settings[key] = value
@@ -96,19 +99,23 @@ def finding(form, operands, result: int, *, case: int, batch: int, seed: int, ba
     if form.kind != "memory":
         record["repro"] = (f"tilecheck eval {form.name} " + " ".join(hexs(form, final_ops))
                            + (f" --tininess {tininess}" if tininess != "after" else ""))
-    record["replay"] = replay_command(findings_path, backend, tininess, target, gpu_code, vectors)
+    from tilecheck.model import api
+
+    record["reading"] = api.reading_used(form, ulp_reading)
+    record["replay"] = replay_command(findings_path, backend, tininess, target, gpu_code, vectors, ulp_reading)
     return record
 
 
 def replay_command(findings_path: str, backend: str, tininess: str = "after", target: str | None = None,
-                   gpu_code: str | None = None, vectors: str | None = None) -> str:
+                   gpu_code: str | None = None, vectors: str | None = None,
+                   ulp_reading: str = ULP_READING_DEFAULT) -> str:
     """``tilecheck fuzz --replay FILE`` with every setting of the run spelled out (a replay
     takes them from each finding anyway; the command shows what it will use)."""
     parts = ["tilecheck", "fuzz", "--replay", findings_path, "--backend", backend]
     for option, value in (("--target", target), ("--gpu-code", gpu_code), ("--vectors", vectors)):
         if value is not None:
             parts += [option, value]
-    parts += ["--tininess", tininess]
+    parts += ["--tininess", tininess, "--ulp-reading", ulp_reading]
     return " ".join(shlex.quote(p) for p in parts)
 
 

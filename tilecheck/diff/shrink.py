@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tilecheck.diff.cases import source_layout
+from tilecheck.spec.contract import ULP_READING_DEFAULT
 
 __all__ = ["Shrunk", "shrink", "complexity", "proposals"]
 
@@ -152,7 +153,8 @@ def _joint(fmt, values: list[int]) -> list[tuple[int, ...]]:
     return out
 
 
-def shrink(form, backend, operands, result: int, rounds: int = 64, tininess: str = "after") -> Shrunk:
+def shrink(form, backend, operands, result: int, rounds: int = 64, tininess: str = "after",
+           ulp_reading: str = ULP_READING_DEFAULT) -> Shrunk:
     """Simplify ``operands`` (a case ``backend`` gets wrong, giving ``result``) while the
     backend's result stays rejected. Memory forms with vector operands are returned unchanged."""
     layout = source_layout(form)
@@ -165,7 +167,7 @@ def shrink(form, backend, operands, result: int, rounds: int = 64, tininess: str
         if not cands:
             break
         arrays = [np.array([c[i] for c in cands], dtype=layout[i][1]) for i in range(len(layout))]
-        found = backend.judge(form, arrays, tininess)
+        found = backend.judge(form, arrays, tininess, ulp_reading)
         runs += 1
         if found.count == 0:
             break

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tilecheck.spec.contract import ULP_READING_DEFAULT
+
 __all__ = ["Disagreements", "disagreements", "merge", "concat", "ok_mask", "to_host"]
 
 
@@ -55,11 +57,12 @@ def _namespace(array):
     return namespace(array)
 
 
-def ok_mask(form, results, operands, tininess: str = "after"):
+def ok_mask(form, results, operands, tininess: str = "after", ulp_reading: str = ULP_READING_DEFAULT):
     """Per-case verdict (bool array in the namespace of ``results``): is each result allowed?
 
     ``operands`` hold one container per case (memory forms: ``registers`` containers per case,
-    and ``results`` likewise). ``tininess`` is the model's ``.ftz`` convention for the verdict.
+    and ``results`` likewise). ``tininess`` is the model's ``.ftz`` convention for the verdict,
+    ``ulp_reading`` how approximate forms' ulp bounds are read (:mod:`tilecheck.spec.contract`).
     """
     from tilecheck.model import api
 
@@ -74,13 +77,14 @@ def ok_mask(form, results, operands, tininess: str = "after"):
             idx = xp.nonzero(~ok)[0]
             ok[idx] = api.allowed(form, results[idx], *[o[idx] for o in operands], tininess=tininess)
         return ok
-    return api.allowed(form, results, *operands, tininess=tininess)
+    return api.allowed(form, results, *operands, tininess=tininess, ulp_reading=ulp_reading)
 
 
-def disagreements(form, results, operands, tininess: str = "after") -> Disagreements:
+def disagreements(form, results, operands, tininess: str = "after",
+                  ulp_reading: str = ULP_READING_DEFAULT) -> Disagreements:
     """The rejected cases of a batch, moved to the host (see the module docstring)."""
     xp = _namespace(results)
-    ok = ok_mask(form, results, operands, tininess)
+    ok = ok_mask(form, results, operands, tininess, ulp_reading)
     n = int(ok.shape[0])
     bad = xp.nonzero(~ok)[0]
     if int(bad.size) == 0:

@@ -46,7 +46,7 @@ def golden_outputs(root: Path | None = None, db=None) -> dict[str, str]:
             for fmt, ext in (("ptx", "ptx"), ("cuda", "cu")):
                 out[f"emit/programs/{path.stem}.{target}.{ext}"] = emit_programs(programs, target, fmt, db=db)
     for target in GOLDEN_TARGETS:
-        for form in db.ptx_forms():
+        for form in db.kernel_forms():
             if db.verdict(form.name, target).legal:
                 out[f"emit/forms/{target}/{form.name}.ptx"] = single_instruction_kernel(form, target, db=db).ptx
     return out

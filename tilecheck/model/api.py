@@ -239,15 +239,19 @@ def split_lanes(xp, container, fmt: Format, lanes: int):
     """Unpack a packed container array into ``lanes`` arrays of element bits (element 0 = low)."""
     if lanes == 1:
         return [container]
+    # widen first: numpy 1.x keeps a narrow array's dtype when it meets a uint64 scalar
+    wide = container.astype(xp.uint64, copy=False)
     mask = u64(xp, (1 << fmt.width) - 1)
-    return [(container >> u64(xp, i * fmt.width)) & mask for i in range(lanes)]
+    return [(wide >> u64(xp, i * fmt.width)) & mask for i in range(lanes)]
 
 
 def join_lanes(xp, parts, fmt: Format):
     """Inverse of :func:`split_lanes`."""
-    out = parts[0]
+    # Lane results come back in the element's dtype (uint16 for f16x2); under numpy 1.x
+    # ``uint16 << np.uint64(16)`` stays uint16 and drops the high lane, so widen explicitly.
+    out = parts[0].astype(xp.uint64, copy=False)
     for i, p in enumerate(parts[1:], start=1):
-        out = out | (p << u64(xp, i * fmt.width))
+        out = out | (p.astype(xp.uint64, copy=False) << u64(xp, i * fmt.width))
     return out
 
 
@@ -280,16 +284,30 @@ def _exact_lanes(form: Form, arrays, xp, tininess: str):
     return join_lanes(xp, results, fmt)
 
 
-def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
-    """The result bits of a correctly rounded PTX form, e.g. ``evaluate("div.rn.ftz.f32", a, b)``.
+def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT, destinations: int = 1):
+    """The result of a PTX form on operand bits, e.g. ``evaluate("div.rn.ftz.f32", a, b)``.
 
     NaN results take the form's NaN policy (``unspecified``: the spec's representative bits,
     0x7fffffff for f32; ``propagate``: the first NaN operand quieted). Approximate forms have no
     single result: they raise :class:`~tilecheck.errors.ApproximateFormError` pointing to
     :func:`allowed`. Unknown or illegal spellings raise ``UnknownFormError``/``IllegalFormError``.
+
+    The instructions around the arithmetic (kind ``function``: ``cvt setp selp mov abs neg min max
+    copysign testp``, integer and logic ops) take their operands in PTX order, each the pattern of
+    its own type (``evaluate("cvt.rn.f16.f32", x)`` takes f32 bits and returns f16 bits;
+    predicate operands and results are bool arrays: ``evaluate("selp.b32", a, b, p)``,
+    ``evaluate("setp.lt.f32", a, b)``). ``destinations=2`` asks for both destinations of
+    ``setp ... p|q`` (a tuple; for f16x2/bf16x2 the low and the high lane) and unpacks a ``mov``
+    into that many parts (``evaluate("mov.b32", r, destinations=2)`` -> (low 16 bits, high 16
+    bits)); a tuple operand of a ``mov`` packs (``evaluate("mov.b32", (lo, hi))``: the first
+    element is the least significant).
     """
     form = _form(form)
     check_tininess(tininess)
+    if form.kind == "function":
+        return _evaluate_function(form, operand_bits, tininess, destinations)
+    if destinations != 1:
+        raise UsageError(f"{form.name} has one destination, not {destinations}")
     if form.kind == "contract":
         raise ApproximateFormError(
             f"{form.name} is approximate: its results are a contract ({_contract_text(form)}), not one value; "
@@ -304,17 +322,90 @@ def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     return _finish(xp, out, dtype, _is_scalar(operand_bits))
 
 
+_UINT = {1: "bool", 8: "uint8", 16: "uint16", 32: "uint32", 64: "uint64"}
+
+
+def _function_operands(form: Form, operand_bits, xp):
+    """Operand arrays of a ``function`` form: uint64 patterns of each operand's type, bool for
+    predicates (broadcast together)."""
+    sources = form.sources
+    if len(operand_bits) != len(sources):
+        raise UsageError(f"{form.name} takes {len(sources)} source operand(s) "
+                         f"({', '.join(o.name for o in sources)}), got {len(operand_bits)}")
+    arrays = []
+    for value, o in zip(operand_bits, sources):
+        where = f"{form.name} operand {o.name}"
+        if o.ptx_type == "pred":
+            arr = xp.asarray(value)
+            if arr.dtype != bool and not (arr.dtype.kind in "iu" and bool(((arr == 0) | (arr == 1)).all())):
+                raise OperandError(f"{where}: a predicate must be a boolean (or 0/1), got {value!r}")
+            arrays.append(arr.astype(bool))
+        else:
+            arrays.append(_as_bits(xp, value, o.container_bits, where).astype(xp.uint64))
+    return list(xp.broadcast_arrays(*arrays)) if arrays else arrays
+
+
+def _finish_function(xp, form: Form, out, ptx_type: str, scalar: bool):
+    dtype = getattr(xp, _UINT[TYPE_INFO[ptx_type][3]])
+    return _finish(xp, xp.asarray(out), dtype, scalar)
+
+
+def _evaluate_function(form: Form, operand_bits, tininess: str, destinations: int):
+    from tilecheck.model import instructions
+
+    if tininess not in ("after", "before"):
+        raise UsageError(f"tininess must be 'after' or 'before', got {tininess!r}")
+    if not isinstance(destinations, int) or isinstance(destinations, bool) or destinations < 1:
+        raise UsageError(f"destinations must be a positive int, got {destinations!r}")
+    if form.semantics.key == "bits.mov" and (destinations > 1 or any(isinstance(v, tuple) for v in operand_bits)):
+        return _mov_vector(form, operand_bits, destinations)
+    xp = namespace(*operand_bits)
+    arrays = _function_operands(form, operand_bits, xp)
+    out = instructions.apply(xp, form, arrays, tininess, destinations)
+    scalar = _is_scalar(operand_bits)
+    d_type = form.destinations[0].ptx_type
+    if isinstance(out, tuple):
+        return tuple(_finish_function(xp, form, o, d_type, scalar) for o in out)
+    return _finish_function(xp, form, out, d_type, scalar)
+
+
+def _mov_vector(form: Form, operand_bits, destinations: int):
+    """``mov`` pack ``d, {a, b, ...}`` (a tuple operand) and unpack ``{a, b, ...}, s``."""
+    width = form.destinations[0].container_bits
+    if len(operand_bits) != 1:
+        raise UsageError(f"{form.name} takes one source operand (a tuple to pack), got {len(operand_bits)}")
+    (value,) = operand_bits
+    if isinstance(value, tuple):
+        if destinations != 1:
+            raise UsageError(f"{form.name}: pack or unpack, not both")
+        parts = len(value)
+        if parts < 2 or width % parts or width // parts < 8:
+            raise UsageError(f"{form.name} packs 2 or more parts of at least 8 bits into {width} bits, got {parts}")
+        part = width // parts
+        xp = namespace(*value)
+        arrays = [_as_bits(xp, v, part, f"{form.name} part {i}").astype(xp.uint64) for i, v in enumerate(value)]
+        arrays = list(xp.broadcast_arrays(*arrays))
+        out = arrays[0]
+        for i, a in enumerate(arrays[1:], start=1):
+            out = out | (a << u64(xp, i * part))  # the first element is the least significant
+        dtype = getattr(xp, _UINT[width])
+        return _finish(xp, out, dtype, _is_scalar(value))
+    parts = destinations
+    if width % parts or width // parts < 8:
+        raise UsageError(f"{form.name} cannot unpack {width} bits into {parts} parts")
+    part = width // parts
+    xp = namespace(value)
+    bits = _as_bits(xp, value, width, f"{form.name} operand").astype(xp.uint64)
+    mask = u64(xp, (1 << part) - 1)
+    dtype = getattr(xp, _UINT[part])
+    return tuple(_finish(xp, (bits >> u64(xp, i * part)) & mask, dtype, _is_scalar([value])) for i in range(parts))
+
+
 def _contract_text(form: Form) -> str:
     c = form.contract
     if c is None:
         return "no contract"
-    if c.ulp is not None:
-        bound = f"{c.ulp:g} ulp"
-    elif c.relative_log2 is not None:
-        bound = f"relative error 2^{c.relative_log2:g}"
-    else:
-        bound = "special cases only"
-    return bound + (f", {c.domain}" if c.domain else "")
+    return c.describe() + (f", {c.notes}" if c.notes else "")
 
 
 def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):
@@ -323,7 +414,7 @@ def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     flush-to-zero setting, which its contract always allows."""
     form = _form(form)
     check_tininess(tininess)
-    if form.kind == "exact":
+    if form.kind in ("exact", "function"):
         return evaluate(form, *operand_bits, tininess=tininess)
     from tilecheck.model import contracts
 
@@ -356,6 +447,8 @@ def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT,
     check_ulp_reading(ulp_reading)
     form = _form(form)
     check_tininess(tininess)
+    if form.kind == "function":
+        return _allowed_function(form, result_bits, operand_bits, tininess)
     xp = namespace(result_bits, *operand_bits)
     arrays = _operands(form, operand_bits, xp)
     bits = TYPE_INFO[form.type][3]
@@ -372,6 +465,32 @@ def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT,
     else:
         raise UsageError(f"{form.name} moves bits ({form.semantics.key}); compare the memory contents instead")
     return ok[()] if (_is_scalar(operand_bits) and _is_scalar([result_bits])) else ok
+
+
+def _allowed_function(form: Form, result_bits, operand_bits, tininess: str):
+    """Bit equality with :func:`evaluate`; where the form's NaN policy is ``unspecified`` any NaN
+    of the destination format is accepted where a NaN is due (per lane for packed types)."""
+    expected = _evaluate_function(form, operand_bits, tininess, 1)
+    xp = namespace(result_bits, *operand_bits)
+    d = form.destinations[0]
+    if d.ptx_type == "pred":
+        got = xp.asarray(result_bits).astype(bool)
+        ok = got == xp.asarray(expected)
+    else:
+        got = _as_bits(xp, result_bits, d.container_bits, f"{form.name} result").astype(xp.uint64)
+        exp = xp.asarray(expected).astype(xp.uint64)
+        ok = got == exp
+        if form.nan.policy == "unspecified" and d.element_format is not None:
+            fmt = get_format(d.element_format)
+            got_l = split_lanes(xp, got, fmt, d.lanes)
+            exp_l = split_lanes(xp, exp, fmt, d.lanes)
+            lanes_ok = None
+            for g, e in zip(got_l, exp_l):
+                lane = (g == e) | (_is_nan(xp, fmt, g) & _is_nan(xp, fmt, e))
+                lanes_ok = lane if lanes_ok is None else lanes_ok & lane
+            ok = lanes_ok
+    scalar = _is_scalar(operand_bits) and _is_scalar([result_bits])
+    return ok[()] if scalar and hasattr(ok, "shape") else ok
 
 
 @dataclass(frozen=True, eq=False)

@@ -33,8 +33,6 @@ from tilecheck.model.xp import u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.forms import Form
 
-_FUNCTION = {"approx.div": "div", "approx.rcp": "rcp", "approx.sqrt": "sqrt", "approx.rsqrt": "rsqrt",
-             "approx.rcp_hi": "rcp", "approx.rsqrt_hi": "rsqrt"}
 _HI_MASK = 0xFFFFFFFF00000000
 _MARGIN = 2.0 ** -20
 _EVAL_ERROR = 2.0 ** -50  # bound on the relative error of the float64 evaluation of x
@@ -176,7 +174,8 @@ def _class_match(xp, fmt: Format, bits, word: str):
     sub = (mag != 0) & (mag < u64(xp, fmt.min_normal))
     normal = ~zero & ~sub & ~inf & ~nan
     table = {
-        "any": xp.ones(bits.shape, dtype=bool), "nan": nan,
+        "any": xp.ones(bits.shape, dtype=bool), "nan": nan, "inf": inf, "zero": zero, "subnormal": sub,
+        "normal": normal, "finite": ~nan & ~inf,
         "+inf": inf & ~neg, "-inf": inf & neg, "+0": zero & ~neg, "-0": zero & neg,
         "+subnormal": sub & ~neg, "-subnormal": sub & neg, "+normal": normal & ~neg, "-normal": normal & neg,
         "+finite": ~nan & ~inf & ~neg, "-finite": ~nan & ~inf & neg,
@@ -184,6 +183,31 @@ def _class_match(xp, fmt: Format, bits, word: str):
     if word.startswith("0x"):
         return bits == u64(xp, int(word, 16))
     return table[word]
+
+
+def _power_bits(fmt: Format, n: int) -> int:
+    """The pattern of 2**n, clamped to the format's range (0 below it, infinity above it)."""
+    if n > fmt.emax:
+        return fmt.inf
+    if n < fmt.emin - fmt.mantissa_bits:
+        return 0
+    return fmt.from_fraction(Fraction(2) ** n)
+
+
+def _condition(xp, fmt: Format, bits, cond):
+    """Does each operand pattern meet a rule's :class:`~tilecheck.spec.contract.OperandCondition`?"""
+    mag = bits & u64(xp, fmt.magnitude_mask)
+    ok = mag <= u64(xp, fmt.exponent_mask)  # magnitudes compare only for non-NaN patterns
+    if cond.classes:
+        hit = xp.zeros(bits.shape, dtype=bool)
+        for word in cond.classes:
+            hit = hit | _class_match(xp, fmt, bits, word)
+        ok = hit if not (cond.above_log2 is not None or cond.below_log2 is not None) else ok & hit
+    if cond.above_log2 is not None:
+        ok = ok & (mag > u64(xp, _power_bits(fmt, cond.above_log2)))
+    if cond.below_log2 is not None:
+        ok = ok & (mag < u64(xp, _power_bits(fmt, cond.below_log2)))
+    return ok
 
 
 def _word_bits(fmt: Format, word: str, canonical: int) -> int | None:
@@ -202,7 +226,7 @@ def _prepare(xp, form: Form, arrays):
     key = form.semantics.key
     fmt = get_format(form.element_format)
     hi_form = key in ("approx.rcp_hi", "approx.rsqrt_hi")
-    ftz = hi_form or bool(form.semantics.params.get("ftz", False))
+    ftz = form.contract.flush_inputs
     operands = [a.astype(xp.uint64) for a in arrays]
     if hi_form:
         # only the upper word is read: the value is the 1.11.20 number with a zero low word
@@ -244,8 +268,7 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
     upper word's special-table result). NaNs the operation creates (e.g. rsqrt of a negative
     number) are not pinned.
     """
-    key = form.semantics.key
-    fn = _FUNCTION[key]
+    fn = form.contract.operation
     fmt, operands, ftz, hi_form = _prepare(xp, form, arrays)
     contract = form.contract
     shape = operands[0].shape
@@ -276,24 +299,27 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
             full_nan = full_nan | is_nan(a.astype(xp.uint64))
         canonical_too = full_nan & ~nan_in
     fixed = xp.zeros(shape, dtype=bool)
-    fixed_bits = xp.zeros(shape, dtype=xp.uint64)
     fixed_nan = xp.zeros(shape, dtype=bool)
     unbounded = xp.zeros(shape, dtype=bool)
-    todo = ~special
-    if key == "approx.div" and form.semantics.params.get("variant") == "approx":
-        b_mag = mag(operands[1])
-        big = u64(xp, fmt.from_fraction(Fraction(2) ** 126))
-        huge_b = (b_mag > big) & (b_mag < u64(xp, fmt.exponent_mask))
-        a_nan = is_nan(operands[0])
-        a_inf = mag(operands[0]) == u64(xp, fmt.exponent_mask)
-        # 2^126 < |b| < 2^128: a sign-preserving zero, or NaN when a is infinite
-        fixed_nan = huge_b & a_inf
-        fixed = huge_b & ~a_inf & ~a_nan
-        fixed_bits = (operands[0] ^ operands[1]) & u64(xp, fmt.sign_mask)
-        # nothing is documented for a subnormal divisor without .ftz (with .ftz it reads as zero)
-        unbounded = (b_mag != 0) & (b_mag < u64(xp, fmt.min_normal)) & ~a_nan
-        special = special & ~fixed_nan & ~fixed & ~unbounded
-        todo = todo & ~fixed & ~unbounded
+    sign = u64(xp, 0)
+    for a in operands:
+        sign = sign ^ (a & u64(xp, fmt.sign_mask))  # the sign of the exact result of div/rcp
+    fixed_bits = xp.broadcast_to(sign, shape)
+    # domain rules (data): the first whose conditions all hold decides the lane
+    decided = xp.zeros(shape, dtype=bool)
+    for rule in contract.rules:
+        hit = ~decided
+        for index, cond in rule.when:
+            hit = hit & _condition(xp, fmt, operands[index], cond)
+        if rule.result == "nan":
+            fixed_nan = fixed_nan | hit
+        elif rule.result == "signed-zero":
+            fixed = fixed | hit
+        else:  # unbounded
+            unbounded = unbounded | hit
+        decided = decided | hit
+    special = special & ~decided
+    todo = ~special & ~decided
     return _Lanes(fmt, fn, operands, ftz, hi_form, special, want, is_nan(want), nan_pinned, canonical_too,
                   fixed, fixed_bits, fixed_nan, unbounded, todo, canonical)
 
@@ -333,16 +359,17 @@ def allowed(xp, form: Form, result, arrays, tininess: str = "after", ulp_reading
     return flat_ok.reshape(ok.shape)
 
 
-def _bound_verdict(xp, lanes: _Lanes, form: Form, r_bits, op_bits, reading: str):
-    """The bound on finite, non-special lanes (1-D arrays) under ``reading``."""
+def _bound_verdict(xp, lanes: _Lanes, form: Form, r_bits, op_bits, reading: str, rn=None):
+    """The bound on finite, non-special lanes (1-D arrays) under ``reading`` (``rn``: RN(x) when
+    already computed)."""
     fn, fmt, ftz = lanes.fn, lanes.fmt, lanes.ftz
     if form.contract.ulp is None or reading == "exact":
         verdict = _bound_check(xp, fn, fmt, form, r_bits, op_bits, ftz)
     elif reading == "correctly-rounded":
-        verdict = _rounded_check(xp, lanes, form, r_bits, op_bits)
+        verdict = _rounded_check(xp, lanes, form, r_bits, op_bits, rn)
     else:
         verdict = _bound_check(xp, fn, fmt, form, r_bits, op_bits, ftz) | _rounded_check(xp, lanes, form, r_bits,
-                                                                                          op_bits)
+                                                                                          op_bits, rn)
     if lanes.hi_form:
         verdict = verdict & ((r_bits & u64(xp, 0xFFFFFFFF)) == 0)
     return verdict
@@ -366,7 +393,7 @@ def _nearest_unflushed(xp, lanes: _Lanes, op_bits):
         return ops.apply(xp, lanes.fn, fmt, list(op_bits), mode, rule)
 
 
-def _rounded_check(xp, lanes: _Lanes, form: Form, r_bits, op_bits):
+def _rounded_check(xp, lanes: _Lanes, form: Form, r_bits, op_bits, rn=None):
     """The ``correctly-rounded`` reading of a k-ulp bound: ``r`` at most k values from RN(x).
 
     With ``.ftz`` a subnormal is never written; a zero is allowed when one of the k values
@@ -374,7 +401,7 @@ def _rounded_check(xp, lanes: _Lanes, form: Form, r_bits, op_bits):
     """
     fmt = lanes.fmt
     k = int(math.floor(form.contract.ulp))
-    centre = _value_index(xp, fmt, _nearest_unflushed(xp, lanes, op_bits))
+    centre = _value_index(xp, fmt, _nearest_unflushed(xp, lanes, op_bits) if rn is None else rn)
     r_mag = r_bits & u64(xp, fmt.magnitude_mask)
     r_nan = r_mag > u64(xp, fmt.exponent_mask)
     idx = _value_index(xp, fmt, r_bits)
@@ -512,14 +539,32 @@ def _zero_reachable(fn, fmt, q, is_root, contract) -> bool:
 
 
 def _window(form: Form, fmt: Format, stride: int, reading: str) -> int:
-    """Half-width, in values (of ``stride``), of a window around RN(x) that holds every value the
-    bound allows, with a margin: k ulps span at most 2k values (the spacing halves below a power
-    of two); a relative bound 2^t |x| spans fewer than 2^(t + 1 + mantissa_bits) values per side,
-    twice that below a power of two."""
+    """Half-width, in values (of ``stride``), of a window around the centre (:func:`_centre`, within
+    two values of RN(x)) that holds every value the bound allows: k ulps span at most 2k values
+    (the spacing halves below a power of two); a relative bound 2^t |x| spans fewer than
+    2^(t + 1 + mantissa_bits) values per side, twice that below a power of two; plus the centre's
+    distance from RN(x) and one more. :func:`_bound_ranges` checks that the window's edges are
+    rejected, so a window too small is an error, never a wrong range."""
     c = form.contract
     if c.ulp is not None:
-        return 2 * int(math.ceil(c.ulp)) + 2
-    return int(math.ceil(2.0 ** (c.relative_log2 + 2 + fmt.mantissa_bits) / stride)) + 2
+        return 2 * int(math.ceil(c.ulp)) + 4
+    return int(math.ceil(2.0 ** (c.relative_log2 + 2 + fmt.mantissa_bits) / stride)) + 4
+
+
+def _centre(xp, lanes: _Lanes, op_bits):
+    """A value within two values of RN(x), unflushed, from float64 arithmetic (one rounding, or
+    two for rsqrt, then the conversion to the format: within two values for every format up to
+    binary64, subnormal results included); RN(x) itself is needed only by the correctly rounded
+    reading, which computes it exactly."""
+    fmt = lanes.fmt
+    vals = [_to_f64(xp, fmt, b) for b in op_bits]
+    x = _f64_value(xp, lanes.fn, vals)
+    if fmt.name == "f64":
+        return x.view(xp.uint64)
+    if fmt.name == "f32":
+        with np.errstate(all="ignore"):
+            return x.astype(xp.float32).view(xp.uint32).astype(xp.uint64)
+    return _nearest_unflushed(xp, lanes, op_bits)
 
 
 def _order_key(xp, fmt: Format, bits, stride: int):
@@ -590,19 +635,21 @@ def _bound_ranges(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: 
     """(lo, hi, empty, extra, extra_used) of the bound lanes (1-D operand arrays)."""
     fmt = lanes.fmt
     n = op_bits[0].shape[0]
-    centre = _nearest_unflushed(xp, lanes, op_bits)
+    centre = _centre(xp, lanes, op_bits)
     if lanes.hi_form:
         centre = centre & u64(xp, _HI_MASK)
     w = _window(form, fmt, stride, reading)
     top = int(fmt.inf // stride)  # key of +inf; -inf is -top - 1
     c_key = _order_key(xp, fmt, centre, stride)
+    # RN(x) once for every probe of the correctly rounded reading
+    rn = _nearest_unflushed(xp, lanes, op_bits) if form.contract.ulp is not None and reading != "exact" else None
     offsets = range(-w - 1, w + 2)
     rows = []
     keys = []
     for d in offsets:
         key = xp.clip(c_key + d, -top - 1, top)
         keys.append(key)
-        rows.append(_bound_verdict(xp, lanes, form, _from_key(xp, fmt, key, stride), op_bits, reading))
+        rows.append(_bound_verdict(xp, lanes, form, _from_key(xp, fmt, key, stride), op_bits, reading, rn))
     keys = xp.stack(keys)
     ok = xp.stack(rows)
     zero_row = (keys == 0) | (keys == -1)
@@ -628,7 +675,7 @@ def _bound_ranges(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: 
     zeros = []
     for key in (-1, 0):
         zbits = _from_key(xp, fmt, xp.full(n, key, dtype=xp.int64), stride)
-        zeros.append(_bound_verdict(xp, lanes, form, zbits, op_bits, reading))
+        zeros.append(_bound_verdict(xp, lanes, form, zbits, op_bits, reading, rn))
     neg_ok, pos_ok = zeros
     # lanes whose only allowed values are zeros: the range is those zeros
     only_zero = ~has & (neg_ok | pos_ok)
@@ -655,8 +702,7 @@ def reference_value(xp, form: Form, arrays, tininess: str = "after"):
 
     The upper-word f64 forms compute on the 1.11.20 input and clear the low result word.
     """
-    key = form.semantics.key
-    fn = _FUNCTION[key]
+    fn = form.contract.operation
     fmt, operands, ftz, hi_form = _prepare(xp, form, arrays)
     canonical = form.nan.bits if form.nan.bits is not None else fmt.canonical_nan
     rule = ops.NanRule(False, canonical, fixed=canonical)
@@ -666,13 +712,11 @@ def reference_value(xp, form: Form, arrays, tininess: str = "after"):
             out = _rsqrt_rn(xp, fmt, operands[0], mode, rule)
         else:
             out = ops.apply(xp, fn, fmt, operands, mode, rule)
-    if key == "approx.div" and form.semantics.params.get("variant") == "approx":
-        b_mag = operands[1] & u64(xp, fmt.magnitude_mask)
-        a_mag = operands[0] & u64(xp, fmt.magnitude_mask)
-        huge = (b_mag > u64(xp, fmt.from_fraction(Fraction(2) ** 126))) & (b_mag < u64(xp, fmt.exponent_mask))
-        sign = (operands[0] ^ operands[1]) & u64(xp, fmt.sign_mask)
-        zero_or_nan = xp.where(a_mag >= u64(xp, fmt.exponent_mask), u64(xp, canonical), sign)
-        out = xp.where(huge, zero_or_nan, out)
+    if form.contract.rules:
+        # lanes a domain rule fixes take its result (a rule that bounds nothing keeps RN)
+        lanes = _classify(xp, form, arrays)
+        out = xp.where(lanes.fixed, lanes.fixed_bits, out)
+        out = xp.where(lanes.fixed_nan, u64(xp, canonical), out)
     if hi_form:
         is_nan = (out & u64(xp, fmt.magnitude_mask)) > u64(xp, fmt.exponent_mask)
         # truncating the low word keeps the value within the provisional relative bound

@@ -43,7 +43,13 @@ def applicable(op: str, fmt: Format, mode: ops.Mode) -> bool:
                                                 and mode.flush_in == mode.flush_out)
     if fmt.name == "f64":
         return op in ("div", "rcp") and not (mode.flush_in or mode.flush_out)
+    if fmt.name in ("f16", "bf16"):
+        return op in HALF_OPS
     return False
+
+
+HALF_OPS = ("add", "sub", "mul", "div", "sqrt", "rcp")
+"""binary16/bfloat16 operations with a fast path (see :func:`half_block`)."""
 
 
 def _step(xp, c, side, rounding: str, c_wide=None):
@@ -100,10 +106,12 @@ class _Scratch(threading.local):
 
     def get(self, xp, slot: str, n: int, dtype):
         key = (id(xp), slot, dtype)
-        arr = self.arrays.get(key)
-        if arr is None or arr.shape[0] < n:
+        owner, arr = self.arrays.get(key, (None, None))
+        # the entry keeps its namespace alive and is checked by identity: an id() alone can be
+        # reused by another namespace once the first is gone (and namespaces need not be hashable)
+        if owner is not xp or arr.shape[0] < n:
             arr = xp.empty(max(n, 1), dtype=dtype)
-            self.arrays[key] = arr
+            self.arrays[key] = (xp, arr)
         return arr[:n]
 
 
@@ -359,6 +367,106 @@ def f32_arith_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: op
     return out
 
 
+def _half_to_f64(xp, fmt: Format, bits):
+    """binary16/bfloat16 patterns (uint16) as exact float64 values."""
+    if fmt.name == "f16":
+        return bits.view(xp.float16).astype(xp.float64)
+    return (bits.astype(xp.uint32) << xp.uint32(16)).view(xp.float32).astype(xp.float64)
+
+
+def _f64_to_half_rn(xp, fmt: Format, q, out):
+    """Round float64 ``q`` to nearest in ``fmt``, bits into uint16 ``out``. binary16: numpy's
+    conversion (correctly rounded from float64). bfloat16: through binary32 -- both roundings to
+    nearest, innocuous for results of one operation on bfloat16 operands (53 >= 2*24 + 2 and
+    24 >= 2*8 + 2) -- then to nearest even on the binary32 pattern (carries reach the exponent,
+    so overflow gives infinity and subnormals round on their grid). NaN lanes become a quiet NaN."""
+    if fmt.name == "f16":
+        xp.copyto(out.view(xp.float16), q, casting="same_kind")
+        return out
+    bits = q.astype(xp.float32).view(xp.uint32)
+    lsb = (bits >> xp.uint32(16)) & xp.uint32(1)
+    rounded = (bits + xp.uint32(0x7FFF) + lsb) >> xp.uint32(16)
+    nan = (bits & xp.uint32(0x7FFFFFFF)) > xp.uint32(0x7F800000)
+    xp.copyto(out, xp.where(nan, xp.uint32(fmt.default_nan), rounded), casting="unsafe")
+    return out
+
+
+def half_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule, out=None):
+    """binary16/bfloat16 add/sub/mul/div/sqrt/rcp on one block of uint16 patterns, into ``out``.
+
+    ``q = RN64(x)`` of the exact operands widened to float64, ``c = RN(q)`` in the format (the
+    double rounding is innocuous: 53 >= 2p + 2). Directed modes step ``c`` one unit toward the
+    exact value by the sign of ``q - c``: if ``q != c`` the exact value lies on ``q``'s side
+    (``RN64`` is monotone and ``c`` is a float64); if ``q == c`` the result is exact for mul (the
+    product of two significands of at most 11 bits is exact), div/sqrt/rcp (as for binary32) and
+    binary16 add/sub (exact in float64); bfloat16 sums of far-apart operands are not, so add/sub
+    take the sign of TwoSum's error term there.
+    """
+    a = operands[0]
+    if mode.flush_in:
+        a = flush_subnormal_bits(xp, fmt, a).astype(xp.uint16)
+    n = a.shape[0]
+    if out is None:
+        out = xp.empty(n, dtype=xp.uint16)
+    x = _half_to_f64(xp, fmt, a)
+    e = None
+    if op == "sqrt":
+        q = xp.sqrt(x)
+        srcs = [a]
+    elif op == "rcp":
+        q = xp.divide(1.0, x)
+        srcs = [xp.full(n, fmt.from_fraction(1), dtype=xp.uint16), a]
+    else:
+        b = operands[1]
+        if mode.flush_in:
+            b = flush_subnormal_bits(xp, fmt, b).astype(xp.uint16)
+        y = _half_to_f64(xp, fmt, b)
+        srcs = [a, b]
+        if op in ("add", "sub"):
+            if op == "sub":
+                y = -y
+            q = x + y
+            if fmt.name == "bf16" and mode.rounding != "rn":
+                bb = q - x  # TwoSum: e = (x - (q - bb)) + (y - bb)
+                e = (x - (q - bb)) + (y - bb)
+        elif op == "mul":
+            q = x * y
+        else:
+            q = x / y
+    _f64_to_half_rn(xp, fmt, q, out)
+    if op in ("add", "sub") and mode.rounding == "rm":
+        # an exact zero sum is -0 under rm unless both terms are +0 (IEEE 754 6.3)
+        zero = q == 0
+        if bool(zero.any()):
+            neg = xp.signbit(x) | xp.signbit(y)
+            out[...] = xp.where(zero, xp.where(neg, xp.uint16(0x8000), xp.uint16(0)), out)
+    if mode.rounding != "rn":
+        c = _half_to_f64(xp, fmt, out)
+        side = xp.sign(q - c)  # NaN where q or c is NaN or both infinite: no step
+        if e is not None:
+            side = xp.where(side == 0, xp.sign(e), side)
+        bits = out.view(xp.int16)
+        if mode.rounding == "rz":
+            overshoot = (side * xp.sign(c)) < 0
+            xp.subtract(bits, overshoot, out=bits, casting="unsafe")
+        else:
+            up = (bits >> xp.int16(15)) | xp.int16(1)
+            move = side > 0 if mode.rounding == "rp" else side < 0
+            step = (up * move).astype(xp.int16)
+            (xp.add if mode.rounding == "rp" else xp.subtract)(bits, step, out=bits)
+    if mode.flush_out:
+        out[...] = flush_subnormal_bits(xp, fmt, out).astype(xp.uint16)
+        if op in ("add", "sub") and not mode.flush_in:
+            # as the exact path: x + 0 is x itself, a subnormal x included (only reachable when
+            # inputs are not flushed)
+            mag = xp.uint16(fmt.magnitude_mask)
+            a_zero, b_zero = (a & mag) == 0, (b & mag) == 0
+            b_signed = b ^ xp.uint16(fmt.sign_mask) if op == "sub" else b
+            out[...] = xp.where(b_zero & ~a_zero, a, xp.where(a_zero & ~b_zero, b_signed, out))
+    fix_nans_into(xp, fmt, out, srcs, rule)
+    return out
+
+
 def block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule, out=None):
     """Evaluate one block through the fast path for ``fmt`` (see :func:`applicable`), into
     ``out`` (the format's container dtype) when given; returns the result array."""
@@ -367,4 +475,6 @@ def block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule,
             return f32_arith_block(xp, op, fmt, [o.astype(xp.uint32, copy=False) for o in operands], mode, rule, out)
         if fmt.name == "f32":
             return f32_block(xp, op, fmt, [o.astype(xp.uint32, copy=False) for o in operands], mode, rule, out)
+        if fmt.name in ("f16", "bf16"):
+            return half_block(xp, op, fmt, [o.astype(xp.uint16, copy=False) for o in operands], mode, rule, out)
         return f64_div_block(xp, op, fmt, [o.astype(xp.uint64, copy=False) for o in operands], mode, rule, out)

@@ -20,7 +20,8 @@ from tilecheck.formats import Format, get_format
 from tilecheck.semantics import run
 from tilecheck.smt import fp
 from tilecheck.smt.semantics import Z3Backend
-from tilecheck.spec.amdgpu import AmdContract, AmdForm
+from tilecheck.spec.amdgpu import AmdForm
+from tilecheck.spec.contract import Contract
 
 F64 = get_format("f64")
 _fresh = itertools.count()
@@ -56,14 +57,13 @@ def _const64(value: float) -> z3.FPRef:
 def encode_rcp_contract(form: AmdForm, variant: str, result, x) -> z3.BoolRef:
     """Is pattern ``result`` an allowed ``v_rcp`` result for pattern ``x``? (mirrors the numpy
     :func:`tilecheck.amdgpu.contract.allowed`)."""
-    c: AmdContract = form.variant(variant).contract
+    c: Contract = form.variant(variant).contract
     if c is None or c.operation != "rcp":
         raise UsageError(f"{form.name} ({variant}) has no rcp contract")
     fmt = form.fmt
-    b = c.bound
     r = fp.bv(fmt, result)
     x = fp.bv(fmt, x)
-    if b.flush_inputs:
+    if c.flush_inputs:
         x = fp.flush_bits(fmt, x)
     mag = lambda v: v & fmt.magnitude_mask  # noqa: E731
     neg = lambda v: (v & fmt.sign_mask) != 0  # noqa: E731
@@ -79,22 +79,22 @@ def encode_rcp_contract(form: AmdForm, variant: str, result, x) -> z3.BoolRef:
     # floor(log2 |1/x|) from the binary64 exponent of |x| (as the numpy contract computes it)
     e64 = z3.ZeroExt(21, z3.Extract(62, 52, z3.fpToIEEEBV(ax))) - F64.bias
     e_floor = -e64 - z3.If(z3.Extract(51, 0, z3.fpToIEEEBV(ax)) == 0, z3.BitVecVal(0, 32), z3.BitVecVal(1, 32))
-    if b.relative_log2 is not None:
-        t = _const64(2.0 ** b.relative_log2)
-        if b.subnormal_ulp:
-            alt = fp.ldexp(F64, "rn", z3.fpMul(z3.RNE(), _const64(float(b.subnormal_ulp)), ax),
+    if c.relative_log2 is not None:
+        t = _const64(2.0 ** c.relative_log2)
+        if c.bound.subnormal_ulps:
+            alt = fp.ldexp(F64, "rn", z3.fpMul(z3.RNE(), _const64(float(c.bound.subnormal_ulps)), ax),
                            fmt.emin - fmt.mantissa_bits)
             t = z3.If(z3.And(e_floor < fmt.emin, z3.fpGT(alt, t)), alt, t)
     else:
         ulp_exp = z3.If(e_floor < fmt.emin, z3.BitVecVal(fmt.emin, 32), e_floor) - fmt.mantissa_bits
-        t = fp.ldexp(F64, "rn", z3.fpMul(z3.RNE(), _const64(float(b.ulp)), ax), ulp_exp)
+        t = fp.ldexp(F64, "rn", z3.fpMul(z3.RNE(), _const64(float(c.ulp)), ax), ulp_exp)
     minus_one = _const64(-1.0)
     up = z3.fpFMA(z3.RTP(), rw, xw, minus_one)
     down = z3.fpFMA(z3.RTN(), rw, xw, minus_one)
     within = z3.And(z3.fpLEQ(up, t), z3.fpGEQ(down, z3.fpNeg(t)))
     one = _const64(1.0)
     ok = z3.And(z3.Not(r_nan), z3.Not(r_inf), z3.Not(r_zero), within)
-    if b.flush_outputs:
+    if c.flush_outputs:
         mn = _f64(fmt, fp.const(fmt, fmt.min_normal))
         zero_ok = z3.fpLT(z3.fpSub(z3.RTN(), one, t), z3.fpMul(z3.RTP(), mn, ax))
         ok = z3.Or(ok, z3.And(r_zero, neg(r) == neg(x), zero_ok))
@@ -104,7 +104,8 @@ def encode_rcp_contract(form: AmdForm, variant: str, result, x) -> z3.BoolRef:
     verdict = ok
     handled = z3.BoolVal(False)
     cases = []
-    for operand, res in c.specials:
+    for special in c.specials:
+        operand, res = special.operands[0], special.result
         cases.append((z3.And(classes[operand](x), z3.Not(handled)), classes[res](r)))
         handled = z3.Or(handled, classes[operand](x))
     for hit, want in reversed(cases):

@@ -36,8 +36,6 @@ from tilecheck.smt import fp
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.forms import TYPE_INFO, Form
 
-_FUNCTION = {"approx.div": "div", "approx.rcp": "rcp", "approx.sqrt": "sqrt", "approx.rsqrt": "rsqrt",
-             "approx.rcp_hi": "rcp", "approx.rsqrt_hi": "rsqrt"}
 _HI_MASK = 0xFFFFFFFF00000000
 _fresh = itertools.count()
 
@@ -215,11 +213,36 @@ def _class_match(fmt: Format, b, word: str) -> z3.BoolRef:
     sub = z3.And(mag != 0, z3.ULT(mag, fmt.min_normal))
     normal = z3.And(z3.Not(zero), z3.Not(sub), z3.Not(inf), z3.Not(nan))
     finite = z3.And(z3.Not(nan), z3.Not(inf))
-    table = {"any": z3.BoolVal(True), "nan": nan, "+inf": z3.And(inf, z3.Not(neg)), "-inf": z3.And(inf, neg),
+    table = {"any": z3.BoolVal(True), "nan": nan, "inf": inf, "zero": zero, "subnormal": sub, "normal": normal,
+             "finite": finite, "+inf": z3.And(inf, z3.Not(neg)), "-inf": z3.And(inf, neg),
              "+0": z3.And(zero, z3.Not(neg)), "-0": z3.And(zero, neg), "+subnormal": z3.And(sub, z3.Not(neg)),
              "-subnormal": z3.And(sub, neg), "+normal": z3.And(normal, z3.Not(neg)), "-normal": z3.And(normal, neg),
              "+finite": z3.And(finite, z3.Not(neg)), "-finite": z3.And(finite, neg)}
     return table[word]
+
+
+def _condition(fmt: Format, b, cond) -> z3.BoolRef:
+    """A rule's operand condition on a pattern (the model's ``_condition``)."""
+    mag = b & fmt.magnitude_mask
+    parts = [z3.ULE(mag, fmt.exponent_mask)]  # magnitudes compare only for non-NaN patterns
+    if cond.classes:
+        parts.append(z3.Or(*[_class_match(fmt, b, word) for word in cond.classes]))
+    if cond.above_log2 is not None:
+        parts.append(z3.UGT(mag, _power_bits(fmt, cond.above_log2)))
+    if cond.below_log2 is not None:
+        parts.append(z3.ULT(mag, _power_bits(fmt, cond.below_log2)))
+    if cond.classes and cond.above_log2 is None and cond.below_log2 is None:
+        parts = parts[1:]  # a class list alone may name NaN
+    return z3.And(*parts)
+
+
+def _power_bits(fmt: Format, n: int) -> int:
+    """The pattern of 2**n, clamped to the format's range (0 below it, infinity above it)."""
+    if n > fmt.emax:
+        return fmt.inf
+    if n < fmt.emin - fmt.mantissa_bits:
+        return 0
+    return fmt.from_fraction(Fraction(2) ** n)
 
 
 def _word_bits(fmt: Format, word: str) -> int | None:
@@ -426,7 +449,7 @@ def encode_contract(form, result, *operands, tininess: str = "after",
     if len(operands) != len(form.sources):
         raise UsageError(f"{form.name} takes {len(form.sources)} source operand(s), got {len(operands)}")
     key = form.semantics.key
-    fn = _FUNCTION[key]
+    fn = form.contract.operation
     fmt, lanes, container = _elem(form)
     if lanes != 1:
         raise UsageError(f"packed approximate forms are not supported ({form.name})")
@@ -434,7 +457,7 @@ def encode_contract(form, result, *operands, tininess: str = "after",
     raw = [_as_bv(fmt, _lane_bits(form, o, fmt, 1, container)[0]) for o in operands]
     ops = list(raw)
     hi = key in ("approx.rcp_hi", "approx.rsqrt_hi")
-    ftz = hi or bool(form.semantics.params.get("ftz", False))
+    ftz = form.contract.flush_inputs
     if hi:
         ops = [o & _HI_MASK for o in ops]
     if ftz:
@@ -460,19 +483,14 @@ def encode_contract(form, result, *operands, tininess: str = "after",
     nan_ok = z3.And(is_nan(r), z3.Or(z3.Not(pinned), r == canonical))
     special_ok = z3.Or(z3.If(is_nan(want), nan_ok, r == want), z3.And(canonical_too, r == canonical))
     verdict = z3.If(special, special_ok, _reading_ok(form, fn, fmt, r, ops, ftz, ulp_reading))
-    if key == "approx.div" and form.semantics.params.get("variant") == "approx":
-        b_mag = ops[1] & fmt.magnitude_mask
-        big = fmt.from_fraction(Fraction(2) ** 126)
-        huge_b = z3.And(z3.UGT(b_mag, big), z3.ULT(b_mag, fmt.exponent_mask))
-        a_nan = is_nan(ops[0])
-        a_inf = (ops[0] & fmt.magnitude_mask) == fmt.exponent_mask
-        sign = (ops[0] ^ ops[1]) & fmt.sign_mask
-        # 2^126 < |b| < 2^128: a sign-preserving zero, NaN when a is infinite; a subnormal b
-        # without .ftz: nothing documented, any result (with .ftz it was flushed to zero above)
-        unbounded = z3.And(b_mag != 0, z3.ULT(b_mag, fmt.min_normal), z3.Not(a_nan))
-        verdict = z3.If(unbounded, True,
-                        z3.If(z3.And(huge_b, a_inf), is_nan(r),
-                              z3.If(z3.And(huge_b, z3.Not(a_nan)), r == sign, verdict)))
+    # domain rules (data), first match wins, ahead of the special table and the bound
+    sign = ops[0] & fmt.sign_mask
+    for o in ops[1:]:
+        sign = sign ^ (o & fmt.sign_mask)
+    for rule in reversed(form.contract.rules):
+        hit = z3.And(*[_condition(fmt, ops[i], cond) for i, cond in rule.when])
+        outcome = {"nan": is_nan(r), "signed-zero": r == sign, "unbounded": z3.BoolVal(True)}[rule.result]
+        verdict = z3.If(hit, outcome, verdict)
     if hi:
         verdict = z3.And(verdict, (r & 0xFFFFFFFF) == 0)
     return verdict

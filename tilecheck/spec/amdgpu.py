@@ -22,6 +22,7 @@ from pathlib import Path
 from tilecheck.errors import Location, Problem, SemanticsError
 from tilecheck.formats import Format, get_format
 from tilecheck.spec import database
+from tilecheck.spec.contract import Bound, Contract, Special
 from tilecheck.spec.forms import Reference
 from tilecheck.spec.yamlio import LocatedDocument
 
@@ -40,26 +41,6 @@ class AmdOperand:
     doc: str = ""
 
 
-@dataclass(frozen=True)
-class Bound:
-    """Error bound of a contract for one form type (see the schema's ``bound``)."""
-
-    ulp: float | None = None
-    relative_log2: float | None = None
-    subnormal_ulp: float | None = None
-    flush_inputs: bool = False
-    flush_outputs: bool = False
-
-
-@dataclass(frozen=True)
-class AmdContract:
-    """Precision contract: exact special cases (operand class -> result class), else the bound."""
-
-    operation: str
-    bound: Bound
-    specials: tuple[tuple[str, str], ...]
-
-
 @dataclass(frozen=True, eq=False)
 class AmdVariant:
     """One semantics variant of one form: a compiled body or a contract."""
@@ -68,7 +49,7 @@ class AmdVariant:
     source: str
     notes: str
     program: object | None  # tilecheck.semantics.Program
-    contract: AmdContract | None
+    contract: Contract | None  # the same contract type as PTX forms (tilecheck.spec.contract)
 
 
 @dataclass(frozen=True, eq=False)
@@ -231,15 +212,20 @@ def _compile_variant(doc: LocatedDocument, text: str, family: dict, form: dict, 
                                     f"{form['name']}: the contract has no bound for type {form['type']}"))
             return None
         b = bounds[form["type"]]
-        if ("ulp" in b) == ("relative_log2" in b):
+        size_key = "ulps" if b["kind"] == "ulp" else "log2"
+        wrong = [k for k in (("log2", "subnormal_ulps") if b["kind"] == "ulp" else ("ulps", "readings")) if k in b]
+        if size_key not in b or wrong or (b["kind"] == "ulp" and "readings" not in b):
             problems.append(Problem(doc.locate(here + ("contract", "bounds", form["type"])),
-                                    "give exactly one of ulp and relative_log2"))
+                                    f"a {b['kind']} bound needs {size_key}"
+                                    + (" and readings" if b["kind"] == "ulp" else "")
+                                    + (f" and takes no {', '.join(wrong)}" if wrong else "")))
             return None
-        bound = Bound(b.get("ulp"), b.get("relative_log2"), b.get("subnormal_ulp"), b.get("flush_inputs", False),
-                      b.get("flush_outputs", False))
-        specials = tuple((s["operand"], s["result"]) for s in c.get("specials", ()))
+        bound = Bound(b["kind"], b[size_key], tuple(b.get("readings", ())), b.get("subnormal_ulps"))
+        specials = tuple(Special((s["operand"],), s["result"]) for s in c.get("specials", ()))
         return AmdVariant(vname, vdata["source"], vdata.get("notes", ""), None,
-                          AmdContract(c["operation"], bound, specials))
+                          Contract(bound=bound, source=vdata["source"], operation=c["operation"], specials=specials,
+                                   notes=vdata.get("notes", ""), flush_inputs=b.get("flush_inputs", False),
+                                   flush_outputs=b.get("flush_outputs", False)))
     fmt = get_format(form["type"])
     ftype = float_type(fmt)
     inputs, outputs = {}, {}

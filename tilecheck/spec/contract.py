@@ -18,9 +18,16 @@ is meant, a verifier must not reject what one of them permits. Relative-error bo
 (``sqrt.approx``, ``rsqrt.approx``: ``|r - x| <= 2^t * |x|``) have one reading only -- relative
 error is defined against the exact value -- so the option does not change them and the reading
 reported is ``relative``. Exact (correctly rounded) forms report ``none``.
+
+:class:`Contract` is the one frozen type of an approximate instruction's contract, loaded from the
+``contract:`` blocks of ``spec/ptx/*.yaml`` and ``spec/amdgpu/*.yaml`` (schema: the ``contract``
+definitions of ``spec/schema/ptx-instruction.schema.json``); the reference model, the Z3 encoding
+and the AMD code read it.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from tilecheck.errors import UsageError
 
@@ -54,3 +61,100 @@ def applied_reading(contract, requested: str = ULP_READING_DEFAULT) -> str:
         return requested
     readings = tuple(contract.readings)
     return "either" if len(readings) != 1 else readings[0]
+
+
+CLASS_WORDS = ("any", "nan", "inf", "+inf", "-inf", "zero", "+0", "-0", "subnormal", "+subnormal", "-subnormal",
+               "normal", "+normal", "-normal", "finite", "+finite", "-finite")
+"""Operand class words of special-value tables and rule conditions (unsigned words: both signs;
+``finite`` includes zeros and subnormals)."""
+
+RULE_RESULTS = ("nan", "signed-zero", "unbounded")
+"""What a domain rule fixes: a NaN, a zero with the exact result's sign, or nothing (no bound)."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The error bound: ``kind`` ``ulp`` (``size`` = k ulps, ``readings`` the ulp readings the
+    source admits) or ``relative`` (``|r - x| <= 2**size * |x|``). ``subnormal_ulps``: a relative
+    bound that also allows this many subnormal spacings where ``|x|`` is below the smallest normal
+    (AMD's V_RCP_F64 "2^29 ulp")."""
+
+    kind: str
+    size: float
+    readings: tuple[str, ...] = ()
+    subnormal_ulps: float | None = None
+
+
+@dataclass(frozen=True)
+class OperandCondition:
+    """A rule's condition on one operand: one of ``classes`` (empty: any), ``|x| > 2**above_log2``,
+    ``|x| < 2**below_log2`` -- every given part must hold."""
+
+    classes: tuple[str, ...] = ()
+    above_log2: int | None = None
+    below_log2: int | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A domain rule: when each ``(operand index, condition)`` of ``when`` holds, the result is
+    ``result`` (one of :data:`RULE_RESULTS`)."""
+
+    when: tuple[tuple[int, OperandCondition], ...]
+    result: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Special:
+    """One exact special case: operand class words (or hex bits) -> result word or hex bits."""
+
+    operands: tuple[str, ...]
+    result: str
+
+
+@dataclass(frozen=True)
+class Contract:
+    """Acceptance rule of an approximate instruction: bound, domain rules, special-value table.
+
+    ``operation`` is the exact function approximated (``div``, ``rcp``, ``sqrt``, ``rsqrt``);
+    ``flush_inputs``/``flush_outputs`` say whether subnormal operands read, and subnormal results
+    are written, as signed zeros (PTX: the ``.ftz`` qualifier; AMD: the instruction's data).
+    Lanes are decided by the first matching rule, else the special-value table, else the bound.
+    """
+
+    bound: Bound
+    source: str
+    operation: str = ""
+    rules: tuple[Rule, ...] = ()
+    specials: tuple[Special, ...] = ()
+    provisional: bool = False
+    notes: str = ""
+    flush_inputs: bool = False
+    flush_outputs: bool = False
+
+    @property
+    def ulp(self) -> float | None:
+        """k of a k-ulp bound (None for a relative bound)."""
+        return self.bound.size if self.bound.kind == "ulp" else None
+
+    @property
+    def relative_log2(self) -> float | None:
+        """t of a relative bound 2^t (None for an ulp bound)."""
+        return self.bound.size if self.bound.kind == "relative" else None
+
+    @property
+    def readings(self) -> tuple[str, ...]:
+        """The ulp readings the source admits (empty for a relative bound)."""
+        return self.bound.readings if self.bound.kind == "ulp" else ()
+
+    def describe(self) -> str:
+        """The bound in words, e.g. ``2 ulp (readings: exact, correctly-rounded)``."""
+        if self.bound.kind == "ulp":
+            return f"{self.bound.size:g} ulp (readings: {', '.join(self.readings)})"
+        return f"relative error 2^{self.bound.size:g}"
+
+
+def power_of_two(text: str) -> int:
+    """The exponent N of ``"2^N"`` (schema-checked spelling)."""
+    return int(text.split("^", 1)[1])

@@ -13,6 +13,7 @@ in ``extras``.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import itertools
 import re
@@ -24,17 +25,21 @@ from typing import Callable
 from tilecheck.errors import IllegalFormError, Location, Problem, SpecError, UnknownFormError, echo
 from tilecheck.spec import registry
 from tilecheck.spec.files import display_path, schema_problems, spec_root
-from tilecheck.spec.forms import (TYPE_INFO, Contract, Example, Family, Form, IllegalSpelling, NanPolicy,
-                                  OperandSpec, Reference, Semantics, Special, Target, Verdict)
+from tilecheck.spec.contract import Bound, Contract, OperandCondition, Rule, Special, power_of_two
+from tilecheck.spec.forms import (TYPE_INFO, Example, Family, Form, IllegalSpelling, NanPolicy,
+                                  OperandSpec, Reference, Semantics, Target, Verdict)
 from tilecheck.spec.yamlio import LocatedDocument, load_yaml
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+KERNEL_KINDS = ("exact", "contract", "memory")
+"""Registry kinds whose forms the single-instruction kernel pipeline handles (see ``kernel_forms``)."""
 SPEC_FOLDERS = ("ptx", "amdgpu", "sequences", "targets")
 
 
 def split_spelling(spelling: str) -> tuple[str, tuple[str, ...], str]:
-    """``div.rn.ftz.f32`` -> (``div``, (``rn``, ``ftz``), ``f32``)."""
-    tokens = spelling.strip().lower().split(".")
+    """``div.rn.ftz.f32`` -> (``div``, (``rn``, ``ftz``), ``f32``). Case is kept: ptxas is
+    case-sensitive (``min.NaN.f32`` is legal, ``min.nan.f32`` is not; measured)."""
+    tokens = spelling.strip().split(".")
     if len(tokens) < 2 or any(not t for t in tokens):
         return (tokens[0] if tokens else "", (), "")
     return tokens[0], tuple(tokens[1:-1]), tokens[-1]
@@ -69,11 +74,23 @@ def _version(text: str) -> tuple[int, int]:
 
 @dataclass
 class TargetInfo:
-    """A compilation target: name, numeric sm and the lowest .version ptxas accepts for it."""
+    """A compilation target: name, numeric sm and the lowest .version ptxas accepts for it.
+
+    ``variant`` is ``""`` for a base target (``sm_90``), ``"a"`` for an architecture-specific one
+    (``sm_90a``: code runs only on that exact architecture) and ``"f"`` for a family-specific one
+    (``sm_100f``: code runs on the family's later members). A variant has its base target's
+    instruction gates (``sm``) plus its own ``min_ptx``.
+    """
 
     name: str
     sm: int
     min_ptx: tuple[int, int]
+    variant: str = ""
+
+    @property
+    def base(self) -> str:
+        """The base target's name (``sm_90a`` -> ``sm_90``)."""
+        return f"sm_{self.sm}"
 
 
 @dataclass
@@ -96,6 +113,13 @@ class SpecDatabase:
     def ptx_forms(self) -> list[Form]:
         """Every concrete PTX form, in file then expansion order."""
         return [f for f in self.forms.values() if f.isa == "ptx"]
+
+    def kernel_forms(self) -> list[Form]:
+        """The PTX forms of the single-instruction kernel pipeline (emitter, simulator, differential
+        engine, goldens): arithmetic (exact and approximate) and memory forms, in file order. The
+        instructions around the arithmetic (registry kind ``function``: cvt, setp, selp, mov, ...)
+        are evaluated by the model and the Z3 encoding but not emitted as kernels of their own."""
+        return [f for f in self.ptx_forms() if f.kind in KERNEL_KINDS]
 
     def resolve(self, spelling: str) -> Form | None:
         """The form a spelling denotes, or None.
@@ -234,9 +258,11 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
     axes: dict[str, list[str]] = group.get("axes", {})
     template = group["spelling"]
     used = set(_PLACEHOLDER.findall(template))
-    for key in ("vector",):
+    for key in ("vector", "type"):
         if key in group:
             used |= set(_PLACEHOLDER.findall(group[key]))
+    for text in group.get("operand_types", {}).values():
+        used |= set(_PLACEHOLDER.findall(text))
     for k, v in group["semantics"].items():
         if isinstance(v, str):
             used |= set(_PLACEHOLDER.findall(v))
@@ -257,6 +283,15 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
         problems.append(Problem(doc.locate(here + ("spelling",)),
                                 f"spelling must end with the type token .{group['type']}"))
         return []
+    family_names = [o["name"] for o in family["operands"]]
+    chosen = group.get("operands", family_names)
+    unknown = [n for n in chosen if n not in family_names]
+    unknown += [n for n in group.get("operand_types", {}) if n not in chosen]
+    if unknown:
+        problems.append(Problem(doc.locate(here + ("operands" if "operands" in group else "operand_types",)),
+                                f"unknown operand(s) {', '.join(unknown)} (the family declares {', '.join(family_names)})"))
+        return []
+    group_operands = [o for o in family["operands"] if o["name"] in chosen]
     entry = registry.ENTRIES.get(group["semantics"]["key"])
     if entry is None:
         close = difflib.get_close_matches(group["semantics"]["key"], list(registry.ENTRIES), n=1)
@@ -264,22 +299,14 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
         problems.append(Problem(doc.locate(here + ("semantics", "key")),
                                 f"unknown semantics key {group['semantics']['key']!r}{hint}"))
         return []
-    sources = [o for o in family["operands"] if o["role"] != "dst"]
+    sources = [o for o in group_operands if o["role"] != "dst"]
     if entry.kind != "memory" and len(sources) != entry.arity:
         problems.append(Problem(doc.locate(here + ("semantics", "key")),
                                 f"{entry.key} takes {entry.arity} source operand(s), the family declares {len(sources)}"))
         return []
     contract = None
     if "contract" in group:
-        c = group["contract"]
-        contract = Contract(
-            source=c["source"], ulp=c.get("ulp"), relative_log2=c.get("relative_log2"), domain=c.get("domain", ""),
-            provisional=c.get("provisional", False),
-            specials=tuple(Special(tuple(s["operands"]), s["result"]) for s in c.get("specials", ())))
-        for si, s in enumerate(contract.specials):
-            if len(s.operands) != entry.arity:
-                problems.append(Problem(doc.locate(here + ("contract", "specials", si)),
-                                        f"special case lists {len(s.operands)} operand(s); {entry.key} takes {entry.arity}"))
+        contract = _contract(doc, here + ("contract",), group["contract"], entry, sources, problems)
     if entry.kind == "contract" and contract is None:
         problems.append(Problem(doc.locate(here + ("semantics", "key")), f"{entry.key} is approximate: the group needs a contract"))
         return []
@@ -289,7 +316,6 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
     nan_policy = NanPolicy(nan["policy"], int(nan["bits"], 16) if "bits" in nan else None, nan.get("source", ""))
     if nan_policy.policy == "canonical" and nan_policy.bits is None:
         problems.append(Problem(doc.locate(here + ("nan",)), "nan policy canonical needs bits"))
-    elem, lanes, reg, bits = TYPE_INFO[group["type"]]
     forms = []
     axis_names = list(axes)
     for combo in itertools.product(*(axes[a] for a in axis_names)) if axis_names else [()]:
@@ -312,22 +338,73 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
             problems.append(Problem(doc.locate(here + ("vector",)), f"vector must be v2, v4, v8 or empty, got {vector_text!r}"))
             continue
         registers = int(vector_text[1:]) if vector_text else 1
+        type_ = _substitute(group["type"], values)
+        if name_tokens[-1] != type_ or type_ not in TYPE_INFO:
+            problems.append(Problem(doc.locate(here + ("type",)),
+                                    f"{name}: the type {type_!r} must be a PTX type token and the spelling's last token"))
+            continue
         operands = []
-        for o in family["operands"]:
+        for o in group_operands:
             if o["role"] == "addr":
                 operands.append(OperandSpec(o["name"], "addr", "b64", "b64", 64, None, 1, 1, o.get("doc", "")))
-            else:
-                operands.append(OperandSpec(o["name"], o["role"], group["type"], reg, bits, elem, lanes,
-                                            registers, o.get("doc", "")))
+                continue
+            o_type = _substitute(group.get("operand_types", {}).get(o["name"], type_), values)
+            if o_type not in TYPE_INFO:
+                problems.append(Problem(doc.locate(here + ("operand_types",)), f"{name}: unknown type {o_type!r}"))
+                break
+            elem, lanes, reg, bits = TYPE_INFO[o_type]
+            operands.append(OperandSpec(o["name"], o["role"], o_type, reg, bits, elem, lanes,
+                                        registers, o.get("doc", "")))
+        else:
+            operands = tuple(operands)
+        if not isinstance(operands, tuple):
+            continue
         forms.append(Form(
             name=name, isa="ptx", family=family["name"], group=group["id"], opcode=tokens[0],
-            modifiers=modifiers, qualifiers=tuple(values.items()), type=group["type"], operands=tuple(operands),
+            modifiers=modifiers, qualifiers=tuple(values.items()), type=type_, operands=operands,
             target=Target(group["target"]["sm"], _version(group["target"]["ptx"])),
             semantics=Semantics(entry.key, tuple(sorted(params.items()))), kind=entry.kind, nan=nan_policy,
-            contract=contract,
+            contract=_for_form(contract, entry.key, params),
             reference=_reference(group["reference"]) if "reference" in group else _reference(family["reference"]),
             location=doc.locate(here), notes=group.get("notes", "")))
     return forms
+
+
+def _contract(doc: LocatedDocument, here: tuple, c: dict, entry, sources: list, problems: list[Problem]) -> Contract:
+    """The :class:`Contract` of a schema-valid ``contract:`` block; operand names of the rules and
+    the arity of the special cases are checked against the family (located problems)."""
+    b = c["bound"]
+    bound = Bound(b["kind"], b["ulps"] if b["kind"] == "ulp" else b["log2"], tuple(b.get("readings", ())))
+    names = [o["name"] for o in sources]
+    rules = []
+    for ri, r in enumerate(c.get("rules", ())):
+        when = []
+        for name, cond in r["when"].items():
+            if name not in names:
+                problems.append(Problem(doc.locate(here + ("rules", ri, "when", name)),
+                                        f"rule names operand {name!r}; the source operands are {', '.join(names)}"))
+                continue
+            when.append((names.index(name), OperandCondition(
+                tuple(cond.get("class", ())),
+                power_of_two(cond["above"]) if "above" in cond else None,
+                power_of_two(cond["below"]) if "below" in cond else None)))
+        rules.append(Rule(tuple(when), r["result"], r["source"]))
+    specials = tuple(Special(tuple(s["operands"]), s["result"]) for s in c.get("specials", ()))
+    for si, s in enumerate(specials):
+        if len(s.operands) != entry.arity:
+            problems.append(Problem(doc.locate(here + ("specials", si)),
+                                    f"special case lists {len(s.operands)} operand(s); {entry.key} takes {entry.arity}"))
+    return Contract(bound=bound, source=c["source"], operation=entry.key.split(".", 1)[1].removesuffix("_hi"),
+                    rules=tuple(rules), specials=specials, provisional=c.get("provisional", False),
+                    notes=c.get("notes", ""))
+
+
+def _for_form(contract: Contract | None, key: str, params: dict) -> Contract | None:
+    """The group's contract with the form's flushing: ``.ftz`` (always, for the upper-word f64 forms)."""
+    if contract is None:
+        return None
+    flush = bool(params.get("ftz", False)) or key in ("approx.rcp_hi", "approx.rsqrt_hi")
+    return dataclasses.replace(contract, flush_inputs=flush, flush_outputs=flush)
 
 
 def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem]) -> Family | None:
@@ -373,9 +450,11 @@ def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem]) 
 def _load_targets(doc: LocatedDocument, db: SpecDatabase, problems: list[Problem]) -> None:
     data = doc.data
     for i, t in enumerate(data["targets"]):
-        if t["name"] != f"sm_{t['sm']}":
-            problems.append(Problem(doc.locate(("targets", i, "name")), f"name {t['name']} does not match sm {t['sm']}"))
-        db.targets[t["name"]] = TargetInfo(t["name"], t["sm"], _version(t["min_ptx"]))
+        variant = t.get("variant", "")
+        if t["name"] != f"sm_{t['sm']}{variant}":
+            problems.append(Problem(doc.locate(("targets", i, "name")),
+                                    f"name {t['name']} does not match sm {t['sm']}{' variant ' + variant if variant else ''}"))
+        db.targets[t["name"]] = TargetInfo(t["name"], t["sm"], _version(t["min_ptx"]), variant)
     if data["default"] not in db.targets:
         problems.append(Problem(doc.locate(("default",)), f"default target {data['default']} is not listed"))
     db.default_target = data["default"]

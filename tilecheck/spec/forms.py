@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tilecheck.errors import Location
+from tilecheck.spec.contract import Contract, Special  # noqa: F401 - the contract types, re-exported
 
 # PTX type token -> (element format, lanes, PTX register type, container bits)
 TYPE_INFO: dict[str, tuple[str | None, int, str, int]] = {
@@ -26,7 +27,18 @@ TYPE_INFO: dict[str, tuple[str | None, int, str, int]] = {
     "u64": (None, 1, "u64", 64),
     "s32": (None, 1, "s32", 32),
     "s64": (None, 1, "s64", 64),
+    # integer and predicate types of the conversion, comparison and logic families: 8-bit values
+    # live in 16-bit registers (PTX has no 8-bit registers for arithmetic; ld/cvt widen into them)
+    "b8": (None, 1, "b16", 8),
+    "u8": (None, 1, "b16", 8),
+    "s8": (None, 1, "b16", 8),
+    "u16": (None, 1, "b16", 16),
+    "s16": (None, 1, "b16", 16),
+    "pred": (None, 1, "pred", 1),
 }
+
+INTEGER_KIND: dict[str, str] = {t: t[0] for t in TYPE_INFO if t[0] in "bus" and t != "bf16" and t != "bf16x2"}
+"""Integer type token -> its kind: ``b`` (bits), ``u`` (unsigned), ``s`` (signed)."""
 
 
 @dataclass(frozen=True)
@@ -103,27 +115,6 @@ class NanPolicy:
     policy: str
     bits: int | None = None
     source: str = ""
-
-
-@dataclass(frozen=True)
-class Special:
-    """One exact special case of a contract: operand class words -> result word or bits."""
-
-    operands: tuple[str, ...]
-    result: str
-
-
-@dataclass(frozen=True)
-class Contract:
-    """Acceptance rule of an approximate form: bound, domain (in words) and special cases."""
-
-    source: str
-    ulp: float | None = None
-    relative_log2: float | None = None
-    domain: str = ""
-    provisional: bool = False
-    specials: tuple[Special, ...] = ()
-    readings: tuple[str, ...] = ("exact", "correctly-rounded")
 
 
 @dataclass(frozen=True)

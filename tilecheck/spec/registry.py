@@ -4,6 +4,12 @@ A form's ``semantics: {key: fp.div, rounding: "{rnd}", ftz: "{ftz}"}`` names an 
 spec loader checks keys and parameters against this table (an unknown key is a located spec
 error); the reference model, the Z3 encoding and the CPU simulator each implement every key, and a
 test asserts that none is missing. This module is data: it imports nothing from the model.
+
+Kinds: ``exact`` (one correctly rounded result), ``contract`` (approximate: a set of allowed
+results), ``memory`` (ld/st) and ``function``: the instructions around the arithmetic (cvt, setp,
+selp, mov, abs, neg, min, max, copysign, testp, integer arithmetic, logic, shifts, cvta), one result
+per input, operand types per operand, implemented by ``tilecheck.model.instructions`` and
+``tilecheck.smt.instructions`` (the single-instruction kernel pipeline takes the other kinds only).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ class Entry:
     """A semantics key: what it computes, its arity and parameters."""
 
     key: str
-    kind: str  # "exact" (one correctly rounded result), "contract" (approximate), "memory"
+    kind: str  # "exact" (one correctly rounded result), "contract" (approximate), "memory", "function"
     arity: int  # number of source operands
     doc: str
     params: dict = field(default_factory=dict)
@@ -37,6 +43,20 @@ class Entry:
 _RND = Param("rounding", "rn", ROUNDINGS, "IEEE rounding: rn nearest-even, rz toward zero, rm toward -inf, rp toward +inf")
 _FTZ = Param("bool", False, (), "flush subnormal inputs and results to sign-preserving zero")
 _SAT = Param("bool", False, (), "clamp the result to [0.0, 1.0]; NaN results become +0.0")
+_ISAT = Param("bool", False, (), "clamp to the destination's integer range instead of wrapping")
+_MULMODE = Param("choice", "lo", ("lo", "hi", "wide"), "which part of the exact product")
+_RELU = Param("bool", False, (), "negative results become 0")
+_RELU_F = Param("bool", False, (), "negative results become +0; NaN becomes the canonical NaN")
+_SATFINITE = Param("bool", False, (), "results beyond the largest finite value (infinities included) become it")
+_CVT_RND = Param("choice", "", ("", "rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi"),
+                 "rounding: empty (none: exact widening or same format), rn rz rm rp rna to the destination precision, "
+                 "rni rzi rmi rpi to an integral value in the same format")
+_INT_RND = Param("choice", "rzi", ("rni", "rzi", "rmi", "rpi"), "integer rounding: nearest-even, zero, down, up")
+_CMP = Param("choice", "eq", ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
+                              "gtu", "geu", "num", "nan"), "comparison operator")
+_NANQ = Param("bool", False, (), "(.NaN) any NaN operand gives the canonical NaN")
+_TESTP = Param("choice", "finite", ("finite", "infinite", "number", "notanumber", "normal", "subnormal"),
+               "the class tested")
 
 ENTRIES: dict[str, Entry] = {
     e.key: e
@@ -59,6 +79,53 @@ ENTRIES: dict[str, Entry] = {
               "f64 reciprocal square root from the upper 32 bits of a; low result word zero"),
         Entry("mem.ld", "memory", 1, "load registers from memory", {}),
         Entry("mem.st", "memory", 2, "store registers to memory", {}),
+        # -- the instructions around the arithmetic (kind "function": one result per input, operand
+        # types per operand; implemented by tilecheck.model.instructions and tilecheck.smt.instructions)
+        Entry("bits.mov", "function", 1, "copy the source bits (reinterpretation between same-size types)"),
+        Entry("bits.and", "function", 2, "bitwise a & b (logical and for .pred)"),
+        Entry("bits.or", "function", 2, "bitwise a | b"),
+        Entry("bits.xor", "function", 2, "bitwise a ^ b"),
+        Entry("bits.not", "function", 1, "bitwise ~a"),
+        Entry("bits.cnot", "function", 1, "a == 0 ? 1 : 0"),
+        Entry("bits.shl", "function", 2, "a << b (b a u32; amounts above the width give 0)"),
+        Entry("bits.shr", "function", 2,
+              "a >> b, arithmetic for .sN, logical for .uN/.bN; amounts above the width clamp to the width"),
+        Entry("int.add", "function", 2, "a + b modulo 2^n", {"sat": _ISAT}),
+        Entry("int.sub", "function", 2, "a - b modulo 2^n", {"sat": _ISAT}),
+        Entry("int.mul", "function", 2, "a * b: low half, high half or the double-width product", {"mode": _MULMODE}),
+        Entry("int.mad", "function", 3, "a * b + c with the product's low half, high half or double-width",
+              {"mode": _MULMODE, "sat": _ISAT}),
+        Entry("int.abs", "function", 1, "|a| modulo 2^n (MININT stays MININT)"),
+        Entry("int.neg", "function", 1, "-a modulo 2^n"),
+        Entry("int.min", "function", 2, "the smaller of a and b (signed or unsigned per type)", {"relu": _RELU}),
+        Entry("int.max", "function", 2, "the larger of a and b (signed or unsigned per type)", {"relu": _RELU}),
+        Entry("cvt.float", "function", 1,
+              "floating-point to floating-point conversion: exact widening, one rounding when narrowing, "
+              "or rounding to an integral value in the same format",
+              {"rounding": _CVT_RND, "ftz": _FTZ, "sat": _SAT, "relu": _RELU_F, "satfinite": _SATFINITE}),
+        Entry("cvt.to_int", "function", 1,
+              "floating-point to integer: round to integral, clamp to the destination range; NaN gives 0 "
+              "(0x80..0 when the source is .f64 or the destination 64-bit)",
+              {"rounding": _INT_RND, "ftz": _FTZ}),
+        Entry("cvt.from_int", "function", 1, "integer to floating-point, rounded once",
+              {"rounding": _CVT_RND, "sat": _SAT, "ftz": _FTZ}),
+        Entry("cvt.int", "function", 1, "integer width change: sign/zero extension by source type, truncation, "
+                                        "or clamping with .sat", {"sat": _ISAT}),
+        Entry("cmp.setp", "function", 2, "p = a CMP b (q = !p for two destinations)", {"cmp": _CMP, "ftz": _FTZ}),
+        Entry("cmp.setp_bool", "function", 3, "p = (a CMP b) BOOLOP c (q = !(a CMP b) BOOLOP c)",
+              {"cmp": _CMP, "ftz": _FTZ, "boolop": Param("choice", "and", ("and", "or", "xor"), "combining operation")}),
+        Entry("sel.selp", "function", 3, "d = c ? a : b (bit copy)"),
+        Entry("float.abs", "function", 1, "clear the sign bit (NaN per the form's policy)", {"ftz": _FTZ}),
+        Entry("float.neg", "function", 1, "flip the sign bit (NaN per the form's policy)", {"ftz": _FTZ}),
+        Entry("float.min", "function", 2, "IEEE minNum with -0 < +0; .NaN: any NaN input gives the canonical NaN",
+              {"ftz": _FTZ, "nan": _NANQ}),
+        Entry("float.max", "function", 2, "IEEE maxNum with -0 < +0; .NaN: any NaN input gives the canonical NaN",
+              {"ftz": _FTZ, "nan": _NANQ}),
+        Entry("float.copysign", "function", 2, "the magnitude of b with the sign of a"),
+        Entry("float.testp", "function", 1, "is a of the class (a predicate)", {"test": _TESTP}),
+        Entry("addr.cvta", "function", 1,
+              "state-space <-> generic address; the model's global window is the identity (as the simulator's)",
+              {"space": Param("choice", "global", ("global", "shared", "local", "const", "param"), "state space")}),
     ]
 }
 
@@ -78,7 +145,7 @@ def coerce(entry: Entry, name: str, value: object) -> object:
             return value
         if value == "":
             return False
-        if isinstance(value, str) and value == name:
+        if isinstance(value, str) and value.lower() == name:  # the qualifier word (.NaN for nan)
             return True
         raise ValueError(f"{entry.key}.{name} must be a boolean, '' or {name!r}, got {value!r}")
     if param.kind in ("rounding", "choice"):

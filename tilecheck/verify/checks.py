@@ -29,6 +29,7 @@ from typing import Callable
 import numpy as np
 
 from tilecheck.errors import TilecheckError
+from tilecheck.spec.contract import ULP_READING_DEFAULT
 from tilecheck.spec.forms import Form
 from tilecheck.verify.report import CheckResult
 
@@ -64,7 +65,9 @@ def _ptxas_missing(ctx: Context) -> str:
 
         try:
             ctx.extra["_ptxas_missing"] = ""
-            ctx.extra["ptxas_version"] = ptxas.ptxas_version()
+            info = ptxas.ptxas_info()  # version, path and source: every ptxas-dependent result names them
+            ctx.extra["ptxas"] = info
+            ctx.extra["ptxas_version"] = info["version"]
         except TilecheckError as exc:
             ctx.extra["_ptxas_missing"] = f"ptxas not available ({exc.message})"
     return ctx.extra["_ptxas_missing"]
@@ -92,7 +95,7 @@ def _unavailable(ctx: Context, form: Form) -> str:
 
 def _below_gate(ctx: Context, form: Form):
     """The newest known target below the form's gate (None when there is none)."""
-    below = [t for t in ctx.db.targets.values() if t.sm < form.target.sm and t.sm >= 75]
+    below = [t for t in ctx.db.targets.values() if t.sm < form.target.sm and t.sm >= 75 and not t.variant]
     return max(below, key=lambda t: t.sm) if below else None
 
 
@@ -187,6 +190,11 @@ def check_legality(form: Form, ctx: Context) -> CheckResult:
 # examples and contract self-check
 
 
+def ulp_reading(ctx: Context) -> str:
+    """The reading of approximate forms' ulp bounds this run uses (``verify --ulp-reading``)."""
+    return ctx.extra.get("ulp_reading", ULP_READING_DEFAULT)
+
+
 def check_examples(form: Form, ctx: Context) -> CheckResult:
     """Every example of the form, through the model: bit-exact (NaN per policy) for exact forms,
     within the contract for approximate ones."""
@@ -198,7 +206,7 @@ def check_examples(form: Form, ctx: Context) -> CheckResult:
         return result
     for ex in form.examples:
         result.cases += 1
-        ok = bool(api.allowed(form, ex.result, *ex.operands))
+        ok = bool(api.allowed(form, ex.result, *ex.operands, ulp_reading=ulp_reading(ctx)))
         if not ok:
             result.mismatches += 1
             got = api.reference(form, *ex.operands)
@@ -221,7 +229,7 @@ def check_contract_reference(form: Form, ctx: Context) -> CheckResult:
     rng = np.random.default_rng(ctx.seed)
     ops = operands_for(form, min(ctx.cases, 2000), rng)
     ref = api.reference(form, *ops)
-    ok = api.allowed(form, ref, *ops)
+    ok = api.allowed(form, ref, *ops, ulp_reading=ulp_reading(ctx))
     result.cases = int(ok.size)
     bad = np.nonzero(~ok)[0]
     result.mismatches = int(bad.size)
@@ -357,7 +365,7 @@ def check_differential(form: Form, ctx: Context) -> CheckResult:
         return result
     tininess = ctx.extra.get("tininess", "after")
     operands = gen.batch(form, ctx.seed, 0, ctx.cases)
-    found = backend.judge(form, operands, tininess)
+    found = backend.judge(form, operands, tininess, ulp_reading(ctx))
     result.cases += found.cases
     result.mismatches += found.count
     for j in range(min(found.count, DETAILS)):
@@ -388,7 +396,8 @@ def _predicated(form: Form, ctx: Context, backend, result: CheckResult, tininess
     got = backend.run(form, operands, mask=mask, old=old)
     on = mask != 0
     kept = got[~on] == old[~on]
-    ok_on = np.asarray(ok_mask(form, got[on], [o[on] for o in operands], tininess)) if on.any() else np.ones(0, bool)
+    ok_on = (np.asarray(ok_mask(form, got[on], [o[on] for o in operands], tininess, ulp_reading(ctx))) if on.any()
+             else np.ones(0, bool))
     result.cases += n
     bad_off = int((~kept).sum())
     bad_on = int((~ok_on).sum())

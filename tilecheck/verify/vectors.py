@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tilecheck.diff.vectors import read_vectors
+from tilecheck.spec.contract import ULP_READING_DEFAULT
 from tilecheck.verify.report import CheckResult, Row
 
 __all__ = ["verify_file", "mismatch_text"]
@@ -66,7 +67,7 @@ def verify_file(path: str, ctx) -> Row:
         dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[form.operands[0].container_bits]
         ops = [np.array([c.operands[i] for c in cases], dtype=dtype) for i in range(len(form.sources))]
         results = np.array([c.result for c in cases], dtype=dtype)
-        ok = np.asarray(api.allowed(form, results, *ops))
+        ok = np.asarray(api.allowed(form, results, *ops, ulp_reading=ctx.extra.get("ulp_reading", ULP_READING_DEFAULT)))
         for i in np.nonzero(~ok)[0]:
             c = cases[int(i)]
             check.mismatches += 1

@@ -29,9 +29,7 @@ def _contract_text(seq, semantics: str, db=None) -> str:
         c = forms[step.op].variant(semantics).contract
         if c is None:
             continue
-        b = c.bound
-        bound = f"relative error 2^{b.relative_log2:g}" if b.relative_log2 is not None else f"{b.ulp:g} ulp"
-        parts.append(f"{step.op}: {bound}{', denormals flushed' if b.flush_inputs else ''}")
+        parts.append(f"{step.op}: {c.describe()}{', denormals flushed' if c.flush_inputs else ''}")
     return "; ".join(parts) or "none"
 
 

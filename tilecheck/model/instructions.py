@@ -1,0 +1,596 @@
+"""Model semantics of the instructions around the arithmetic (registry kind ``function``).
+
+Conversions (``cvt``), comparisons (``setp``), selection (``selp``), moves (``mov``), sign
+operations (``abs neg copysign``), ``min/max``, ``testp``, integer arithmetic, logic and shifts.
+Each key of :mod:`tilecheck.spec.registry` whose kind is ``function`` has one implementation here,
+registered in :data:`IMPLEMENTATIONS`; :func:`tilecheck.model.api.evaluate` dispatches to it.
+
+Operand values are uint64 arrays holding patterns of each operand's own type (8-bit integer types
+as 8-bit values: the caller extends them into registers), predicates are bool arrays. Results are
+uint64 patterns of the destination type, or bool arrays for predicate destinations.
+
+Floating-point rounding goes through the model's single rounding point
+(:func:`tilecheck.model.ieee.round_pack`, via :func:`tilecheck.model.ops.convert` for format
+changes); rounding to an integral value (``.rni .rzi .rmi .rpi``) uses numpy's exact ``rint``,
+``trunc``, ``floor`` and ``ceil`` on binary64, which holds every value of every format here.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from tilecheck.errors import UsageError
+from tilecheck.formats import Format, get_format
+from tilecheck.model import ops, wide
+from tilecheck.model.ieee import flush_subnormal_bits, round_pack
+from tilecheck.model.xp import bit_length, shift_right_jam, u64
+from tilecheck.spec.forms import INTEGER_KIND, TYPE_INFO, Form
+
+F64 = "f64"
+
+
+def _mask(width: int) -> int:
+    return (1 << width) - 1
+
+
+def width_of(ptx_type: str) -> int:
+    """Bits of one value of a PTX type token (1 for .pred)."""
+    return TYPE_INFO[ptx_type][3]
+
+
+def signed_value(xp, bits, width: int):
+    """Patterns of ``width`` bits read as two's complement, as int64."""
+    b = bits.astype(xp.uint64) & u64(xp, _mask(width))
+    if width < 64:
+        sign = u64(xp, 1 << (width - 1))
+        b = (b ^ sign) - sign  # wraps in uint64 to the sign-extended pattern
+    return b.view(xp.int64)
+
+
+def _sext64(xp, bits, width: int):
+    """Sign-extend ``width``-bit patterns to 64-bit patterns (uint64)."""
+    return signed_value(xp, bits, width).view(xp.uint64)
+
+
+def _is_signed(ptx_type: str) -> bool:
+    return INTEGER_KIND.get(ptx_type) == "s"
+
+
+def _as_array(xp, a, dtype):
+    return xp.asarray(a).astype(dtype, copy=False).reshape(xp.asarray(a).shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# NaN handling shared by the float keys
+
+
+def _nan_bits(form: Form, fmt: Format) -> int:
+    """The form's NaN pattern (its policy's bits, else the format's canonical NaN)."""
+    return form.nan.bits if form.nan.bits is not None else fmt.canonical_nan
+
+
+def _is_nan(xp, fmt: Format, bits):
+    return (bits & u64(xp, fmt.magnitude_mask)) > u64(xp, fmt.exponent_mask)
+
+
+def _nan_rule(form: Form, fmt: Format) -> ops.NanRule:
+    bits = _nan_bits(form, fmt)
+    return ops.NanRule(False, bits, fixed=bits)
+
+
+def _to_f64(xp, fmt: Format, bits):
+    """Exact binary64 values of patterns of ``fmt`` (NaN patterns give some NaN)."""
+    if fmt.name == F64:
+        return bits.astype(xp.uint64).view(xp.float64)
+    f64 = get_format(F64)
+    wide_bits = ops.convert(xp, fmt, f64, bits, ops.Mode("rn"), ops.NanRule(False, f64.default_nan,
+                                                                         fixed=f64.default_nan))
+    return wide_bits.view(xp.float64)
+
+
+def _from_f64(xp, fmt: Format, values, nan: int):
+    """Patterns of ``fmt`` for binary64 values that ``fmt`` holds exactly (NaN -> ``nan``)."""
+    bits = xp.asarray(values, dtype=xp.float64).view(xp.uint64)
+    if fmt.name == F64:
+        return xp.where(xp.isnan(values), u64(xp, nan), bits)
+    return ops.convert(xp, get_format(F64), fmt, bits, ops.Mode("rn"), ops.NanRule(False, nan, fixed=nan))
+
+
+def _flush(xp, fmt: Format, bits, on: bool):
+    return flush_subnormal_bits(xp, fmt, bits) if on else bits
+
+
+# ---------------------------------------------------------------------------------------------
+# bits and integers
+
+
+def _mov(xp, form, args, p):
+    (a,) = args
+    d = form.destinations[0].ptx_type
+    return a if d == "pred" else a & u64(xp, _mask(width_of(d)))
+
+
+def _logic(fn_bits, fn_pred):
+    def run(xp, form, args, p):
+        t = form.destinations[0].ptx_type
+        if t == "pred":
+            return fn_pred(*args)
+        return fn_bits(*args) & u64(xp, _mask(width_of(t)))
+    return run
+
+
+def _cnot(xp, form, args, p):
+    return ((args[0] & u64(xp, _mask(width_of(form.type)))) == 0).astype(xp.uint64)
+
+
+def _shift(left: bool):
+    def run(xp, form, args, p):
+        a, n = args
+        w = width_of(form.type)
+        n = n & u64(xp, 0xFFFFFFFF)
+        big = n >= u64(xp, w)
+        safe = xp.minimum(n, u64(xp, w - 1))
+        if left:
+            out = xp.where(big, u64(xp, 0), a << safe)
+        elif _is_signed(form.type):
+            # arithmetic: amounts at or above the width fill with the sign bit (clamped, not modulo)
+            out = (signed_value(xp, a, w) >> safe.astype(xp.int64)).view(xp.uint64)
+        else:
+            out = xp.where(big, u64(xp, 0), (a & u64(xp, _mask(w))) >> safe)
+        return out & u64(xp, _mask(w))
+    return run
+
+
+def _clip_signed(xp, values, width: int):
+    lo, hi = -(1 << (width - 1)), (1 << (width - 1)) - 1
+    return xp.clip(values, lo, hi).view(xp.uint64) & u64(xp, _mask(width))
+
+
+def _add_sub(negate: bool):
+    def run(xp, form, args, p):
+        a, b = args
+        w = width_of(form.type)
+        if p.get("sat"):  # .sat exists for .s32 only: the exact sum fits int64
+            x, y = signed_value(xp, a, w), signed_value(xp, b, w)
+            return _clip_signed(xp, x - y if negate else x + y, w)
+        return (a - b if negate else a + b) & u64(xp, _mask(w))
+    return run
+
+
+def _product(xp, a, b, w: int, signed: bool):
+    """The exact 2w-bit product of two w-bit operands as (hi, lo) w-bit halves (uint64)."""
+    if w <= 32:
+        if signed:
+            full = (signed_value(xp, a, w) * signed_value(xp, b, w)).view(xp.uint64)
+        else:
+            full = (a & u64(xp, _mask(w))) * (b & u64(xp, _mask(w)))
+        return (full >> u64(xp, w)) & u64(xp, _mask(w)), full & u64(xp, _mask(w))
+    hi, lo = wide.mul_64x64(xp, a, b)
+    if signed:  # two's complement correction of the unsigned high word
+        hi = hi - xp.where((a >> u64(xp, 63)) != 0, b, u64(xp, 0)) - xp.where((b >> u64(xp, 63)) != 0, a, u64(xp, 0))
+    return hi, lo
+
+
+def _mul(xp, form, args, p):
+    a, b = args
+    w = width_of(form.type)
+    signed = _is_signed(form.type)
+    hi, lo = _product(xp, a, b, w, signed)
+    mode = p.get("mode", "lo")
+    if mode == "lo":
+        return lo
+    if mode == "hi":
+        return hi
+    return ((hi << u64(xp, w)) | lo) & u64(xp, _mask(2 * w))
+
+
+def _mad(xp, form, args, p):
+    a, b, c = args
+    w = width_of(form.type)
+    signed = _is_signed(form.type)
+    hi, lo = _product(xp, a, b, w, signed)
+    mode = p.get("mode", "lo")
+    if mode == "wide":
+        return (((hi << u64(xp, w)) | lo) + c) & u64(xp, _mask(2 * w))
+    part = lo if mode == "lo" else hi
+    if p.get("sat"):  # mad.hi.sat.s32: the exact sum high(a*b) + c, clamped
+        return _clip_signed(xp, signed_value(xp, part, w) + signed_value(xp, c, w), w)
+    return (part + c) & u64(xp, _mask(w))
+
+
+def _int_neg(xp, form, args, p):
+    return (u64(xp, 0) - args[0]) & u64(xp, _mask(width_of(form.type)))
+
+
+def _int_abs(xp, form, args, p):
+    w = width_of(form.type)
+    negative = signed_value(xp, args[0], w) < 0
+    return xp.where(negative, (u64(xp, 0) - args[0]) & u64(xp, _mask(w)), args[0] & u64(xp, _mask(w)))
+
+
+def _int_minmax(is_min: bool):
+    def run(xp, form, args, p):
+        a, b = args
+        w = width_of(form.type)
+        if _is_signed(form.type):
+            x, y = signed_value(xp, a, w), signed_value(xp, b, w)
+            r = xp.minimum(x, y) if is_min else xp.maximum(x, y)
+            if p.get("relu"):
+                r = xp.maximum(r, 0)
+            return r.view(xp.uint64) & u64(xp, _mask(w))
+        x, y = a & u64(xp, _mask(w)), b & u64(xp, _mask(w))
+        return xp.minimum(x, y) if is_min else xp.maximum(x, y)
+    return run
+
+
+def _selp(xp, form, args, p):
+    a, b, c = args
+    return xp.where(c, a, b)
+
+
+def _cvta(xp, form, args, p):
+    if p.get("space") != "global":
+        raise UsageError(f"{form.name}: the model has one memory, global, whose addresses are generic; "
+                         f"the .{p.get('space')} window is not modelled")
+    return args[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# conversions
+
+
+def _int_range(ptx_type: str) -> tuple[int, int]:
+    w = width_of(ptx_type)
+    if _is_signed(ptx_type):
+        return -(1 << (w - 1)), (1 << (w - 1)) - 1
+    return 0, (1 << w) - 1
+
+
+def _cvt_int(xp, form, args, p):
+    (a,) = args
+    d, s = form.destinations[0].ptx_type, form.sources[0].ptx_type
+    wd, ws = width_of(d), width_of(s)
+    src = a & u64(xp, _mask(ws))
+    wide64 = _sext64(xp, src, ws) if _is_signed(s) else src  # the source value as a 64-bit pattern
+    if not p.get("sat"):
+        return wide64 & u64(xp, _mask(wd))
+    lo, hi = _int_range(d)
+    if _is_signed(s):
+        v = wide64.view(xp.int64)
+        out = xp.where(v < max(lo, -(1 << 63)), u64(xp, lo & _mask(64)), wide64)
+        if hi < (1 << 63) - 1:
+            out = xp.where(v > hi, u64(xp, hi), out)
+        return out & u64(xp, _mask(wd))
+    out = xp.where(wide64 > u64(xp, hi), u64(xp, hi), wide64)  # unsigned source: only the top clamps
+    return out & u64(xp, _mask(wd))
+
+
+_INTEGRAL = ("rni", "rzi", "rmi", "rpi")
+
+
+def _integral(xp, rounding: str, x):
+    fn = {"rni": xp.rint, "rzi": xp.trunc, "rmi": xp.floor, "rpi": xp.ceil}[rounding]
+    return fn(x)
+
+
+def _cvt_to_int(xp, form, args, p):
+    (a,) = args
+    d, s = form.destinations[0].ptx_type, form.sources[0].ptx_type
+    fmt = get_format(s)
+    wd = width_of(d)
+    bits = _flush(xp, fmt, a, bool(p.get("ftz")))
+    x = _to_f64(xp, fmt, bits)
+    nan = xp.isnan(x)
+    r = _integral(xp, p["rounding"], xp.where(nan, 0.0, x))
+    lo, hi = _int_range(d)
+    too_low = r < float(lo)  # lo is 0 or -2**(w-1): exact in binary64
+    too_high = r >= float(hi + 1)  # hi + 1 is a power of two: exact
+    inside = xp.where(too_low | too_high, 0.0, r)
+    big = inside >= 2.0 ** 63  # only for u64: convert through the upper half
+    low_part = xp.where(big, inside - 2.0 ** 63, inside).astype(xp.int64).view(xp.uint64)
+    out = xp.where(big, low_part + u64(xp, 1 << 63), low_part)
+    out = xp.where(too_low, u64(xp, lo & _mask(64)), out)
+    out = xp.where(too_high, u64(xp, hi), out)
+    # NaN: 0, but 1 << (N-1) when the source is .f64 or the destination 64-bit (reference note §1)
+    nan_value = (1 << (wd - 1)) if (s == F64 or wd == 64) else 0
+    out = xp.where(nan, u64(xp, nan_value), out)
+    return out & u64(xp, _mask(wd))
+
+
+def _cvt_from_int(xp, form, args, p):
+    (a,) = args
+    d, s = form.destinations[0].ptx_type, form.sources[0].ptx_type
+    fmt = get_format(d)
+    ws = width_of(s)
+    src = a & u64(xp, _mask(ws))
+    if _is_signed(s):
+        v = _sext64(xp, src, ws)
+        negative = (v >> u64(xp, 63)) != 0
+        magnitude = xp.where(negative, u64(xp, 0) - v, v)
+    else:
+        negative = xp.zeros(src.shape, dtype=bool)
+        magnitude = src
+    sign = negative.astype(xp.uint64)
+    m = xp.where(magnitude == 0, u64(xp, 1), magnitude)
+    # round_pack takes significands below 2**62: narrow the 63/64-bit magnitudes, jamming the
+    # shifted-out bits into bit 0 (far below the <= 53 bits any format here keeps)
+    shift = xp.maximum(bit_length(xp, m) - 62, 0)
+    m = shift_right_jam(xp, m, shift)
+    flush_out = bool(p.get("ftz")) and d == "f32"
+    bits = round_pack(xp, fmt, sign, m, shift.astype(xp.int64), xp.zeros(m.shape, dtype=bool),
+                      p["rounding"], flush_out, p.get("tininess", "after"))
+    bits = xp.where(magnitude == 0, u64(xp, 0), bits)
+    if p.get("sat"):
+        bits = ops._saturate(xp, fmt, bits)
+    return bits
+
+
+def _cvt_float(xp, form, args, p):
+    (a,) = args
+    d, s = form.destinations[0].ptx_type, form.sources[0].ptx_type
+    dst, src = get_format(d), get_format(s)
+    rounding = p["rounding"]
+    ftz = bool(p.get("ftz"))
+    nan = _nan_bits(form, dst)
+    if rounding in _INTEGRAL:
+        x = _to_f64(xp, src, _flush(xp, src, a, ftz))
+        out = _from_f64(xp, dst, _integral(xp, rounding, x), nan)
+    elif d == s:
+        out = _flush(xp, src, a, ftz)
+        out = xp.where(_is_nan(xp, src, out), u64(xp, nan), out)
+    else:
+        # .ftz acts on the f32 side only: f32 inputs flushed, f32 results flushed
+        mode = ops.Mode("rn" if rounding == "" else rounding, False, p.get("tininess", "after"),
+                        ftz_in=ftz and s == "f32", ftz_out=ftz and d == "f32")
+        out = ops.convert(xp, src, dst, a, mode, ops.NanRule(False, nan, fixed=nan))
+    is_nan = _is_nan(xp, dst, out)
+    if p.get("satfinite"):
+        inf = (out & u64(xp, dst.magnitude_mask)) == u64(xp, dst.exponent_mask)
+        out = xp.where(inf, (out & u64(xp, dst.sign_mask)) | u64(xp, dst.max_finite), out)
+    if p.get("relu"):
+        negative = (out & u64(xp, dst.sign_mask)) != 0
+        out = xp.where(negative & ~is_nan, u64(xp, 0), out)
+    if p.get("sat"):
+        out = ops._saturate(xp, dst, out)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# comparisons, sign operations, min/max, classes
+
+
+_ORDERED = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge",
+            "lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}
+
+
+def _relation(xp, op: str, x, y):
+    return {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[op]
+
+
+def compare(xp, form: Form, cmp: str, a, b, ftz: bool):
+    """``a CMP b`` for the source type of ``form`` (bool array); float lanes as given."""
+    t = form.sources[0].ptx_type
+    fmt_name = TYPE_INFO[t][0]
+    if fmt_name is None:
+        w = width_of(t)
+        if _is_signed(t):
+            x, y = signed_value(xp, a, w), signed_value(xp, b, w)
+        else:
+            x, y = a & u64(xp, _mask(w)), b & u64(xp, _mask(w))
+        return _relation(xp, _ORDERED[cmp], x, y)
+    fmt = get_format(fmt_name)
+    x = _to_f64(xp, fmt, _flush(xp, fmt, a, ftz))
+    y = _to_f64(xp, fmt, _flush(xp, fmt, b, ftz))
+    unordered = xp.isnan(x) | xp.isnan(y)
+    if cmp == "num":
+        return ~unordered
+    if cmp == "nan":
+        return unordered
+    if cmp.endswith("u"):
+        return _relation(xp, cmp[:-1], x, y) | unordered
+    return _relation(xp, cmp, x, y) & ~unordered  # ordered: false on NaN, ne included
+
+
+def _combine(xp, boolop: str, t, c):
+    return {"and": t & c, "or": t | c, "xor": t ^ c}[boolop]
+
+
+def _setp_lanes(xp, form, a, b, p):
+    """Per-lane comparison results: one bool array per lane (element 0 first)."""
+    t = form.sources[0].ptx_type
+    elem, lanes = TYPE_INFO[t][0], TYPE_INFO[t][1]
+    if lanes == 1:
+        return [compare(xp, form, p["cmp"], a, b, bool(p.get("ftz")))]
+    fmt = get_format(elem)
+    out = []
+    for i in range(lanes):
+        shift = u64(xp, i * fmt.width)
+        m = u64(xp, _mask(fmt.width))
+        out.append(_compare_lane(xp, form, fmt, p, (a >> shift) & m, (b >> shift) & m))
+    return out
+
+
+def _compare_lane(xp, form, fmt, p, a, b):
+    x = _to_f64(xp, fmt, _flush(xp, fmt, a, bool(p.get("ftz"))))
+    y = _to_f64(xp, fmt, _flush(xp, fmt, b, bool(p.get("ftz"))))
+    cmp = p["cmp"]
+    unordered = xp.isnan(x) | xp.isnan(y)
+    if cmp == "num":
+        return ~unordered
+    if cmp == "nan":
+        return unordered
+    if cmp.endswith("u"):
+        return _relation(xp, cmp[:-1], x, y) | unordered
+    return _relation(xp, cmp, x, y) & ~unordered
+
+
+def _setp(xp, form, args, p, destinations: int = 1):
+    a, b = args[0], args[1]
+    c = args[2] if len(args) > 2 else None
+    lanes = _setp_lanes(xp, form, a, b, p)
+    if len(lanes) == 2:
+        # packed half setp: p from the low lane, q from the high lane (not the complement)
+        if destinations != 2:
+            raise UsageError(f"{form.name} writes p|q (p: low lane, q: high lane); pass destinations=2 "
+                             "(a single destination is not defined by the ISA)")
+        if c is not None:
+            return tuple(_combine(xp, p["boolop"], t, c) for t in lanes)
+        return tuple(lanes)
+    t = lanes[0]
+    pp = _combine(xp, p["boolop"], t, c) if c is not None else t
+    if destinations == 1:
+        return pp
+    qq = _combine(xp, p["boolop"], ~t, c) if c is not None else ~t
+    return pp, qq
+
+
+def _fp_sign(op: str):
+    def run(xp, form, args, p):
+        (a,) = args
+        fmt = get_format(form.element_format)
+        bits = _flush(xp, fmt, a, bool(p.get("ftz")))
+        sign = u64(xp, fmt.sign_mask)
+        out = bits & ~sign & u64(xp, _mask(fmt.width)) if op == "abs" else bits ^ sign
+        if form.nan.policy == "none":  # abs.f64: a NaN input comes back unchanged (§9.7.3.9)
+            return xp.where(_is_nan(xp, fmt, a), a, out)
+        return xp.where(_is_nan(xp, fmt, a), u64(xp, _nan_bits(form, fmt)), out)
+    return _lanes(run)
+
+
+def _lanes(fn):
+    """Apply a one-lane float implementation to each lane of packed types."""
+    def run(xp, form, args, p):
+        t = form.destinations[0].ptx_type
+        lanes = TYPE_INFO[t][1]
+        if lanes == 1:
+            return fn(xp, form, args, p)
+        fmt = get_format(TYPE_INFO[t][0])
+        m = u64(xp, _mask(fmt.width))
+        out = None
+        for i in range(lanes):
+            shift = u64(xp, i * fmt.width)
+            lane = fn(xp, _LaneForm(form, TYPE_INFO[t][0]), [(x >> shift) & m for x in args], p) & m
+            out = lane << shift if out is None else out | (lane << shift)
+        return out
+    return run
+
+
+class _LaneForm:
+    """A view of a packed form as its element type (for per-lane implementations)."""
+
+    def __init__(self, form: Form, elem: str):
+        self._form = form
+        self.element_format = elem
+        self.nan = form.nan
+        self.name = form.name
+
+    def __getattr__(self, name):
+        return getattr(self._form, name)
+
+
+def _order_key(xp, fmt: Format, bits):
+    """A total-order key of non-NaN patterns with -0 < +0 (int64)."""
+    mag = (bits & u64(xp, fmt.magnitude_mask)).astype(xp.int64)
+    negative = (bits & u64(xp, fmt.sign_mask)) != 0
+    return xp.where(negative, -mag - 1, mag)
+
+
+def _fp_minmax(is_min: bool):
+    def run(xp, form, args, p):
+        a, b = args
+        fmt = get_format(form.element_format)
+        ftz = bool(p.get("ftz"))
+        a, b = _flush(xp, fmt, a, ftz), _flush(xp, fmt, b, ftz)
+        ka, kb = _order_key(xp, fmt, a), _order_key(xp, fmt, b)
+        pick_a = ka <= kb if is_min else ka >= kb
+        out = xp.where(pick_a, a, b)
+        na, nb = _is_nan(xp, fmt, a), _is_nan(xp, fmt, b)
+        nan = u64(xp, _nan_bits(form, fmt))
+        if p.get("nan"):
+            return xp.where(na | nb, nan, out)
+        out = xp.where(na & ~nb, b, out)
+        out = xp.where(nb & ~na, a, out)
+        return xp.where(na & nb, nan, out)
+    return _lanes(run)
+
+
+def _copysign(xp, form, args, p):
+    a, b = args  # PTX order: the sign comes from a, the magnitude from b
+    fmt = get_format(form.element_format)
+    sign = u64(xp, fmt.sign_mask)
+    return (a & sign) | (b & u64(xp, fmt.magnitude_mask))
+
+
+def _testp(xp, form, args, p):
+    (a,) = args
+    fmt = get_format(TYPE_INFO[form.sources[0].ptx_type][0])
+    mag = a & u64(xp, fmt.magnitude_mask)
+    inf_bits = u64(xp, fmt.exponent_mask)
+    test = p["test"]
+    if test == "finite":
+        return mag < inf_bits
+    if test == "infinite":
+        return mag == inf_bits
+    if test == "number":
+        return mag <= inf_bits
+    if test == "notanumber":
+        return mag > inf_bits
+    subnormal = (mag != 0) & (mag < u64(xp, fmt.min_normal))
+    if test == "subnormal":
+        return subnormal
+    return (mag < inf_bits) & ~subnormal  # normal: zeros count as normal (§9.7.3.1)
+
+
+IMPLEMENTATIONS: dict[str, Callable] = {
+    "bits.mov": _mov,
+    "bits.and": _logic(lambda a, b: a & b, lambda a, b: a & b),
+    "bits.or": _logic(lambda a, b: a | b, lambda a, b: a | b),
+    "bits.xor": _logic(lambda a, b: a ^ b, lambda a, b: a ^ b),
+    "bits.not": _logic(lambda a: ~a, lambda a: ~a),
+    "bits.cnot": _cnot,
+    "bits.shl": _shift(True),
+    "bits.shr": _shift(False),
+    "int.add": _add_sub(False),
+    "int.sub": _add_sub(True),
+    "int.mul": _mul,
+    "int.mad": _mad,
+    "int.abs": _int_abs,
+    "int.neg": _int_neg,
+    "int.min": _int_minmax(True),
+    "int.max": _int_minmax(False),
+    "cvt.float": _cvt_float,
+    "cvt.to_int": _cvt_to_int,
+    "cvt.from_int": _cvt_from_int,
+    "cvt.int": _cvt_int,
+    "cmp.setp": _setp,
+    "cmp.setp_bool": _setp,
+    "sel.selp": _selp,
+    "float.abs": _fp_sign("abs"),
+    "float.neg": _fp_sign("neg"),
+    "float.min": _fp_minmax(True),
+    "float.max": _fp_minmax(False),
+    "float.copysign": _lanes(_copysign),
+    "float.testp": _testp,
+    "addr.cvta": _cvta,
+}
+
+
+def apply(xp, form: Form, arrays: list, tininess: str = "after", destinations: int = 1):
+    """Evaluate a ``function`` form on broadcast operand arrays (see the module docstring).
+
+    Returns the destination array, or a tuple when ``destinations`` is 2 (``setp p|q``).
+    """
+    key = form.semantics.key
+    fn = IMPLEMENTATIONS.get(key)
+    if fn is None:
+        raise UsageError(f"{form.name}: no model implementation for {key}")
+    params = dict(form.semantics.params)
+    params["tininess"] = tininess
+    with np.errstate(all="ignore"):
+        if key.startswith("cmp.setp"):
+            return fn(xp, form, arrays, params, destinations)
+        if destinations != 1:
+            raise UsageError(f"{form.name} has one destination, not {destinations}")
+        return fn(xp, form, arrays, params)
