@@ -2,8 +2,10 @@
 
 Used by the ptxas agreement tests, the legality checker and the emitter. Three things live here:
 
-* :func:`find_ptxas` locates the assembler (``TILECHECK_PTXAS``, then ``PATH``, then the
-  ``nvidia-cuda-nvcc`` wheel) and :func:`ptxas_version` reports its release;
+* :func:`find_ptxas` locates the assembler (``TILECHECK_PTXAS``, then the ``nvidia-cuda-nvcc``
+  wheel that ``tilecheck[ptxas]`` pins, then ``PATH``), :func:`ptxas_version` reports its release
+  and :func:`ptxas_info` what every ptxas-dependent result records (version, path, where it was
+  found, and whether it is the release the spec's facts were measured with, :data:`SPEC_PTXAS`);
 * :func:`assemble` runs it on one PTX module and parses its diagnostics into
   ``(line, severity, text)`` messages;
 * :func:`check_instructions` judges many single-instruction candidates in one ptxas run (one
@@ -33,6 +35,9 @@ from typing import NamedTuple, Sequence
 from tilecheck.errors import Location, TilecheckError, ToolNotFoundError
 
 ENV_VAR = "TILECHECK_PTXAS"
+
+SPEC_PTXAS = "13.0.88"
+"""The ptxas release whose behaviour spec/ records (``tilecheck[ptxas]`` pins its wheel)."""
 
 # Wheel layouts that ship ptxas, newest first: nvidia-cuda-nvcc 13.x installs
 # nvidia/cu13/bin/ptxas, the 12.x wheel (nvidia-cuda-nvcc-cu12) nvidia/cuda_nvcc/bin/ptxas.
@@ -91,8 +96,16 @@ class AssembleResult:
 
     @property
     def errors(self) -> tuple[Message, ...]:
-        """The ``error`` and ``fatal`` messages."""
-        return tuple(m for m in self.messages if m.severity in ("error", "fatal"))
+        """The ``error`` and ``fatal`` messages (a crash counts as one fatal message)."""
+        found = tuple(m for m in self.messages if m.severity in ("error", "fatal"))
+        if self.crashed:
+            found += (Message(None, "fatal", f"ptxas crashed (killed by signal {-self.returncode})"),)
+        return found
+
+    @property
+    def crashed(self) -> bool:
+        """ptxas died from a signal (a segmentation fault is -11) instead of exiting."""
+        return self.returncode < 0
 
 
 @dataclass(frozen=True)
@@ -107,6 +120,8 @@ class InstructionVerdict:
     instruction: str
     accepted: bool
     messages: tuple[Message, ...]
+    crashed: bool = False
+    """ptxas crashed on this candidate (found when building a cubin): not accepted."""
 
     @property
     def error(self) -> str | None:
@@ -135,31 +150,56 @@ def _wheel_ptxas() -> str | None:
     return None
 
 
-def find_ptxas() -> str:
-    """The path of the ptxas to use.
-
-    Order: the ``TILECHECK_PTXAS`` environment variable (which must then name an executable),
-    ``ptxas`` on ``PATH``, then ``nvidia/cu13/bin/ptxas`` from the ``nvidia-cuda-nvcc`` wheel.
-    Raises :class:`~tilecheck.errors.ToolNotFoundError` when none is found.
-    """
+def _locate() -> tuple[str, str]:
+    """(path, source) of the ptxas to use; see :func:`find_ptxas`."""
     override = os.environ.get(ENV_VAR)
     if override:
         path = Path(override)
         if path.is_file() and os.access(path, os.X_OK):
-            return str(path)
+            return str(path), ENV_VAR
         found = shutil.which(override)
         if found:
-            return found
+            return found, ENV_VAR
         raise ToolNotFoundError(f"{ENV_VAR}={override!r} does not name an executable ptxas")
-    found = shutil.which("ptxas")
-    if found:
-        return found
     wheel = _wheel_ptxas()
     if wheel:
-        return wheel
+        return wheel, "nvidia-cuda-nvcc wheel"
+    found = shutil.which("ptxas")
+    if found:
+        return found, "PATH"
     raise ToolNotFoundError(
-        "ptxas not found: set TILECHECK_PTXAS, put a CUDA toolkit's bin/ on PATH, or "
-        "`pip install nvidia-cuda-nvcc` (tilecheck[ptxas])")
+        "ptxas not found: set TILECHECK_PTXAS, `pip install 'tilecheck[ptxas]'` (the pinned "
+        f"nvidia-cuda-nvcc {SPEC_PTXAS}), or put a CUDA toolkit's bin/ on PATH")
+
+
+def find_ptxas() -> str:
+    """The path of the ptxas to use.
+
+    Order: the ``TILECHECK_PTXAS`` environment variable (an explicit choice; it must then name
+    an executable), the ``nvidia-cuda-nvcc`` wheel's ``nvidia/cu13/bin/ptxas`` (what
+    ``tilecheck[ptxas]`` installs: pinned to :data:`SPEC_PTXAS`, the release the spec's
+    facts were measured with, so installing the extra is what decides), then ``ptxas`` on
+    ``PATH`` (whatever toolkit the machine has). Raises
+    :class:`~tilecheck.errors.ToolNotFoundError` when none is found.
+    """
+    return _locate()[0]
+
+
+def ptxas_info() -> dict:
+    """What a ptxas-dependent result records: ``version``, ``path``, ``source`` (``TILECHECK_PTXAS``,
+    ``nvidia-cuda-nvcc wheel`` or ``PATH``) and ``spec_release`` (whether it is :data:`SPEC_PTXAS`)."""
+    path, source = _locate()
+    version = _version_of(path)
+    return {"version": version, "path": path, "source": source, "spec_release": version == SPEC_PTXAS}
+
+
+def describe(info: dict) -> str:
+    """One line for reports: ``ptxas 13.0.88 (/usr/local/bin/ptxas, from PATH)``, with a note when
+    it is not the release the spec records."""
+    text = f"ptxas {info['version']} ({info['path']}, from {info['source']})"
+    if not info.get("spec_release", True):
+        text += f"; the spec records ptxas {SPEC_PTXAS}"
+    return text
 
 
 def _run(command: Sequence[str], timeout: float, cwd: str | None = None) -> subprocess.CompletedProcess:
@@ -269,7 +309,7 @@ def body_first_line(version: str, declarations: Sequence[str] = DECLARATIONS) ->
 
 
 def check_instructions(instructions: Sequence[str], target: str, version: str = "9.0", *,
-                       arch: str | None = None, timeout: float = 120) -> list[InstructionVerdict]:
+                       arch: str | None = None, timeout: float = 120, build: bool = False) -> list[InstructionVerdict]:
     """ptxas's verdict on each instruction, judged in as few ptxas runs as possible.
 
     Every instruction (one PTX statement ending in ``;``, on one line, using the registers of
@@ -283,20 +323,25 @@ def check_instructions(instructions: Sequence[str], target: str, version: str = 
     culprit is isolated. Raises :class:`TilecheckError` when ptxas rejects the module for a
     reason outside the candidate lines (the header: e.g. a ``.version`` that does not support
     the ``.target``), since then no candidate can be judged; :func:`header_error` tells first.
+
+    ``build=True`` also generates code (``-arch=sm_XX``, a cubin), because ptxas accepts some
+    spellings when parsing and then fails or crashes generating code (13.0 segfaults building
+    ``ld.global.v8.b16``). A crash names no line: the batch is bisected down to the candidate,
+    whose verdict has ``crashed`` set.
     """
     items = list(instructions)
     for text in items:
         if "\n" in text:
             raise TilecheckError(f"a batched instruction must be one line: {text!r}")
     verdicts: dict[int, InstructionVerdict] = {}
-    run_arch = f"compute_{sm_number(arch or target)}"
+    run_arch = f"{'sm' if build else 'compute'}_{sm_number(arch or target)}"
     first = body_first_line(version)
 
     def judge(indices: list[int]) -> None:
         pending = list(indices)
         while pending:
             result = assemble(module_text([items[i] for i in pending], target, version), run_arch,
-                              parse_only=True, timeout=timeout)
+                              parse_only=not build, timeout=timeout)
             by_index: dict[int, list[Message]] = {}
             outside, foreign = [], []
             for m in result.messages:
@@ -331,7 +376,7 @@ def check_instructions(instructions: Sequence[str], target: str, version: str = 
             # candidate): isolate it by bisection.
             if len(pending) == 1:
                 i = pending[0]
-                verdicts[i] = InstructionVerdict(items[i], False, result.errors)
+                verdicts[i] = InstructionVerdict(items[i], False, result.errors, result.crashed)
                 return
             half = len(pending) // 2
             judge(pending[:half])

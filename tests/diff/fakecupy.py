@@ -1,32 +1,45 @@
-"""A stand-in for CuPy that runs on the CPU, to exercise the gpu code paths without a GPU.
+"""A strict stand-in for CuPy 14 that runs on the CPU, to exercise the gpu code paths without a GPU.
 
-It is *not* CuPy: arrays are numpy arrays of a subclass whose type lives in a module named
-``cupy_fake`` (so :func:`tilecheck.model.xp.namespace` takes this module as the array namespace
-and :func:`tilecheck.diff.verdict.to_host` calls ``.get()``), module functions are numpy's with
-their array results converted, and a "kernel launch" runs the loaded PTX through
-:func:`tilecheck.sim.execute`. What it checks: the backend's launch protocol (NUL-terminated PTX
-image, numpy scalars of the parameter width, grid/block tuples), the model and the verdict
-running in a namespace that is not numpy, and how much data travels back (``transfers``
-records the size of every ``.get()``). What it cannot check: CuPy's own API differences.
+It is *not* CuPy, but it refuses what CuPy refuses, so code that passes against it has a chance
+to run on a device:
+
+* device arrays are their own type (:class:`ndarray`, from a module named ``cupy_fake`` so that
+  :func:`tilecheck.model.xp.namespace` takes this module as the array namespace). They refuse
+  implicit host conversion exactly like CuPy (``np.asarray(device_array)`` raises TypeError);
+  ``.get()`` and :func:`asnumpy` are the way back, and every such copy is recorded in
+  ``STATE.transfers``. numpy ufuncs and functions applied to them dispatch to this module
+  (``__array_ufunc__`` / ``__array_function__``), as with CuPy.
+* host arrays are refused where CuPy refuses them: as operands of device functions and
+  operators, as index arrays, as values stored into a device array (only :func:`asarray` and
+  :func:`array` transfer host data).
+* the module offers only the names in :data:`API` and :data:`TYPES`, each checked against CuPy
+  14.2's namespace; any other name raises AttributeError instead of falling through to numpy.
+* kernels: ``cuda.function.Module.load`` takes a NUL-terminated PTX image (parsed by
+  ``tilecheck.sim``; a PTX whose ``.target`` the device cannot run is refused) or a cubin,
+  which must be an NVIDIA ELF (``EM_CUDA``) built for the device's architecture and defining
+  the kernel asked for; it is executed through the PTX it was assembled from, identified by
+  assembling each PTX the fake has seen with ptxas for the device and comparing the bytes. A
+  launch runs the kernel through :func:`tilecheck.sim.execute`; a Python int argument is refused
+  (CuPy would pass it as 8 bytes).
+* errors are CuPy's types: ``cuda.runtime.CUDARuntimeError``, ``cuda.driver.CUDADriverError``
+  (message ``CUDA_ERROR_...: ...``), ``cuda.compiler.CompileException``; ``STATE.fail`` injects
+  them (``{"nvrtc": "..."}`` makes every elementwise operation fail to compile,
+  ``{"driver": "..."}`` every module load, ``{"launch": "..."}`` every launch,
+  ``{"devices": 0}`` hides the device).
+
+What it cannot check: timing, memory limits, and CuPy behaviours outside the names above.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 import types
 
 import numpy as np
 
-
-class ndarray(np.ndarray):  # noqa: N801 - mirrors cupy.ndarray
-    """A "device" array."""
-
-    def get(self):
-        """Copy to the host (recorded in ``transfers``)."""
-        STATE.transfers.append(int(self.size))
-        return np.array(self.view(np.ndarray), copy=True)
-
-
-ndarray.__module__ = "cupy_fake"
+# ---------------------------------------------------------------------------------------------
+# state and errors
 
 
 class _State:
@@ -34,85 +47,343 @@ class _State:
         self.transfers: list[int] = []
         self.launches: list[tuple] = []
         self.corrupt: set[int] = set()  # output indices a launch flips the low bit of
-        self.ptx_by_kernel: dict[str, str] = {}
         self.loaded: list[bytes] = []
+        self.ptx_seen: list[str] = []  # PTX texts loaded or registered (to identify cubins)
+        self.cubin_ptx: dict[str, str] = {}  # sha256 of a verified cubin -> its PTX
+        self.fail: dict = {}
+        self.compute_capability = "90"
 
 
 STATE = _State()
 
 
-def _dev(x):
-    if isinstance(x, np.ndarray) and not isinstance(x, ndarray):
-        return x.view(ndarray)
-    if isinstance(x, tuple):
-        return tuple(_dev(v) for v in x)
-    if isinstance(x, list):
-        return [_dev(v) for v in x]
-    return x
+def reset() -> None:
+    """Forget transfers, launches, loaded images and injected faults of earlier tests."""
+    STATE.__init__()
 
 
-def _wrap(fn):
-    def call(*args, **kwargs):
-        return _dev(fn(*args, **kwargs))
-    call.__name__ = getattr(fn, "__name__", "fn")
-    return call
-
-
-def asarray(a, dtype=None):
-    """Host -> "device" (a copy, like a real transfer)."""
-    if isinstance(a, ndarray):
-        return a if dtype is None or a.dtype == dtype else a.astype(dtype)
-    return np.array(a, dtype=dtype, copy=True).view(ndarray)
-
-
-def array(a, dtype=None, copy=True):
-    """A new "device" array."""
-    return np.array(np.asarray(a), dtype=dtype, copy=True).view(ndarray)
-
-
-def ascontiguousarray(a, dtype=None):
-    """A contiguous "device" array."""
-    return np.ascontiguousarray(np.asarray(a), dtype=dtype).view(ndarray)
+def register_ptx(ptx: str) -> None:
+    """Tell the fake about a PTX text, so a cubin assembled from it can be identified."""
+    STATE.ptx_seen.append(ptx)
 
 
 class CUDARuntimeError(RuntimeError):
-    """Stand-in for cupy.cuda.runtime.CUDARuntimeError."""
+    """Stand-in for ``cupy_backends.cuda.api.runtime.CUDARuntimeError``."""
+
+    def __init__(self, status: int, message: str = "cudaErrorUnknown: unknown error"):
+        self.status = status
+        super().__init__(message)
 
 
-class _Runtime(types.SimpleNamespace):
-    pass
+class CUDADriverError(RuntimeError):
+    """Stand-in for ``cupy_backends.cuda.api.driver.CUDADriverError``."""
+
+    def __init__(self, status: int, message: str = "CUDA_ERROR_UNKNOWN: unknown error"):
+        self.status = status
+        super().__init__(message)
 
 
-class _Device:
-    def __init__(self, index=0):
-        self.id = index
-        self.compute_capability = "90"
-
-    def use(self):
-        return None
-
-    def synchronize(self):
-        return None
+class CompileException(Exception):
+    """Stand-in for ``cupy.cuda.compiler.CompileException`` (NVRTC failures)."""
 
 
-class _Stream:
-    def synchronize(self):
-        return None
+class OutOfMemoryError(MemoryError):
+    """Stand-in for ``cupy.cuda.memory.OutOfMemoryError``."""
+
+
+def _check_nvrtc() -> None:
+    # every elementwise operation of CuPy is an NVRTC-compiled kernel on first use
+    if "nvrtc" in STATE.fail:
+        raise CompileException(STATE.fail["nvrtc"])
+
+
+# ---------------------------------------------------------------------------------------------
+# device arrays
+
+
+def _unwrap(x):
+    """Host data of device arguments for numpy; refuse host arrays like CuPy does."""
+    if isinstance(x, ndarray):
+        return x._a
+    if isinstance(x, np.ndarray):
+        raise TypeError(f"Unsupported type {type(x)}")
+    if isinstance(x, tuple):
+        return tuple(_unwrap(v) for v in x)
+    if isinstance(x, list):
+        return [_unwrap(v) for v in x]
+    return x  # Python and numpy scalars, dtypes, None, slices, Ellipsis
+
+
+def _wrap(x):
+    if isinstance(x, np.ndarray):
+        return ndarray(x)
+    if isinstance(x, np.generic):
+        return ndarray(np.asarray(x))  # CuPy returns 0-d device arrays, not host scalars
+    if isinstance(x, tuple):
+        return tuple(_wrap(v) for v in x)
+    if isinstance(x, list):
+        return [_wrap(v) for v in x]
+    return x
+
+
+def _device_call(fn, *args, **kwargs):
+    _check_nvrtc()
+    out = kwargs.get("out")
+    result = fn(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()})
+    return out if isinstance(out, ndarray) else _wrap(result)
+
+
+class ndarray:  # noqa: N801 - mirrors cupy.ndarray
+    """A "device" array: holds its data privately and never converts to numpy implicitly."""
+
+    __slots__ = ("_a",)
+    __array_priority__ = 100
+
+    def __init__(self, data: np.ndarray):
+        self._a = data
+
+    # -- what CuPy forbids
+    def __array__(self, *args, **kwargs):
+        raise TypeError("Implicit conversion to a NumPy array is not allowed. "
+                        "Please use `.get()` to construct a NumPy array explicitly.")
+
+    def __iter__(self):
+        raise TypeError("fake cupy: iterating a device array element by element is a transfer per element")
+
+    # -- transfers
+    def get(self, stream=None, order="C", out=None):
+        """Copy to the host (recorded in ``STATE.transfers``)."""
+        STATE.transfers.append(int(self._a.size))
+        return np.array(self._a, copy=True)
+
+    def tolist(self):
+        """Python values (a transfer)."""
+        return self.get().tolist()
+
+    def item(self):
+        """The single element as a Python scalar (a transfer)."""
+        return self.get().item()
+
+    def __bool__(self):
+        return bool(self.get())
+
+    def __int__(self):
+        return int(self.get())
+
+    def __float__(self):
+        return float(self.get())
+
+    # -- attributes
+    shape = property(lambda self: self._a.shape)
+    dtype = property(lambda self: self._a.dtype)
+    size = property(lambda self: self._a.size)
+    ndim = property(lambda self: self._a.ndim)
+    itemsize = property(lambda self: self._a.itemsize)
+    nbytes = property(lambda self: self._a.nbytes)
+
+    def __len__(self):
+        return len(self._a)
+
+    def __repr__(self):
+        return f"fakecupy.ndarray(shape={self.shape}, dtype={self.dtype})"
+
+    # -- numpy interoperability (CuPy implements both protocols)
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method != "__call__" or ufunc.__name__ not in API:
+            return NotImplemented
+        return API[ufunc.__name__](*inputs, **kwargs)
+
+    def __array_function__(self, func, types_, args, kwargs):
+        if func.__name__ not in API:
+            return NotImplemented
+        return API[func.__name__](*args, **kwargs)
+
+    # -- methods CuPy's ndarray has
+    def astype(self, dtype, copy=True, **kwargs):
+        _check_nvrtc()
+        return ndarray(self._a.astype(dtype, copy=copy))
+
+    def view(self, dtype):
+        return ndarray(self._a.view(dtype))
+
+    def reshape(self, *shape, **kwargs):
+        return ndarray(self._a.reshape(*shape, **kwargs))
+
+    def ravel(self):
+        return ndarray(self._a.ravel())
+
+    def flatten(self):
+        return ndarray(self._a.flatten())
+
+    def copy(self):
+        return ndarray(self._a.copy())
+
+    def fill(self, value):
+        self._a.fill(_unwrap(value))
+
+    def any(self, axis=None):
+        return _device_call(np.any, self, axis=axis)
+
+    def all(self, axis=None):
+        return _device_call(np.all, self, axis=axis)
+
+    def sum(self, axis=None, dtype=None):
+        return _device_call(np.sum, self, axis=axis, dtype=dtype)
+
+    def max(self, axis=None):
+        return _device_call(np.max, self, axis=axis)
+
+    def min(self, axis=None):
+        return _device_call(np.min, self, axis=axis)
+
+    def argmax(self, axis=None):
+        return _device_call(np.argmax, self, axis=axis)
+
+    def nonzero(self):
+        return _device_call(np.nonzero, self)
+
+    # -- indexing
+    def __getitem__(self, key):
+        return _wrap(self._a[_unwrap(key)])
+
+    def __setitem__(self, key, value):
+        _check_nvrtc()
+        self._a[_unwrap(key)] = _unwrap(value)
+
+
+def _operator(fn, reflected=False):
+    def method(self, other):
+        if isinstance(other, np.ndarray) and not isinstance(other, ndarray):
+            raise TypeError(f"Unsupported type {type(other)}")
+        return _device_call(fn, other, self) if reflected else _device_call(fn, self, other)
+    return method
+
+
+for _name, _fn in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+                   "floordiv": np.floor_divide, "mod": np.remainder, "and": np.bitwise_and, "or": np.bitwise_or,
+                   "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift,
+                   "pow": np.power}.items():
+    setattr(ndarray, f"__{_name}__", _operator(_fn))
+    setattr(ndarray, f"__r{_name}__", _operator(_fn, reflected=True))
+for _name, _fn in {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+                   "ge": np.greater_equal}.items():
+    setattr(ndarray, f"__{_name}__", _operator(_fn))
+ndarray.__neg__ = lambda self: _device_call(np.negative, self)
+ndarray.__invert__ = lambda self: _device_call(np.invert, self)
+ndarray.__abs__ = lambda self: _device_call(np.abs, self)
+ndarray.__hash__ = None
+ndarray.__module__ = "cupy_fake"
+
+
+# ---------------------------------------------------------------------------------------------
+# module functions: only names CuPy 14 has (checked against cupy 14.2's namespace)
+
+
+def asarray(a, dtype=None, order=None):
+    """Host -> device (a copy, like a real transfer); device arrays pass through."""
+    if isinstance(a, ndarray):
+        return a if dtype is None or a.dtype == np.dtype(dtype) else a.astype(dtype)
+    return ndarray(np.array(a, dtype=dtype, copy=True))
+
+
+def array(a, dtype=None, copy=True, order="K"):
+    """A new device array from host or device data."""
+    if isinstance(a, ndarray):
+        return ndarray(np.array(a._a, dtype=dtype, copy=True))
+    return ndarray(np.array(a, dtype=dtype, copy=True))
+
+
+def ascontiguousarray(a, dtype=None):
+    """A C-contiguous device array (device input only, like CuPy)."""
+    if not isinstance(a, ndarray):
+        raise TypeError(f"Unsupported type {type(a)}")
+    return ndarray(np.ascontiguousarray(a._a, dtype=dtype))
+
+
+def asnumpy(a, stream=None, order="C", out=None):
+    """Device -> host (a transfer); host arrays pass through."""
+    return a.get() if isinstance(a, ndarray) else np.asarray(a)
+
+
+def _creator(fn):
+    def create(*args, **kwargs):
+        return _device_call(fn, *args, **kwargs)
+    create.__name__ = fn.__name__
+    return create
+
+
+_NUMPY_FUNCTIONS = (
+    "where", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "arange", "clip", "abs",
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "negative",
+    "sqrt", "floor", "sign", "signbit", "isfinite", "isnan", "isinf", "frexp", "ldexp", "maximum",
+    "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift", "logical_and", "logical_or",
+    "logical_not", "any", "all", "nonzero", "flatnonzero", "count_nonzero", "argmax", "bincount",
+    "broadcast_arrays", "broadcast_to", "concatenate", "copyto", "repeat", "unique", "power",
+)
+API: dict = {name: _creator(getattr(np, name)) for name in _NUMPY_FUNCTIONS}
+API.update(asarray=asarray, array=array, ascontiguousarray=ascontiguousarray, asnumpy=asnumpy)
+
+TYPES = ("uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "float32",
+         "float64", "bool_", "dtype")
+"""Scalar types and ``dtype``: CuPy re-exports numpy's (``cupy.uint64 is numpy.uint64``)."""
+
+globals().update(API)
+globals().update({name: getattr(np, name) for name in TYPES})
+
+
+# ---------------------------------------------------------------------------------------------
+# CUDA: runtime, driver, compiler, modules
+
+
+_EM_CUDA = 190
+
+
+def _elf_info(image: bytes) -> tuple[int, set[str]]:
+    """(sm number from e_flags, defined symbol names) of a CUDA ELF; CUDADriverError otherwise."""
+    import struct
+
+    if image[:4] != b"\x7fELF" or image[4] != 2:
+        raise CUDADriverError(200, "CUDA_ERROR_INVALID_IMAGE: device kernel image is invalid")
+    machine = struct.unpack_from("<H", image, 18)[0]
+    if machine != _EM_CUDA:
+        raise CUDADriverError(200, "CUDA_ERROR_INVALID_IMAGE: device kernel image is invalid")
+    flags = struct.unpack_from("<I", image, 48)[0]
+    shoff = struct.unpack_from("<Q", image, 40)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", image, 58)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * shentsize) for i in range(shnum)]
+    names = set()
+    for sh in sections:
+        if sh[1] == 2:  # SHT_SYMTAB
+            strtab = sections[sh[6]]
+            for off in range(sh[4], sh[4] + sh[5], sh[9] or 24):
+                name_off = struct.unpack_from("<I", image, off)[0]
+                start = strtab[4] + name_off
+                names.add(image[start:image.index(b"\0", start)].decode("ascii", "replace"))
+    # CUDA ELF e_flags: ptxas 13 puts the SM number in bits 8-15 (older ABIs: bits 0-7)
+    sm = flags & 0xFF if (flags & 0xFF) >= 20 else (flags >> 8) & 0xFF
+    return sm, names
+
+
+_TARGET = re.compile(r"^\s*\.target\s+sm_(\d+)([af]?)", re.M)
+_ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)")
 
 
 class _Function:
     def __init__(self, name: str, ptx: str):
         self.name, self.ptx = name, ptx
 
-    def __call__(self, grid, block, args):
+    def __call__(self, grid, block, args, shared_mem=0, stream=None):
         from tilecheck import sim
 
         if not (isinstance(grid, tuple) and isinstance(block, tuple)):
             raise TypeError("grid and block must be tuples")
+        if "launch" in STATE.fail:
+            raise CUDADriverError(719, STATE.fail["launch"])
         host_args = []
         for a in args:
             if isinstance(a, ndarray):
-                host_args.append(a.view(np.ndarray))  # shares memory: the kernel writes in place
+                host_args.append(a._a)  # shares memory: the kernel writes in place
             elif isinstance(a, np.generic):
                 host_args.append(a)
             else:
@@ -129,50 +400,119 @@ class _Function:
                     out[i] ^= out.dtype.type(1)
 
 
-class _Module:
+class Module:
+    """Stand-in for ``cupy.cuda.function.Module`` (``cuModuleLoadData`` + ``cuModuleGetFunction``)."""
+
     def __init__(self):
         self.ptx = None
+        self.symbols: set[str] = set()
 
     def load(self, image: bytes):
-        STATE.loaded.append(bytes(image))
+        """Load a NUL-terminated PTX image (driver JIT) or a cubin for the device."""
+        if "driver" in STATE.fail:
+            raise CUDADriverError(218, STATE.fail["driver"])
+        image = bytes(image)
+        STATE.loaded.append(image)
+        device_sm = int(STATE.compute_capability)
         if image[:4] == b"\x7fELF":
-            self.ptx = None  # a cubin: kernels are looked up among PTX loaded before
+            sm, self.symbols = _elf_info(image)
+            if sm != device_sm:
+                raise CUDADriverError(209, "CUDA_ERROR_NO_BINARY_FOR_GPU: no kernel image is available for "
+                                           f"execution on the device (cubin for sm_{sm}, device sm_{device_sm})")
+            self.ptx = _source_of(image, device_sm)
             return
         if not image.endswith(b"\0"):
-            raise ValueError("cuModuleLoadData needs a NUL-terminated PTX image")
-        self.ptx = image[:-1].decode("utf-8")
+            raise CUDADriverError(218, "CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed "
+                                       "(the image is not NUL-terminated)")
+        ptx = image[:-1].decode("utf-8")
+        match = _TARGET.search(ptx)
+        if match is None:
+            raise CUDADriverError(218, "CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed (no .target)")
+        sm, suffix = int(match.group(1)), match.group(2)
+        if sm > device_sm or (suffix == "a" and sm != device_sm):
+            raise CUDADriverError(218, f"CUDA_ERROR_INVALID_PTX: .target sm_{sm}{suffix} is not supported "
+                                       f"on sm_{device_sm}")
+        from tilecheck.sim.parser import parse_ptx
+
+        try:
+            parse_ptx(ptx)
+        except Exception as exc:  # the simulator's parser stands in for the driver's
+            raise CUDADriverError(218, f"CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed: {exc}") from exc
+        self.ptx = ptx
+        self.symbols = set(_ENTRY.findall(ptx))
+        register_ptx(ptx)
 
     def get_function(self, name: str):
-        if self.ptx is not None:
-            STATE.ptx_by_kernel[name] = self.ptx
-            return _Function(name, self.ptx)
-        if name not in STATE.ptx_by_kernel:
-            raise KeyError(f"fake cupy cannot run a cubin of {name} without its PTX loaded first")
-        return _Function(name, STATE.ptx_by_kernel[name])
+        """The kernel ``name``; CUDADriverError CUDA_ERROR_NOT_FOUND when the module lacks it."""
+        if self.ptx is None:
+            raise CUDADriverError(400, "CUDA_ERROR_INVALID_HANDLE: invalid resource handle (nothing loaded)")
+        if name not in self.symbols:
+            raise CUDADriverError(500, "CUDA_ERROR_NOT_FOUND: named symbol not found")
+        return _Function(name, self.ptx)
 
 
-def _build():
-    runtime = _Runtime(getDeviceCount=lambda: 1, CUDARuntimeError=CUDARuntimeError,
-                       getDeviceProperties=lambda i: {"name": b"Fake GPU (numpy)"},
-                       driverGetVersion=lambda: 13000, runtimeGetVersion=lambda: 13000)
-    function = types.SimpleNamespace(Module=_Module)
-    cuda = types.SimpleNamespace(runtime=runtime, Device=_Device, function=function,
-                                 get_current_stream=lambda: _Stream())
-    return cuda
+def _source_of(cubin: bytes, sm: int) -> str:
+    """The PTX a cubin was assembled from: the seen PTX whose ptxas build is byte-identical."""
+    key = hashlib.sha256(cubin).hexdigest()
+    if key in STATE.cubin_ptx:
+        return STATE.cubin_ptx[key]
+    from tilecheck import ptxas
+
+    for ptx in reversed(STATE.ptx_seen):
+        result = ptxas.assemble(ptx, f"sm_{sm}")
+        if result.ok and result.cubin == cubin:
+            STATE.cubin_ptx[key] = ptx
+            return ptx
+    raise AssertionError("fake cupy cannot execute this cubin: it is not ptxas's build of any PTX it has "
+                         "seen for this device (load the PTX first or register_ptx() it)")
 
 
-cuda = _build()
-__version__ = "0.0-fake"
+class _Device:
+    def __init__(self, index=0):
+        if index >= _device_count():
+            raise CUDARuntimeError(101, "cudaErrorInvalidDevice: invalid device ordinal")
+        self.id = index
+
+    @property
+    def compute_capability(self):
+        return STATE.compute_capability
+
+    def use(self):
+        return None
+
+    def synchronize(self):
+        return None
+
+
+class _Stream:
+    def synchronize(self):
+        return None
+
+
+def _device_count() -> int:
+    if "runtime" in STATE.fail:
+        raise CUDARuntimeError(35, STATE.fail["runtime"])
+    return STATE.fail.get("devices", 1)
+
+
+def _properties(index):
+    _Device(index)
+    return {"name": b"Fake GPU (numpy)", "major": int(STATE.compute_capability) // 10,
+            "minor": int(STATE.compute_capability) % 10}
+
+
+runtime = types.SimpleNamespace(getDeviceCount=_device_count, CUDARuntimeError=CUDARuntimeError,
+                                getDeviceProperties=_properties, driverGetVersion=lambda: 13000,
+                                runtimeGetVersion=lambda: 13000)
+driver = types.SimpleNamespace(CUDADriverError=CUDADriverError)
+compiler = types.SimpleNamespace(CompileException=CompileException)
+memory = types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError)
+function = types.SimpleNamespace(Module=Module)
+cuda = types.SimpleNamespace(runtime=runtime, driver=driver, compiler=compiler, memory=memory, function=function,
+                             Device=_Device, get_current_stream=lambda: _Stream())
+__version__ = "14.0.0-fake"
 
 
 def __getattr__(name):
-    value = getattr(np, name)
-    if callable(value) and not isinstance(value, type):
-        return _wrap(value)
-    return value
-
-
-def reset() -> None:
-    """Forget transfers, launches and faults of earlier tests."""
-    global STATE
-    STATE.__init__()
+    raise AttributeError(f"fake cupy has no {name!r}: tilecheck uses only the names in API and TYPES "
+                         "(add it here only if CuPy 14 has it)")

@@ -133,7 +133,10 @@ def test_vectors_backend_looks_results_up(db, tmp_path):
 def test_gpu_backend_without_a_gpu_is_an_environment_error(db, no_cupy):
     with pytest.raises(DeviceUnavailableError, match="CuPy"):
         backends.select("gpu", db)
-    assert backends.gpu_status()
+    status = backends.gpu_status(db)
+    assert not status.available and "CuPy" in status.reason
+    with pytest.raises(TypeError):
+        bool(status)  # '' once meant "available": a status must be read through .available
     assert backends.select("auto", db).name == "cpu"
 
 
@@ -151,6 +154,10 @@ def test_gpu_backend_records_the_device(db, fake_cupy):
     info = gpu.info()
     assert info["gpu"] == "Fake GPU (numpy)" and info["compute_capability"] == "90"
     assert info["driver"] == 13000 and info["target"] == "sm_90"
+    status = backends.gpu_status(db)
+    assert status.available and status.details["gpu"] == "Fake GPU (numpy)"
+    # the probe compiled, launched and judged a kernel on the device
+    assert fake_cupy.STATE.launches and any(b".entry tc_add_rn_f32" in img for img in fake_cupy.STATE.loaded)
     assert backends.select("auto", db).name == "gpu"
 
 
@@ -200,6 +207,76 @@ def test_model_verdicts_are_the_same_in_another_namespace(db, fake_cupy):
         dev = api.allowed(form, fake_cupy.asarray(ref), *[fake_cupy.asarray(o) for o in ops])
         assert type(dev).__module__ == "cupy_fake"
         assert np.array_equal(dev.get(), host), name
+
+
+@pytest.mark.parametrize("fault, words", [
+    ({"nvrtc": "nvrtc: error: failed to load builtins"}, "NVRTC could not compile"),
+    ({"driver": "CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed"}, "CUDA driver error while loading"),
+    ({"launch": "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"}, "CUDA driver error while running"),
+    ({"runtime": "cudaErrorInsufficientDriver: CUDA driver version is insufficient"}, "CUDA runtime error"),
+    ({"devices": 0}, "0 devices"),
+])
+def test_cuda_failures_are_environment_errors_and_auto_falls_back(db, fake_cupy, fault, words):
+    """Driver, runtime and NVRTC failures anywhere on the gpu path: DeviceUnavailableError (exit 2)
+    from the backend, an unavailable status from gpu_status, and --backend auto picks cpu."""
+    fake_cupy.STATE.fail = dict(fault)
+    status = backends.gpu_status(db)
+    assert not status.available and words in status.reason, status.reason
+    assert backends.select("auto", db).name == "cpu"
+    form = db.form("div.rn.f32")
+    ops = cases.batch(form, 0, 0, 64)
+    with pytest.raises(DeviceUnavailableError, match=words) as info:
+        backends.GpuBackend(db, modes=("jit",)).judge(form, ops)
+    assert info.value.exit_code == 2
+
+
+def test_fuzz_with_a_failing_driver_exits_2(db, fake_cupy, capsys, tmp_path):
+    from tilecheck import cli
+
+    fake_cupy.STATE.fail = {"driver": "CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed"}
+    assert cli.main(["fuzz", "div.rn.f32", "--backend", "gpu", "--cases", "64", "--out", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert "CUDA driver error" in err and "Traceback" not in err
+
+
+def test_fake_cupy_is_as_strict_as_cupy(fake_cupy):
+    """The stand-in refuses what CuPy refuses (otherwise code passing here could fail on a GPU)."""
+    dev = fake_cupy.asarray(np.arange(4, dtype=np.uint32))
+    with pytest.raises(TypeError, match="Implicit conversion"):
+        np.asarray(dev)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        dev + np.arange(4, dtype=np.uint32)  # host and device arrays do not mix
+    with pytest.raises(TypeError, match="Unsupported type"):
+        fake_cupy.where(dev > 1, np.zeros(4, np.uint32), dev)
+    with pytest.raises(AttributeError):
+        fake_cupy.polyfit  # a numpy name that tilecheck does not use is not passed through
+    assert type(np.add(dev, 1)).__module__ == "cupy_fake"  # numpy ufuncs dispatch to the device
+    assert fake_cupy.asnumpy(dev * 2).tolist() == [0, 2, 4, 6]
+    module = fake_cupy.cuda.function.Module()
+    with pytest.raises(fake_cupy.cuda.driver.CUDADriverError, match="INVALID_PTX"):
+        module.load(b".version 9.0\n.target sm_100\n.address_size 64\n\0")  # newer than the device
+    with pytest.raises(fake_cupy.cuda.driver.CUDADriverError, match="INVALID_IMAGE"):
+        module.load(b"\x7fELF" + bytes(60))
+
+
+@requires_ptxas
+def test_fake_cupy_checks_cubins(db, fake_cupy):
+    from tilecheck import ptxas
+    from tilecheck.emit import single_instruction_kernel
+
+    kernel = single_instruction_kernel(db.form("div.rn.f32"), "sm_90", db=db)
+    cubin = ptxas.assemble(kernel.ptx, "sm_90").cubin
+    module = fake_cupy.cuda.function.Module()
+    with pytest.raises(AssertionError, match="not ptxas's build"):
+        module.load(cubin)  # its PTX was never seen: the fake cannot know what it computes
+    fake_cupy.register_ptx(kernel.ptx)
+    module.load(cubin)
+    with pytest.raises(fake_cupy.cuda.driver.CUDADriverError, match="NOT_FOUND"):
+        module.get_function("tc_div_rz_f32")
+    module.get_function(kernel.name)
+    other = ptxas.assemble(kernel.ptx.replace(".target sm_90", ".target sm_80"), "sm_80").cubin
+    with pytest.raises(fake_cupy.cuda.driver.CUDADriverError, match="NO_BINARY_FOR_GPU"):
+        fake_cupy.cuda.function.Module().load(other)
 
 
 @requires_ptxas

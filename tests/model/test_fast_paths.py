@@ -28,7 +28,8 @@ def _edge_biased(fmt, n, rng):
     return out
 
 
-CASES = [(f, op, r, ftz) for f in ("f32", "f64") for op in ("div", "rcp", "sqrt") for r in ("rn", "rz", "rm", "rp")
+CASES = [(f, op, r, ftz) for f in ("f32", "f64") for op in ("div", "rcp", "sqrt", "add", "sub", "mul", "fma")
+         for r in ("rn", "rz", "rm", "rp")
          for ftz in (False, True)
          if fast.applicable(op, get_format(f), ops.Mode(r, ftz, "after"))]
 
@@ -49,10 +50,12 @@ def test_fast_path_equals_exact_path(fmt_name, op, rounding, ftz):
 
 
 def test_fast_path_coverage_is_what_we_think():
-    assert len(CASES) == 8 * 3 + 8  # f32 div/rcp/sqrt x 4 roundings x ftz; f64 div/rcp x 4 roundings
+    # f32 div/rcp/sqrt x 4 roundings x ftz; f64 div/rcp x 4 roundings; f32 add/sub/mul/fma rn x ftz
+    assert len(CASES) == 8 * 3 + 8 + 4 * 2
     f32, f64 = get_format("f32"), get_format("f64")
     assert fast.applicable("div", f32, ops.Mode("rz", True, "after"))
     assert not fast.applicable("div", f32, ops.Mode("rz", True, "before"))
     assert fast.applicable("div", f64, ops.Mode("rp"))
     assert not fast.applicable("sqrt", f64, ops.Mode("rp"))
-    assert not fast.applicable("add", f32, ops.Mode("rn"))
+    assert fast.applicable("add", f32, ops.Mode("rn"))
+    assert not fast.applicable("add", f32, ops.Mode("rz"))

@@ -78,9 +78,13 @@ def exact_result(key: str, fmt: str, rounding: str, ftz: bool, sat: bool, bits: 
     ctx = gmpy2.context(precision=prec, emin=emin, emax=emax, subnormalize=True, round=ROUND[rounding])
     m = [gmpy2.mpfr(v, 53) for v in values]
     op = key.split(".")[1]
-    r = {"add": lambda: ctx.add(m[0], m[1]), "sub": lambda: ctx.sub(m[0], m[1]), "mul": lambda: ctx.mul(m[0], m[1]),
-         "fma": lambda: ctx.fma(m[0], m[1], m[2]), "div": lambda: ctx.div(m[0], m[1]),
-         "rcp": lambda: ctx.div(gmpy2.mpfr(1), m[0]), "sqrt": lambda: ctx.sqrt(m[0])}[op]()
+    # module functions under `with ctx:`: gmpy2 2.2.x's ctx.div ignores the context's precision
+    with ctx:
+        r = {"add": lambda: gmpy2.add(m[0], m[1]), "sub": lambda: gmpy2.sub(m[0], m[1]),
+             "mul": lambda: gmpy2.mul(m[0], m[1]), "fma": lambda: gmpy2.fma(m[0], m[1], m[2]),
+             "div": lambda: gmpy2.div(m[0], m[1]), "rcp": lambda: gmpy2.div(gmpy2.mpfr(1), m[0]),
+             "sqrt": lambda: gmpy2.sqrt(m[0])}[op]()
+    assert r.precision == prec, f"gmpy2 {gmpy2.version()} rounded to {r.precision} bits, not {prec}"
     out = float(r)
     if ftz:
         out = flush(fmt, out)

@@ -56,6 +56,32 @@ def test_wheel_layout_is_found_without_path(tmp_path, monkeypatch):
     assert ptxas.find_ptxas() == str(tool)
 
 
+def test_pinned_wheel_wins_over_path_and_loses_to_the_override(tmp_path, monkeypatch):
+    bindir = tmp_path / "site" / "nvidia" / "cu13" / "bin"
+    bindir.mkdir(parents=True)
+    wheel = _fake_tool(bindir / "ptxas")
+    on_path = tmp_path / "path"
+    on_path.mkdir()
+    _fake_tool(on_path / "ptxas")
+    monkeypatch.delenv("TILECHECK_PTXAS", raising=False)
+    monkeypatch.setenv("PATH", str(on_path))
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    assert ptxas.find_ptxas() == str(wheel)
+    override = _fake_tool(tmp_path / "chosen-ptxas")
+    monkeypatch.setenv("TILECHECK_PTXAS", str(override))
+    assert ptxas.find_ptxas() == str(override)
+
+
+def test_ptxas_info_names_version_path_and_source(tmp_path, monkeypatch):
+    tool = tmp_path / "ptxas"
+    tool.write_text("#!/bin/sh\necho 'Cuda compilation tools, release 13.5, V13.5.37'\n")
+    tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("TILECHECK_PTXAS", str(tool))
+    info = ptxas.ptxas_info()
+    assert info == {"version": "13.5.37", "path": str(tool), "source": "TILECHECK_PTXAS", "spec_release": False}
+    assert ptxas.describe(info).endswith(f"the spec records ptxas {ptxas.SPEC_PTXAS}")
+
+
 def test_missing_ptxas_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.delenv("TILECHECK_PTXAS", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))

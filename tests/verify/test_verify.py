@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tilecheck.cli import main
+from tilecheck.errors import ToolNotFoundError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,6 +49,16 @@ def test_verify_everything_passes_and_covers_every_form(full_run):
     assert len(programs) == len(list((ROOT / "examples").glob("*.py"))) and len(sequences) == 3
     assert all(i["cases"] > 0 for i in programs + sequences)
     assert report["summary"] == lines[-1]
+    # the ptxas every ptxas check used is named: version, path, where it came from
+    from tilecheck import ptxas
+
+    try:
+        info = ptxas.ptxas_info()
+    except ToolNotFoundError:
+        assert report["meta"]["ptxas"] is None
+    else:
+        assert report["meta"]["ptxas"] == info
+        assert f"assembler: ptxas {info['version']} ({info['path']}, from {info['source']})" in proc.stdout
 
 
 def test_every_form_ran_its_differential_cases(full_run):

@@ -133,7 +133,7 @@ def _resolve_backend(name: str, exhaustive: bool, forms, db, vectors: str | None
         raise UsageError("the vectors backend needs a vector file (--vectors FILE)")
     if name != "auto":
         return name
-    if not backends.gpu_status():
+    if backends.gpu_status(db).available:
         return "gpu"
     if exhaustive and all(not backends.ReferenceBackend().supports(db.form(f)) for f in forms):
         return "reference"

@@ -16,6 +16,7 @@ import sys
 from tilecheck.commands.output import add_json_option, check_writable, human_stream, write_json
 from tilecheck.errors import UnknownFormError, UsageError, echo
 from tilecheck.model.api import _contract_text
+from tilecheck.ptxas import SPEC_PTXAS
 from tilecheck.spec.amdgpu import amdgpu_forms
 from tilecheck.spec.database import load_database
 
@@ -102,7 +103,7 @@ def _show(args) -> int:
         out.write(f"{args.form}: illegal{' on ' + verdict.target if verdict.target else ''}\n")
         out.write(f"  reason: {verdict.reason}\n")
         if verdict.ptxas:
-            out.write(f"  ptxas:  {verdict.ptxas}\n")
+            out.write(f"  ptxas:  {verdict.ptxas} (recorded with ptxas {SPEC_PTXAS})\n")
         record.update(reason=verdict.reason, ptxas=verdict.ptxas)
         write_json(args.json, record)
         return 1

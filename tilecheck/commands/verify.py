@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import time
 
+from tilecheck import ptxas
+from tilecheck.commands import verify_ptx
 from tilecheck.commands.options import nonnegative_int, positive_int
 from tilecheck.commands.output import add_json_option, check_writable, human_stream, write_json
 from tilecheck.diff import backends
@@ -36,7 +38,8 @@ def add_parser(sub):
     p.add_argument("targets", nargs="*", help="forms, families, ISAs (ptx, amdgpu), program files or sequences")
     p.add_argument("--backend", choices=("auto", "cpu", "gpu", "model"), default="auto",
                    help="where differential cases run (auto: GPU when present, else the CPU simulator)")
-    p.add_argument("--cases", type=positive_int, default=2000, help="generated cases per form and check (default 2000)")
+    p.add_argument("--cases", type=positive_int, default=None,
+                   help="generated cases per form and check (default 2000); for FILE.ptx: sampled inputs")
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of every generated input (default 0)")
     p.add_argument("--target", dest="arch", help="PTX target for emission checks (default: the database's)")
     add_json_option(p, "also write the results as JSON, one entry per item, to FILE ('-': stdout, the table "
@@ -54,12 +57,17 @@ def add_parser(sub):
                    help="how approximate forms' ulp bounds are read: from the exact value, from the correctly "
                         "rounded result (the CUDA guide's), or either (default: either)")
     p.add_argument("--quiet", action="store_true", help="print only failing rows and the summary")
+    verify_ptx.add_arguments(p)
     return p
 
 
 def run(args) -> int:
     """Run the verification and print the table; returns the exit code."""
     check_writable(args.json)  # a missing folder must not cost the whole run its results
+    if verify_ptx.wants_ptx(args):
+        return verify_ptx.run(args)
+    if args.cases is None:
+        args.cases = 2000
     started = time.time()
     db = load_database()  # a malformed spec raises SpecError: every problem located, exit 2
     for path in args.vectors:
@@ -124,8 +132,11 @@ def run(args) -> int:
     if args.json:
         meta = {"seed": args.seed, "cases": args.cases, "backend": backend if isinstance(backend, str)
                 else backend.info(), "targets": args.targets, "vectors": args.vectors,
-                "ptxas": ctx.ptxas_version, "ulp_reading": args.ulp_reading, "started": started,
+                "ptxas": ctx.ptxas, "ulp_reading": args.ulp_reading, "started": started,
                 "seconds": round(time.time() - started, 3)}
+        report.write_json(args.json, rows, meta)
+    if ctx.ptxas:
+        out.write(f"assembler: {ptxas.describe(ctx.ptxas)}\n")
     out.write(f"{report.plural(len(rows), 'item')}, {len(failed)} failed ({time.time() - started:.1f} s)\n")
     out.write(report.summary_line(rows) + "\n")
     out.flush()

@@ -25,7 +25,10 @@ backend    what computes the results
 ``vectors``results recorded in a vector file (:mod:`tilecheck.diff.vectors`)
 =========  =========================================================================================
 
-:func:`select` picks one by name; ``auto`` is ``gpu`` when CuPy sees a device, else ``cpu``.
+:func:`select` picks one by name; ``auto`` is ``gpu`` when :func:`gpu_status` finds a device that
+compiles, launches and judges a probe kernel correctly, else ``cpu``. CUDA driver, runtime and
+NVRTC errors anywhere on the gpu path become :class:`~tilecheck.errors.DeviceUnavailableError`
+(an environment error, exit 2).
 
 With ``certify`` (exhaustive sweeps), host-side verdicts on forms that
 :func:`tilecheck.diff.certificate.supports_form` covers use the certificate instead of the model:
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import functools
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -59,7 +63,7 @@ from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 
 __all__ = ["Backend", "CpuBackend", "GpuBackend", "HostBackend", "ModelBackend", "ReferenceBackend", "VectorsBackend",
-           "BackendUnavailableError", "NAMES", "select", "gpu_status", "kernel_target"]
+           "BackendUnavailableError", "NAMES", "select", "gpu_status", "GpuStatus", "device_errors", "kernel_target"]
 
 NAMES = ("auto", "cpu", "gpu", "host", "model", "reference", "vectors")
 """Backend names :func:`select` accepts."""
@@ -85,7 +89,8 @@ def kernel_target(db, form, requested: str | None = None) -> str:
     default = db.target(None)
     if default.sm >= form.target.sm:
         return default.name
-    candidates = sorted((t for t in db.targets.values() if t.sm >= form.target.sm), key=lambda t: t.sm)
+    candidates = sorted((t for t in db.targets.values() if t.sm >= form.target.sm and not t.variant),
+                        key=lambda t: t.sm)
     if not candidates:
         raise UsageError(f"{form.name} needs sm_{form.target.sm}, newer than every known target")
     return candidates[0].name
@@ -371,22 +376,85 @@ def _import_cupy():
     except ImportError as exc:
         raise DeviceUnavailableError(
             f"the gpu backend needs CuPy and an NVIDIA driver (pip install 'tilecheck[gpu]'): {exc}") from exc
-    try:
+    with device_errors(cupy, "counting the devices"):
         count = cupy.cuda.runtime.getDeviceCount()
-    except cupy.cuda.runtime.CUDARuntimeError as exc:
-        raise DeviceUnavailableError(f"no usable NVIDIA GPU: {exc}") from exc
     if count < 1:
         raise DeviceUnavailableError("no NVIDIA GPU: CuPy sees 0 devices")
     return cupy
 
 
-def gpu_status() -> str:
-    """'' when the gpu backend can start here, else why not (no exception)."""
+def cuda_error_types(cupy) -> tuple[type, ...]:
+    """CuPy's exception types for CUDA runtime, driver, NVRTC and device-memory failures (those
+    this CuPy has)."""
+    found = []
+    for module, name in (("runtime", "CUDARuntimeError"), ("driver", "CUDADriverError"),
+                         ("compiler", "CompileException"), ("memory", "OutOfMemoryError")):
+        cls = getattr(getattr(cupy.cuda, module, None), name, None)
+        if isinstance(cls, type) and issubclass(cls, BaseException):
+            found.append(cls)
+    return tuple(found)
+
+
+@contextmanager
+def device_errors(cupy, doing: str):
+    """Turn CuPy's CUDA runtime/driver/NVRTC/memory errors raised inside the block into
+    :class:`DeviceUnavailableError` (an environment problem, exit 2) saying what was being done."""
     try:
-        _import_cupy()
+        yield
+    except cuda_error_types(cupy) as exc:
+        kind = {"CompileException": "NVRTC could not compile a CuPy kernel",
+                "CUDADriverError": "CUDA driver error", "CUDARuntimeError": "CUDA runtime error",
+                "OutOfMemoryError": "out of device memory"}.get(type(exc).__name__, type(exc).__name__)
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DeviceUnavailableError(f"{kind} while {doing}: {text}") from exc
+
+
+@dataclass(frozen=True)
+class GpuStatus:
+    """Whether the gpu backend works here: ``available``, else ``reason``; ``details`` holds
+    what the probe learned (device, compute capability, driver and runtime versions, CuPy).
+
+    Not usable as a bool on purpose (test ``.available``): an empty reason once meant "yes"."""
+
+    available: bool
+    reason: str = ""
+    details: dict = field(default_factory=dict)
+
+    def __bool__(self):
+        raise TypeError("GpuStatus has no truth value: test .available")
+
+    def to_json(self) -> dict:
+        """Plain data for reports."""
+        return {"available": self.available, "reason": self.reason, **self.details}
+
+
+PROBE_FORM = "add.rn.f32"
+"""The form :func:`gpu_status` compiles, launches and judges on the device."""
+
+
+def gpu_status(db=None) -> GpuStatus:
+    """Can the gpu backend run here? Never raises for environment problems.
+
+    Beyond "CuPy imports and sees a device", this runs what every campaign needs: the
+    single-instruction kernel of :data:`PROBE_FORM` is loaded through the driver's PTX JIT,
+    launched on a few cases, and its results are judged on the device by the model (CuPy
+    compiles those elementwise kernels with NVRTC). Any CUDA driver, runtime or NVRTC failure,
+    or a wrong result, makes the status unavailable with the reason.
+    """
+    try:
+        backend = GpuBackend(db, modes=("jit",))
+        form = backend.db.form(PROBE_FORM)
+        # 1+1, 2+(-2), 3+0.5, min subnormal + (-min subnormal): no NaN, whose bits may vary
+        ops = [np.array([0x3F800000, 0x40000000, 0x40400000, 0x00000001], dtype=np.uint32),
+               np.array([0x3F800000, 0xC0000000, 0x3F000000, 0x80000001], dtype=np.uint32)]
+        found = backend.judge(form, ops)
+        got = backend.run(form, ops)
     except DeviceUnavailableError as exc:
-        return exc.message
-    return ""
+        return GpuStatus(False, exc.message)
+    if found.count or got.tolist() != np.asarray(api.evaluate(form, *ops)).tolist():
+        return GpuStatus(False, f"the probe kernel ({PROBE_FORM}) gave wrong results on the device: "
+                                f"{[hex(v) for v in got.tolist()]}", dict(backend.details))
+    return GpuStatus(True, "", dict(backend.details))
 
 
 class GpuBackend(Backend):
@@ -403,10 +471,12 @@ class GpuBackend(Backend):
         cupy = _import_cupy()
         self.cupy = cupy
         self.db = db or load_database()
-        self.device = cupy.cuda.Device(device)
-        self.device.use()
-        cc = str(self.device.compute_capability)
-        props = cupy.cuda.runtime.getDeviceProperties(device)
+        with device_errors(cupy, f"opening device {device}"):
+            self.device = cupy.cuda.Device(device)
+            self.device.use()
+            cc = str(self.device.compute_capability)
+            props = cupy.cuda.runtime.getDeviceProperties(device)
+            driver, runtime = cupy.cuda.runtime.driverGetVersion(), cupy.cuda.runtime.runtimeGetVersion()
         gpu_name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
         self.arch = f"sm_{cc}"
         if modes is None:
@@ -420,17 +490,20 @@ class GpuBackend(Backend):
                 raise UsageError(f"unknown gpu code path {m!r}; known: jit, cubin")
         self.modes = tuple(modes)
         self.target = target or self._device_target(int(cc))
-        details = {"gpu": gpu_name, "compute_capability": cc, "driver": cupy.cuda.runtime.driverGetVersion(),
-                   "runtime": cupy.cuda.runtime.runtimeGetVersion(), "cupy": cupy.__version__,
+        details = {"gpu": gpu_name, "compute_capability": cc, "driver": driver,
+                   "runtime": runtime, "cupy": cupy.__version__,
                    "target": self.target, "code": "+".join(self.modes)}
         if "cubin" in self.modes:
             details["ptxas"] = ptxas.ptxas_version()
+            details["ptxas_path"] = ptxas.find_ptxas()
         super().__init__("gpu", details)
         self._functions: dict = {}
         self._modules: list = []  # keep loaded modules alive as long as their functions
 
     def _device_target(self, cc: int) -> str:
-        known = sorted((t for t in self.db.targets.values() if t.sm <= cc), key=lambda t: t.sm)
+        # base targets only: an arch-specific (sm_90a) or family (sm_100f) target is a choice
+        # the user makes with --target, not a default
+        known = sorted((t for t in self.db.targets.values() if t.sm <= cc and not t.variant), key=lambda t: t.sm)
         if not known:
             raise DeviceUnavailableError(f"compute capability {cc} is older than every known target")
         return known[-1].name
@@ -455,10 +528,11 @@ class GpuBackend(Backend):
                     raise TilecheckError(f"ptxas rejected the kernel of {form.name} for {self.arch}: "
                                          + "; ".join(m.text for m in result.errors))
                 image = result.cubin
-            module = self.cupy.cuda.function.Module()
-            module.load(image)
-            self._modules.append(module)
-            self._functions[key] = (module.get_function(kernel.name), kernel)
+            with device_errors(self.cupy, f"loading the {mode} kernel of {form.name} ({kernel.name})"):
+                module = self.cupy.cuda.function.Module()
+                module.load(image)
+                self._modules.append(module)
+                self._functions[key] = (module.get_function(kernel.name), kernel)
         return self._functions[key][0]
 
     def run_device(self, form, operands, mask=None, old=None, mode: str = "jit"):
@@ -476,16 +550,18 @@ class GpuBackend(Backend):
             args.append(cp.ascontiguousarray(mask, dtype=cp.uint32))
         # numpy scalars of the parameter's width: a Python int would travel as 8 bytes
         args.append(np.uint32(n))
-        fn((math.ceil(n / BLOCK),), (BLOCK,), tuple(args))
-        cp.cuda.get_current_stream().synchronize()
+        with device_errors(cp, f"running the {mode} kernel of {form.name}"):
+            fn((math.ceil(n / BLOCK),), (BLOCK,), tuple(args))
+            cp.cuda.get_current_stream().synchronize()
         return out
 
     def run(self, form, operands, mask=None, old=None, mode: str | None = None) -> np.ndarray:
         cp = self.cupy
-        dev = [cp.asarray(o) for o in operands]
-        out = self.run_device(form, dev, None if mask is None else cp.asarray(mask),
-                              None if old is None else cp.asarray(old), mode or self.modes[0])
-        return out.get()
+        with device_errors(cp, f"running {form.name} on the device"):
+            dev = [cp.asarray(o) for o in operands]
+            out = self.run_device(form, dev, None if mask is None else cp.asarray(mask),
+                                  None if old is None else cp.asarray(old), mode or self.modes[0])
+            return out.get()
 
     def run_program(self, program, arrays: list, target: str | None = None) -> None:
         """Launch a tile program's kernel (driver JIT of its PTX) with its launch configuration;
@@ -493,17 +569,18 @@ class GpuBackend(Backend):
         cp = self.cupy
         kernel = program_kernel(program, target=target or self.target, db=self.db)
         args = bind_arguments(program, arrays)  # validated numpy arrays and width-exact numpy scalars
-        module = cp.cuda.function.Module()
-        module.load(kernel.ptx.encode("utf-8") + b"\0")
-        self._modules.append(module)
-        fn = module.get_function(kernel.name)
-        device_args = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
-        launch = program.launch or DEFAULT_LAUNCH
-        fn(tuple(launch.grid), tuple(launch.block), tuple(device_args))
-        cp.cuda.get_current_stream().synchronize()
-        for host, dev in zip(args, device_args):
-            if isinstance(host, np.ndarray):
-                host[...] = dev.get()
+        with device_errors(cp, f"running program {kernel.name} on the device"):
+            module = cp.cuda.function.Module()
+            module.load(kernel.ptx.encode("utf-8") + b"\0")
+            self._modules.append(module)
+            fn = module.get_function(kernel.name)
+            device_args = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+            launch = program.launch or DEFAULT_LAUNCH
+            fn(tuple(launch.grid), tuple(launch.block), tuple(device_args))
+            cp.cuda.get_current_stream().synchronize()
+            for host, dev in zip(args, device_args):
+                if isinstance(host, np.ndarray):
+                    host[...] = dev.get()
 
     def certifies(self, form, tininess: str = TININESS_DEFAULT) -> bool:
         """The GPU's verdict runs on the device with the model (:func:`tilecheck.allowed`)."""
@@ -512,12 +589,13 @@ class GpuBackend(Backend):
     def judge(self, form, operands, tininess: str = TININESS_DEFAULT,
               ulp_reading: str = ULP_READING_DEFAULT) -> _verdict.Disagreements:
         cp = self.cupy
-        dev = [cp.asarray(o) for o in operands]
-        found = []
-        for mode in self.modes:
-            out = self.run_device(form, dev, mode=mode)
-            found.append(_verdict.disagreements(form, out, dev, tininess, ulp_reading))
-        return _verdict.merge(found, self.modes)
+        with device_errors(cp, f"judging {form.name} on the device"):
+            dev = [cp.asarray(o) for o in operands]
+            found = []
+            for mode in self.modes:
+                out = self.run_device(form, dev, mode=mode)
+                found.append(_verdict.disagreements(form, out, dev, tininess, ulp_reading))
+            return _verdict.merge(found, self.modes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -527,7 +605,7 @@ def select(name: str, db=None, *, target: str | None = None, vectors=None, tinin
            gpu_modes: tuple[str, ...] | None = None, certify: bool = False) -> Backend:
     """The backend called ``name`` (see :data:`NAMES`).
 
-    ``auto``: ``gpu`` when CuPy sees a device, else ``cpu``. ``gpu`` without a device raises
+    ``auto``: ``gpu`` when :func:`gpu_status` says it works, else ``cpu``. ``gpu`` without a device raises
     :class:`~tilecheck.errors.DeviceUnavailableError`; ``vectors`` needs a parsed vector file.
     ``certify``: host-side verdicts use the certificate where it applies (``reference`` always).
     """
@@ -540,7 +618,7 @@ def _select(name, db, target, vectors, tininess, gpu_modes) -> Backend:
     if name not in NAMES:
         raise UsageError(f"unknown backend {name!r}; known: {', '.join(NAMES)}")
     if name == "auto":
-        name = "gpu" if not gpu_status() else "cpu"
+        name = "gpu" if gpu_status(db).available else "cpu"
     if name == "gpu":
         return GpuBackend(db, target, gpu_modes)
     if name == "cpu":

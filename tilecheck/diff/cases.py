@@ -132,7 +132,7 @@ def operands_for(form, n: int, rng: np.random.Generator) -> list[np.ndarray]:
     for lane in range(lanes):
         cols = _element_cases(form, op, fmt, n, rng, arity)
         for i in range(arity):
-            containers[i] |= cols[i] << np.uint64(lane * fmt.width)
+            containers[i] |= cols[i].astype(np.uint64) << np.uint64(lane * fmt.width)  # widened: numpy 1.x promotion
     return [c.astype(dtype) for c, (_, dtype, _) in zip(containers, source_layout(form))]
 
 

@@ -36,7 +36,7 @@ import uuid
 from concurrent.futures import CancelledError
 from typing import Callable, Iterable, Iterator
 
-from tilecheck.diff.backends import _import_cupy
+from tilecheck.diff.backends import _import_cupy, device_errors
 from tilecheck.diff.campaign import (
     BackendSpec,
     BackendView,
@@ -81,7 +81,9 @@ def pinned_devices(n: int, visible: str | None = None) -> list[str]:
 
 
 def _gpu_count() -> int:
-    return int(_import_cupy().cuda.runtime.getDeviceCount())
+    cupy = _import_cupy()
+    with device_errors(cupy, "counting the devices"):  # a CUDA error is exit 2, not a traceback
+        return int(cupy.cuda.runtime.getDeviceCount())
 
 
 def _dashboard_address(dashboard: bool) -> str | None:

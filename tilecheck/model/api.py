@@ -230,15 +230,19 @@ def split_lanes(xp, container, fmt: Format, lanes: int):
     """Unpack a packed container array into ``lanes`` arrays of element bits (element 0 = low)."""
     if lanes == 1:
         return [container]
+    # widen first: numpy 1.x keeps a narrow array's dtype when it meets a uint64 scalar
+    wide = container.astype(xp.uint64, copy=False)
     mask = u64(xp, (1 << fmt.width) - 1)
-    return [(container >> u64(xp, i * fmt.width)) & mask for i in range(lanes)]
+    return [(wide >> u64(xp, i * fmt.width)) & mask for i in range(lanes)]
 
 
 def join_lanes(xp, parts, fmt: Format):
     """Inverse of :func:`split_lanes`."""
-    out = parts[0]
+    # Lane results come back in the element's dtype (uint16 for f16x2); under numpy 1.x
+    # ``uint16 << np.uint64(16)`` stays uint16 and drops the high lane, so widen explicitly.
+    out = parts[0].astype(xp.uint64, copy=False)
     for i, p in enumerate(parts[1:], start=1):
-        out = out | (p << u64(xp, i * fmt.width))
+        out = out | (p.astype(xp.uint64, copy=False) << u64(xp, i * fmt.width))
     return out
 
 

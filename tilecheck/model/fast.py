@@ -38,7 +38,9 @@ def applicable(op: str, fmt: Format, mode: ops.Mode) -> bool:
     if mode.flush_out and mode.tininess != "after":
         return False
     if fmt.name == "f32":
-        return op in ("div", "sqrt", "rcp")
+        # add/sub/mul/fma: round to nearest, PTX-style flushing (inputs and results alike)
+        return op in ("div", "sqrt", "rcp") or (op in ("add", "sub", "mul", "fma") and mode.rounding == "rn"
+                                                and mode.flush_in == mode.flush_out)
     if fmt.name == "f64":
         return op in ("div", "rcp") and not (mode.flush_in or mode.flush_out)
     if fmt.name in ("f16", "bf16"):
@@ -104,10 +106,12 @@ class _Scratch(threading.local):
 
     def get(self, xp, slot: str, n: int, dtype):
         key = (id(xp), slot, dtype)
-        arr = self.arrays.get(key)
-        if arr is None or arr.shape[0] < n:
+        owner, arr = self.arrays.get(key, (None, None))
+        # the entry keeps its namespace alive and is checked by identity: an id() alone can be
+        # reused by another namespace once the first is gone (and namespaces need not be hashable)
+        if owner is not xp or arr.shape[0] < n:
             arr = xp.empty(max(n, 1), dtype=dtype)
-            self.arrays[key] = arr
+            self.arrays[key] = (xp, arr)
         return arr[:n]
 
 
@@ -322,6 +326,47 @@ def _f64_div_general(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: o
     return _fix_nans(xp, fmt, qb, [a, b], rule)
 
 
+def f32_arith_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule, out=None):
+    """binary32 add/sub/mul/fma rounded to nearest even, through float64.
+
+    A product of two binary32 values is exact in float64 (48 bits). A float64 sum or difference of
+    two binary32 values rounded again to binary32 rounds as if once (53 >= 2*24+2). fma: the exact
+    product plus c is rounded to odd in float64 (RN, then the neighbour on the error's side when RN
+    was even and inexact; the error comes from TwoSum, exact here) and then to binary32, which is
+    correct rounding (round-to-odd with 53 >= 24+2 bits). ``.ftz`` flushes operands first and
+    subnormal rounded results after (tininess after rounding; see :func:`applicable`).
+    """
+    srcs = list(operands)
+    if mode.flush_in:
+        operands = [flush_subnormal_bits(xp, fmt, o).astype(xp.uint32) for o in operands]
+    f64 = xp.float64
+    v = [o.view(xp.float32).astype(f64) for o in operands]
+    if op == "add":
+        x = v[0] + v[1]
+    elif op == "sub":
+        x = v[0] - v[1]
+    elif op == "mul":
+        x = v[0] * v[1]
+    else:
+        p = v[0] * v[1]
+        x = p + v[2]
+        bb = x - p
+        err = (p - (x - bb)) + (v[2] - bb)
+        bits = x.view(xp.int64)
+        fix = xp.isfinite(x) & (err != 0) & ((bits & 1) == 0)
+        if bool(fix.any()):
+            x = xp.where(fix, xp.nextafter(x, xp.where(err > 0, f64(xp.inf), f64(-xp.inf))), x)
+    r = x.astype(xp.float32).view(xp.uint32)
+    if mode.flush_out:
+        r = flush_subnormal_bits(xp, fmt, r).astype(xp.uint32)
+    if out is None:
+        out = r.copy()
+    else:
+        out[...] = r
+    fix_nans_into(xp, fmt, out, srcs, rule)
+    return out
+
+
 def _half_to_f64(xp, fmt: Format, bits):
     """binary16/bfloat16 patterns (uint16) as exact float64 values."""
     if fmt.name == "f16":
@@ -426,6 +471,8 @@ def block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.NanRule,
     """Evaluate one block through the fast path for ``fmt`` (see :func:`applicable`), into
     ``out`` (the format's container dtype) when given; returns the result array."""
     with np.errstate(all="ignore"):  # NaN/inf lanes raise flags that the NaN fix-up handles
+        if fmt.name == "f32" and op in ("add", "sub", "mul", "fma"):
+            return f32_arith_block(xp, op, fmt, [o.astype(xp.uint32, copy=False) for o in operands], mode, rule, out)
         if fmt.name == "f32":
             return f32_block(xp, op, fmt, [o.astype(xp.uint32, copy=False) for o in operands], mode, rule, out)
         if fmt.name in ("f16", "bf16"):

@@ -317,19 +317,24 @@ def _sign_and_tininess(op: str, f: Format, xs: list[Operand]) -> tuple[bool, boo
 
 
 def _round(op: str, f: Format, rounding: str, xs: list[Operand]):
-    """The exact result of a finite nonzero case, rounded once by MPFR to the format."""
+    """The exact result of a finite nonzero case, rounded once by MPFR to the format.
+
+    The operation runs as a module-level gmpy2 function inside ``with ctx:`` rather than as a
+    context method: gmpy2 2.2.x's ``context.div`` ignores the context's precision and exponent
+    range (it returns a 53-bit quotient), while the module functions honour the active context
+    in every gmpy2 release tested (2.2.0 to 2.3.2). The result's precision is checked anyway, so
+    a gmpy2 that rounds in the wrong context is an error, never a wrong bit pattern.
+    """
+    gmpy2 = _gmpy2()
     ctx = _context(f, rounding)
-    vals = [_to_mpfr(x) if x.kind == "finite" else _gmpy2().mpfr(0) for x in xs]
-    if op == "add":
-        return ctx.add(*vals)
-    if op == "mul":
-        return ctx.mul(*vals)
-    if op == "fma":
-        return ctx.fma(*vals)
-    if op == "div":
-        return ctx.div(*vals)
-    if op == "sqrt":
-        return ctx.sqrt(*vals)
-    if op == "rsqrt":
-        return ctx.rec_sqrt(*vals)
-    raise RuntimeError(f"unhandled op {op!r}")
+    vals = [_to_mpfr(x) if x.kind == "finite" else gmpy2.mpfr(0) for x in xs]
+    functions = {"add": gmpy2.add, "mul": gmpy2.mul, "fma": gmpy2.fma, "div": gmpy2.div,
+                 "sqrt": gmpy2.sqrt, "rsqrt": gmpy2.rec_sqrt}
+    if op not in functions:
+        raise RuntimeError(f"unhandled op {op!r}")
+    with ctx:
+        value = functions[op](*vals)
+    if value.precision != f.precision:
+        raise RuntimeError(f"gmpy2 {gmpy2.version()} rounded {op} to {value.precision} bits instead of "
+                           f"{f.precision}: this gmpy2 release does not honour the MPFR context")
+    return value

@@ -49,3 +49,27 @@ class ApproximateReferenceWarning(UserWarning):
     def __init__(self, message: str, forms: tuple[str, ...] = ()):
         super().__init__(message)
         self.forms = tuple(forms)
+
+
+class UnsupportedPtxError(TilecheckError):
+    """PTX that the compiled-code front end or executor cannot read or run, located ``FILE:line:col``.
+
+    Cause: an instruction, directive or operand outside the supported subset (the message names it:
+    ``unsupported instruction 'X'``), or malformed PTX. Fix: nothing in the input is skipped
+    silently; rewrite the construct or extend :mod:`tilecheck.sim.plan`.
+    """
+
+    exit_code = 2
+
+    def __init__(self, message: str, location=None, unsupported: bool = True):
+        super().__init__(message, location)
+        self.unsupported = unsupported
+
+
+class StepLimitError(TilecheckError):
+    """A loop ran longer than the step limit: the message names the loop's label and its location.
+
+    Cause: a loop whose trip count depends on the input and exceeds the limit, or one that never
+    ends. Fix: raise the limit if the loop is known to end."""
+
+    exit_code = 2

@@ -85,11 +85,23 @@ def _version(text: str) -> tuple[int, int]:
 
 @dataclass
 class TargetInfo:
-    """A compilation target: name, numeric sm and the lowest .version ptxas accepts for it."""
+    """A compilation target: name, numeric sm and the lowest .version ptxas accepts for it.
+
+    ``variant`` is ``""`` for a base target (``sm_90``), ``"a"`` for an architecture-specific one
+    (``sm_90a``: code runs only on that exact architecture) and ``"f"`` for a family-specific one
+    (``sm_100f``: code runs on the family's later members). A variant has its base target's
+    instruction gates (``sm``) plus its own ``min_ptx``.
+    """
 
     name: str
     sm: int
     min_ptx: tuple[int, int]
+    variant: str = ""
+
+    @property
+    def base(self) -> str:
+        """The base target's name (``sm_90a`` -> ``sm_90``)."""
+        return f"sm_{self.sm}"
 
 
 @dataclass
@@ -450,9 +462,11 @@ def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem]) 
 def _load_targets(doc: LocatedDocument, db: SpecDatabase, problems: list[Problem]) -> None:
     data = doc.data
     for i, t in enumerate(data["targets"]):
-        if t["name"] != f"sm_{t['sm']}":
-            problems.append(Problem(doc.locate(("targets", i, "name")), f"name {t['name']} does not match sm {t['sm']}"))
-        db.targets[t["name"]] = TargetInfo(t["name"], t["sm"], _version(t["min_ptx"]))
+        variant = t.get("variant", "")
+        if t["name"] != f"sm_{t['sm']}{variant}":
+            problems.append(Problem(doc.locate(("targets", i, "name")),
+                                    f"name {t['name']} does not match sm {t['sm']}{' variant ' + variant if variant else ''}"))
+        db.targets[t["name"]] = TargetInfo(t["name"], t["sm"], _version(t["min_ptx"]), variant)
     if data["default"] not in db.targets:
         problems.append(Problem(doc.locate(("default",)), f"default target {data['default']} is not listed"))
     db.default_target = data["default"]

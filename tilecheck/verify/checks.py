@@ -75,6 +75,7 @@ class Context:
     # filled by the checks
     ptxas_missing: str | None = None  # '' when ptxas is available, else why not
     ptxas_version: str | None = None
+    ptxas: dict | None = None  # version, path and source of the ptxas used
     resolved_backend: object = None  # the backend object, or a string saying why there is none
     ptxas_legality: dict = field(default_factory=dict)
     kernels: dict = field(default_factory=dict)
@@ -89,7 +90,9 @@ def _ptxas_missing(ctx: Context) -> str:
     """'' when ptxas is available, else the reason (cached)."""
     if ctx.ptxas_missing is None:
         try:
-            ctx.ptxas_version = ptxas.ptxas_version()
+            info = ptxas.ptxas_info()  # version, path and source: every ptxas-dependent result names them
+            ctx.ptxas = info
+            ctx.ptxas_version = info["version"]
             ctx.ptxas_missing = ""
         except TilecheckError as exc:
             ctx.ptxas_missing = f"ptxas not available ({exc.message})"
@@ -116,7 +119,7 @@ def _unavailable(ctx: Context, form: Form) -> str:
 
 def _below_gate(ctx: Context, form: Form):
     """The newest known target below the form's gate (None when there is none)."""
-    below = [t for t in ctx.db.targets.values() if t.sm < form.target.sm and t.sm >= 75]
+    below = [t for t in ctx.db.targets.values() if t.sm < form.target.sm and t.sm >= 75 and not t.variant]
     return max(below, key=lambda t: t.sm) if below else None
 
 

@@ -1,0 +1,305 @@
+"""Compiled-code PTX: the front end on the committed corpus, located errors, the lane-forking
+executor (choices, contraction, loops, ABIs, half2), and the verifier's misrounded set against an
+independent pure-Python enumeration (fractions, no shared arithmetic)."""
+
+from __future__ import annotations
+
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilecheck.cli import main
+from tilecheck.formats import get_format
+from tilecheck.model import ops
+from tilecheck.sim.errors import StepLimitError, UnsupportedPtxError
+from tilecheck.sim.frontend import parse_module
+from tilecheck.sim.plan import RunContext, _native_convert, compile_function
+from tilecheck.spec.database import load_database
+from tilecheck.verify import compiled
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = sorted((ROOT / "examples").glob("*/*.ptx"))
+HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+
+@pytest.fixture(scope="module")
+def db():
+    return load_database()
+
+
+def _write(tmp_path, body: str, name="k.ptx") -> str:
+    path = tmp_path / name
+    path.write_text(HEADER + body)
+    return str(path)
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_every_corpus_function_parses_and_compiles(path, db):
+    module = parse_module(path.read_text(), str(path))
+    defined = [f for f in module.functions.values() if f.defined]
+    assert defined
+    for fn in defined:
+        plan = compile_function(fn, db, str(path))
+        assert len(plan.steps) == sum(1 for item in fn.body if hasattr(item, "opcode"))
+
+
+def test_inline_asm_scopes_rename_their_registers(db):
+    path = ROOT / "examples" / "cuda" / "half.ptx"
+    fn = parse_module(path.read_text(), str(path)).function("k_hdiv_f16")
+    scoped = [r for r in fn.registers if "#" in r]
+    assert scoped and all(r.split("#")[0] in ("__$temp3", "low", "high", "f", "r") or r.startswith("__$")
+                          for r in scoped)
+
+
+@pytest.mark.parametrize("body,what,line,col", [
+    (".visible .func (.param .b32 r) f(.param .b32 a)\n{\n .reg .b32 %r<3>;\n  frob.b32 %r1, %r2;\n ret;\n}\n",
+     "unsupported instruction 'frob.b32'", 7, 3),
+    (".visible .entry k()\n{\n .shared .b32 buf;\n ret;\n}\n", "unsupported directive '.shared'", 6, 2),
+    (".global .b32 g;\n", "unsupported module-level directive '.global'", 4, 1),
+])
+def test_unsupported_ptx_is_a_located_error_with_exit_2(tmp_path, capsys, body, what, line, col):
+    path = _write(tmp_path, body)
+    code = main(["verify", path, "--entry", "f", "--against", "div.rn.f32"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{path}:{line}:{col}: error: {what}" in err
+
+
+RCP_TIMES_A = """
+.visible .func (.param .b32 r) wrong_div(.param .b32 a, .param .b32 b)
+{
+  .reg .f32 %f<4>;
+  ld.param.f32 %f1, [a];
+  ld.param.f32 %f2, [b];
+  rcp.approx.f32 %f3, %f2;
+  mul.rn.f32 %f3, %f1, %f3;
+  st.param.f32 [r], %f3;
+  ret;
+}
+"""
+
+F16_VIA_F32 = """
+.visible .func (.param .align 2 .b8 r[2]) good_hdiv(.param .b16 a, .param .align 2 .b8 b[2])
+{
+  .reg .b16 %rs<4>;
+  .reg .f32 %f<4>;
+  ld.param.b16 %rs1, [a];
+  ld.param.b16 %rs2, [b];
+  cvt.f32.f16 %f1, %rs1;
+  cvt.f32.f16 %f2, %rs2;
+  div.rn.f32 %f3, %f1, %f2;
+  cvt.rn.f16.f32 %rs3, %f3;
+  st.param.b16 [r], %rs3;
+  ret;
+}
+"""
+
+
+def test_wrong_division_sequence_gives_a_counterexample_quickly(tmp_path, capsys):
+    path = _write(tmp_path, RCP_TIMES_A)
+    code = main(["verify", path, "--entry", "wrong_div", "--against", "div.rn.f32", "--cases", "2000",
+                 "--json", "-"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert out["verdict"] == "counterexample" and out["misrounded_count"] > 0
+    assert out["exhaustive"] is False and out["inputs_checked"] > 1000
+    cex = out["counterexamples"][0]
+    assert cex["approximate_choices"][0]["instruction"].startswith("rcp.approx.f32")
+    assert re.fullmatch(r"RN([+-]\d+ulp)?", cex["approximate_choices"][0]["position"])
+    # the one-line repro reproduces it
+    repro = cex["repro"].split()[2:]
+    assert main(["verify", *repro]) == 1
+
+
+def test_correct_sequence_verifies_sampled(tmp_path, capsys):
+    path = _write(tmp_path, F16_VIA_F32)
+    code = main(["verify", path, "--entry", "good_hdiv", "--against", "div.rn.f16", "--cases", "20000"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "verdict: VERIFIED" in out and "sampled" in out
+
+
+def test_approx_reference_takes_one_value(tmp_path, db):
+    path = _write(tmp_path, RCP_TIMES_A)
+    every = compiled.verify_ptx(path, "wrong_div", "div.rn.f32", db=db, cases=500)
+    one = compiled.verify_ptx(path, "wrong_div", "div.rn.f32", db=db, cases=500, approx="reference")
+    assert one.lanes_run == one.inputs_checked < every.lanes_run
+    assert one.misrounded_count <= every.misrounded_count
+
+
+def test_unqualified_mul_add_may_be_contracted(tmp_path, db):
+    body = """
+.visible .func (.param .b32 r) mad(.param .b32 a, .param .b32 b, .param .b32 c)
+{
+  .reg .f32 %f<6>;
+  ld.param.f32 %f1, [a];
+  ld.param.f32 %f2, [b];
+  ld.param.f32 %f3, [c];
+  mul.f32 %f4, %f1, %f2;
+  add.f32 %f5, %f4, %f3;
+  st.param.f32 [r], %f5;
+  ret;
+}
+"""
+    path = _write(tmp_path, body)
+    fused_ok = compiled.verify_ptx(path, "mad", "fma.rn.f32", db=db, cases=3000)
+    assert fused_ok.contraction_sites and fused_ok.lanes_run > fused_ok.inputs_checked
+    assert fused_ok.verdict == "counterexample"  # the separate roundings are allowed too
+    strict = path.replace("k.ptx", "s.ptx")
+    Path(strict).write_text(Path(path).read_text().replace("mul.f32", "mul.rn.f32").replace("add.f32", "add.rn.f32"))
+    separate = compiled.verify_ptx(strict, "mad", "fma.rn.f32", db=db, cases=3000)
+    assert not separate.contraction_sites and separate.lanes_run == separate.inputs_checked
+
+
+def test_loops_run_under_a_step_limit(tmp_path, db):
+    body = """
+.visible .func (.param .b32 r) spin(.param .b32 a)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [a];
+$L_loop:
+  add.s32 %r1, %r1, 1;
+  setp.ne.s32 %p1, %r1, 0;
+  @%p1 bra $L_loop;
+  st.param.b32 [r], %r1;
+  ret;
+}
+"""
+    path = _write(tmp_path, body)
+    plan = compile_function(parse_module(Path(path).read_text(), path).function("spin"), db, path)
+    lanes = plan.new_lanes(3)
+    lanes.params["a"] = np.array([0xFFFFFFFE, 0xFFFFFFF0, 5], dtype=np.uint64)
+    with pytest.raises(StepLimitError, match=r"\$L_loop"):
+        plan.run(lanes, RunContext(step_limit=100))
+    lanes = plan.new_lanes(2)
+    lanes.params["a"] = np.array([0xFFFFFFFE, 0xFFFFFFF0], dtype=np.uint64)
+    plan.run(lanes, RunContext(step_limit=100))  # divergent trip counts reconverge
+    assert lanes.params["r"].tolist() == [0, 0]
+
+
+def _hsqrt_misrounded(db, path: str, entry: str, inputs: np.ndarray) -> set[int]:
+    plan = compile_function(parse_module(Path(path).read_text(), path).function(entry), db, path)
+    ref = compiled.parse_reference("sqrt.rn.f16", db)
+    abi = compiled.find_abi(plan, ref, path)
+    res = compiled.run_block(plan, abi, ref, compiled._pack(abi, ref, [inputs]),
+                             dict(approx="all", ulp_reading="either", tininess="after"))
+    return {int(v) for v in inputs[res.bad]}
+
+
+def test_func_entry_and_half2_abis_agree_on_hsqrt(db):
+    inputs = np.arange(1 << 16, dtype=np.uint64).astype(np.uint16)
+    half = str(ROOT / "examples" / "cuda" / "half.ptx")
+    func = str(ROOT / "examples" / "cuda" / "half_func.ptx")
+    entry_set = _hsqrt_misrounded(db, half, "k_hsqrt_f16", inputs)
+    assert entry_set == _hsqrt_misrounded(db, func, "hsqrt_f16_func", inputs)
+    assert entry_set == _hsqrt_misrounded(db, half, "k_h2sqrt_f16", inputs)
+    assert entry_set  # sqrt.approx's documented 2^-23 leaves room to misround
+
+
+# --- an independent interpretation of nvcc's hsqrt, choice by choice, with fractions -------------
+
+def _f16_value(bits: int) -> Fraction | None:
+    e, m = (bits >> 10) & 0x1F, bits & 0x3FF
+    if e == 0x1F:
+        return None
+    v = Fraction(m, 1 << 24) if e == 0 else Fraction(1024 + m, 1024) * Fraction(2) ** (e - 15)
+    return -v if bits & 0x8000 else v
+
+
+def _round_f16(v: Fraction) -> Fraction:
+    """Round a non-negative value to nearest-even f16 (65520 and above: infinity, as None)."""
+    if v >= 65520:
+        return None
+    if v < Fraction(1, 1 << 14):
+        ulp = Fraction(1, 1 << 24)
+    else:
+        e = v.numerator.bit_length() - v.denominator.bit_length()
+        if Fraction(2) ** e > v:
+            e -= 1
+        ulp = Fraction(2) ** (e - 10)
+    q = v / ulp
+    n = q.numerator // q.denominator
+    rest = q - n
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2):
+        n += 1
+    return n * ulp
+
+
+def _f32_neighbours(x: float, k: int):
+    bits = int(np.array([x], dtype=np.float32).view(np.uint32)[0])
+    for b in range(bits - k, bits + k + 1):
+        e, m = (b >> 23) & 0xFF, b & 0x7FFFFF
+        yield (Fraction(m, 1 << 23) * Fraction(2) ** -126 if e == 0 else
+               Fraction((1 << 23) + m, 1 << 23) * Fraction(2) ** (e - 127))
+
+
+def _independent_hsqrt_misrounds(bits: int) -> bool:
+    """Does some result sqrt.approx.ftz.f32 may return (relative error <= 2^-23) make
+    cvt.f32.f16 -> sqrt.approx -> cvt.rn.f16.f32 differ from the correctly rounded f16 sqrt?"""
+    x = _f16_value(bits)
+    if x is None or x <= 0:
+        return False  # specials and negatives: NaN/zero/inf by rule, not by rounding
+    bound = Fraction(1, 1 << 23)
+    lo2, hi2 = (1 - bound) ** 2 * x, (1 + bound) ** 2 * x
+    mid_ok = None
+    # correct f16 result: the grid point nearest sqrt(x), decided on squares (never a tie)
+    approx = float(x) ** 0.5
+    grid = sorted({_round_f16(Fraction(approx) * (1 + Fraction(d, 1 << 12))) for d in (-2, -1, 0, 1, 2)})
+    best = min(grid, key=lambda g: abs(g * g - x) / (g + Fraction(approx)))
+    for r in _f32_neighbours(approx, 4):
+        if lo2 <= r * r <= hi2:
+            got = _round_f16(r)
+            if got != best:
+                return True
+            mid_ok = True
+    assert mid_ok, f"no allowed sqrt.approx result found for {bits:#x}"
+    return False
+
+
+def test_misrounded_set_matches_an_independent_enumeration(db):
+    rng = np.random.default_rng(7)
+    subset = np.unique(np.concatenate([rng.integers(0, 0x7C00, 1500), np.arange(0x0BF0, 0x0C10),
+                                       np.arange(0x3BF0, 0x3C10)]).astype(np.uint16))
+    path = str(ROOT / "examples" / "cuda" / "half.ptx")
+    full = _hsqrt_misrounded(db, path, "k_hsqrt_f16", np.arange(1 << 16, dtype=np.uint64).astype(np.uint16))
+    subset = np.unique(np.concatenate([subset, np.array(sorted(full), dtype=np.uint16)]))
+    ours = _hsqrt_misrounded(db, path, "k_hsqrt_f16", subset)
+    theirs = {int(b) for b in subset if _independent_hsqrt_misrounds(int(b))}
+    assert ours == theirs
+    assert ours  # the subset holds every misrounded input of the exhaustive run
+
+
+def test_native_conversions_match_the_model():
+    rng = np.random.default_rng(3)
+    f16, f32, bf16 = get_format("f16"), get_format("f32"), get_format("bf16")
+    all16 = np.arange(1 << 16, dtype=np.uint64)
+    edges = np.array([0, 1, 0x7FFFFF, 0x800000, 0x33000000, 0x33000001, 0x387FE000, 0x387FF000, 0x38800000,
+                      0x477FE000, 0x477FEFFF, 0x477FF000, 0x7F7FFFFF, 0x7F800000, 0x7FC00000, 0x3F800000],
+                     dtype=np.uint64)
+    rand32 = np.concatenate([rng.integers(0, 1 << 32, 200_000, dtype=np.uint64), edges, edges | (1 << 31)])
+    cases = [("f16", "f32", all16, f16, f32), ("bf16", "f32", all16, bf16, f32),
+             ("f32", "f16", rand32, f32, f16), ("f32", "bf16", rand32, f32, bf16)]
+    for src, dst, vals, sf, df in cases:
+        native = _native_convert(src, dst, "rn" if df.width < sf.width else None, False)
+        got = native(vals.astype(sf.uint)).astype(np.uint64)
+        rule = ops.NanRule(False, df.canonical_nan, fixed=df.canonical_nan)
+        with np.errstate(all="ignore"):
+            want = ops.convert(np, sf, df, vals, ops.Mode("rn"), rule).astype(np.uint64)
+        assert np.array_equal(got, want), (src, dst)
+
+
+def test_unknown_function_is_a_usage_error(capsys):
+    code = main(["verify", str(ROOT / "examples" / "cuda" / "half.ptx"), "--entry", "nope", "--against",
+                 "div.rn.f16"])
+    assert code == 2 and "no function 'nope'" in capsys.readouterr().err
+
+
+def test_rejects_bad_reference(capsys):
+    code = main(["verify", str(ROOT / "examples" / "cuda" / "half.ptx"), "--entry", "k_hsqrt_f16", "--against",
+                 "sqrt.xx.f16"])
+    assert code == 2 and "--against" in capsys.readouterr().err

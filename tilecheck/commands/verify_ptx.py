@@ -1,0 +1,120 @@
+"""``tilecheck verify FILE.ptx --entry NAME --against REF``: verify compiler-written PTX.
+
+Every approximate instruction may return, per lane, any value its documented contract allows; the
+verifier tries them all. Exit 0 verified (every input checked, every allowed choice equals REF),
+1 counterexample, 2 usage or unsupported PTX (located ``FILE:line:col``), 4 unknown (some input
+reaches an instruction whose contract cannot be enumerated, and nothing failed).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from tilecheck.errors import UsageError
+from tilecheck.spec.database import load_database
+from tilecheck.verify import compiled
+from tilecheck.verify.compiled import MISROUNDED_CAP, producer
+
+PTX_OPTIONS = ("entry", "against", "exhaustive", "ulp_reading", "approx", "input", "corpus")
+
+
+def add_arguments(p) -> None:
+    """The options of the compiled-PTX path (they belong to ``tilecheck verify``)."""
+    g = p.add_argument_group("compiled PTX (tilecheck verify FILE.ptx --entry NAME --against REF)")
+    g.add_argument("--entry", metavar="NAME", help="the .entry kernel or .func to verify")
+    g.add_argument("--against", metavar="REF",
+                   help="OP.RND.FMT (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64) or a PTX form")
+    g.add_argument("--exhaustive", action="store_true",
+                   help="every input (16-bit unary and binary, f32 unary); default: sampled unless the domain is small")
+    # --ulp-reading is verify's own option (either | exact | correctly-rounded), shared with FILE.ptx
+    g.add_argument("--approx", choices=("all", "reference"), default="all",
+                   help="approximate instructions: every allowed result (default) or only the model's representative")
+    g.add_argument("--input", metavar="A[,B,...]", help="check one input (hex or decimal operands): a repro")
+
+
+def wants_ptx(args) -> bool:
+    """True when the command line is the compiled-PTX form."""
+    return any(str(t).endswith(".ptx") for t in args.targets) or bool(getattr(args, "entry", None))
+
+
+def run(args) -> int:
+    """Run the compiled-PTX verification; returns the exit code."""
+    ptx = [t for t in args.targets if str(t).endswith(".ptx")]
+    if len(ptx) != 1 or len(args.targets) != 1:
+        raise UsageError("verify FILE.ptx takes exactly one .ptx file (and --entry NAME --against REF)")
+    if not args.entry or not args.against:
+        raise UsageError("verify FILE.ptx needs --entry NAME and --against REF")
+    if args.exhaustive and args.cases is not None:
+        raise UsageError("--exhaustive and --cases are exclusive")
+    if args.cases is not None and args.cases < 1:
+        raise UsageError("--cases must be at least 1")
+    db = load_database()
+    if args.input:
+        outcome = compiled.verify_single(ptx[0], args.entry, args.against, args.input.split(","), db=db,
+                                         ulp_reading=args.ulp_reading, approx=args.approx)
+    else:
+        outcome = compiled.verify_ptx(ptx[0], args.entry, args.against, db=db,
+                                      exhaustive=True if args.exhaustive else None, cases=args.cases, seed=args.seed,
+                                      ulp_reading=args.ulp_reading, approx=args.approx,
+                                      progress=compiled.progress_printer(sys.stderr))
+    text = format_outcome(outcome)
+    if args.json == "-":  # JSON on stdout, the report on stderr (as the other verify outputs)
+        sys.stderr.write(text)
+        sys.stdout.write(json.dumps(to_json(outcome), indent=2) + "\n")
+    else:
+        sys.stdout.write(text)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump(to_json(outcome), fh, indent=2)
+                fh.write("\n")
+    return outcome.exit_code
+
+
+def to_json(o) -> dict:
+    """The outcome as a JSON-ready dict."""
+    return {"file": o.path, "entry": o.entry, "against": o.ref, "verdict": o.verdict, "abi": o.abi,
+            "inputs_checked": o.inputs_checked, "exhaustive": o.exhaustive, "sampling": o.sampling,
+            "lanes_run": o.lanes_run, "misrounded_count": o.misrounded_count,
+            "misrounded_by_value_count": o.misrounded_by_value,
+            "misrounded_inputs": [[hex(v) for v in case] for case in o.misrounded],
+            "misrounded_capped": o.misrounded_count > len(o.misrounded), "misrounded_cap": MISROUNDED_CAP,
+            "unknown_count": o.unknown_count, "counterexamples": o.counterexamples, "ulp_reading": o.ulp_reading,
+            "approx": o.approx, "approximate_instructions": o.approximate_forms,
+            "readings_applied": getattr(o, "readings", {}),
+            "contraction_sites": o.contraction_sites, "seconds": o.seconds, "producer": producer(o.path)}
+
+
+def format_outcome(o) -> str:
+    """Human-readable report."""
+    how = "exhaustive" if o.exhaustive else "sampled: " + ", ".join(f"{k} {v}" for k, v in o.sampling.items())
+    choices = "every allowed result" if o.approx == "all" else "the reference value only"
+    lines = [f"{o.path}: {o.entry} ({o.abi}) against {o.ref}",
+             f"  inputs checked: {o.inputs_checked} ({how}); "
+             f"lanes run (inputs x allowed choices): {o.lanes_run}",
+             f"  approximate instructions: {', '.join(o.approximate_forms) or 'none'}; choices: "
+             f"{choices}; ulp reading: {o.ulp_reading}"
+             + (" (applied: " + ", ".join(f"{k}: {v}" for k, v in getattr(o, "readings", {}).items()) + ")"
+                if getattr(o, "readings", None) else "")]
+    if o.contraction_sites:
+        lines.append(f"  mul+add contraction allowed at: {'; '.join(o.contraction_sites)}")
+    if o.misrounded_count:
+        lines.append(f"  misrounded inputs: {o.misrounded_count} ({o.misrounded_by_value} in value, "
+                     f"{o.misrounded_count - o.misrounded_by_value} only by the sign of a zero)")
+    if o.unknown_count:
+        lines.append(f"  unknown inputs (contract not enumerable): {o.unknown_count}")
+    for k, c in enumerate(o.counterexamples, 1):
+        ins = ", ".join(f"{i['hex']} ({i['value']}, {i['class']})" for i in c["inputs"])
+        lines.append(f"  counterexample {k}: inputs {ins}")
+        lines.append(f"    expected {c['expected']['hex']} ({c['expected']['value']}), got {c['got']['hex']} "
+                     f"({c['got']['value']})")
+        for ch in c["approximate_choices"]:
+            lines.append(f"    line {ch.get('line', '?')}: {ch.get('instruction', '?')} returned {ch['returned']} "
+                         f"({ch['position']}), allowed: {ch['allowed']}")
+        regs = ", ".join(f"{k}={v}" for k, v in c["registers"].items())
+        lines.append(f"    registers: {regs}")
+        lines.append(f"    repro: {c['repro']}")
+    lines.append(f"verdict: {o.verdict.upper()}" + {"verified": "", "counterexample": "",
+                                                     "unknown": " (some inputs reach an unbounded contract)"}[o.verdict]
+                 + f" ({o.seconds:.1f} s)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,391 @@
+"""Parse whole PTX modules as compilers write them (nvcc 13, LLVM 19's NVPTX backend).
+
+Module level: ``.version``, ``.target``, ``.address_size``, ``.file``, ``.pragma``, and functions:
+``{.visible|.weak|.extern} .entry NAME(params)`` and ``.func (ret-params) NAME(params)`` with
+bodies or as prototypes. Parameters: ``.param .u64 name``, ``.param .align 2 .b8 name[2]``.
+Bodies: ``.reg`` declarations (``%r<N>`` ranges declare ``%r0 .. %r{N-1}``), nested ``{ ... }``
+scopes (inline asm) whose ``.reg`` declarations are local to the scope (renamed here so they never
+clash), labels, ``@p``/``@!p`` guards, ``.loc``/``.pragma`` (ignored: they do not change what the
+code computes). Comments ``//`` and ``/* */`` are blanked with their newlines kept, so every
+statement keeps its line and column.
+
+Anything else is an :class:`~tilecheck.sim.errors.UnsupportedPtxError` located ``FILE:line:col``
+naming the construct: nothing is ever skipped silently. Parsing does not judge instructions; the
+plan compiler (:mod:`tilecheck.sim.plan`) does.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from tilecheck.errors import Location
+from tilecheck.sim.errors import PtxError, UnsupportedPtxError
+from tilecheck.sim.parser import Addr, Reg, Symbol, Vec, _operand, _split_operands, strip_comments
+
+
+@dataclass(frozen=True)
+class Param:
+    """A ``.param`` of a function: name, element type, alignment, array length (None: scalar)."""
+
+    name: str
+    ptx_type: str
+    align: int | None
+    array: int | None
+
+    @property
+    def nbytes(self) -> int:
+        """Size in bytes."""
+        width = int(re.sub(r"\D", "", self.ptx_type) or 8) // 8 if self.ptx_type != "pred" else 1
+        return width * (self.array or 1)
+
+
+@dataclass(frozen=True)
+class Instr:
+    """One instruction: opcode with modifiers, operands, optional guard ``(reg, negated)``."""
+
+    line: int
+    col: int
+    text: str
+    opcode: str
+    operands: tuple
+    guard: tuple[str, bool] | None = None
+
+
+@dataclass(frozen=True)
+class Label:
+    """A label (branch target)."""
+
+    line: int
+    col: int
+    name: str
+
+
+@dataclass
+class Function:
+    """A ``.entry`` or ``.func``: parameters, return parameters, registers (name -> type), body."""
+
+    name: str
+    kind: str  # "entry" or "func"
+    params: tuple[Param, ...]
+    returns: tuple[Param, ...]
+    registers: dict = field(default_factory=dict)
+    body: tuple = ()
+    line: int = 0
+    col: int = 0
+    defined: bool = True
+
+
+@dataclass
+class PtxModule:
+    """A parsed module: header directives and functions by name (in source order)."""
+
+    path: str
+    version: str | None
+    target: str | None
+    address_size: int | None
+    functions: dict
+
+    def function(self, name: str) -> Function:
+        """The function called ``name``; a usage error listing the defined ones otherwise."""
+        fn = self.functions.get(name)
+        if fn is None or not fn.defined:
+            have = ", ".join(f"{f.name} (.{f.kind})" for f in self.functions.values() if f.defined)
+            raise UnsupportedPtxError(f"no function {name!r} defined in the module (defined: {have or 'none'})",
+                                      Location(self.path), unsupported=False)
+        return fn
+
+
+_IDENT = r"[A-Za-z_$%][A-Za-z0-9_$]*"
+_PARAM = re.compile(r"^\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+(" + _IDENT + r")(?:\s*\[\s*(\d*)\s*\])?$")
+_REG_RANGE = re.compile(r"^(%[A-Za-z_$][A-Za-z0-9_$]*)<(\d+)>$")
+_REG_NAME = re.compile(r"^%?[A-Za-z_$][A-Za-z0-9_$]*$")
+_LABEL = re.compile(r"^([A-Za-z_$][A-Za-z0-9_$]*)\s*:$")
+_GUARD = re.compile(r"^@(!?)(%?[A-Za-z_$][A-Za-z0-9_$]*)\s+")
+_FUNC_HEAD = re.compile(r"((?:\.(?:visible|weak|extern)\s+)*)\.(entry|func)\b")
+_IGNORED_BODY = (".loc", ".pragma")
+_PERF_DIRECTIVES = (".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", ".noreturn",
+                    ".maxclusterrank", ".reqnctapercluster", ".explicitcluster")
+
+
+class _Text:
+    """Comment-free text with offset -> (line, column) mapping."""
+
+    def __init__(self, text: str, path: str):
+        self.raw = text
+        self.clean = strip_comments(text)
+        self.path = path
+        self.starts = [0] + [i + 1 for i, c in enumerate(self.clean) if c == "\n"]
+
+    def where(self, pos: int) -> Location:
+        line = bisect.bisect_right(self.starts, pos)
+        return Location(self.path, line, pos - self.starts[line - 1] + 1)
+
+    def error(self, pos: int, message: str, unsupported: bool = True) -> UnsupportedPtxError:
+        return UnsupportedPtxError(message, self.where(pos), unsupported=unsupported)
+
+
+def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
+    """Parse a whole PTX module; raises UnsupportedPtxError (exit 2) at the first unsupported construct."""
+    t = _Text(text, path)
+    clean, n = t.clean, len(t.clean)
+    pos = 0
+    version = target = address_size = None
+    functions: dict[str, Function] = {}
+    while True:
+        while pos < n and clean[pos].isspace():
+            pos += 1
+        if pos >= n:
+            break
+        eol = clean.find("\n", pos)
+        eol = n if eol < 0 else eol
+        head = clean[pos:eol].strip()
+        word = head.split()[0]
+        if word == ".version":
+            version = head.split()[1] if len(head.split()) > 1 else None
+            pos = eol
+        elif word == ".target":
+            target = head[len(".target"):].strip()
+            pos = eol
+        elif word == ".address_size":
+            try:
+                address_size = int(head.split()[1])
+            except (IndexError, ValueError):
+                raise t.error(pos, f"malformed directive {head!r}", unsupported=False) from None
+            pos = eol
+        elif word in (".file", ".pragma", ".section"):
+            if word == ".section":
+                # DWARF sections (-G/-lineinfo output) describe, they do not compute: skip the block
+                end = _matching_brace(t, clean.find("{", pos), pos)
+                pos = end + 1
+            else:
+                semi = clean.find(";", pos)
+                pos = eol if semi < 0 or semi > eol else semi + 1
+        else:
+            m = _FUNC_HEAD.match(clean, pos)
+            if m is None:
+                raise t.error(pos, f"unsupported module-level directive {word!r}")
+            fn, pos = _parse_function(t, pos, m)
+            if fn.name in functions and functions[fn.name].defined and fn.defined:
+                raise t.error(pos, f"function {fn.name!r} defined twice", unsupported=False)
+            if fn.defined or fn.name not in functions:
+                functions[fn.name] = fn
+    if not any(f.defined for f in functions.values()):
+        raise UnsupportedPtxError("the module defines no .entry or .func", Location(path), unsupported=False)
+    return PtxModule(path, version, target, address_size, functions)
+
+
+def _matching_brace(t: _Text, open_pos: int, start: int) -> int:
+    if open_pos < 0:
+        raise t.error(start, "expected '{'", unsupported=False)
+    depth = 0
+    for i in range(open_pos, len(t.clean)):
+        c = t.clean[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise t.error(open_pos, "unterminated '{'", unsupported=False)
+
+
+def _params(t: _Text, start: int, close: int) -> tuple[Param, ...]:
+    out = []
+    offset = start
+    for part in t.clean[start:close].split(","):
+        text = " ".join(part.split())
+        lead = len(part) - len(part.lstrip())
+        where = offset + lead
+        offset += len(part) + 1
+        if not text:
+            continue
+        m = _PARAM.match(text)
+        if m is None:
+            raise t.error(where, f"unsupported parameter declaration {text!r}")
+        array = None
+        if m.group(4) is not None:
+            if not m.group(4):
+                raise t.error(where, f"unsupported unsized parameter array {text!r}")
+            array = int(m.group(4))
+        out.append(Param(m.group(3), m.group(2), int(m.group(1)) if m.group(1) else None, array))
+    return tuple(out)
+
+
+def _paren(t: _Text, pos: int) -> tuple[int, int]:
+    """(index after '(', index of the matching ')') for the '(' at or after pos."""
+    while pos < len(t.clean) and t.clean[pos].isspace():
+        pos += 1
+    if pos >= len(t.clean) or t.clean[pos] != "(":
+        raise t.error(pos, "expected '('", unsupported=False)
+    close = t.clean.find(")", pos)
+    if close < 0:
+        raise t.error(pos, "unterminated '('", unsupported=False)
+    return pos + 1, close
+
+
+def _parse_function(t: _Text, pos: int, m) -> tuple[Function, int]:
+    clean = t.clean
+    linkage = m.group(1).split()
+    kind = m.group(2)
+    head_pos = pos
+    p = m.end()
+    returns: tuple[Param, ...] = ()
+    while p < len(clean) and clean[p].isspace():
+        p += 1
+    if kind == "func" and clean[p] == "(":
+        a, b = _paren(t, p)
+        returns = _params(t, a, b)
+        p = b + 1
+    nm = re.compile(r"\s*(" + _IDENT + r")").match(clean, p)
+    if nm is None:
+        raise t.error(p, "expected a function name", unsupported=False)
+    name = nm.group(1)
+    p = nm.end()
+    params: tuple[Param, ...] = ()
+    rest = clean[p:].lstrip()
+    if rest.startswith("("):
+        a, b = _paren(t, p)
+        params = _params(t, a, b)
+        p = b + 1
+    # performance directives up to '{' (a body) or ';' (a prototype)
+    brace, semi = clean.find("{", p), clean.find(";", p)
+    if semi >= 0 and (brace < 0 or semi < brace):
+        _check_directives(t, p, semi)
+        where = t.where(head_pos)
+        return Function(name, kind, params, returns, {}, (), where.line, where.column, defined=False), semi + 1
+    if brace < 0:
+        raise t.error(head_pos, f"function {name} has no body", unsupported=False)
+    if ".extern" in linkage:
+        raise t.error(head_pos, f".extern function {name} has a body", unsupported=False)
+    _check_directives(t, p, brace)
+    end = _matching_brace(t, brace, head_pos)
+    registers, body = _parse_body(t, brace + 1, end)
+    where = t.where(head_pos)
+    return Function(name, kind, params, returns, registers, tuple(body), where.line, where.column), end + 1
+
+
+def _check_directives(t: _Text, start: int, end: int) -> None:
+    for dm in re.finditer(r"\.\w+", t.clean[start:end]):
+        if dm.group(0) not in _PERF_DIRECTIVES:
+            raise t.error(start + dm.start(), f"unsupported function directive {dm.group(0)!r}")
+
+
+def _parse_body(t: _Text, start: int, end: int):
+    """Registers (unique name -> type) and the body statements of one function."""
+    clean = t.clean
+    registers: dict[str, str] = {}
+    scopes: list[dict[str, str]] = [{}]  # innermost last: declared name -> unique name
+    counter = [0]
+    body: list = []
+    i = start
+    buf = None
+    depth = 0
+    while i < end:
+        c = clean[i]
+        if buf is None:
+            if c.isspace():
+                i += 1
+                continue
+            if c == "{":
+                scopes.append({})
+                i += 1
+                continue
+            if c == "}":
+                if len(scopes) == 1:
+                    raise t.error(i, "unbalanced '}'", unsupported=False)
+                scopes.pop()
+                i += 1
+                continue
+            buf = i
+            depth = 0
+        if c == ":" and depth == 0:
+            lm = _LABEL.match(clean[buf:i + 1].strip())
+            if lm:
+                where = t.where(buf)
+                body.append(Label(where.line, where.column, lm.group(1)))
+                buf = None
+                i += 1
+                continue
+        if c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth -= 1
+        elif c == ";" and depth == 0:
+            text = " ".join(clean[buf:i].split())
+            _statement(t, buf, text, registers, scopes, counter, body)
+            buf = None
+        i += 1
+    if buf is not None and clean[buf:end].strip():
+        raise t.error(buf, f"statement without ';': {clean[buf:end].strip()[:60]!r}", unsupported=False)
+    if len(scopes) != 1:
+        raise t.error(end, "unbalanced '{'", unsupported=False)
+    return registers, body
+
+
+def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) -> None:
+    where = t.where(pos)
+    if text.startswith("."):
+        word = text.split()[0]
+        if word == ".reg" or word.startswith(".reg."):
+            m = re.match(r"^\.reg\s*(?:\.align\s+\d+\s*)?\.(\w+)\s+(.*)$", text)
+            if m is None or m.group(1) in ("v2", "v4", "v8"):
+                raise t.error(pos, f"unsupported register declaration {text!r}")
+            rtype = m.group(1)
+            for item in m.group(2).split(","):
+                item = item.strip()
+                rng = _REG_RANGE.match(item)
+                names = ([f"{rng.group(1)}{k}" for k in range(int(rng.group(2)))] if rng else
+                         [item] if _REG_NAME.match(item) else None)
+                if names is None:
+                    raise t.error(pos, f"bad register name {item!r}", unsupported=False)
+                for name in names:
+                    unique = name
+                    if len(scopes) > 1:  # a scope-local register: a name no other scope can spell
+                        counter[0] += 1
+                        unique = f"{name}#{counter[0]}"
+                    scopes[-1][name] = unique
+                    registers[unique] = rtype
+            return
+        if word in _IGNORED_BODY:
+            return  # debug line info and pragmas do not change what the code computes
+        raise t.error(pos, f"unsupported directive {word!r}")
+    guard = None
+    gm = _GUARD.match(text)
+    body_text = text
+    if gm:
+        guard = (_resolve_name(gm.group(2), scopes), gm.group(1) == "!")
+        body_text = text[gm.end():]
+    parts = body_text.split(None, 1)
+    opcode = parts[0]
+    try:
+        operands = tuple(_operand(o, where.line, t.path) for o in _split_operands(parts[1])) if len(parts) > 1 else ()
+    except PtxError as exc:
+        raise t.error(pos, exc.message, unsupported=False) from None
+    operands = tuple(_resolve(op, scopes) for op in operands)
+    op_pos = pos + (gm.end() if gm else 0)
+    op_where = t.where(op_pos)
+    body.append(Instr(op_where.line, op_where.column, text, opcode, operands, guard))
+
+
+def _resolve_name(name: str, scopes) -> str:
+    for scope in reversed(scopes):
+        if name in scope:
+            return scope[name]
+    return name
+
+
+def _resolve(op, scopes):
+    """Map scope-local register names to their unique names; bare identifiers declared as registers
+    (``low``, ``high`` in nvcc's inline asm) become registers."""
+    if isinstance(op, Reg):
+        return Reg(_resolve_name(op.name, scopes))
+    if isinstance(op, Symbol):
+        resolved = _resolve_name(op.name, scopes)
+        return Reg(resolved) if resolved != op.name or any(op.name in s for s in scopes) else op
+    if isinstance(op, Vec):
+        return Vec(tuple(_resolve(o, scopes) for o in op.items))
+    if isinstance(op, Addr):
+        return Addr(_resolve(op.base, scopes), op.offset)
+    return op

@@ -1,0 +1,1378 @@
+"""Execute compiler-written PTX as a compiled plan of vectorised steps over all lanes, forking lanes
+wherever the ISA leaves a choice.
+
+:func:`compile_function` turns a parsed :class:`~tilecheck.sim.frontend.Function` into a
+:class:`Plan` once: every instruction becomes one step, a closure over numpy arrays that holds
+every decision (types, widths, the model form, operand readers) taken at compile time. Running a
+plan costs one Python call per step, never one per lane.
+
+State (:class:`Lanes`): each register is a numpy array with one element per lane; a lane is one
+input case under one combination of choices, ``origin`` says which input case. Branches are lane
+masks: each lane has a program counter, the lowest pending one runs next (lanes that took a
+forward branch wait for the others, which is where structured code reconverges); while all lanes
+agree no mask is built. Backward branches (loops) run under a step limit per loop label.
+
+Choices (``approx="all"``): an approximate instruction (rcp.approx, div.approx, sqrt.approx,
+rsqrt.approx, ...) forks every lane into one lane per result its contract allows
+(:func:`tilecheck.sim.choices.allowed_choices`; ``np.repeat`` of all live registers). Lanes whose
+contract is unbounded keep the representative value and are marked ``unknown``. An unqualified
+``add``/``sub`` of f32/f64 fed by an unqualified ``mul`` of the same block forks into the separate
+and the fused (``fma.rn``) result, which ptxas may choose. ``approx="reference"`` takes the model's
+representative value and never forks.
+
+Arithmetic goes through the model: spec forms (``tilecheck.model.api.evaluate`` for exact forms)
+for every floating-point operation of the spec database; conversions through the model's
+``convert``; comparisons, selection, moves, integer and bit operations are numpy on bit patterns
+here. NaN results of abs/neg/cvt of f32/f16/bf16 (an "unspecified NaN" in the ISA) are the
+format's canonical NaN.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
+
+import numpy as np
+
+from tilecheck.errors import Location
+from tilecheck.formats import get_format
+from tilecheck.model import api, ops
+from tilecheck.sim.choices import Choices, allowed_choices
+from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
+from tilecheck.sim.frontend import Function, Instr, Label
+from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
+
+TYPES: dict[str, tuple[int, str]] = {
+    "pred": (1, "pred"),
+    "b8": (8, "b"), "u8": (8, "u"), "s8": (8, "s"),
+    "b16": (16, "b"), "u16": (16, "u"), "s16": (16, "s"), "f16": (16, "f"), "bf16": (16, "f"),
+    "b32": (32, "b"), "u32": (32, "u"), "s32": (32, "s"), "f32": (32, "f"), "f16x2": (32, "x"), "bf16x2": (32, "x"),
+    "b64": (64, "b"), "u64": (64, "u"), "s64": (64, "s"), "f64": (64, "f"),
+}
+"""PTX type -> (width, kind): pred, b, u, s, f (float), x (packed pair)."""
+
+_UINT = {1: np.dtype(bool), 8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
+         64: np.dtype(np.uint64)}
+_SINT = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
+END = 1 << 30
+DEFAULT_STEP_LIMIT = 100_000
+"""Backward branches taken per loop label before the run stops with a StepLimitError."""
+
+REGION_SHIFT = 40
+REGION_BASE = 1 << 44
+
+
+@dataclass
+class Lanes:
+    """Per-lane state of a run: registers, origin case, program counters, flags, records."""
+
+    regs: dict
+    origin: np.ndarray
+    pcs: np.ndarray | None = None
+    unknown: np.ndarray | None = None
+    params: dict = field(default_factory=dict)       # param name -> per-lane uint64 bits (.func ABI)
+    stores: list = field(default_factory=list)       # per-lane store records (region, offset, width, value, done)
+    trace: dict = field(default_factory=dict)        # step index -> (returned, reference, low, high) per lane
+    loads: list = field(default_factory=list)        # (region, width, offsets) seen (ABI discovery)
+
+    @property
+    def size(self) -> int:
+        """Number of lanes."""
+        return int(self.origin.shape[0])
+
+    def take_tiled(self, times: int, keep: set) -> None:
+        """Every per-lane array repeated ``times`` times end to end (lane i + k*n is a copy of i)."""
+        def tile(v):
+            return np.concatenate([v] * times) if isinstance(v, np.ndarray) else v
+        self.regs = {k: tile(v) for k, v in self.regs.items() if k in keep}
+        self.origin = tile(self.origin)
+        if self.pcs is not None:
+            self.pcs = tile(self.pcs)
+        self.unknown = tile(self.unknown)
+        self.params = {k: tile(v) for k, v in self.params.items()}
+        self.stores = [tuple(tile(x) for x in st) for st in self.stores]
+        self.trace = {k: tuple(tile(x) for x in v) for k, v in self.trace.items()}
+
+    def take(self, rep: np.ndarray, keep: set | None) -> None:
+        """Replace every per-lane array by ``array[rep]`` (lane forking); dead registers are dropped
+        unless ``keep`` is None (tracing keeps every register)."""
+        self.regs = {k: v[rep] for k, v in self.regs.items() if keep is None or k in keep}
+        self.origin = self.origin[rep]
+        if self.pcs is not None:
+            self.pcs = self.pcs[rep]
+        self.unknown = self.unknown[rep]
+        self.params = {k: v[rep] for k, v in self.params.items()}
+        self.stores = [tuple(x[rep] if isinstance(x, np.ndarray) else x for x in s) for s in self.stores]
+        self.trace = {k: tuple(x[rep] for x in v) for k, v in self.trace.items()}
+
+
+@dataclass
+class Memory:
+    """Global memory for the ``.entry`` ABI: read-only regions (uint8 arrays) at ``pointer``
+    addresses; every region starts at ``REGION_BASE + k << REGION_SHIFT``."""
+
+    regions: list  # (name, uint8 array)
+
+    def pointer(self, k: int) -> int:
+        """The address of region ``k``."""
+        return REGION_BASE + (k << REGION_SHIFT)
+
+
+@dataclass
+class Step:
+    """One compiled instruction."""
+
+    kind: str  # op, bra, ret
+    run: Callable | None
+    instr: Instr
+    guard: tuple[str, bool] | None = None
+    target: int = 0
+    target_label: str = ""
+    reads: frozenset = frozenset()
+    writes: frozenset = frozenset()
+    approximate: str | None = None  # the form name, for reports
+
+
+class Plan:
+    """A compiled function: steps, labels, register types; :meth:`run` executes it on lanes."""
+
+    def __init__(self, function: Function, steps: list[Step], path: str):
+        self.function = function
+        self.steps = steps
+        self.path = path
+        self.backward = any(s.kind == "bra" and s.target <= i for i, s in enumerate(steps))
+        every = frozenset(function.registers)
+        self.live_after: list = []
+        later: set = set()
+        for s in reversed(steps):
+            later |= s.reads
+            if s.guard:
+                later.add(s.guard[0])
+            self.live_after.append(frozenset(later) if not self.backward else every)
+        self.live_after.reverse()
+        self.live_after.append(frozenset())
+
+    def new_lanes(self, n: int, origin: np.ndarray | None = None) -> Lanes:
+        """Fresh lanes (zeroed registers; ``origin`` defaults to 0..n-1)."""
+        regs = {name: np.zeros(n, dtype=_UINT[TYPES[t][0]] if t in TYPES else np.uint64)
+                for name, t in self.function.registers.items()}
+        origin = np.arange(n, dtype=np.int64) if origin is None else origin.astype(np.int64)
+        return Lanes(regs, origin, None, np.zeros(n, dtype=bool))
+
+    def run(self, lanes: Lanes, ctx: "RunContext") -> Lanes:
+        """Execute the plan on ``lanes`` (modified and returned; forking replaces its arrays)."""
+        steps, n = self.steps, len(self.steps)
+        pc = 0
+        loops: dict[int, int] = {}
+        while True:
+            if lanes.pcs is None:
+                if pc >= n:
+                    break
+                cur, sel = pc, None
+            else:
+                if lanes.size == 0:
+                    break
+                cur = int(lanes.pcs.min())
+                if cur >= n:
+                    break
+                here = lanes.pcs == cur
+                if here.all():
+                    lanes.pcs, sel = None, None
+                else:
+                    sel = np.flatnonzero(here)
+            step = steps[cur]
+            guard = None
+            if step.guard is not None:
+                g = lanes.regs[step.guard[0]]
+                guard = g if sel is None else g[sel]
+                if step.guard[1]:
+                    guard = ~guard
+            if step.kind in ("bra", "ret"):
+                target = step.target if step.kind == "bra" else END
+                if step.kind == "bra" and target <= cur:
+                    loops[cur] = loops.get(cur, 0) + 1
+                    if loops[cur] > ctx.step_limit:
+                        loc = Location(self.path, step.instr.line, step.instr.col)
+                        raise StepLimitError(f"the loop at label {step.target_label} ran more than "
+                                             f"{ctx.step_limit} iterations (step limit)", loc)
+                if guard is None or (sel is None and lanes.pcs is None and bool(guard.all())):
+                    if lanes.pcs is None:
+                        pc = target
+                    else:
+                        lanes.pcs[sel] = target
+                elif lanes.pcs is None and not guard.any():
+                    pc = cur + 1
+                else:
+                    nxt = np.where(guard, target, cur + 1).astype(np.int32)
+                    if lanes.pcs is None:
+                        lanes.pcs = nxt
+                    else:
+                        lanes.pcs[sel] = nxt
+                continue
+            # advance first: a forking step repeats the counters along with everything else
+            if lanes.pcs is None:
+                pc = cur + 1
+            else:
+                lanes.pcs[sel] = cur + 1
+            sub = sel
+            if guard is not None:
+                if sel is None:
+                    sub = None if guard.all() else np.flatnonzero(guard)
+                else:
+                    sub = sel[guard]
+                if sub is not None and sub.size == 0:
+                    continue
+            ctx.live = self.live_after[cur + 1]
+            ctx.step = cur
+            step.run(lanes, sub, ctx)
+        return lanes
+
+
+@dataclass
+class RunContext:
+    """Settings of one run: choice enumeration, readings, memory, launch, tracing."""
+
+    approx: str = "all"            # all | reference
+    ulp_reading: str = "either"
+    tininess: str = "after"
+    memory: Memory | None = None
+    block: int = 256
+    thread_base: int = 0
+    trace: bool = False
+    step_limit: int = DEFAULT_STEP_LIMIT
+    contraction: bool = True
+    approx_used: set = field(default_factory=set)
+    live: frozenset = frozenset()
+    step: int = 0
+
+
+# ---------------------------------------------------------------------------------------------
+# compilation
+
+
+def _fmt_of(type_: str) -> str:
+    return {"f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64", "f16x2": "f16", "bf16x2": "bf16"}[type_]
+
+
+class _Compiler:
+    def __init__(self, fn: Function, db, path: str, module_params: dict | None = None):
+        self.fn = fn
+        self.db = db
+        self.path = path
+        self.reg_types = dict(fn.registers)
+        self.params = {p.name: p for p in fn.params + fn.returns}
+        labels = {}
+        pos = 0
+        for item in fn.body:
+            if isinstance(item, Label):
+                labels[item.name] = pos
+            else:
+                pos += 1
+        self.labels = labels
+        self.instrs = [i for i in fn.body if isinstance(i, Instr)]
+
+    def error(self, ins: Instr, message: str, unsupported: bool = True) -> UnsupportedPtxError:
+        return UnsupportedPtxError(message, Location(self.path, ins.line, ins.col), unsupported=unsupported)
+
+    def unsupported(self, ins: Instr, what: str = "instruction") -> UnsupportedPtxError:
+        return self.error(ins, f"unsupported {what} '{ins.opcode}'")
+
+    # -- operand access -----------------------------------------------------------------------
+
+    def reg(self, ins: Instr, op) -> str:
+        if not isinstance(op, Reg):
+            raise self.error(ins, f"expected a register, got {getattr(op, 'text', None) or op!r}", unsupported=False)
+        if op.name not in self.reg_types:
+            raise self.error(ins, f"undeclared register {op.name!r}", unsupported=False)
+        return op.name
+
+    def reader(self, ins: Instr, op, width: int, ftype: str | None = None):
+        """A function (lanes, sub, ctx) -> uint array of ``width`` bits (bool for width 1)."""
+        dt = _UINT[width]
+        if isinstance(op, Reg):
+            name = self.reg(ins, op)
+            rw = TYPES.get(self.reg_types[name], (64, "b"))[0]
+            if width == 1:
+                if rw != 1:
+                    raise self.error(ins, f"{name} is not a predicate", unsupported=False)
+                return (lambda L, s, c: L.regs[name] if s is None else L.regs[name][s]), {name}
+            if rw == 1:
+                raise self.error(ins, f"predicate {name} used as a value", unsupported=False)
+            if rw == width:
+                return (lambda L, s, c: L.regs[name] if s is None else L.regs[name][s]), {name}
+            return (lambda L, s, c: (L.regs[name] if s is None else L.regs[name][s]).astype(dt)), {name}
+        if isinstance(op, Imm):
+            bits = self.immediate(ins, op, width, ftype)
+            value = dt.type(bits)
+            return (lambda L, s, c: np.full(L.size if s is None else s.size, value, dtype=dt)), set()
+        if isinstance(op, Special):
+            name = op.name
+            return (lambda L, s, c: _special(name, L, s, c).astype(dt)), set()
+        raise self.error(ins, f"unsupported operand {op!r}")
+
+    def immediate(self, ins: Instr, op: Imm, width: int, ftype: str | None) -> int:
+        mask = (1 << width) - 1
+        if op.float_bits:
+            if ftype is None or op.float_bits == width:
+                return op.value & mask
+            value = np.array([op.value], dtype=np.uint32 if op.float_bits == 32 else np.uint64)
+            f = value.view(np.float32 if op.float_bits == 32 else np.float64)[0]
+            return _float_bits(float(f), ftype)
+        if op.float_bits == 0:
+            if ftype is None:
+                raise self.error(ins, f"floating-point literal {op.text} in an integer operation", unsupported=False)
+            return _float_bits(float(op.value), ftype)
+        value = int(op.value)
+        if ftype is not None and ftype in ("f32", "f64", "f16", "bf16"):
+            raise self.error(ins, f"integer literal {op.text} as a floating-point operand", unsupported=False)
+        return value & mask
+
+    def writer(self, ins: Instr, op):
+        """(function (lanes, sub, values) -> None, written register name or None for '_')."""
+        if isinstance(op, Symbol) and op.name == "_":
+            return (lambda L, s, v: None), None
+        name = self.reg(ins, op)
+        dt = _UINT[TYPES.get(self.reg_types[name], (64, "b"))[0]]
+
+        def write(L, s, v):
+            v = np.asarray(v)
+            if v.dtype != dt:
+                v = v.astype(dt)
+            if s is None:
+                L.regs[name] = np.broadcast_to(v, (L.size,)).copy() if v.shape != (L.size,) else v
+            else:
+                arr = L.regs[name].copy()  # registers may share arrays: never write in place
+                arr[s] = v
+                L.regs[name] = arr
+        return write, name
+
+    # -- dispatch -------------------------------------------------------------------------------
+
+    def compile(self) -> list[Step]:
+        steps = []
+        for pos, ins in enumerate(self.instrs):
+            if ins.guard is not None:
+                g = ins.guard[0]
+                if self.reg_types.get(g) != "pred":
+                    raise self.error(ins, f"guard {g} is not a declared predicate register", unsupported=False)
+            step = self.instruction(ins, pos)
+            step.guard = ins.guard
+            steps.append(step)
+        self._contractions(steps)
+        return steps
+
+    def instruction(self, ins: Instr, pos: int) -> Step:
+        tokens = ins.opcode.split(".")
+        head, mods = tokens[0], tokens[1:]
+        if head == "bra":
+            if any(m != "uni" for m in mods) or len(ins.operands) != 1 or not isinstance(ins.operands[0], Symbol):
+                raise self.unsupported(ins, "branch")
+            label = ins.operands[0].name
+            if label not in self.labels:
+                raise self.error(ins, f"branch to unknown label {label!r}", unsupported=False)
+            return Step("bra", None, ins, target=self.labels[label], target_label=label)
+        if head in ("ret", "exit"):
+            if any(m != "uni" for m in mods) or ins.operands:
+                raise self.unsupported(ins)
+            return Step("ret", None, ins)
+        handler = getattr(self, "op_" + head, None)
+        if handler is not None:
+            result = handler(ins, mods)
+            if result is not None:
+                return result
+        form = self.db.resolve(ins.opcode)
+        if form is not None and form.kind in ("exact", "contract"):
+            return self.model(ins, form)
+        raise self.unsupported(ins)
+
+    def _step(self, ins, run, reads, writes, approximate=None) -> Step:
+        return Step("op", run, ins, reads=frozenset(r for r in reads if r), writes=frozenset(w for w in writes if w),
+                    approximate=approximate)
+
+    # -- data movement --------------------------------------------------------------------------
+
+    def op_mov(self, ins, mods):
+        if len(mods) != 1 or mods[0] not in TYPES or len(ins.operands) != 2:
+            raise self.unsupported(ins)
+        width, kind = TYPES[mods[0]]
+        d, a = ins.operands
+        if isinstance(d, Vec):  # unpack: first element = least significant
+            read, reads = self.reader(ins, a, width)
+            parts = [self.writer(ins, o) for o in d.items]
+            pw = width // len(parts)
+            mask = (1 << pw) - 1
+
+            def unpack(L, s, c):
+                v = read(L, s, c).astype(np.uint64)
+                for j, (w, _) in enumerate(parts):
+                    w(L, s, (v >> np.uint64(j * pw)) & np.uint64(mask))
+            return self._step(ins, unpack, reads, [n for _, n in parts])
+        if isinstance(a, Vec):
+            pw = width // len(a.items)
+            readers = [self.reader(ins, o, pw) for o in a.items]
+            write, wname = self.writer(ins, d)
+
+            def pack(L, s, c):
+                out = np.zeros(L.size if s is None else s.size, dtype=np.uint64)
+                for j, (r, _) in enumerate(readers):
+                    out |= r(L, s, c).astype(np.uint64) << np.uint64(j * pw)
+                write(L, s, out)
+            return self._step(ins, pack, set().union(*[r for _, r in readers]), [wname])
+        read, reads = self.reader(ins, a, width, mods[0] if kind == "f" else None)
+        write, wname = self.writer(ins, d)
+        return self._step(ins, lambda L, s, c: write(L, s, read(L, s, c)), reads, [wname])
+
+    def op_cvta(self, ins, mods):
+        if mods not in (["to", "global", "u64"], ["global", "u64"]) or len(ins.operands) != 2:
+            raise self.unsupported(ins)
+        read, reads = self.reader(ins, ins.operands[1], 64)
+        write, wname = self.writer(ins, ins.operands[0])
+        return self._step(ins, lambda L, s, c: write(L, s, read(L, s, c)), reads, [wname])
+
+    def _mem_type(self, ins, mods, spaces):
+        mods = [m for m in mods if m not in ("nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt")]
+        space = mods[0] if mods and mods[0] in spaces else None
+        rest = mods[1:] if space else mods
+        if len(rest) != 1 or rest[0] not in TYPES:
+            raise self.unsupported(ins)
+        return space, rest[0]
+
+    def _vector(self, mods):
+        vec = 1
+        for v in ("v2", "v4"):
+            if v in mods:
+                vec = int(v[1])
+        return [m for m in mods if m not in ("v2", "v4")], vec
+
+    def op_ld(self, ins, mods):
+        mods, vec = self._vector(mods)
+        space, type_ = self._mem_type(ins, mods, ("param", "global"))
+        width, kind = TYPES[type_]
+        if len(ins.operands) != 2 or not isinstance(ins.operands[1], Addr):
+            raise self.unsupported(ins)
+        d, addr = ins.operands
+        if vec > 1:
+            if space == "param" or not isinstance(d, Vec) or len(d.items) != vec:
+                raise self.unsupported(ins)
+            return self._ld_vector(ins, d, addr, width, kind, vec)
+        write, wname = self.writer(ins, d)
+        signed = kind == "s"
+        if space == "param":
+            if not isinstance(addr.base, Symbol) or addr.base.name not in self.params:
+                raise self.error(ins, f"ld.param from unknown parameter {addr.base!r}", unsupported=False)
+            pname, off = addr.base.name, addr.offset
+
+            def ldparam(L, s, c):
+                v = L.params[pname]
+                v = v if s is None else v[s]
+                v = (v >> np.uint64(8 * off)) & np.uint64((1 << width) - 1)
+                write(L, s, _extend(v, width, signed, wname and self.reg_types[wname]))
+            return self._step(ins, ldparam, [], [wname])
+        if space is None and not isinstance(addr.base, Reg):
+            raise self.unsupported(ins)
+        base, reads = self.reader(ins, addr.base, 64)
+        off = addr.offset
+        nbytes = width // 8
+        where = Location(self.path, ins.line, ins.col)
+
+        def ldglobal(L, s, c):
+            a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
+            region, offs = _locate(c.memory, a, nbytes, where)
+            data = c.memory.regions[region][1]
+            words = data.view(_UINT[width])
+            v = words[offs // nbytes]
+            L.loads.append((region, nbytes, offs))
+            write(L, s, _extend(v.astype(np.uint64), width, signed, wname and self.reg_types[wname]))
+        return self._step(ins, ldglobal, reads, [wname])
+
+    def _ld_vector(self, ins, d, addr, width, kind, vec):
+        """``ld.global.vN``: N consecutive elements; recorded as one access of N elements."""
+        if not isinstance(addr.base, Reg):
+            raise self.unsupported(ins)
+        base, reads = self.reader(ins, addr.base, 64)
+        writers = [self.writer(ins, o) for o in d.items]
+        off, nbytes = addr.offset, width // 8
+        where = Location(self.path, ins.line, ins.col)
+
+        def ldvec(L, s, c):
+            a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
+            region, offs = _locate(c.memory, a, nbytes * vec, where)
+            words = c.memory.regions[region][1].view(_UINT[width])
+            L.loads.append((region, nbytes * vec, offs))
+            for j, (w, wn) in enumerate(writers):
+                v = words[offs // nbytes + j].astype(np.uint64)
+                w(L, s, _extend(v, width, kind == "s", wn and self.reg_types[wn]))
+        return self._step(ins, ldvec, reads, [wn for _, wn in writers])
+
+    def op_st(self, ins, mods):
+        mods, vec = self._vector(mods)
+        space, type_ = self._mem_type(ins, mods, ("param", "global"))
+        width, _ = TYPES[type_]
+        if len(ins.operands) != 2 or not isinstance(ins.operands[0], Addr):
+            raise self.unsupported(ins)
+        addr, src = ins.operands
+        if vec > 1:
+            if space == "param" or not isinstance(src, Vec) or len(src.items) != vec:
+                raise self.unsupported(ins)
+            # a vector store of N elements is one store of their concatenation (first = lowest)
+            readers = [self.reader(ins, o, width) for o in src.items]
+            base, breads = self.reader(ins, addr.base, 64)
+            off, nbytes = addr.offset, width // 8
+            where = Location(self.path, ins.line, ins.col)
+
+            def stvec(L, s, c):
+                a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
+                region, offs = _locate(c.memory, a, nbytes * vec, where)
+                val = np.zeros(L.size if s is None else s.size, dtype=np.uint64)
+                for j, (r, _) in enumerate(readers):
+                    val |= r(L, s, c).astype(np.uint64) << np.uint64(j * width)
+                _record_store(L, s, region, nbytes * vec, offs, val)
+            return self._step(ins, stvec, set(breads).union(*[r for _, r in readers]), [])
+        read, reads = self.reader(ins, src, width, type_ if TYPES[type_][1] == "f" else None)
+        if space == "param":
+            if not isinstance(addr.base, Symbol) or addr.base.name not in self.params:
+                raise self.error(ins, f"st.param to unknown parameter {addr.base!r}", unsupported=False)
+            pname, off = addr.base.name, addr.offset
+            mask = np.uint64(((1 << width) - 1) << (8 * off))
+
+            def stparam(L, s, c):
+                v = read(L, s, c).astype(np.uint64) << np.uint64(8 * off)
+                cur = L.params.get(pname)
+                if cur is None:
+                    cur = np.zeros(L.size, dtype=np.uint64)
+                cur = cur.copy()
+                if s is None:
+                    cur = (cur & ~mask) | v
+                else:
+                    cur[s] = (cur[s] & ~mask) | v
+                L.params[pname] = cur
+            return self._step(ins, stparam, reads, [])
+        if space is None and not isinstance(addr.base, Reg):
+            raise self.unsupported(ins)
+        base, breads = self.reader(ins, addr.base, 64)
+        off = addr.offset
+        nbytes = width // 8
+        where = Location(self.path, ins.line, ins.col)
+
+        def stglobal(L, s, c):
+            a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
+            region, offs = _locate(c.memory, a, nbytes, where)
+            _record_store(L, s, region, nbytes, offs, read(L, s, c).astype(np.uint64))
+        return self._step(ins, stglobal, set(reads) | set(breads), [])
+
+    # -- predicates and selection ---------------------------------------------------------------
+
+    def op_setp(self, ins, mods):
+        ftz = "ftz" in mods
+        mods = [m for m in mods if m != "ftz"]
+        boolop = None
+        if len(mods) == 3 and mods[1] in ("and", "or", "xor"):
+            boolop = mods.pop(1)
+        if len(mods) != 2 or mods[1] not in TYPES:
+            raise self.unsupported(ins)
+        cmp, type_ = mods
+        width, kind = TYPES[type_]
+        nops = 4 if boolop else 3
+        dst = ins.operands[0]
+        if kind == "x" or len(ins.operands) != nops or isinstance(dst, Vec):
+            raise self.unsupported(ins)
+        ra, r1 = self.reader(ins, ins.operands[1], width, type_ if kind == "f" else None)
+        rb, r2 = self.reader(ins, ins.operands[2], width, type_ if kind == "f" else None)
+        rc, r3 = (self.reader(ins, ins.operands[3], 1) if boolop else (None, set()))
+        write, wname = self.writer(ins, dst)
+        if kind == "f":
+            fn = _float_compare(cmp, type_, ftz)
+        else:
+            fn = _int_compare(cmp, kind, width)
+        if fn is None:
+            raise self.unsupported(ins)
+        combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}.get(boolop)
+
+        def setp(L, s, c):
+            t = fn(ra(L, s, c), rb(L, s, c))
+            if combine is not None:
+                t = combine(t, rc(L, s, c))
+            write(L, s, t)
+        return self._step(ins, setp, r1 | r2 | r3, [wname])
+
+    def op_selp(self, ins, mods):
+        if len(mods) != 1 or mods[0] not in TYPES or len(ins.operands) != 4:
+            raise self.unsupported(ins)
+        width, kind = TYPES[mods[0]]
+        ft = mods[0] if kind == "f" else None
+        ra, r1 = self.reader(ins, ins.operands[1], width, ft)
+        rb, r2 = self.reader(ins, ins.operands[2], width, ft)
+        rc, r3 = self.reader(ins, ins.operands[3], 1)
+        write, wname = self.writer(ins, ins.operands[0])
+        return self._step(ins, lambda L, s, c: write(L, s, np.where(rc(L, s, c), ra(L, s, c), rb(L, s, c))),
+                          r1 | r2 | r3, [wname])
+
+    # -- integer and logic ------------------------------------------------------------------------
+
+    def op_and(self, ins, mods):
+        return self._logic(ins, mods, np.bitwise_and)
+
+    def op_or(self, ins, mods):
+        return self._logic(ins, mods, np.bitwise_or)
+
+    def op_xor(self, ins, mods):
+        return self._logic(ins, mods, np.bitwise_xor)
+
+    def op_not(self, ins, mods):
+        return self._logic(ins, mods, None)
+
+    def _logic(self, ins, mods, fn):
+        if len(mods) != 1 or mods[0] not in TYPES or TYPES[mods[0]][1] not in ("b", "pred"):
+            raise self.unsupported(ins)
+        width = TYPES[mods[0]][0]
+        readers = [self.reader(ins, o, width) for o in ins.operands[1:]]
+        if len(readers) != (1 if fn is None else 2):
+            raise self.unsupported(ins)
+        write, wname = self.writer(ins, ins.operands[0])
+        reads = set().union(*[r for _, r in readers])
+        if fn is None:
+            inv = np.bool_(True) if width == 1 else _UINT[width].type((1 << width) - 1)
+            return self._step(ins, lambda L, s, c: write(L, s, readers[0][0](L, s, c) ^ inv), reads, [wname])
+        a, b = readers[0][0], readers[1][0]
+        return self._step(ins, lambda L, s, c: write(L, s, fn(a(L, s, c), b(L, s, c))), reads, [wname])
+
+    def op_bfe(self, ins, mods):
+        """``bfe.{u,s}{32,64} d, a, pos, len`` (PTX ISA bit-field extract, sign fill for signed types)."""
+        if len(mods) != 1 or mods[0] not in ("u32", "u64", "s32", "s64") or len(ins.operands) != 4:
+            raise self.unsupported(ins)
+        width, kind = TYPES[mods[0]]
+        ra, r1 = self.reader(ins, ins.operands[1], width)
+        rb, r2 = self.reader(ins, ins.operands[2], 32)
+        rc, r3 = self.reader(ins, ins.operands[3], 32)
+        write, wname = self.writer(ins, ins.operands[0])
+        dt = _UINT[width]
+
+        def bfe(L, s, c):
+            a = ra(L, s, c).astype(np.uint64)
+            pos = (rb(L, s, c) & np.uint32(0xFF)).astype(np.uint64)
+            ln = (rc(L, s, c) & np.uint32(0xFF)).astype(np.uint64)
+            out = np.zeros(a.shape, dtype=np.uint64)
+            if kind == "s":
+                top = np.minimum(pos + ln - np.uint64(1), np.uint64(width - 1))
+                sbit = np.where(ln == 0, np.uint64(0), (a >> top) & np.uint64(1))
+            else:
+                sbit = np.zeros(a.shape, dtype=np.uint64)
+            for i in range(width):  # bit by bit, exactly as the ISA defines it
+                src = pos + np.uint64(i)
+                inside = (np.uint64(i) < ln) & (src < np.uint64(width))
+                bit = (a >> np.minimum(src, np.uint64(width - 1))) & np.uint64(1)
+                out |= np.where(inside, bit, sbit) << np.uint64(i)
+            write(L, s, out.astype(dt))
+        return self._step(ins, bfe, r1 | r2 | r3, [wname])
+
+    def op_shl(self, ins, mods):
+        return self._shift(ins, mods, "shl")
+
+    def op_shr(self, ins, mods):
+        return self._shift(ins, mods, "shr")
+
+    def _shift(self, ins, mods, head):
+        if len(mods) != 1 or mods[0] not in TYPES or TYPES[mods[0]][1] not in ("b", "u", "s") or len(ins.operands) != 3:
+            raise self.unsupported(ins)
+        width, kind = TYPES[mods[0]]
+        if width < 16:
+            raise self.unsupported(ins)
+        ra, r1 = self.reader(ins, ins.operands[1], width)
+        rb, r2 = self.reader(ins, ins.operands[2], 32)
+        write, wname = self.writer(ins, ins.operands[0])
+        dt = _UINT[width]
+        arith = head == "shr" and kind == "s"
+
+        def shift(L, s, c):
+            a = ra(L, s, c)
+            n = np.minimum(rb(L, s, c).astype(np.int64), width)
+            if arith:
+                v = a.view(_SINT[width]) >> np.minimum(n, width - 1).astype(_SINT[width])
+                out = v.view(dt)
+            else:
+                m = np.minimum(n, width - 1).astype(dt)
+                out = (a << m) if head == "shl" else (a >> m)
+                out = np.where(n >= width, dt.type(0), out)
+            write(L, s, out)
+        return self._step(ins, shift, r1 | r2, [wname])
+
+    def _int_arith(self, ins, mods, head):
+        mods = list(mods)
+        mode = None
+        if head in ("mul", "mad") and mods and mods[0] in ("lo", "hi", "wide"):
+            mode = mods.pop(0)
+        if len(mods) != 1 or mods[0] not in TYPES or TYPES[mods[0]][1] not in ("u", "s"):
+            return None
+        width, kind = TYPES[mods[0]]
+        if head in ("mul", "mad") and mode is None:
+            raise self.unsupported(ins)
+        signed = kind == "s"
+        arity = {"neg": 1, "abs": 1, "mad": 3}.get(head, 2)
+        if len(ins.operands) != arity + 1 or width < 16:
+            raise self.unsupported(ins)
+        if mode == "hi" and width == 64:
+            raise self.unsupported(ins)
+        out_w = 2 * width if mode == "wide" else width
+        if out_w > 64:
+            raise self.unsupported(ins)
+        readers = [self.reader(ins, o, width) for o in ins.operands[1:1 + min(arity, 2)]]
+        addend = self.reader(ins, ins.operands[3], out_w) if head == "mad" else None
+        write, wname = self.writer(ins, ins.operands[0])
+        reads = set().union(*[r for _, r in readers]) | (addend[1] if addend else set())
+        odt = _UINT[out_w]
+
+        def ints(v, w):
+            return v.view(_SINT[w]).astype(np.int64) if signed else v.astype(np.uint64)
+
+        def run(L, s, c):
+            vals = [r(L, s, c) for r, _ in readers]
+            if head in ("add", "sub", "neg") or (head in ("mul", "mad") and mode == "lo"):
+                u = [v.astype(np.uint64) for v in vals]
+                if head == "add":
+                    out = u[0] + u[1]
+                elif head == "sub":
+                    out = u[0] - u[1]
+                elif head == "neg":
+                    out = np.uint64(0) - u[0]
+                else:
+                    out = u[0] * u[1]
+            elif head in ("mul", "mad"):
+                x, y = ints(vals[0], width), ints(vals[1], width)
+                prod = x * y  # width <= 32: exact in 64 bits
+                out = (prod >> width) if mode == "hi" else prod
+                out = out.astype(np.uint64) if out.dtype != np.uint64 else out
+            elif head == "min":
+                out = np.minimum(ints(vals[0], width), ints(vals[1], width)).astype(np.uint64)
+            elif head == "max":
+                out = np.maximum(ints(vals[0], width), ints(vals[1], width)).astype(np.uint64)
+            elif head == "abs":
+                out = np.abs(ints(vals[0], width)).astype(np.uint64)
+            else:
+                raise ExecutionError(f"{ins.opcode}: not executable", ins.line)
+            if head == "mad":
+                out = out + addend[0](L, s, c).astype(np.uint64)
+            write(L, s, out.astype(odt))
+        return self._step(ins, run, reads, [wname])
+
+    def op_add(self, ins, mods):
+        return self._int_arith(ins, mods, "add")
+
+    def op_sub(self, ins, mods):
+        return self._int_arith(ins, mods, "sub")
+
+    def op_mul(self, ins, mods):
+        return self._int_arith(ins, mods, "mul")
+
+    def op_mad(self, ins, mods):
+        return self._int_arith(ins, mods, "mad")
+
+    def op_min(self, ins, mods):
+        return self._int_arith(ins, mods, "min") if _int_typed(mods) else self._minmax(ins, mods, "min")
+
+    def op_max(self, ins, mods):
+        return self._int_arith(ins, mods, "max") if _int_typed(mods) else self._minmax(ins, mods, "max")
+
+    def op_abs(self, ins, mods):
+        return self._int_arith(ins, mods, "abs") if _int_typed(mods) else self._absneg(ins, mods, "abs")
+
+    def op_neg(self, ins, mods):
+        return self._int_arith(ins, mods, "neg") if _int_typed(mods) else self._absneg(ins, mods, "neg")
+
+    # -- floating-point moves that are not arithmetic -------------------------------------------
+
+    def _absneg(self, ins, mods, head):
+        ftz = "ftz" in mods
+        mods = [m for m in mods if m != "ftz"]
+        if len(mods) != 1 or mods[0] not in ("f16", "bf16", "f32", "f64") or len(ins.operands) != 2:
+            raise self.unsupported(ins)
+        type_ = mods[0]
+        fmt = get_format(_fmt_of(type_))
+        width = fmt.width
+        ra, r1 = self.reader(ins, ins.operands[1], width, type_)
+        write, wname = self.writer(ins, ins.operands[0])
+        dt = _UINT[width]
+        sign = dt.type(fmt.sign_mask)
+        canon = dt.type(fmt.canonical_nan)
+        keep_nan = type_ == "f64" and head == "abs"  # abs.f64 passes a NaN through (PTX ISA)
+
+        def run(L, s, c):
+            a = ra(L, s, c)
+            if ftz:
+                a = _flush(a, fmt)
+            out = (a & ~sign) if head == "abs" else (a ^ sign)
+            if not keep_nan:
+                out = np.where(_isnan(a, fmt), canon, out)
+            write(L, s, out)
+        return self._step(ins, run, r1, [wname])
+
+    def _minmax(self, ins, mods, head):
+        ftz = "ftz" in mods
+        nanmode = "NaN" in mods
+        mods = [m for m in mods if m not in ("ftz", "NaN")]
+        if len(mods) != 1 or mods[0] not in ("f16", "bf16", "f32", "f64") or len(ins.operands) != 3:
+            raise self.unsupported(ins)
+        type_ = mods[0]
+        fmt = get_format(_fmt_of(type_))
+        width = fmt.width
+        ra, r1 = self.reader(ins, ins.operands[1], width, type_)
+        rb, r2 = self.reader(ins, ins.operands[2], width, type_)
+        write, wname = self.writer(ins, ins.operands[0])
+        canon = _UINT[width].type(fmt.canonical_nan)
+
+        def run(L, s, c):
+            a, b = ra(L, s, c), rb(L, s, c)
+            if ftz:
+                a, b = _flush(a, fmt), _flush(b, fmt)
+            oa, ob = _ordinal_bits(a, fmt), _ordinal_bits(b, fmt)  # -0 < +0 (PTX ISA)
+            pick_a = (oa <= ob) if head == "min" else (oa >= ob)
+            out = np.where(pick_a, a, b)
+            na, nb = _isnan(a, fmt), _isnan(b, fmt)
+            if nanmode:
+                out = np.where(na | nb, canon, out)
+            else:
+                out = np.where(na & ~nb, b, np.where(nb & ~na, a, out))
+                out = np.where(na & nb, canon, out)
+            if ftz:
+                out = _flush(out, fmt)
+            write(L, s, out)
+        return self._step(ins, run, r1 | r2, [wname])
+
+    def op_copysign(self, ins, mods):
+        if len(mods) != 1 or mods[0] not in ("f32", "f64") or len(ins.operands) != 3:
+            raise self.unsupported(ins)
+        width = TYPES[mods[0]][0]
+        ra, r1 = self.reader(ins, ins.operands[1], width, mods[0])
+        rb, r2 = self.reader(ins, ins.operands[2], width, mods[0])
+        write, wname = self.writer(ins, ins.operands[0])
+        sign = _UINT[width].type(1 << (width - 1))
+        # sign from a, magnitude from b (PTX ISA: reversed from C's copysign)
+        return self._step(ins, lambda L, s, c: write(L, s, (ra(L, s, c) & sign) | (rb(L, s, c) & ~sign)),
+                          r1 | r2, [wname])
+
+    def op_testp(self, ins, mods):
+        if len(mods) != 2 or mods[1] not in ("f32", "f64") or len(ins.operands) != 2:
+            raise self.unsupported(ins)
+        test, type_ = mods
+        fmt = get_format(type_)
+        ra, r1 = self.reader(ins, ins.operands[1], fmt.width, type_)
+        write, wname = self.writer(ins, ins.operands[0])
+        emask = _UINT[fmt.width].type(fmt.exponent_mask)
+        mmask = _UINT[fmt.width].type(fmt.magnitude_mask)
+
+        def run(L, s, c):
+            a = ra(L, s, c)
+            mag = a & mmask
+            exp = a & emask
+            table = {"finite": exp != emask, "infinite": mag == emask, "number": mag <= emask,
+                     "notanumber": mag > emask, "normal": ((exp != 0) & (exp != emask)) | (mag == 0),
+                     "subnormal": (exp == 0) & (mag != 0)}
+            write(L, s, table[test])
+        if test not in ("finite", "infinite", "number", "notanumber", "normal", "subnormal"):
+            raise self.unsupported(ins)
+        return self._step(ins, run, r1, [wname])
+
+    def _cvt_pair(self, ins, dst, src, rounding):
+        """``cvt.rn.{f16x2,bf16x2}.f32 d, a, b``: d's upper half is cvt(a), its lower half cvt(b)."""
+        efmt = get_format(_fmt_of(dst))
+        sfmt = get_format(src)
+        ra, r1 = self.reader(ins, ins.operands[1], 32)
+        rb, r2 = self.reader(ins, ins.operands[2], 32)
+        write, wname = self.writer(ins, ins.operands[0])
+        native = _native_convert(src, efmt.name, rounding, False)
+        mode = ops.Mode(rounding, False, "after")
+        rule = ops.NanRule(False, efmt.canonical_nan, fixed=efmt.canonical_nan)
+
+        def conv(v):
+            if native is not None:
+                return native(v).astype(np.uint32)
+            with np.errstate(all="ignore"):
+                return ops.convert(np, sfmt, efmt, v.astype(np.uint64), mode, rule).astype(np.uint32)
+
+        def run(L, s, c):
+            write(L, s, (conv(ra(L, s, c)) << np.uint32(16)) | conv(rb(L, s, c)))
+        return self._step(ins, run, r1 | r2, [wname])
+
+    def op_cvt(self, ins, mods):
+        rnd = [m for m in mods if m in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna")]
+        ftz = "ftz" in mods
+        sat = "sat" in mods
+        rest = [m for m in mods if m not in rnd and m not in ("ftz", "sat")]
+        if len(rest) != 2 or any(t not in TYPES for t in rest) or len(rnd) > 1 or len(ins.operands) not in (2, 3):
+            raise self.unsupported(ins)
+        dst, src = rest
+        dw, dk = TYPES[dst]
+        sw, sk = TYPES[src]
+        if dk == "x" and src == "f32" and len(rnd) == 1 and rnd[0] in ("rn", "rz", "rm", "rp") and not (ftz or sat):
+            if len(ins.operands) != 3:
+                raise self.unsupported(ins)
+            return self._cvt_pair(ins, dst, src, rnd[0])
+        write, wname = self.writer(ins, ins.operands[0])
+        if len(ins.operands) != 2:
+            raise self.unsupported(ins)
+        if dk in ("u", "s", "b") and sk in ("u", "s", "b"):
+            if rnd or ftz:
+                raise self.unsupported(ins)
+            read, r1 = self.reader(ins, ins.operands[1], sw)
+
+            def icvt(L, s, c):
+                v = read(L, s, c)
+                wide = v.view(_SINT[sw]).astype(np.int64) if sk == "s" else v.astype(np.int64)
+                if sat:
+                    lo, hi = (-(1 << (dw - 1)), (1 << (dw - 1)) - 1) if dk == "s" else (0, (1 << dw) - 1)
+                    wide = np.clip(wide, lo, hi)
+                out = wide.astype(np.uint64) & np.uint64((1 << dw) - 1)
+                write(L, s, _extend(out, dw, dk == "s", self.reg_types.get(wname)))
+            return self._step(ins, icvt, r1, [wname])
+        if dk == "f" and sk == "f":
+            sfmt, dfmt = get_format(_fmt_of(src)), get_format(_fmt_of(dst))
+            narrowing = dfmt.precision < sfmt.precision or dfmt.emax < sfmt.emax
+            rounding = rnd[0] if rnd else None
+            if sat or (narrowing and rounding not in ("rn", "rz", "rm", "rp")) or \
+                    (not narrowing and rounding is not None):
+                raise self.unsupported(ins)
+            if src == "bf16" and dst == "f16":
+                raise self.unsupported(ins)
+            read, r1 = self.reader(ins, ins.operands[1], sfmt.width)
+            # .ftz acts on the f32 side only (PTX ISA cvt)
+            mode = ops.Mode(rounding or "rn", False, "after", ftz_in=ftz and src == "f32",
+                            ftz_out=ftz and dst == "f32")
+            rule = ops.NanRule(False, dfmt.canonical_nan, fixed=dfmt.canonical_nan) if dst != "f64" else \
+                ops.NanRule.ieee(dfmt)
+            ddt = _UINT[dfmt.width]
+
+            native = _native_convert(src, dst, rounding, ftz)
+
+            def fcvt(L, s, c):
+                v = read(L, s, c)
+                if native is not None:
+                    write(L, s, native(v))
+                    return
+                with np.errstate(all="ignore"):
+                    out = ops.convert(np, sfmt, dfmt, v.astype(np.uint64), mode, rule)
+                write(L, s, out.astype(ddt))
+            return self._step(ins, fcvt, r1, [wname])
+        raise self.unsupported(ins)
+
+    # -- the model --------------------------------------------------------------------------------
+
+    def model(self, ins: Instr, form) -> Step:
+        if len(ins.operands) != len(form.operands):
+            raise self.error(ins, f"{form.name} takes {len(form.operands)} operands, got {len(ins.operands)}",
+                             unsupported=False)
+        width = form.operands[0].container_bits
+        ftype = form.type if form.type in ("f16", "bf16", "f32", "f64") else None
+        readers, write, wname = [], None, None
+        for spec, op in zip(form.operands, ins.operands):
+            if spec.role == "dst":
+                write, wname = self.writer(ins, op)
+            else:
+                readers.append(self.reader(ins, op, width, ftype))
+        reads = set().union(*[r for _, r in readers]) if readers else set()
+        if form.kind == "exact":
+            def exact(L, s, c):
+                vals = [r(L, s, c) for r, _ in readers]
+                with np.errstate(all="ignore"):
+                    out = api.evaluate(form, *vals, tininess=c.tininess)
+                write(L, s, out)
+            return self._step(ins, exact, reads, [wname])
+        if form.lanes != 1:
+            raise self.error(ins, f"unsupported packed approximate instruction '{ins.opcode}'")
+        return self._step(ins, _approximate_runner(form, readers, write, wname), reads, [wname],
+                          approximate=form.name)
+
+    def _contractions(self, steps: list[Step]) -> None:
+        """Let an unqualified add/sub.f32/f64 fed by an unqualified mul of the same block fork into
+        the fused result as well (ptxas may contract them; PTX ISA, add/mul without rounding)."""
+        label_at = set(self.labels.values())
+        for j, step in enumerate(steps):
+            ins = step.instr
+            m = re.fullmatch(r"(add|sub)(\.ftz)?\.(f32|f64)", ins.opcode)
+            if m is None or step.kind != "op" or len(ins.operands) != 3:
+                continue
+            for which in (1, 2):
+                src = ins.operands[which]
+                if not isinstance(src, Reg):
+                    continue
+                mul = None
+                for i in range(j - 1, -1, -1):
+                    if i + 1 in label_at or steps[i].kind != "op":
+                        break
+                    if src.name in steps[i].writes:
+                        cand = steps[i].instr
+                        if cand.opcode == f"mul{m.group(2) or ''}.{m.group(3)}" and cand.guard is None \
+                                and step.guard is None and all(isinstance(o, (Reg, Imm)) for o in cand.operands):
+                            mul = (i, cand)
+                        break
+                if mul is None:
+                    continue
+                i, cand = mul
+                srcs = {o.name for o in cand.operands[1:] if isinstance(o, Reg)}
+                if any(srcs & steps[k].writes for k in range(i + 1, j)):
+                    continue
+                fma_name = f"fma.rn{m.group(2) or ''}.{m.group(3)}"
+                fma = self.db.resolve(fma_name)
+                if fma is None:
+                    continue
+                step.run = _contracted_runner(self, ins, step.run, cand, which, m.group(1), fma, m.group(3))
+                step.reads = step.reads | srcs
+                step.approximate = f"{ins.opcode} (may be contracted with line {cand.line} into {fma_name})"
+                break
+
+
+def _contracted_runner(comp: _Compiler, ins, separate, mul_ins, which, head, fma, type_):
+    width = TYPES[type_][0]
+    fmt = get_format(type_)
+    ma, _ = comp.reader(mul_ins, mul_ins.operands[1], width, type_)
+    mb, _ = comp.reader(mul_ins, mul_ins.operands[2], width, type_)
+    other, _ = comp.reader(ins, ins.operands[3 - which], width, type_)
+    write, wname = comp.writer(ins, ins.operands[0])
+    sign = _UINT[width].type(fmt.sign_mask)
+
+    def run(L, s, c):
+        if not c.contraction or c.approx == "reference":
+            separate(L, s, c)
+            return
+        a, b, o = ma(L, s, c), mb(L, s, c), other(L, s, c)
+        if head == "sub":
+            if which == 1:   # (a*b) - o
+                o = o ^ sign
+            else:            # o - (a*b)
+                a = a ^ sign
+        with np.errstate(all="ignore"):
+            fused = np.asarray(api.evaluate(fma, a, b, o, tininess=c.tininess))
+        separate(L, s, c)
+        plain = L.regs[wname] if s is None else L.regs[wname][s]
+        values = np.stack([plain, fused.astype(plain.dtype)], axis=1)
+        valid = np.stack([np.ones(plain.shape, bool), fused != plain], axis=1)
+        _fork(L, s, c, wname, values, valid, None)
+    return run
+
+
+def _approximate_runner(form, readers, write, wname):
+    def run(L, s, c):
+        vals = [r(L, s, c) for r, _ in readers]
+        c.approx_used.add(form.name)
+        if c.approx == "reference":
+            with np.errstate(all="ignore"):
+                write(L, s, api.reference(form, *vals, tininess=c.tininess))
+            return
+        ch = _choices_dedup(form, vals, c)
+        if ch.unbounded.any():
+            unk = L.unknown.copy()
+            unk[np.flatnonzero(ch.unbounded) if s is None else s[ch.unbounded]] = True
+            L.unknown = unk
+            ch.valid[ch.unbounded] = False
+            ref_col = np.argmax(ch.values == ch.reference[:, None], axis=1)
+            ch.valid[np.flatnonzero(ch.unbounded), ref_col[ch.unbounded]] = True
+        _fork(L, s, c, wname, ch.values, ch.valid, ch.reference)
+    return run
+
+
+_CHOICE_CACHE: dict = {}
+_CHOICE_CACHE_LIMIT = 1 << 18
+
+
+def _choices_dedup(form, vals, c):
+    """Allowed choices computed once per distinct operand tuple: unary forms whose inputs repeat
+    (inputs from 16-bit domains, a fixed divisor per exhaustive block) look them up in a cache."""
+    n = vals[0].shape[0]
+    if len(vals) != 1 or n <= 64:
+        return allowed_choices(form, vals, ulp_reading=c.ulp_reading, tininess=c.tininess)
+    key = vals[0]
+    first = key[0]
+    if (key == first).all():
+        uniq, inv = key[:1], np.zeros(n, dtype=np.int64)
+    else:
+        uniq, inv = np.unique(key, return_inverse=True)
+        if uniq.shape[0] * 2 > n:
+            return allowed_choices(form, vals, ulp_reading=c.ulp_reading, tininess=c.tininess)
+    table = _CHOICE_CACHE.setdefault((form.name, c.ulp_reading, c.tininess), {})
+    if len(table) > _CHOICE_CACHE_LIMIT:
+        table.clear()
+    rows = [table.get(int(u)) for u in uniq] if uniq.shape[0] <= 4096 else [None] * uniq.shape[0]
+    missing = [j for j, r in enumerate(rows) if r is None]
+    if missing:
+        ch = allowed_choices(form, [uniq[missing]], ulp_reading=c.ulp_reading, tininess=c.tininess)
+        for k, j in enumerate(missing):
+            rows[j] = (ch.values[k], ch.valid[k], ch.unbounded[k], ch.reference[k])
+            if uniq.shape[0] <= 4096:
+                table[int(uniq[j])] = rows[j]
+    width = max(r[0].shape[0] for r in rows)
+    values = np.zeros((len(rows), width), dtype=rows[0][0].dtype)
+    valid = np.zeros((len(rows), width), dtype=bool)
+    for j, r in enumerate(rows):
+        # rows may differ in width only through the scan's depth: align the NaN column last
+        values[j, :r[0].shape[0] - 1] = r[0][:-1]
+        valid[j, :r[1].shape[0] - 1] = r[1][:-1]
+        values[j, -1], valid[j, -1] = r[0][-1], r[1][-1]
+    unbounded = np.array([r[2] for r in rows], dtype=bool)
+    reference = np.array([r[3] for r in rows], dtype=rows[0][3].dtype)
+    return Choices(values[inv], valid[inv], unbounded[inv], reference[inv])
+
+
+def _fork(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarray, reference) -> None:
+    """Give each selected lane one copy per valid value (columns of ``values``) and write it."""
+    n = L.size
+    counts_sub = valid.sum(axis=1)
+    idx = np.arange(n) if s is None else s
+    if wname is None:
+        return
+    trace_key = c.step if c.trace else None
+    if (counts_sub == 1).all():
+        first = np.argmax(valid, axis=1)
+        chosen = values[np.arange(values.shape[0]), first]
+        arr = L.regs[wname].copy()
+        arr[idx] = chosen
+        L.regs[wname] = arr
+        if trace_key is not None and reference is not None:
+            _trace_record(L, trace_key, idx, chosen, reference, values, valid, n)
+        return
+    if s is None and not c.trace and bool((valid == valid[0]).all()):
+        # every lane allows the same choices (a block with one divisor, say): copy the lanes block
+        # by block, one contiguous block per choice, instead of gathering
+        cols = np.flatnonzero(valid[0])
+        L.take_tiled(len(cols), c.live | {wname})
+        L.regs[wname] = np.concatenate([values[:, j] for j in cols]).astype(L.regs[wname].dtype)
+        return
+    counts = np.ones(n, dtype=np.int64)
+    counts[idx] = counts_sub
+    rep = np.repeat(np.arange(n), counts)
+    L.take(rep, None if c.trace else (c.live | {wname}))
+    starts = np.cumsum(counts) - counts
+    total = int(counts_sub.sum())
+    pos = np.repeat(starts[idx], counts_sub) + (np.arange(total) - np.repeat(np.cumsum(counts_sub) - counts_sub,
+                                                                              counts_sub))
+    arr = L.regs[wname]
+    arr[pos] = values[valid]
+    if trace_key is not None and reference is not None:
+        lanes_of = np.repeat(np.arange(values.shape[0]), counts_sub)
+        _trace_record(L, trace_key, pos, values[valid], reference[lanes_of], values[lanes_of], valid[lanes_of],
+                      L.size)
+
+
+def _trace_record(L, key, pos, chosen, reference, values, valid, n):
+    """Record, per lane, what an approximate step returned and the bounds its contract allowed."""
+    ret = np.zeros(n, dtype=np.uint64)
+    ref = np.zeros(n, dtype=np.uint64)
+    lo = np.zeros(n, dtype=np.uint64)
+    hi = np.zeros(n, dtype=np.uint64)
+    has = np.zeros(n, dtype=bool)
+    ret[pos] = chosen
+    ref[pos] = reference
+    first = np.argmax(valid, axis=1)
+    # last valid non-NaN column: columns are sorted, NaN last
+    finite_valid = valid.copy()
+    finite_valid[:, -1] = False
+    lastcol = finite_valid.shape[1] - 1 - np.argmax(finite_valid[:, ::-1], axis=1)
+    rows = np.arange(values.shape[0])
+    lo[pos] = values[rows, first]
+    hi[pos] = values[rows, lastcol]
+    has[pos] = True
+    if key in L.trace:  # the step ran before (a loop): keep the last value per lane
+        old = L.trace[key]
+        ret = np.where(has, ret, old[0])
+        ref = np.where(has, ref, old[1])
+        lo = np.where(has, lo, old[2])
+        hi = np.where(has, hi, old[3])
+        has = has | old[4]
+    L.trace[key] = (ret, ref, lo, hi, has)
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def _native_convert(src: str, dst: str, rounding: str | None, ftz: bool):
+    """numpy's IEEE conversions for the common cvt forms (exact widenings; round-to-nearest-even
+    narrowings f32->f16, f64->f32, f32->bf16), NaNs made canonical as the model does; None where
+    the model's general conversion is needed. tests/sim/test_compiled_ptx.py checks them against
+    the model's convert."""
+    if ftz or rounding not in (None, "rn"):
+        return None
+    f16_nan, f32_nan, bf16_nan = np.uint16(0x7FFF), np.uint32(0x7FFFFFFF), np.uint16(0x7FFF)
+    if (src, dst) == ("f16", "f32"):
+        def f16_f32(v):
+            out = v.view(np.float16).astype(np.float32).view(np.uint32)
+            return np.where((v & np.uint16(0x7FFF)) > np.uint16(0x7C00), f32_nan, out)
+        return f16_f32
+    if (src, dst) == ("f32", "f16"):
+        def f32_f16(v):
+            # integer rounding of the pattern for normal results; results below 2^-14 are rounded to
+            # the subnormal grid (multiples of 2^-24) by one binary32 addition of 0.5, whose ulp is 2^-24
+            mag = v & np.uint32(0x7FFFFFFF)
+            normal = ((mag + np.uint32(0xFFF) + ((mag >> np.uint32(13)) & np.uint32(1))) >> np.uint32(13)) \
+                - np.uint32(112 << 10)
+            with np.errstate(all="ignore"):
+                sub = (mag.view(np.float32) + np.float32(0.5)).view(np.uint32) - np.uint32(0x3F000000)
+            h = np.where(mag < np.uint32(0x38800000), sub, normal)
+            h = np.where(mag >= np.uint32(0x477FF000), np.uint32(0x7C00), h)
+            h = h | ((v >> np.uint32(16)) & np.uint32(0x8000))
+            return np.where(mag > np.uint32(0x7F800000), np.uint32(0x7FFF), h).astype(np.uint16)
+        return f32_f16
+    if (src, dst) == ("bf16", "f32"):
+        def bf16_f32(v):
+            out = v.astype(np.uint32) << np.uint32(16)
+            return np.where((v & np.uint16(0x7FFF)) > np.uint16(0x7F80), f32_nan, out)
+        return bf16_f32
+    if (src, dst) == ("f32", "bf16"):
+        def f32_bf16(v):
+            # round to nearest even on the bit pattern: uniform spacing within a binade, carries
+            # into the exponent (and to infinity) are what rounding up means
+            lsb = (v >> np.uint32(16)) & np.uint32(1)
+            out = ((v + np.uint32(0x7FFF) + lsb) >> np.uint32(16)).astype(np.uint16)
+            return np.where((v & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000), bf16_nan, out)
+        return f32_bf16
+    return None
+
+
+def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values) -> None:
+    """Record a store per lane (lanes fork after it: stores are lane state, not shared memory)."""
+    n = L.size
+    rec_off = np.zeros(n, dtype=np.int64)
+    rec_val = np.zeros(n, dtype=np.uint64)
+    done = np.zeros(n, dtype=bool)
+    idx = slice(None) if s is None else s
+    rec_off[idx] = offs
+    rec_val[idx] = values
+    done[idx] = True
+    L.stores.append((region, nbytes, rec_off, rec_val, done))
+
+
+def _int_typed(mods) -> bool:
+    types = [m for m in mods if m in TYPES]
+    return bool(types) and TYPES[types[-1]][1] in ("u", "s")
+
+
+def _extend(v: np.ndarray, width: int, signed: bool, reg_type: str | None) -> np.ndarray:
+    """A ``width``-bit value written to a register of ``reg_type``: sign-extended for signed types."""
+    if reg_type is None or reg_type not in TYPES:
+        return v
+    rw = TYPES[reg_type][0]
+    if rw > width and signed:
+        sv = v.astype(np.uint64)
+        top = (sv >> np.uint64(width - 1)) & np.uint64(1)
+        ext = np.uint64(((1 << rw) - 1) ^ ((1 << width) - 1))
+        return np.where(top == 1, sv | ext, sv)
+    return v
+
+
+def _float_bits(value: float, ftype: str) -> int:
+    if ftype == "f64":
+        return int(np.array([value], dtype=np.float64).view(np.uint64)[0])
+    if ftype == "f32":
+        return int(np.array([value], dtype=np.float32).view(np.uint32)[0])
+    if ftype == "f16":
+        return int(np.array([value], dtype=np.float16).view(np.uint16)[0])
+    fmt = get_format(ftype)
+    return fmt.from_fraction(Fraction(value))
+
+
+def _isnan(a: np.ndarray, fmt) -> np.ndarray:
+    dt = a.dtype.type
+    return (a & dt(fmt.magnitude_mask)) > dt(fmt.exponent_mask)
+
+
+def _flush(a: np.ndarray, fmt) -> np.ndarray:
+    dt = a.dtype.type
+    sub = ((a & dt(fmt.exponent_mask)) == 0)
+    return np.where(sub, a & dt(fmt.sign_mask), a)
+
+
+def _ordinal_bits(a: np.ndarray, fmt) -> np.ndarray:
+    dt = a.dtype.type
+    mag = (a & dt(fmt.magnitude_mask)).astype(np.int64)
+    return np.where((a & dt(fmt.sign_mask)) != 0, -mag - 1, mag)
+
+
+def _to_f64(a: np.ndarray, type_: str) -> np.ndarray:
+    if type_ == "f64":
+        return a.view(np.float64)
+    if type_ == "f32":
+        return a.view(np.float32).astype(np.float64)
+    if type_ == "f16":
+        return a.view(np.float16).astype(np.float64)
+    return (a.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)  # bf16
+
+
+def _float_compare(cmp: str, type_: str, ftz: bool):
+    if type_ not in ("f16", "bf16", "f32", "f64"):
+        return None
+    fmt = get_format(type_)
+    base = cmp[:-1] if cmp.endswith("u") and cmp not in ("nu",) and len(cmp) == 3 else cmp
+    unordered = len(cmp) == 3 and cmp.endswith("u")
+    fns = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+           "ge": np.greater_equal}
+    if cmp in ("num", "nan"):
+        pass
+    elif base not in fns:
+        return None
+
+    def compare(a, b):
+        if ftz:
+            a, b = _flush(a, fmt), _flush(b, fmt)
+        x, y = _to_f64(a, type_), _to_f64(b, type_)
+        nan = np.isnan(x) | np.isnan(y)
+        if cmp == "num":
+            return ~nan
+        if cmp == "nan":
+            return nan
+        with np.errstate(invalid="ignore"):
+            t = fns[base](x, y) & ~nan
+        return t | nan if unordered else t
+    return compare
+
+
+def _int_compare(cmp: str, kind: str, width: int):
+    fns = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+           "ge": np.greater_equal, "lo": np.less, "ls": np.less_equal, "hi": np.greater, "hs": np.greater_equal}
+    if cmp not in fns or (kind == "b" and cmp not in ("eq", "ne")) or (kind == "s" and cmp in ("lo", "ls", "hi", "hs")):
+        return None
+    fn = fns[cmp]
+    if kind == "s":
+        st = _SINT[width]
+        return lambda a, b: fn(a.view(st), b.view(st))
+    return fn
+
+
+def _special(name: str, L: Lanes, s, c: RunContext) -> np.ndarray:
+    gid = (L.origin if s is None else L.origin[s]) + c.thread_base
+    base, _, axis = name.partition(".")
+    if base == "%tid":
+        return (gid % c.block) if axis == "x" else np.zeros_like(gid)
+    if base == "%ntid":
+        return np.full(gid.shape, c.block if axis == "x" else 1, dtype=np.int64)
+    if base == "%ctaid":
+        return (gid // c.block) if axis == "x" else np.zeros_like(gid)
+    if base == "%nctaid":
+        return np.full(gid.shape, 1 << 24 if axis == "x" else 1, dtype=np.int64)
+    if base == "%laneid":
+        return gid % 32
+    if base == "%warpid":
+        return (gid % c.block) // 32
+    if base == "%warpsize":
+        return np.full(gid.shape, 32, dtype=np.int64)
+    return np.full(gid.shape, -(-c.block // 32), dtype=np.int64)
+
+
+def _locate(memory: Memory | None, addr: np.ndarray, nbytes: int, where: Location):
+    if memory is None:
+        raise ExecutionError(f"{where}: global memory access in a function run without memory")
+    if addr.size == 0:
+        return 0, np.zeros(0, dtype=np.int64)
+    region = (addr.astype(np.uint64) - np.uint64(REGION_BASE)) >> np.uint64(REGION_SHIFT)
+    k = int(region[0])
+    if not (region == region[0]).all() or k >= len(memory.regions) or addr[0] < REGION_BASE:
+        raise ExecutionError(f"{where}: a load or store outside the kernel's buffers "
+                             "(the elementwise ABI reads each pointer at the thread's index)")
+    offs = (addr - np.uint64(memory.pointer(k))).astype(np.int64)
+    size = memory.regions[k][1].size
+    if (offs < 0).any() or (offs + nbytes > size).any() or (offs % nbytes).any():
+        raise ExecutionError(f"{where}: an access outside (or misaligned in) buffer {memory.regions[k][0]}")
+    return k, offs
+
+
+def compile_function(function: Function, db, path: str) -> Plan:
+    """Compile ``function`` once into a :class:`Plan`; unsupported instructions are located errors."""
+    return Plan(function, _Compiler(function, db, path).compile(), path)

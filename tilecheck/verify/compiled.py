@@ -1,0 +1,693 @@
+"""Verify PTX that compilers wrote against a correctly rounded operation, for every allowed choice.
+
+``verify_ptx(path, entry, ref, ...)`` parses the module (:mod:`tilecheck.sim.frontend`), compiles
+the function once (:mod:`tilecheck.sim.plan`), finds its ABI, and runs it over the inputs with
+every result the documented contracts allow (lane forking). "Verified" means: for every input
+checked and every combination of allowed results, the output equals ``REF`` (NaNs by class).
+
+ABIs: a ``.func`` whose parameters are the operands and whose return parameter is the result; or
+an elementwise ``.entry`` kernel ``out[i] = f(in0[i], ...)`` whose input and output pointers are
+found by running it once on distinct buffers (the ones it reads are inputs in parameter order,
+the one it writes the output). Containers twice the width of ``REF``'s format (``half2``,
+``bf162``) are checked lane by lane.
+
+``REF`` is ``OP.RND.FMT`` (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64) or a
+PTX form name of the spec database; an approximate form (``div.approx.f32``) means "every result
+the code can produce lies in that form's contract".
+
+Inputs: exhaustive where asked (16-bit unary and binary, f32 unary; in blocks, progress on
+stderr), else sampled: special values, constructed hard cases of the operation (exact results on
+or next to a rounding boundary of the result format, which is where a wider intermediate format
+double-rounds), and uniform bit patterns.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tilecheck.diff import cases as diff_cases
+from tilecheck.errors import Location, UsageError
+from tilecheck.formats import get_format
+from tilecheck.model import api, contracts, ops
+from tilecheck.sim.choices import READINGS, contract_allows
+from tilecheck.sim.errors import UnsupportedPtxError
+from tilecheck.sim.frontend import parse_module
+from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
+
+REF_OPS = {"div": 2, "rcp": 1, "sqrt": 1, "rsqrt": 1, "add": 2, "sub": 2, "mul": 2, "fma": 3}
+REF_FORMATS = ("f16", "bf16", "f32", "f64")
+EXHAUSTIVE_LIMIT = 1 << 32
+DEFAULT_CASES = 1 << 16
+MISROUNDED_CAP = 10_000
+_UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+
+# ---------------------------------------------------------------------------------------------
+# the reference
+
+
+@dataclass
+class Reference:
+    """What the code must compute: an IEEE operation or a spec form (exact or a contract)."""
+
+    text: str
+    fmt: object
+    arity: int
+    op: str | None = None
+    rounding: str | None = None
+    form: object = None
+
+    @property
+    def contract(self) -> bool:
+        """True when the reference is an approximate form's contract (a set of allowed results)."""
+        return self.form is not None and self.form.kind == "contract"
+
+    def expected(self, operands: list[np.ndarray]) -> np.ndarray:
+        """Expected bits per input (the form's representative value for a contract)."""
+        with np.errstate(all="ignore"):
+            if self.form is not None:
+                if self.form.kind == "exact":
+                    return np.asarray(api.evaluate(self.form, *operands))
+                return np.asarray(api.reference(self.form, *operands))
+            if self.op == "rsqrt":
+                return _rsqrt_reference(self.fmt, operands[0], self.rounding)
+            if self.rounding == "rn" and self.fmt.name in ("f16", "bf16") and self.op != "fma":
+                return _half_reference(self.op, self.fmt, operands)
+            return np.asarray(api.ieee_op(self.op, self.fmt, self.rounding, *operands))
+
+    def judge(self, got: np.ndarray, operands: list[np.ndarray], expected: np.ndarray,
+              ulp_reading: str = "either") -> np.ndarray:
+        """True where ``got`` is acceptable (NaN by class; for a contract: inside it, under the same
+        ulp reading as the code's approximate instructions)."""
+        if self.contract:
+            return contract_allows(self.form, got.astype(expected.dtype), operands, ulp_reading=ulp_reading,
+                                   reference=expected.astype(got.dtype))
+        g = got.astype(np.uint64)
+        e = expected.astype(np.uint64)
+        f = self.fmt
+        gn = (g & np.uint64(f.magnitude_mask)) > np.uint64(f.exponent_mask)
+        en = (e & np.uint64(f.magnitude_mask)) > np.uint64(f.exponent_mask)
+        return (g == e) | (gn & en)
+
+
+def parse_reference(text: str, db) -> Reference:
+    """``OP.RND.FMT`` or a PTX form name; a usage error otherwise."""
+    m = re.fullmatch(r"(\w+)\.(rn|rz|rm|rp)\.(f16|bf16|f32|f64)", text)
+    if m and m.group(1) in REF_OPS:
+        op, rnd, fmt = m.groups()
+        if op == "rsqrt" and rnd != "rn":
+            raise UsageError(f"--against {text}: rsqrt is available round-to-nearest only (rsqrt.rn.FMT)")
+        return Reference(text, get_format(fmt), REF_OPS[op], op=op, rounding=rnd)
+    form = db.resolve(text)
+    if form is None or form.kind not in ("exact", "contract") or form.lanes != 1:
+        raise UsageError(f"--against {text!r}: expected OP.RND.FMT (OP one of {', '.join(REF_OPS)}; RND rn rz rm rp; "
+                         f"FMT {' '.join(REF_FORMATS)}) or a scalar floating-point PTX form name")
+    return Reference(text, get_format(form.element_format), len(form.sources), form=form)
+
+
+def _half_reference(op: str, fmt, operands: list[np.ndarray]) -> np.ndarray:
+    """Correctly rounded (to nearest) f16/bf16 add/sub/mul/div/sqrt/rcp, independent of the model:
+    numpy's float64 operation, then float32 for bf16, then the half format. Each double rounding is
+    innocuous: a basic operation on p-bit operands rounded first to q >= 2p+2 bits and then to p
+    bits rounds as if once (53 >= 2*24+2 for f64 -> f32, 24 >= 2*11+2 and >= 2*8+2 for the halves);
+    1/b is div(1, b)."""
+    with np.errstate(all="ignore"):
+        if fmt.name == "f16":
+            vals = [o.astype(np.uint16).view(np.float16).astype(np.float64) for o in operands]
+        else:
+            vals = [(o.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64) for o in operands]
+        fn = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+        if op in fn:
+            x = fn[op](vals[0], vals[1])
+        elif op == "sqrt":
+            x = np.sqrt(vals[0])
+        else:  # rcp
+            x = 1.0 / vals[0]
+        if fmt.name == "f16":
+            out = x.astype(np.float16).view(np.uint16)
+            return np.where(np.isnan(x), np.uint16(fmt.default_nan), out)
+        v = x.astype(np.float32).view(np.uint32)
+        lsb = (v >> np.uint32(16)) & np.uint32(1)
+        out = ((v + np.uint32(0x7FFF) + lsb) >> np.uint32(16)).astype(np.uint16)
+        return np.where(np.isnan(x), np.uint16(fmt.default_nan), out)
+
+
+def _rsqrt_reference(fmt, a: np.ndarray, rounding: str) -> np.ndarray:
+    """Correctly rounded 1/sqrt (round to nearest) for f16/bf16/f32: the float64 value (two
+    roundings, within 2 ulp of float64) rounded once to the format; lanes whose float64 value lies
+    within 2^-48 (relative) of a midpoint of the format are decided exactly with integers. f64: exact."""
+    a = np.asarray(a).astype(fmt.uint)
+    mode = ops.Mode("rn")
+    rule = ops.NanRule(False, fmt.default_nan, fixed=fmt.default_nan)
+    if fmt.width == 64:
+        return np.asarray(contracts._rsqrt_rn(np, fmt, a.astype(np.uint64), mode, rule)).astype(fmt.uint)
+    f64 = get_format("f64")
+    x = fmt.to_float64(a)
+    with np.errstate(all="ignore"):
+        y = 1.0 / np.sqrt(x)
+        if fmt.width == 32:
+            r = y.astype(np.float32).view(np.uint32).astype(fmt.uint)
+        else:
+            r = ops.convert(np, f64, fmt, y.view(np.uint64), mode, rule).astype(fmt.uint)
+        fin = np.isfinite(y) & (y > 0) & np.isfinite(x) & (x > 0)
+        r_v = fmt.to_float64(r)
+        mag = r.astype(np.uint64) & np.uint64(fmt.magnitude_mask)
+        up = fmt.to_float64(np.minimum(mag + np.uint64(1), np.uint64(fmt.exponent_mask)).astype(fmt.uint))
+        dn = fmt.to_float64(np.maximum(mag.astype(np.int64) - 1, 0).astype(fmt.uint))
+        near = np.minimum(np.abs(y - (r_v + up) / 2), np.abs(y - (r_v + dn) / 2)) <= np.abs(y) * 2.0 ** -48
+    out = np.where(np.isnan(y), fmt.uint(fmt.default_nan), r).astype(fmt.uint)
+    for i in np.flatnonzero(near & fin).tolist():
+        out[i] = contracts._rsqrt_exact_bits(fmt, int(a[i]), mode)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the ABI
+
+
+@dataclass
+class Abi:
+    """How operands reach the code and the result comes back."""
+
+    kind: str                 # func | entry
+    lanes: int                # 1, or 2 for half2/bf162 containers
+    width: int                # container bits of each operand and of the result
+    inputs: list = field(default_factory=list)   # func: param names; entry: param names (pointers)
+    output: str = ""
+    params: list = field(default_factory=list)   # entry: every param in order (name, type)
+    input_regions: list = field(default_factory=list)
+    output_region: int = -1
+
+
+def _param_width(p) -> int:
+    if p.array is not None:
+        return 8 * p.nbytes
+    return TYPES[p.ptx_type][0] if p.ptx_type in TYPES else 0
+
+
+def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
+    """The function's ABI (``.func`` from its declaration, ``.entry`` by running it once)."""
+    fn = plan.function
+    here = Location(path, fn.line, fn.col)
+    fw = ref.fmt.width
+    if fn.kind == "func":
+        if len(fn.returns) != 1:
+            raise UnsupportedPtxError(f".func {fn.name} must have one return parameter (has {len(fn.returns)})", here)
+        width = _param_width(fn.returns[0])
+        if width not in (fw, 2 * fw) or any(_param_width(p) != width for p in fn.params):
+            raise UnsupportedPtxError(
+                f".func {fn.name}: parameters of {[_param_width(p) for p in fn.params]} bits and a {width}-bit result "
+                f"do not match {ref.text} ({fw}-bit operands, or {2 * fw}-bit packed pairs)", here)
+        if len(fn.params) != ref.arity:
+            raise UnsupportedPtxError(f".func {fn.name} takes {len(fn.params)} operand(s); {ref.text} takes "
+                                      f"{ref.arity}", here)
+        return Abi("func", width // fw, width, [p.name for p in fn.params], fn.returns[0].name)
+    # .entry: run 64 threads on distinct buffers, see what is read and what is written
+    n = 64
+    params = [(p.name, p.ptx_type) for p in fn.params]
+    pointers = [name for name, t in params if t in ("u64", "b64", "s64")]
+    rng = np.random.default_rng(0)
+    regions = [(name, rng.integers(0, 256, n * 8, dtype=np.uint8)) for name in pointers]
+    memory = Memory(regions)
+    lanes = plan.new_lanes(n)
+    for name, t in params:
+        if name in pointers:
+            lanes.params[name] = np.full(n, memory.pointer(pointers.index(name)), dtype=np.uint64)
+        else:
+            lanes.params[name] = np.full(n, n, dtype=np.uint64)  # a count parameter: every thread in range
+    ctx = RunContext(approx="reference", memory=memory, block=32)
+    plan.run(lanes, ctx)
+    read = {}
+    for region, nbytes, offs in lanes.loads:
+        read.setdefault(region, set()).add(nbytes)
+    written = {}
+    for region, nbytes, offs, vals, done in lanes.stores:
+        written.setdefault(region, set()).add(nbytes)
+    if len(written) != 1:
+        raise UnsupportedPtxError(f".entry {fn.name}: expected an elementwise kernel writing one buffer; it wrote "
+                                  f"{len(written)} ({', '.join(pointers[k] for k in written) or 'none'})", here)
+    out_region = next(iter(written))
+    if out_region in read:
+        raise UnsupportedPtxError(f".entry {fn.name}: the output buffer {pointers[out_region]} is also read", here)
+    widths = set().union(*read.values(), *written.values()) if read else set()
+    if len(widths) != 1:
+        raise UnsupportedPtxError(f".entry {fn.name}: accesses of {sorted(w * 8 for w in widths)} bits; an elementwise "
+                                  "kernel reads and writes one element width", here)
+    width = 8 * widths.pop()
+    if width not in (fw, 2 * fw):
+        raise UnsupportedPtxError(f".entry {fn.name}: {width}-bit elements do not match {ref.text}", here)
+    inputs = sorted(read)
+    if len(inputs) != ref.arity:
+        raise UnsupportedPtxError(f".entry {fn.name} reads {len(inputs)} buffer(s); {ref.text} takes {ref.arity} "
+                                  "operand(s)", here)
+    # elementwise: thread i touches element i of every buffer
+    for region, nbytes, offs in lanes.loads:
+        if offs.shape[0] and not (offs == lanes.origin[:offs.shape[0]] * nbytes).all():
+            if not np.array_equal(np.sort(offs), np.arange(offs.shape[0]) * nbytes):
+                raise UnsupportedPtxError(f".entry {fn.name}: thread i does not read element i of "
+                                          f"{pointers[region]}", here)
+    return Abi("entry", width // fw, width, [pointers[k] for k in inputs], pointers[out_region], params,
+               inputs, out_region)
+
+
+# ---------------------------------------------------------------------------------------------
+# running a block of inputs
+
+
+@dataclass
+class BlockResult:
+    """Per input of a block: misrounded / unknown flags, lanes run, one failing lane's output."""
+
+    bad: np.ndarray
+    unknown: np.ndarray
+    lanes: int
+    got: np.ndarray
+    by_value: np.ndarray  # misrounded other than by the sign of a zero
+
+
+def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: dict,
+              trace: bool = False):
+    """Run the code on ``elements`` (one container array per operand); judge every lane."""
+    n = elements[0].shape[0]
+    lanes = plan.new_lanes(n)
+    ctx = RunContext(trace=trace, **ctx_args)
+    if abi.kind == "func":
+        for name, e in zip(abi.inputs, elements):
+            lanes.params[name] = e.astype(np.uint64)
+    else:
+        nbytes = abi.width // 8
+        regions = []
+        for name, _ in abi.params:
+            if name in abi.inputs:
+                data = elements[abi.inputs.index(name)].astype(_UINT[abi.width]).view(np.uint8)
+            else:
+                data = np.zeros(n * nbytes, dtype=np.uint8)
+            regions.append((name, data))
+        memory = Memory(regions)
+        ctx.memory = memory
+        ctx.block = 256
+        names = [name for name, _ in abi.params]
+        for name, t in abi.params:
+            if name in abi.inputs or name == abi.output:
+                lanes.params[name] = np.full(n, memory.pointer(names.index(name)), dtype=np.uint64)
+            else:
+                lanes.params[name] = np.full(n, n, dtype=np.uint64)
+        # the thread index must equal the element index: one block of `n` elements starting at 0
+    plan.run(lanes, ctx)
+    if abi.kind == "func":
+        got = lanes.params.get(abi.output)
+        if got is None:
+            got = np.zeros(lanes.size, dtype=np.uint64)
+        got = got & np.uint64((1 << abi.width) - 1)
+    else:
+        got = np.zeros(lanes.size, dtype=np.uint64)
+        stored = np.zeros(lanes.size, dtype=bool)
+        out_k = [name for name, _ in abi.params].index(abi.output)
+        for region, nbytes, offs, vals, done in lanes.stores:
+            if region == out_k:
+                got = np.where(done, vals, got)
+                stored |= done
+    fw = ref.fmt.width
+    mask = np.uint64((1 << fw) - 1)
+    bad = np.zeros(lanes.size, dtype=bool)
+    bad_in = np.zeros(n, dtype=bool)
+    value_in = np.zeros(n, dtype=bool)
+    for lane in range(abi.lanes):
+        shift = np.uint64(lane * fw)
+        ops_lane = [((e.astype(np.uint64) >> shift) & mask).astype(ref.fmt.uint) for e in elements]
+        expected = ref.expected(ops_lane)
+        g = ((got >> shift) & mask).astype(ref.fmt.uint)
+        per_lane_ops = [o[lanes.origin] for o in ops_lane]
+        ok = ref.judge(g, per_lane_ops, expected[lanes.origin], ctx.ulp_reading)
+        bad |= ~ok
+        bad_in[(lanes.origin[~ok] - lane) % n] = True  # lane j of element i holds input i - j
+        # a zero of the wrong sign is a misrounding too; count separately the inputs misrounded in value
+        mag = np.uint64(ref.fmt.magnitude_mask)
+        by_value = ~ok & ~(((g.astype(np.uint64) & mag) == 0) & ((expected[lanes.origin].astype(np.uint64) & mag) == 0))
+        value_in[(lanes.origin[by_value] - lane) % n] = True
+    unk_in = np.zeros(n, dtype=bool)
+    for lane in range(abi.lanes):
+        unk_in[(lanes.origin[lanes.unknown] - lane) % n] = True
+    if trace:
+        return BlockResult(bad_in, unk_in, lanes.size, got, value_in), lanes, bad, ctx
+    return BlockResult(bad_in, unk_in, lanes.size, got, value_in)
+
+
+# ---------------------------------------------------------------------------------------------
+# inputs
+
+
+def _edge_values(fmt) -> np.ndarray:
+    one = fmt.from_fraction(__import__("fractions").Fraction(1))
+    vals = {0, fmt.inf, fmt.default_nan, fmt.max_finite, fmt.min_normal, fmt.min_subnormal,
+            fmt.min_normal - 1, fmt.min_normal + 1, fmt.max_finite - 1, one, one + 1, one - 1,
+            2 * fmt.min_normal, fmt.mantissa_mask}
+    for e in range(1, (1 << fmt.exponent_bits) - 1, max(1, ((1 << fmt.exponent_bits) - 2) // 24)):
+        vals.add(e << fmt.mantissa_bits)
+        vals.add((e << fmt.mantissa_bits) | fmt.mantissa_mask)
+    base = np.array(sorted(vals), dtype=np.uint64)
+    return np.concatenate([base, base | np.uint64(fmt.sign_mask)])
+
+
+def sampled_inputs(ref: Reference, n: int, seed: int) -> tuple[list[np.ndarray], dict]:
+    """``n`` operand tuples: all pairs of special values (up to a quarter), hard cases, uniform."""
+    fmt = ref.fmt
+    rng = np.random.default_rng([seed, 12])
+    edges = _edge_values(fmt)
+    k = ref.arity
+    n_edge = min(n // 4, edges.size ** k)
+    idx = rng.integers(0, edges.size, (n_edge, k))
+    parts = [[edges[idx[:, j]] for j in range(k)]]
+    n_hard = n // 2
+    op = ref.op or (ref.form.semantics.key.split(".")[-1] if ref.form is not None else "div")
+    rounding = ref.rounding or "rn"
+    hard = diff_cases._hard_element_cases(op, fmt, rounding, n_hard, rng, k) if op in REF_OPS else None
+    if hard is not None and len(hard) == k:
+        parts.append([h.astype(np.uint64) for h in hard])
+        n_hard = hard[0].shape[0]
+    else:
+        n_hard = 0
+    n_uni = n - n_edge - n_hard
+    top = 1 << fmt.width
+    parts.append([rng.integers(0, top, n_uni, dtype=np.uint64) if fmt.width < 64 else
+                  rng.integers(0, 1 << 63, n_uni, dtype=np.uint64) | (rng.integers(0, 2, n_uni, dtype=np.uint64)
+                                                                        << np.uint64(63)) for _ in range(k)])
+    cols = [np.concatenate([p[j] for p in parts]).astype(np.uint64) for j in range(k)]
+    # each input once (special pairs and hard cases may repeat); a seeded shuffle keeps blocks mixed
+    uniq = np.unique(np.stack(cols, axis=1), axis=0)
+    uniq = uniq[rng.permutation(uniq.shape[0])]
+    cols = [uniq[:, j].astype(fmt.uint) for j in range(k)]
+    return cols, {"special": n_edge, "hard": n_hard, "uniform": n_uni}
+
+
+def _pack(abi: Abi, ref: Reference, lane_ops: list[np.ndarray]) -> list[np.ndarray]:
+    """Containers for the code: one lane per element, or two; lane j of element i gets the operands
+    of input i - j (a rotation), so each lane sees every input and a mix-up of lanes shows."""
+    if abi.lanes == 1:
+        return [o.astype(_UINT[abi.width]) for o in lane_ops]
+    fw = ref.fmt.width
+    out = []
+    for o in lane_ops:
+        acc = np.zeros(o.shape[0], dtype=np.uint64)
+        for j in range(abi.lanes):
+            acc |= np.roll(o, j).astype(np.uint64) << np.uint64(j * fw)
+        out.append(acc.astype(_UINT[abi.width]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the verifier
+
+
+@dataclass
+class Outcome:
+    """The result of one verification (see :func:`verify_ptx`)."""
+
+    path: str
+    entry: str
+    ref: str
+    verdict: str           # verified | counterexample | unknown
+    exhaustive: bool
+    inputs_checked: int
+    lanes_run: int
+    misrounded: list
+    misrounded_count: int
+    unknown_count: int
+    misrounded_by_value: int
+    counterexamples: list
+    ulp_reading: str
+    approx: str
+    abi: str
+    sampling: dict
+    approximate_forms: list
+    seconds: float
+    contraction_sites: list
+
+    @property
+    def exit_code(self) -> int:
+        """0 verified, 1 counterexample, 4 unknown."""
+        return {"verified": 0, "counterexample": 1, "unknown": 4}[self.verdict]
+
+
+def _domain(ref: Reference, abi: Abi) -> int:
+    return 1 << (ref.fmt.width * ref.arity)
+
+
+def _exhaustive_block(ref: Reference, start: int, stop: int) -> list[np.ndarray]:
+    """Inputs ``start .. stop-1`` of the exhaustive enumeration: operand 0 varies fastest, so a block
+    of 2^16 pairs of a 16-bit binary operation has one divisor, whose allowed approximate results
+    are then the same for every lane of the block (forked by copying blocks, computed once)."""
+    idx = np.arange(start, stop, dtype=np.uint64)
+    w = ref.fmt.width
+    mask = np.uint64((1 << w) - 1)
+    return [((idx >> np.uint64(j * w)) & mask).astype(ref.fmt.uint) for j in range(ref.arity)]
+
+
+def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None, cases: int | None = None,
+               seed: int = 0, ulp_reading: str = "either", approx: str = "all", tininess: str = "after",
+               block: int | None = None, workers: int | None = None, progress=None, limit: int | None = None,
+               report_limit: int = 3) -> Outcome:
+    """Verify function ``entry`` of the PTX file ``path`` against ``against`` (see the module doc).
+
+    ``limit`` stops an exhaustive run after that many inputs (for measuring; the outcome then says
+    ``exhaustive: False``). ``progress(done, total)`` is called after each block."""
+    if ulp_reading not in READINGS:
+        raise UsageError(f"--ulp-reading must be one of {', '.join(READINGS)}")
+    if approx not in ("all", "reference"):
+        raise UsageError("--approx must be 'all' or 'reference'")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    started = time.time()
+    module = parse_module(text, path)
+    ref = parse_reference(against, db)
+    fn = module.function(entry)
+    plan = compile_function(fn, db, path)
+    abi = find_abi(plan, ref, path)
+    domain = _domain(ref, abi)
+    if exhaustive and domain > EXHAUSTIVE_LIMIT:
+        raise UsageError(f"--exhaustive: {ref.text} has 2^{ref.fmt.width * ref.arity} inputs; exhaustive runs cover "
+                         "at most 2^32 (16-bit unary and binary, 32-bit unary): use --cases N")
+    if exhaustive is None:
+        exhaustive = cases is None and domain <= (1 << 20)
+    ctx_args = dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess)
+    bad_inputs: list[np.ndarray] = []
+    bad_count = 0
+    value_count = 0
+    unknown_count = 0
+    lanes_run = 0
+    checked = 0
+    sampling: dict = {}
+    first_bad: list = []
+    first_zero: list = []
+    unknown_examples: list = []
+    approx_forms: set = set()
+
+    def handle(lane_ops, res: BlockResult):
+        nonlocal bad_count, unknown_count, lanes_run, checked, value_count
+        checked += lane_ops[0].shape[0]
+        lanes_run += res.lanes
+        value_count += int(res.by_value.sum())
+        if res.bad.any():
+            sel = np.flatnonzero(res.bad)
+            bad_count += sel.size
+            stacked = np.stack([o[sel].astype(np.uint64) for o in lane_ops], axis=1)
+            if sum(b.shape[0] for b in bad_inputs) < MISROUNDED_CAP:
+                bad_inputs.append(stacked)
+            # report inputs misrounded in value first, zeros of the wrong sign only when nothing else
+            by_value = res.by_value[sel]
+            for case, is_value in zip(stacked[:4 * report_limit].tolist(), by_value[:4 * report_limit].tolist()):
+                (first_bad if is_value else first_zero).append(case)
+            del first_bad[report_limit:], first_zero[report_limit:]
+        unk = res.unknown & ~res.bad
+        if unk.any():
+            unknown_count += int(unk.sum())
+            if len(unknown_examples) < report_limit:
+                sel = np.flatnonzero(unk)[:report_limit]
+                unknown_examples.extend(np.stack([o[sel].astype(np.uint64) for o in lane_ops], axis=1).tolist())
+
+    if exhaustive:
+        total = domain if limit is None else min(domain, limit)
+        block = block or (1 << 16)
+        starts = list(range(0, total, block))
+        workers = workers or min(2, os.cpu_count() or 1)
+
+        def work(s):
+            lane_ops = _exhaustive_block(ref, s, min(s + block, total))
+            return lane_ops, run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args)
+
+        done = 0
+        if workers > 1 and len(starts) > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                for lane_ops, res in pool.map(work, starts):
+                    handle(lane_ops, res)
+                    done += lane_ops[0].shape[0]
+                    if progress:
+                        progress(done, total)
+        else:
+            for s in starts:
+                lane_ops, res = work(s)
+                handle(lane_ops, res)
+                done += lane_ops[0].shape[0]
+                if progress:
+                    progress(done, total)
+        exhaustive = total == domain
+        sampling = {"exhaustive": total}
+    else:
+        n = cases or DEFAULT_CASES
+        lane_ops, sampling = sampled_inputs(ref, n, seed)
+        block = block or (1 << 14)
+        for s in range(0, lane_ops[0].shape[0], block):
+            part = [o[s:s + block] for o in lane_ops]
+            handle(part, run_block(plan, abi, ref, _pack(abi, ref, part), ctx_args))
+            if progress:
+                progress(min(s + block, n), n)
+    first_bad = (first_bad + first_zero)[:report_limit]
+    counterexamples = [explain(plan, abi, ref, [np.array([v], dtype=ref.fmt.uint) for v in case], ctx_args,
+                               path, entry, against, ulp_reading, approx)
+                       for case in first_bad]
+    verdict = "counterexample" if bad_count else ("unknown" if unknown_count else "verified")
+    misrounded = np.concatenate(bad_inputs).tolist() if bad_inputs else []
+    approx_forms = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" not in s.approximate})
+    contraction = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" in s.approximate})
+    out = Outcome(path, entry, against, verdict, bool(exhaustive), checked, lanes_run, misrounded[:MISROUNDED_CAP],
+                  bad_count, unknown_count, value_count, counterexamples, ulp_reading, approx,
+                  f".{abi.kind}" + (f", {abi.lanes} lanes per {abi.width}-bit element" if abi.lanes > 1 else ""),
+                  sampling, approx_forms, round(time.time() - started, 3), contraction)
+    out.unknown_examples = unknown_examples  # type: ignore[attr-defined]
+    out.readings = {f: api.reading_used(f, ulp_reading) for f in approx_forms}  # type: ignore[attr-defined]
+    return out
+
+
+def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ctx_args: dict, path: str, entry: str,
+            against: str, ulp_reading: str, approx: str) -> dict:
+    """One counterexample in full: inputs, the choice each approximate instruction made (and its
+    place in the contract), every register of the failing lane, expected vs got, a repro command."""
+    fmt = ref.fmt
+    res, lanes, bad, ctx = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args, trace=True)
+    lane_ix = int(np.flatnonzero(bad)[0]) if bad.any() else 0
+    expected = ref.expected([o for o in lane_ops])
+    got_container = int(res.got[lane_ix])
+    fw = fmt.width
+    got_lanes = [(got_container >> (j * fw)) & ((1 << fw) - 1) for j in range(abi.lanes)]
+    exp = int(np.asarray(expected).reshape(-1)[0])
+    inputs = []
+    for o in lane_ops:
+        v = int(o[0])
+        text, cls = fmt.describe(v)
+        inputs.append({"hex": fmt.hex(v), "value": text, "class": cls})
+    choices = []
+    for k, (ret, refv, lo, hi, has) in sorted(lanes.trace.items()):
+        if not has[lane_ix]:
+            continue
+        st = plan.steps[k]
+        choices.append({"instruction": st.instr.text, "line": st.instr.line, "returned": int(ret[lane_ix]),
+                        "reference": int(refv[lane_ix]), "low": int(lo[lane_ix]), "high": int(hi[lane_ix])})
+    for rec in choices:
+        width = 64 if rec["returned"] >> 32 or rec["reference"] >> 32 else 32
+        ffmt = get_format("f64" if width == 64 else "f32")
+        d = _ord(rec["returned"], ffmt) - _ord(rec["reference"], ffmt)
+        rec["position"] = "RN" if d == 0 else f"RN{d:+d}ulp"
+        rec["allowed"] = f"[{ffmt.hex(rec['low'])}, {ffmt.hex(rec['high'])}]"
+        for key in ("returned", "reference", "low", "high"):
+            rec[key] = ffmt.hex(rec[key])
+    registers = {}
+    written = set().union(*[s.writes for s in plan.steps])
+    for name, arr in sorted(lanes.regs.items()):
+        if name not in written:
+            continue
+        t = plan.function.registers.get(name, "b64")
+        v = arr[lane_ix]
+        registers[name.split("#")[0] + ("" if "#" not in name else "(scope)")] = \
+            (bool(v) if t == "pred" else f"0x{int(v):0{max(1, TYPES.get(t, (64, 'b'))[0] // 4)}x}")
+    # the lane that disagrees (both lanes of a packed element hold this input)
+    lane_of, got = 0, got_lanes[0]
+    for j, g in enumerate(got_lanes):
+        exp1 = np.asarray(expected).reshape(-1)[:1]
+        if not bool(ref.judge(np.array([g], dtype=fmt.uint), [o[:1] for o in lane_ops], exp1, ulp_reading)[0]):
+            lane_of, got = j, g
+            break
+    repro = (f"tilecheck verify {path} --entry {entry} --against {against} --input "
+             + ",".join(fmt.hex(int(o[0])) for o in lane_ops)
+             + (f" --ulp-reading {ulp_reading}" if ulp_reading != "either" else "")
+             + (" --approx reference" if approx == "reference" else ""))
+    return {"inputs": inputs, "expected": {"hex": fmt.hex(exp), "value": fmt.describe(exp)[0]},
+            "got": {"hex": fmt.hex(got), "value": fmt.describe(got)[0], "lane": lane_of},
+            "approximate_choices": choices, "registers": registers, "repro": repro}
+
+
+def _ord(bits: int, fmt) -> int:
+    mag = bits & fmt.magnitude_mask
+    return -mag - 1 if bits & fmt.sign_mask else mag
+
+
+def verify_single(path: str, entry: str, against: str, operands: list[str], *, db, ulp_reading="either",
+                  approx="all", tininess="after") -> Outcome:
+    """Verify one input (``--input a,b``): the repro of a counterexample."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    started = time.time()
+    module = parse_module(text, path)
+    ref = parse_reference(against, db)
+    plan = compile_function(module.function(entry), db, path)
+    abi = find_abi(plan, ref, path)
+    if len(operands) != ref.arity:
+        raise UsageError(f"--input: {ref.text} takes {ref.arity} operand(s), got {len(operands)}")
+    lane_ops = [np.array([ref.fmt.parse_operand(o, "--input")], dtype=ref.fmt.uint) for o in operands]
+    ctx_args = dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess)
+    res = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args)
+    bad = bool(res.bad[0])
+    unknown = bool(res.unknown[0]) and not bad
+    cex = [explain(plan, abi, ref, lane_ops, ctx_args, path, entry, against, ulp_reading, approx)] if bad else []
+    verdict = "counterexample" if bad else ("unknown" if unknown else "verified")
+    approx_forms = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" not in s.approximate})
+    out = Outcome(path, entry, against, verdict, False, 1, res.lanes,
+                  [[int(o[0]) for o in lane_ops]] if bad else [], int(bad), int(unknown), int(res.by_value[0]), cex,
+                  ulp_reading, approx,
+                  f".{abi.kind}", {"given": 1}, approx_forms, round(time.time() - started, 3), [])
+    out.unknown_examples = []  # type: ignore[attr-defined]
+    return out
+
+
+def progress_printer(stream=None):
+    """A progress callback writing ``done/total`` lines to stderr at most every 2 seconds."""
+    stream = stream or sys.stderr
+    last = [0.0]
+    t0 = time.time()
+
+    def show(done, total):
+        now = time.time()
+        if now - last[0] >= 2 or done == total:
+            last[0] = now
+            rate = done / max(now - t0, 1e-9)
+            stream.write(f"  {done}/{total} inputs ({100.0 * done / total:.1f}%), {rate / 1e6:.2f} M inputs/s\n")
+            stream.flush()
+    return show
+
+
+def producer(path: str) -> dict:
+    """Which compiler wrote the PTX, from its header comments (nvcc's "Cuda compilation tools" and
+    build lines, LLVM's "Generated by LLVM NVPTX Back-End"), and its ``.version``/``.target``."""
+    out: dict = {}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = [next(fh, "") for _ in range(30)]
+    except OSError:
+        return out
+    for line in head:
+        text = line.strip().lstrip("/").strip()
+        if text.startswith(("Cuda compilation tools", "Compiler Build ID", "Based on NVVM", "Generated by")):
+            out.setdefault("compiler", []).append(text)
+        elif text.startswith((".version", ".target")):
+            key, _, value = text.partition(" ")
+            out[key.lstrip(".")] = value.strip()
+    return out

@@ -1,0 +1,111 @@
+"""Verify every function of the compiled-code corpus and print the README's findings table.
+
+    python tools/findings.py                       # both manifests, markdown table on stdout
+    python tools/findings.py --readme README.md    # also rewrite the table between its markers
+    python tools/findings.py --only hdiv           # entries whose function or entry contains 'hdiv'
+
+Each manifest entry (examples/cuda/manifest.yaml, examples/llvm/manifest.yaml) is run through
+tilecheck.verify.compiled.verify_ptx on the committed PTX, with every result the documented
+contracts allow (ulp reading: either), and becomes one row: function, its PTX in one line, inputs
+checked, verdict, first counterexample with its one-line repro.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tilecheck.sim.frontend import Instr, parse_module  # noqa: E402
+from tilecheck.spec.database import load_database  # noqa: E402
+from tilecheck.verify.compiled import verify_ptx  # noqa: E402
+
+MANIFESTS = (ROOT / "examples" / "cuda" / "manifest.yaml", ROOT / "examples" / "llvm" / "manifest.yaml")
+BEGIN, END = "<!-- findings:begin -->", "<!-- findings:end -->"
+_BOILERPLATE = re.compile(r"^(ld\.param|st\.param|cvta|ld\.global|st\.global|ld\.u|st\.u|mad\.lo\.s32|mul\.wide|"
+                          r"cvt\.s64\.s32|add\.s64|shl\.b64|ret|mov\.u32|mov\.b16|mov\.b32|mov\.u16|mov\.f32|mov\.f64)")
+
+
+def ptx_line(path: Path, entry: str) -> str:
+    """The function's instructions in one line, address arithmetic and moves left out."""
+    fn = parse_module(path.read_text(), str(path)).function(entry)
+    out: list[str] = []
+    for item in fn.body:
+        if not isinstance(item, Instr) or _BOILERPLATE.match(item.opcode):
+            continue
+        op = ("@p " if item.guard else "") + item.opcode
+        if out and out[-1].split(" x")[0] == op:
+            head, _, n = out[-1].partition(" x")
+            out[-1] = f"{head} x{int(n or 1) + 1}"
+        else:
+            out.append(op)
+    return "; ".join(out)
+
+
+def row(entry: dict, db) -> tuple[str, int]:
+    """One markdown row and the verdict's exit code."""
+    path = ROOT / entry["file"]
+    inputs = entry["inputs"]
+    exhaustive = inputs == "exhaustive"
+    started = time.time()
+    o = verify_ptx(str(path.relative_to(ROOT)), entry["entry"], entry["against"], db=db,
+                   exhaustive=True if exhaustive else False, cases=None if exhaustive else int(inputs))
+    checked = f"{o.inputs_checked} (exhaustive)" if o.exhaustive else f"{o.inputs_checked} sampled"
+    approx = ", ".join(o.approximate_forms) or "none"
+    zero_sign = o.misrounded_count - o.misrounded_by_value
+    verdict = {"verified": "verified",
+               "counterexample": f"**not correctly rounded**: {o.misrounded_count} misrounded"
+                                 + (f" ({zero_sign} of them only by the sign of a zero)" if zero_sign else ""),
+               "unknown": f"unknown ({o.unknown_count} inputs reach an unbounded contract)"}[o.verdict]
+    cex = ""
+    if o.counterexamples:
+        c = o.counterexamples[0]
+        ins = ", ".join(i["hex"] for i in c["inputs"])
+        choice = "; ".join(f"{ch['instruction'].split()[0]} returned {ch['position']}"
+                           for ch in c["approximate_choices"])
+        cex = (f"({ins}) -> {c['got']['hex']}, expected {c['expected']['hex']}"
+               + (f" ({choice})" if choice else "") + f"<br>`{c['repro']}`")
+    print(f"  {entry['function']}: {o.verdict} ({time.time() - started:.1f} s)", file=sys.stderr)
+    return (f"| {entry['function']} | {entry['against']} | `{ptx_line(path, entry['entry'])}` | {checked} | "
+            f"{verdict} (approximate: {approx}) | {cex} |"), o.exit_code
+
+
+def main(argv=None) -> int:
+    """Run the manifests; print (and optionally write) the table."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--readme", help="rewrite the table between the findings markers of this file")
+    ap.add_argument("--only", help="run only entries whose function or entry contains this text")
+    args = ap.parse_args(argv)
+    db = load_database()
+    lines = ["| function | documented result | PTX (one line; address arithmetic left out) | inputs checked | "
+             "verdict under the documented contracts (ulp reading: either) | counterexample and repro |",
+             "|---|---|---|---|---|---|"]
+    for manifest in MANIFESTS:
+        for entry in yaml.safe_load(manifest.read_text())["entries"]:
+            if args.only and args.only not in entry["function"] and args.only not in entry["entry"]:
+                continue
+            text, _ = row(entry, db)
+            lines.append(text)
+    table = "\n".join(lines)
+    print(table)
+    if args.readme:
+        readme = Path(args.readme)
+        body = readme.read_text()
+        if BEGIN not in body or END not in body:
+            print(f"{args.readme}: no {BEGIN} ... {END} markers", file=sys.stderr)
+            return 2
+        head, rest = body.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        readme.write_text(f"{head}{BEGIN}\n{table}\n{END}{tail}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
