@@ -23,7 +23,7 @@ import numpy as np
 
 from tilecheck.formats import get_format
 from tilecheck.model import api
-from tilecheck.spec.forms import TYPE_INFO
+from tilecheck.spec.types import PTX_TYPES
 
 MAX_CHOICES = 17
 """Most values enumerated per lane; a lane whose contract allows more is ``unbounded``."""
@@ -54,7 +54,7 @@ def allowed_choices(form, operands: list[np.ndarray], *, ulp_reading: str = "eit
                     tininess: str = "after") -> Choices:
     """The allowed results of approximate ``form`` for each lane of ``operands`` (unsigned arrays)."""
     fmt = get_format(form.element_format)
-    width = TYPE_INFO[form.type][3]
+    width = PTX_TYPES[form.type].bits
     dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
     ops = [np.asarray(o).astype(dtype, copy=False) for o in operands]
     n = ops[0].shape[0]
@@ -115,7 +115,7 @@ def contract_allows(form, result: np.ndarray, operands: list, *, ulp_reading: st
                     tininess: str = "after", reference: np.ndarray | None = None) -> np.ndarray:
     """Does approximate ``form``'s contract allow ``result`` for these operands under the ulp
     reading? Bool per lane (:func:`tilecheck.model.api.allowed`)."""
-    width = TYPE_INFO[form.type][3]
+    width = PTX_TYPES[form.type].bits
     dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
     ops = [np.asarray(o).astype(dtype, copy=False) for o in operands]
     with np.errstate(all="ignore"):

@@ -43,15 +43,10 @@ from tilecheck.sim.choices import Choices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Function, Instr, Label
 from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
+from tilecheck.spec.types import PTX_TYPES
 
-TYPES: dict[str, tuple[int, str]] = {
-    "pred": (1, "pred"),
-    "b8": (8, "b"), "u8": (8, "u"), "s8": (8, "s"),
-    "b16": (16, "b"), "u16": (16, "u"), "s16": (16, "s"), "f16": (16, "f"), "bf16": (16, "f"),
-    "b32": (32, "b"), "u32": (32, "u"), "s32": (32, "s"), "f32": (32, "f"), "f16x2": (32, "x"), "bf16x2": (32, "x"),
-    "b64": (64, "b"), "u64": (64, "u"), "s64": (64, "s"), "f64": (64, "f"),
-}
-"""PTX type -> (width, kind): pred, b, u, s, f (float), x (packed pair)."""
+TYPES: dict[str, tuple[int, str]] = {t.name: (t.bits, t.kind) for t in PTX_TYPES.values()}
+"""PTX type -> (width, kind): the kinds of :data:`tilecheck.spec.types.KINDS`."""
 
 _UINT = {1: np.dtype(bool), 8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
          64: np.dtype(np.uint64)}
@@ -280,7 +275,7 @@ class RunContext:
 
 
 def _fmt_of(type_: str) -> str:
-    return {"f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64", "f16x2": "f16", "bf16x2": "bf16"}[type_]
+    return PTX_TYPES[type_].element
 
 
 class _Compiler:
