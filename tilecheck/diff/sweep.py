@@ -135,10 +135,12 @@ def sweep(op: str, fmt: str, rounding: str, *, ftz: bool = False, ranges=None, b
                 model += t1 - t0
                 cases += n
                 bad += wrong
-                if wrong and len(first) < keep:
-                    with lock:
-                        for i in np.nonzero(~ok[:n])[0][:max(0, keep - len(first))]:
-                            first.append(tuple(int(o[i]) for o in ops_) + (int(got[i]),))
+                if wrong and keep:
+                    found = [tuple(int(o[i]) for o in ops_) + (int(got[i]),) for i in np.nonzero(~ok[:n])[0][:keep]]
+                    with lock:  # the first cases in domain order, whichever worker finds them
+                        first.extend(found)
+                        first.sort()
+                        del first[keep:]
             with lock:
                 totals["cases"] += cases
                 totals["bad"] += bad
@@ -158,7 +160,6 @@ def sweep(op: str, fmt: str, rounding: str, *, ftz: bool = False, ranges=None, b
             t.join()
     if errors:
         raise errors[0]
-    first.sort()
     return SweepResult(totals["cases"], totals["bad"], first[:keep], time.perf_counter() - t0,
                        time.process_time() - c0, totals["model"], totals["cert"], workers, block,
                        {"compile_seconds": compile_seconds, "specialised": bool(specialise)})
