@@ -50,9 +50,6 @@ class Format:
     canonical_nan: int
     softfloat_nan: int | None
     numpy_dtype: str | None
-    ptx_type: str | None
-    ptx_register: str | None
-    ptx_constraint: str | None
     summary: str = ""
 
     # ---- field geometry ------------------------------------------------------------------
@@ -452,15 +449,13 @@ def _load_formats(root: str, resolved: str = "") -> tuple[dict[str, Format], tup
         if d["name"] != path.stem:
             problems.append(Problem(doc.locate(("name",)), f"name {d['name']!r} must equal the file stem {path.stem!r}"))
             continue
-        ptx = d.get("ptx", {})
         fmt = Format(
             name=d["name"], exponent_bits=d["exponent_bits"], mantissa_bits=d["mantissa_bits"],
             bias=d.get("bias", (1 << (d["exponent_bits"] - 1)) - 1), container_bits=d["container_bits"],
             specials=d["specials"], default_nan=_hex(doc, ("nan", "default")),
             canonical_nan=_hex(doc, ("nan", "canonical")),
             softfloat_nan=_hex(doc, ("nan", "softfloat_default")) if "softfloat_default" in d["nan"] else None,
-            numpy_dtype=d.get("numpy_dtype"), ptx_type=ptx.get("type"), ptx_register=ptx.get("register"),
-            ptx_constraint=ptx.get("constraint"), summary=d["summary"],
+            numpy_dtype=d.get("numpy_dtype"), summary=d["summary"],
         )
         if fmt.width > fmt.container_bits:
             problems.append(Problem(doc.locate(("container_bits",)),

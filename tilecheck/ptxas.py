@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import NamedTuple, Sequence
 
 from tilecheck.errors import Location, TilecheckError, ToolNotFoundError
+from tilecheck.spec.types import PTX_TYPES
 
 ENV_VAR = "TILECHECK_PTXAS"
 
@@ -57,8 +58,8 @@ _ARCH = re.compile(r"^(sm|compute)_(\d+[a-z]?)$")
 # candidate picks the kind its type needs (REGISTER_PREFIX). The names carry no '%': PTX ISA 1.x
 # parsers (which ptxas still runs for `.version 1.x`) do not accept '%'-prefixed user registers,
 # and the same module text must work from .version 1.4 to 9.0 for the ISA-version scans.
-REGISTER_PREFIX = {"pred": "p", "b16": "h", "b32": "r", "b64": "rd", "f32": "f", "f64": "fd",
-                   "u32": "u", "u64": "ud", "s32": "s", "s64": "sd"}
+REGISTER_PREFIX = {name: PTX_TYPES[name].prefix for name in
+                   ("pred", "b16", "b32", "b64", "f32", "f64", "u32", "u64", "s32", "s64")}
 """PTX register type -> the register name prefix declared in batch modules."""
 
 ADDRESS_REGISTER = "rd15"

@@ -191,10 +191,10 @@ def test_results_do_not_depend_on_the_operand_dtype(name):
     import random
 
     import tilecheck
-    from tilecheck.spec.forms import TYPE_INFO
+    from tilecheck.spec.types import PTX_TYPES
 
     form = tilecheck.model.api._form(name)
-    bits = TYPE_INFO[form.type][3]
+    bits = PTX_TYPES[form.type].bits
     rng = random.Random(name)
     ops = [[rng.getrandbits(bits) for _ in range(200)] for _ in form.sources]
     native = {16: np.uint16, 32: np.uint32, 64: np.uint64}[bits]

@@ -27,9 +27,10 @@ RNG = np.random.default_rng(7)
 def _values(ptx_type: str, n: int) -> list:
     if ptx_type == "pred":
         return [False, True]
-    from tilecheck.spec.forms import TYPE_INFO
+    from tilecheck.spec.types import PTX_TYPES
 
-    elem, lanes, _, width = TYPE_INFO[ptx_type]
+    t = PTX_TYPES[ptx_type]
+    elem, lanes, width = t.element, t.lanes, t.bits
     if elem is not None:
         fmt = get_format(elem)
         one = fmt.from_fraction(1)

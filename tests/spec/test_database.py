@@ -14,7 +14,7 @@ from support.inventory import ptx_example_count, ptx_form_counts, ptx_illegal_co
 
 from tilecheck.spec import registry
 from tilecheck.spec.database import load_database, spelling_key, split_spelling
-from tilecheck.spec.forms import TYPE_INFO
+from tilecheck.spec.types import PTX_TYPES
 
 # Spellings ptxas 13.0 accepts although the ISA does not define them (recorded as illegal).
 PTXAS_LENIENT = {
@@ -158,7 +158,7 @@ def test_operand_registers(db):
     for form in db.kernel_forms():
         for o in form.operands:
             if o.role != "addr":
-                assert o.register_type == TYPE_INFO[form.type][2], form.name
+                assert o.register_type == PTX_TYPES[form.type].register, form.name
 
 
 def test_semantics_parameters_follow_the_spelling(db):

@@ -210,3 +210,10 @@ def test_broken_format_file_is_reported_through_the_database(tree):
     line, col = edit(tree, "formats/f16.yaml", "mantissa_bits: 10", "mantissa_bits: ten", "ten")
     found = problems_of(tree)
     assert any(p.startswith(f"spec/formats/f16.yaml:{line}:{col}: error:") for p in found), found
+
+
+def test_a_ptx_type_whose_format_is_missing(tree):
+    # the f64 forms name the PTX type .f64, whose element format the PTX type table says is f64
+    (tree / "formats" / "f64.yaml").unlink()
+    found = problems_of(tree)
+    assert "spec/formats: error: PTX type .f64 needs the format 'f64', which spec/formats lacks" in found, found

@@ -20,7 +20,7 @@ import pytest
 from tilecheck import ptxas
 from tilecheck.errors import ToolNotFoundError
 from tilecheck.spec.database import load_database, split_spelling
-from tilecheck.spec.forms import TYPE_INFO
+from tilecheck.spec.types import PTX_TYPES
 from tilecheck.spec.registry import OPERATIONS
 from tilecheck.testing import surround_grid
 
@@ -59,7 +59,7 @@ def _candidates() -> list[str]:
 def _render(db, spelling: str) -> str:
     """One batch-register statement for any spelling of a known family (legal or not)."""
     opcode, mods, type_ = split_spelling(spelling)
-    register = TYPE_INFO[type_][2] if type_ in TYPE_INFO else "b32"
+    register = PTX_TYPES[type_].register if type_ in PTX_TYPES else "b32"
     if opcode in surround_grid.FAMILIES and not (opcode in ARITY and type_ in TYPES):
         return surround_grid.render(spelling)
     if opcode in ARITY:

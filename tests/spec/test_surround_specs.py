@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tilecheck.spec.database import load_database
-from tilecheck.spec.forms import TYPE_INFO
+from tilecheck.spec.types import PTX_TYPES
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,7 @@ def test_operand_types_and_registers(db):
     assert len(forms) == 2033 - 314
     for form in forms:
         for o in form.operands:
-            assert o.ptx_type in TYPE_INFO and o.register_type == TYPE_INFO[o.ptx_type][2], form.name
+            assert o.ptx_type in PTX_TYPES and o.register_type == PTX_TYPES[o.ptx_type].register, form.name
         assert form.name.split(".")[-1] == form.type == form.sources[0].ptx_type or form.family in ("selp",), form.name
     cvt = db.forms["cvt.rn.f16.f32"]
     assert [(o.ptx_type, o.register_type) for o in cvt.operands] == [("f16", "b16"), ("f32", "f32")]

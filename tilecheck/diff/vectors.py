@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 from tilecheck.errors import IllegalFormError, Location, Problem, TilecheckError, UnknownFormError, UsageError
 from tilecheck.spec.database import load_database
-from tilecheck.spec.forms import TYPE_INFO
+from tilecheck.spec.types import PTX_TYPES
 
 __all__ = ["VectorCase", "VectorFile", "VectorFileError", "read_vectors", "VectorWriter", "HEADER_KEYS",
            "MAGIC"]
@@ -212,7 +212,7 @@ class VectorWriter:
         """One case line: ``form`` (a Form or name), operand bits, result bits."""
         name = getattr(form, "name", str(form))
         type_ = getattr(form, "type", name.rsplit(".", 1)[-1])
-        digits = TYPE_INFO[type_][3] // 4
+        digits = PTX_TYPES[type_].bits // 4
         fields = " ".join(f"0x{int(v):0{digits}x}" for v in (*operands, result))
         self._fh.write(f"{name} {fields}" + (f"  # {comment}" if comment else "") + "\n")
         self.count += 1

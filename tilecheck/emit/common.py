@@ -13,7 +13,8 @@
 from __future__ import annotations
 
 from tilecheck.errors import TilecheckError
-from tilecheck.tile.dtypes import DTYPES, DType
+from tilecheck.spec.types import PTX_TYPES
+from tilecheck.tile.dtypes import DTYPES, DType, float_dtype
 from tilecheck.tile.exprs import BinOp, Compare, Const, Expr, ScalarParam, ThreadIndex
 
 
@@ -49,21 +50,22 @@ def hex_literal(bits: int, width_bits: int) -> str:
 # ---------------------------------------------------------------------------------------------
 # register classes
 
-REGISTER_PREFIX = {"pred": "%p", "b16": "%h", "b32": "%r", "f32": "%f", "b64": "%rd", "f64": "%fd"}
-"""PTX register class -> name prefix (``%f3`` is f32 register 3)."""
-
 DECLARATION_ORDER = ("pred", "b16", "b32", "f32", "b64", "f64")
+"""The register classes the emitter declares, in the order of the ``.reg`` lines."""
+
+REGISTER_PREFIX = {cls: "%" + PTX_TYPES[cls].prefix for cls in DECLARATION_ORDER}
+"""PTX register class -> name prefix (``%f3`` is f32 register 3)."""
 
 
 def register_class(register_type: str) -> str:
-    """The register class a form's register type is declared in: f32 and f64 keep their float
-    type (readable PTX), every other type uses the bit type of its width (``u32`` -> ``b32``)."""
-    if register_type in ("f32", "f64", "pred"):
-        return register_type
-    width = int(register_type[1:])
-    if width not in (16, 32, 64):
+    """The register class a form's register type is declared in (:class:`~tilecheck.spec.types.PtxType`):
+    f32 and f64 keep their float type (readable PTX), every other type uses the bit type of its
+    width (``u32`` -> ``b32``)."""
+    t = PTX_TYPES.get(register_type)
+    if t is None or t.register_class is None:
+        width = t.bits if t is not None else "".join(c for c in register_type if c.isdigit())
         raise EmitError(f"no {width}-bit register class (tilecheck emits 16-, 32- and 64-bit registers)")
-    return f"b{width}"
+    return t.register_class
 
 
 def class_width(cls: str) -> int:
@@ -173,8 +175,8 @@ def literal_value(const: Const, dtype: DType) -> int:
 
 def scalar_operand_dtype(ptx_type: str, container_bits: int) -> DType:
     """The dtype an untyped literal takes as a scalar operand of a form operand of ``ptx_type``."""
-    return {"f16": DTYPES["float16"], "bf16": DTYPES["bfloat16"], "f32": DTYPES["float32"],
-            "f64": DTYPES["float64"]}.get(ptx_type) or DTYPES[f"uint{container_bits}"]
+    t = PTX_TYPES.get(ptx_type)
+    return (float_dtype(t.element) if t is not None and t.is_float else None) or DTYPES[f"uint{container_bits}"]
 
 
 def constant_bits(const: Const, ptx_type: str, container_bits: int) -> int:

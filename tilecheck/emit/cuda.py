@@ -27,17 +27,18 @@ such as ``__uint_as_float``, never a conversion), and one helper call per instru
 
 from __future__ import annotations
 
-from tilecheck.emit.common import BOOL, BOOL_OPS, EmitError, expr_dtype, literal_value, operand_dtype
+from tilecheck.emit.common import (BOOL, BOOL_OPS, DECLARATION_ORDER, EmitError, expr_dtype, literal_value,
+                                   operand_dtype)
 from tilecheck.emit.plan import CallPlan, KernelPlan, MemoryOperand, ScalarOperand
 from tilecheck.emit.ptx import GENERATED
+from tilecheck.spec.types import PTX_TYPES
 from tilecheck.tile.exprs import BinOp, Compare, Const, ScalarParam, ThreadIndex
 
-CARRIER = {"f32": ("float", "f"), "f64": ("double", "d"), "b16": ("uint16_t", "h"), "u16": ("uint16_t", "h"),
-           "s16": ("int16_t", "h"), "b32": ("uint32_t", "r"), "u32": ("uint32_t", "r"), "s32": ("int32_t", "r"),
-           "b64": ("uint64_t", "l"), "u64": ("uint64_t", "l"), "s64": ("int64_t", "l")}
+CARRIER = {t.name: (t.c_type, t.constraint) for t in PTX_TYPES.values() if t.constraint}
 """PTX register type -> (C carrier type, inline-asm constraint letter)."""
 
-CELL_TYPE = {"f32": "float", "f64": "double", "b16": "uint16_t", "b32": "uint32_t", "b64": "uint64_t"}
+CELL_TYPE = {cls: PTX_TYPES[cls].c_type for cls in DECLARATION_ORDER if cls != "pred"}
+"""Register class -> the C type of a kernel-local cell of that class."""
 PARAM_C_TYPE = {"bool": "bool", "int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "uint16": "uint16_t",
                 "float16": "uint16_t", "bfloat16": "uint16_t", "int32": "int32_t", "uint32": "uint32_t",
                 "float32": "float", "int64": "int64_t", "uint64": "uint64_t", "float64": "double"}

@@ -23,18 +23,20 @@ constant encoding both values (``T.uint32(0x3c003c00)``).
 from __future__ import annotations
 
 from tilecheck.legality.context import CallContext, Operand
-from tilecheck.tile.dtypes import DTYPES, DType
+from tilecheck.spec.types import PTX_TYPES
+from tilecheck.tile.dtypes import DTYPES, DType, float_dtype
 from tilecheck.tile.exprs import Const, Expr
 
-_FLOAT_DTYPE = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
-_PACKED = ("f16x2", "bf16x2", "f32x2")
+_FLOAT_DTYPE = {t.name: float_dtype(t.element) for t in PTX_TYPES.values() if t.is_float}
+"""Scalar float PTX type -> the dtype of its values (``f16`` -> float16)."""
+_PACKED = tuple(t.name for t in PTX_TYPES.values() if t.is_packed)
 
 
 def allowed_dtypes(ptx_type: str, container_bits: int) -> tuple[DType, ...]:
     """The dtypes an operand of PTX type ``ptx_type`` may have (see the module table)."""
     ints = tuple(d for d in DTYPES.values() if d.is_integer and d.bits == container_bits)
     if ptx_type in _FLOAT_DTYPE:
-        return (DTYPES[_FLOAT_DTYPE[ptx_type]],) + ints
+        return (_FLOAT_DTYPE[ptx_type],) + ints
     if ptx_type in _PACKED:
         return ints
     return tuple(d for d in DTYPES.values() if d.kind != "bool" and d.bits == container_bits)

@@ -42,8 +42,9 @@ from tilecheck.model import contracts, eft, fast, instructions, jit, ops
 from tilecheck.model.xp import namespace, u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, applied_reading, check_ulp_reading
 from tilecheck.spec.database import load_database
-from tilecheck.spec.forms import TYPE_INFO, Form
+from tilecheck.spec.forms import Form
 from tilecheck.spec.registry import ROUNDINGS, TININESS, TININESS_DEFAULT
+from tilecheck.spec.types import PTX_TYPES
 
 """Where ``.ftz`` judges a result subnormal when a form does not say: on the rounded result.
 
@@ -341,7 +342,7 @@ def _function_operands(form: Form, operand_bits, xp):
 
 
 def _finish_function(xp, form: Form, out, ptx_type: str, scalar: bool):
-    dtype = getattr(xp, _UINT[TYPE_INFO[ptx_type][3]])
+    dtype = getattr(xp, _UINT[PTX_TYPES[ptx_type].bits])
     return _finish(xp, xp.asarray(out), dtype, scalar)
 
 

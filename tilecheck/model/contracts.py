@@ -28,8 +28,8 @@ import numpy as np
 
 from tilecheck.formats import Format, get_format
 from tilecheck.model import ops
-from tilecheck.model.ieee import flush_subnormal_bits, round_pack
-from tilecheck.model.xp import u64
+from tilecheck.model.ieee import flush_subnormal_bits, round_pack, unpack
+from tilecheck.model.xp import bit_length, u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.forms import Form
 from tilecheck.spec.registry import TININESS_DEFAULT, special_result_bits
@@ -732,6 +732,8 @@ def _rsqrt_rn(xp, fmt: Format, a, mode: ops.Mode, rule: ops.NanRule):
     if mode.flush_in:
         finite_pos = finite_pos & (mag >= u64(xp, fmt.min_normal))
     out = special_out.copy()
+    if fmt.precision <= 24:
+        return xp.where(finite_pos, _rsqrt_small(xp, fmt, a, mode), out)
     host = lambda v: v.get() if hasattr(v, "get") else np.asarray(v)  # noqa: E731
     idx = np.nonzero(host(finite_pos).reshape(-1))[0]
     if idx.size == 0:
@@ -743,6 +745,45 @@ def _rsqrt_rn(xp, fmt: Format, a, mode: ops.Mode, rule: ops.NanRule):
     flat = out.reshape(-1)
     flat[xp.asarray(idx)] = xp.asarray(results)
     return flat.reshape(out.shape)
+
+
+def _rsqrt_small(xp, fmt: Format, a, mode: ops.Mode):
+    """1/sqrt of patterns of a format with at most 24 significand bits, rounded per ``mode``.
+
+    Only positive finite non-zero lanes are meaningful (the caller selects them). Writing the
+    value as ``M * 2**E`` with ``E`` even (``M < 2**25``), ``y = floor(2**K / sqrt(M))`` with
+    ``K = 26 + ceil(bits(M) / 2)`` has 27 bits (or is 2**27), more than rounding needs. A float64 estimate
+    of ``y`` is within 2**-25 of the real quotient, so its floor is off by at most one; the exact
+    test ``y*y*M <= 2**(2K) < (y+1)**2 * M`` corrects it and gives the sticky bit.
+    """
+    u = unpack(xp, fmt, a)
+    odd = (u.exp & 1) != 0
+    m = xp.where(odd, u.sig << u64(xp, 1), u.sig)
+    m = xp.where(m == 0, u64(xp, 1), m)  # lanes the caller discards: keep the arithmetic defined
+    e = xp.where(odd, u.exp - 1, u.exp)
+    k = 26 + (bit_length(xp, m) + 1) // 2
+    with np.errstate(all="ignore"):
+        est = xp.ldexp(1.0 / xp.sqrt(m.astype(xp.float64)), k.astype(xp.int32))
+    y = xp.floor(est).astype(xp.uint64)
+    y = y - (_cmp_square_times(xp, y, m, 2 * k) > 0).astype(xp.uint64)
+    y = y + (_cmp_square_times(xp, y + u64(xp, 1), m, 2 * k) <= 0).astype(xp.uint64)
+    sticky = _cmp_square_times(xp, y, m, 2 * k) != 0
+    zero = xp.zeros(y.shape, dtype=xp.uint64)
+    return round_pack(xp, fmt, zero, y, -k - e // 2, sticky, mode.rounding, mode.flush_out, mode.tininess)
+
+
+def _cmp_square_times(xp, y, m, t):
+    """Sign (-1, 0, 1 as int64) of ``y*y*m - 2**t`` for ``y <= 2**27 + 1``, ``m < 2**25``,
+    ``54 <= t <= 78``: the product (up to 79 bits) is held in two 32-bit limbs of uint64."""
+    mask = u64(xp, 0xFFFFFFFF)
+    y2 = y * y
+    low = (y2 & mask) * m
+    hi = (y2 >> u64(xp, 32)) * m + (low >> u64(xp, 32))
+    lo = low & mask
+    target = u64(xp, 1) << (t - 32).astype(xp.uint64)
+    greater = (hi > target) | ((hi == target) & (lo != 0))
+    less = hi < target
+    return greater.astype(xp.int64) - less.astype(xp.int64)
 
 
 def _rsqrt_exact_bits(fmt: Format, bits: int, mode: ops.Mode) -> int:

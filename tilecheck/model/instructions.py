@@ -26,8 +26,9 @@ from tilecheck.formats import Format, get_format
 from tilecheck.model import ops, wide
 from tilecheck.model.ieee import flush_subnormal_bits, round_pack
 from tilecheck.model.xp import bit_length, shift_right_jam, u64
-from tilecheck.spec.forms import INTEGER_KIND, TYPE_INFO, Form
+from tilecheck.spec.forms import Form
 from tilecheck.spec.registry import TININESS_DEFAULT
+from tilecheck.spec.types import INTEGER_KIND, PTX_TYPES
 
 F64 = "f64"
 
@@ -38,7 +39,7 @@ def _mask(width: int) -> int:
 
 def width_of(ptx_type: str) -> int:
     """Bits of one value of a PTX type token (1 for .pred)."""
-    return TYPE_INFO[ptx_type][3]
+    return PTX_TYPES[ptx_type].bits
 
 
 def signed_value(xp, bits, width: int):
@@ -373,7 +374,7 @@ def _relation(xp, op: str, x, y):
 def compare(xp, form: Form, cmp: str, a, b, ftz: bool):
     """``a CMP b`` for the source type of ``form`` (bool array); float lanes as given."""
     t = form.sources[0].ptx_type
-    fmt_name = TYPE_INFO[t][0]
+    fmt_name = PTX_TYPES[t].element
     if fmt_name is None:
         w = width_of(t)
         if _is_signed(t):
@@ -401,7 +402,7 @@ def _combine(xp, boolop: str, t, c):
 def _setp_lanes(xp, form, a, b, p):
     """Per-lane comparison results: one bool array per lane (element 0 first)."""
     t = form.sources[0].ptx_type
-    elem, lanes = TYPE_INFO[t][0], TYPE_INFO[t][1]
+    elem, lanes = PTX_TYPES[t].element, PTX_TYPES[t].lanes
     if lanes == 1:
         return [compare(xp, form, p["cmp"], a, b, bool(p.get("ftz")))]
     fmt = get_format(elem)
@@ -464,15 +465,15 @@ def _lanes(fn):
     """Apply a one-lane float implementation to each lane of packed types."""
     def run(xp, form, args, p):
         t = form.destinations[0].ptx_type
-        lanes = TYPE_INFO[t][1]
+        lanes = PTX_TYPES[t].lanes
         if lanes == 1:
             return fn(xp, form, args, p)
-        fmt = get_format(TYPE_INFO[t][0])
+        fmt = get_format(PTX_TYPES[t].element)
         m = u64(xp, _mask(fmt.width))
         out = None
         for i in range(lanes):
             shift = u64(xp, i * fmt.width)
-            lane = fn(xp, _LaneForm(form, TYPE_INFO[t][0]), [(x >> shift) & m for x in args], p) & m
+            lane = fn(xp, _LaneForm(form, PTX_TYPES[t].element), [(x >> shift) & m for x in args], p) & m
             out = lane << shift if out is None else out | (lane << shift)
         return out
     return run
@@ -526,7 +527,7 @@ def _copysign(xp, form, args, p):
 
 def _testp(xp, form, args, p):
     (a,) = args
-    fmt = get_format(TYPE_INFO[form.sources[0].ptx_type][0])
+    fmt = get_format(PTX_TYPES[form.sources[0].ptx_type].element)
     mag = a & u64(xp, fmt.magnitude_mask)
     inf_bits = u64(xp, fmt.exponent_mask)
     test = p["test"]

@@ -23,7 +23,7 @@ import numpy as np
 
 from tilecheck.formats import get_format
 from tilecheck.model import api
-from tilecheck.spec.forms import TYPE_INFO
+from tilecheck.spec.types import PTX_TYPES
 
 MAX_CHOICES = 17
 """Most values enumerated per lane; a lane whose contract allows more is ``unbounded``."""
@@ -40,13 +40,21 @@ class Choices:
     valid: np.ndarray
     unbounded: np.ndarray
     reference: np.ndarray
+    uniform: bool = False  # one row (arrays of length 1) that holds for every lane
+
+    def per_lane(self, n: int) -> "Choices":
+        """The same choices with one row per lane (``n`` lanes) when they are ``uniform``."""
+        if not self.uniform:
+            return self
+        return Choices(np.repeat(self.values, n, axis=0), np.repeat(self.valid, n, axis=0),
+                       np.repeat(self.unbounded, n), np.repeat(self.reference, n))
 
 
 def allowed_choices(form, operands: list[np.ndarray], *, ulp_reading: str = "either",
                     tininess: str = "after") -> Choices:
     """The allowed results of approximate ``form`` for each lane of ``operands`` (unsigned arrays)."""
     fmt = get_format(form.element_format)
-    width = TYPE_INFO[form.type][3]
+    width = PTX_TYPES[form.type].bits
     dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
     ops = [np.asarray(o).astype(dtype, copy=False) for o in operands]
     n = ops[0].shape[0]
@@ -107,7 +115,7 @@ def contract_allows(form, result: np.ndarray, operands: list, *, ulp_reading: st
                     tininess: str = "after", reference: np.ndarray | None = None) -> np.ndarray:
     """Does approximate ``form``'s contract allow ``result`` for these operands under the ulp
     reading? Bool per lane (:func:`tilecheck.model.api.allowed`)."""
-    width = TYPE_INFO[form.type][3]
+    width = PTX_TYPES[form.type].bits
     dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
     ops = [np.asarray(o).astype(dtype, copy=False) for o in operands]
     with np.errstate(all="ignore"):

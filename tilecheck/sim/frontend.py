@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from tilecheck.errors import Location
 from tilecheck.sim.errors import PtxError, UnsupportedPtxError
 from tilecheck.sim.parser import Addr, Reg, Symbol, Vec, _operand, _split_operands, strip_comments
+from tilecheck.spec.types import PTX_TYPES
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,13 @@ class Param:
     @property
     def nbytes(self) -> int:
         """Size in bytes."""
-        width = int(re.sub(r"\D", "", self.ptx_type) or 8) // 8 if self.ptx_type != "pred" else 1
+        t = PTX_TYPES.get(self.ptx_type)
+        if self.ptx_type == "pred":
+            width = 1
+        elif t is not None:
+            width = t.bits // 8
+        else:  # a type outside the table (.b128): the digits of its name
+            width = int(re.sub(r"\D", "", self.ptx_type) or 8) // 8
         return width * (self.array or 1)
 
 

@@ -39,15 +39,10 @@ from tilecheck.sim.memory import UINT, GlobalMemory
 from tilecheck.sim.parser import Addr, Imm, Kernel, Reg, Special, Statement, Symbol, Vec, parse_ptx
 from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
+from tilecheck.spec.types import PTX_TYPES
 
-# PTX type token -> (width in bits, kind); kind: pred, b, u, s, f (f16/bf16/f32/f64), x (packed)
-TYPES: dict[str, tuple[int, str]] = {
-    "pred": (1, "pred"),
-    "b8": (8, "b"), "u8": (8, "u"), "s8": (8, "s"),
-    "b16": (16, "b"), "u16": (16, "u"), "s16": (16, "s"), "f16": (16, "f"), "bf16": (16, "f"),
-    "b32": (32, "b"), "u32": (32, "u"), "s32": (32, "s"), "f32": (32, "f"), "f16x2": (32, "x"), "bf16x2": (32, "x"),
-    "b64": (64, "b"), "u64": (64, "u"), "s64": (64, "s"), "f64": (64, "f"), "f32x2": (64, "x"),
-}
+TYPES: dict[str, tuple[int, str]] = {t.name: (t.bits, t.kind) for t in PTX_TYPES.values()}
+"""PTX type token -> (width in bits, kind); the kinds of :data:`tilecheck.spec.types.KINDS`."""
 STORAGE = {1: np.dtype(bool), 8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
            64: np.dtype(np.uint64)}
 CACHE_OPS = ("ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt")
@@ -714,7 +709,7 @@ def _trunc_div(a, b):
 
 def _float_compare(cmp: str, type_: str):
     """A comparison of float bit patterns of ``type_`` (ordered and unordered forms)."""
-    fmt = get_format({"f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64"}[type_])
+    fmt = get_format(PTX_TYPES[type_].element)
 
     def values(bits):
         return fmt.to_float64(np.asarray(bits).astype(fmt.uint))

@@ -35,8 +35,9 @@ from tilecheck.formats import Format, get_format
 from tilecheck.smt import fp
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.database import load_database
-from tilecheck.spec.forms import TYPE_INFO, Form
+from tilecheck.spec.forms import Form
 from tilecheck.spec.registry import TININESS, TININESS_DEFAULT, special_result_bits
+from tilecheck.spec.types import PTX_TYPES
 
 _HI_MASK = 0xFFFFFFFF00000000
 _fresh = itertools.count()
@@ -58,7 +59,8 @@ def _form(form) -> Form:
 
 
 def _elem(form: Form) -> tuple[Format, int, int]:
-    elem, lanes, _reg, bits = TYPE_INFO[form.type]
+    t = PTX_TYPES[form.type]
+    elem, lanes, bits = t.element, t.lanes, t.bits
     if elem is None:
         raise UsageError(f"{form.name} has no floating-point element type")
     return get_format(elem), lanes, bits
@@ -177,7 +179,7 @@ def encode_bits(form, *terms, tininess: str = TININESS_DEFAULT) -> z3.BitVecRef:
 
 
 def _encode_memory(form: Form, terms, memory):
-    bits = TYPE_INFO[form.type][3]
+    bits = PTX_TYPES[form.type].bits
     if memory is None:
         memory = z3.Array(f"mem_b{bits}!{next(_fresh)}", z3.BitVecSort(64), z3.BitVecSort(bits))
     addr = terms[0]

@@ -21,7 +21,8 @@ from tilecheck.errors import UsageError
 from tilecheck.formats import Format, get_format
 from tilecheck.smt import fp
 from tilecheck.spec.database import load_database
-from tilecheck.spec.forms import INTEGER_KIND, TYPE_INFO, Form
+from tilecheck.spec.forms import Form
+from tilecheck.spec.types import INTEGER_KIND, PTX_TYPES
 
 _QUAD = z3.FPSort(15, 113)  # holds every value of every format here, and 2**64, exactly
 
@@ -33,7 +34,7 @@ def _form(form) -> Form:
 
 
 def _w(ptx_type: str) -> int:
-    return TYPE_INFO[ptx_type][3]
+    return PTX_TYPES[ptx_type].bits
 
 
 def _signed(ptx_type: str) -> bool:
@@ -41,7 +42,7 @@ def _signed(ptx_type: str) -> bool:
 
 
 def _fmt(ptx_type: str) -> Format:
-    return get_format(TYPE_INFO[ptx_type][0])
+    return get_format(PTX_TYPES[ptx_type].element)
 
 
 def _nan(form: Form, fmt: Format) -> int:
@@ -207,7 +208,7 @@ def _setp(form: Form, p: dict, xs, destinations: int):
     t = form.sources[0].ptx_type
     a, b = xs[0], xs[1]
     c = xs[2] if len(xs) > 2 else None
-    elem, lanes = TYPE_INFO[t][0], TYPE_INFO[t][1]
+    elem, lanes = PTX_TYPES[t].element, PTX_TYPES[t].lanes
     results = []
     if elem is None:
         w = _w(t)
@@ -243,7 +244,7 @@ def _setp(form: Form, p: dict, xs, destinations: int):
 
 def _float_key(form: Form, key: str, p: dict, xs):
     t = form.destinations[0].ptx_type if key != "float.testp" else form.sources[0].ptx_type
-    elem, lanes = TYPE_INFO[t][0], TYPE_INFO[t][1]
+    elem, lanes = PTX_TYPES[t].element, PTX_TYPES[t].lanes
     fmt = get_format(elem)
     w = fmt.width
     out = []

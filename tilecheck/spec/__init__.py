@@ -2,7 +2,8 @@
 sequences.
 
 * :mod:`tilecheck.spec.registry` -- semantics keys, operations and arities, roundings, tininess;
-* :mod:`tilecheck.spec.forms` -- the frozen dataclasses (forms, families, PTX types, contracts);
+* :mod:`tilecheck.spec.types` -- the PTX type table (types, registers, carriers, constraints);
+* :mod:`tilecheck.spec.forms` -- the frozen dataclasses (forms, families, operands, contracts);
 * :mod:`tilecheck.spec.database` -- ``load_database(root=None)``: validate, expand, check;
 * :mod:`tilecheck.spec.amdgpu`, :mod:`tilecheck.spec.sequence` -- AMD forms and sequences, and
   running a sequence with any semantics backend.

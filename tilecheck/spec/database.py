@@ -26,7 +26,6 @@ from tilecheck.formats import Format, read_formats
 from tilecheck.spec import amdgpu, registry
 from tilecheck.spec.contract import Bound, Contract, OperandCondition, Rule, Special, power_of_two
 from tilecheck.spec.forms import (
-    TYPE_INFO,
     Example,
     Family,
     Form,
@@ -38,6 +37,7 @@ from tilecheck.spec.forms import (
     Target,
     Verdict,
 )
+from tilecheck.spec.types import PTX_TYPES, format_problems as type_format_problems
 from tilecheck.specio.files import display_path, schema_problems, spec_root
 from tilecheck.specio.yamlio import LocatedDocument, load_yaml
 
@@ -221,7 +221,7 @@ class SpecDatabase:
     def _known_tokens(self) -> set:
         tokens = getattr(self, "_tokens", None)
         if tokens is None:
-            tokens = set(TYPE_INFO)
+            tokens = set(PTX_TYPES)
             for f in self.forms.values():
                 _, mods, type_ = split_spelling(f.name)
                 tokens.update(mods)
@@ -351,7 +351,7 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
             continue
         registers = int(vector_text[1:]) if vector_text else 1
         type_ = _substitute(group["type"], values)
-        if name_tokens[-1] != type_ or type_ not in TYPE_INFO:
+        if name_tokens[-1] != type_ or type_ not in PTX_TYPES:
             problems.append(Problem(doc.locate(here + ("type",)),
                                     f"{name}: the type {type_!r} must be a PTX type token and the spelling's last token"))
             continue
@@ -361,11 +361,12 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
                 operands.append(OperandSpec(o["name"], "addr", "b64", "b64", 64, None, 1, 1, o.get("doc", "")))
                 continue
             o_type = _substitute(group.get("operand_types", {}).get(o["name"], type_), values)
-            if o_type not in TYPE_INFO:
-                problems.append(Problem(doc.locate(here + ("operand_types",)), f"{name}: unknown type {o_type!r}"))
+            if o_type not in PTX_TYPES:
+                where = ("operand_types", o["name"]) if o["name"] in group.get("operand_types", {}) else ("type",)
+                problems.append(Problem(doc.locate(here + where), f"{name}: unknown type {o_type!r}"))
                 break
-            elem, lanes, reg, bits = TYPE_INFO[o_type]
-            operands.append(OperandSpec(o["name"], o["role"], o_type, reg, bits, elem, lanes,
+            t = PTX_TYPES[o_type]
+            operands.append(OperandSpec(o["name"], o["role"], o_type, t.register, t.bits, t.element, t.lanes,
                                         registers, o.get("doc", "")))
         else:
             operands = tuple(operands)
@@ -478,7 +479,17 @@ LOADERS: dict[str, Callable] = {
     "sequence": amdgpu.load_sequence,
 }
 # Database-wide checks of those schemas' contents: callable(db, problems).
-CHECKS: list[Callable] = [amdgpu.check_sequences]
+def _check_type_formats(db: SpecDatabase, problems: list[Problem]) -> None:
+    """The element formats of the PTX types the forms use exist in this root, with matching widths."""
+    used = {o.ptx_type for f in db.ptx_forms() for o in f.operands}
+    # a format file that failed to load has reported its own problem already
+    used = {t for t in used if PTX_TYPES[t].element in db.formats
+            or not (db.root / "formats" / f"{PTX_TYPES[t].element}.yaml").exists()}
+    where = Location(display_path(db.root / "formats", db.root))
+    problems.extend(Problem(where, text) for text in type_format_problems(db.formats, used))
+
+
+CHECKS: list[Callable] = [_check_type_formats, amdgpu.check_sequences]
 
 
 def _check_database(db: SpecDatabase, problems: list[Problem]) -> None:

@@ -11,35 +11,7 @@ from dataclasses import dataclass, field
 from tilecheck.errors import Location
 from tilecheck.spec import registry
 from tilecheck.spec.contract import Contract, Special  # noqa: F401 - the contract types, re-exported
-
-# PTX type token -> (element format, lanes, PTX register type, container bits)
-TYPE_INFO: dict[str, tuple[str | None, int, str, int]] = {
-    "f16": ("f16", 1, "b16", 16),
-    "bf16": ("bf16", 1, "b16", 16),
-    "f32": ("f32", 1, "f32", 32),
-    "f64": ("f64", 1, "f64", 64),
-    "f16x2": ("f16", 2, "b32", 32),
-    "bf16x2": ("bf16", 2, "b32", 32),
-    "f32x2": ("f32", 2, "b64", 64),
-    "b16": (None, 1, "b16", 16),
-    "b32": (None, 1, "b32", 32),
-    "b64": (None, 1, "b64", 64),
-    "u32": (None, 1, "u32", 32),
-    "u64": (None, 1, "u64", 64),
-    "s32": (None, 1, "s32", 32),
-    "s64": (None, 1, "s64", 64),
-    # integer and predicate types of the conversion, comparison and logic families: 8-bit values
-    # live in 16-bit registers (PTX has no 8-bit registers for arithmetic; ld/cvt widen into them)
-    "b8": (None, 1, "b16", 8),
-    "u8": (None, 1, "b16", 8),
-    "s8": (None, 1, "b16", 8),
-    "u16": (None, 1, "b16", 16),
-    "s16": (None, 1, "b16", 16),
-    "pred": (None, 1, "pred", 1),
-}
-
-INTEGER_KIND: dict[str, str] = {t: t[0] for t in TYPE_INFO if t[0] in "bus" and t != "bf16" and t != "bf16x2"}
-"""Integer type token -> its kind: ``b`` (bits), ``u`` (unsigned), ``s`` (signed)."""
+from tilecheck.spec.types import PTX_TYPES
 
 
 @dataclass(frozen=True)
@@ -187,17 +159,17 @@ class Form:
     @property
     def element_format(self) -> str | None:
         """The number format of each lane (``None`` for bit and integer types)."""
-        return TYPE_INFO[self.type][0]
+        return PTX_TYPES[self.type].element
 
     @property
     def lanes(self) -> int:
         """Values packed in one register (2 for ``f16x2``)."""
-        return TYPE_INFO[self.type][1]
+        return PTX_TYPES[self.type].lanes
 
     @property
     def container_bits(self) -> int:
         """Width of the value of the form's type (the register holding it may be wider)."""
-        return TYPE_INFO[self.type][3]
+        return PTX_TYPES[self.type].bits
 
     @property
     def exact(self) -> bool:

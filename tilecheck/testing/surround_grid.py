@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 
 from tilecheck import ptxas
-from tilecheck.spec.forms import TYPE_INFO
+from tilecheck.spec.types import PTX_TYPES
 
 FLOATS = ("f16", "bf16", "f32", "f64")
 INTS = ("u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64")
@@ -84,19 +84,19 @@ def candidates(family: str) -> list[str]:
 
 
 def _types(tokens: list[str]) -> list[str]:
-    return [t for t in tokens if t in TYPE_INFO]
+    return [t for t in tokens if t in PTX_TYPES]
 
 
 def _reg(type_: str, counters: dict) -> str:
-    register = TYPE_INFO[type_][2]
+    register = PTX_TYPES[type_].register
     counters[register] = counters.get(register, 0) + 1
     return ptxas.operand_text(register, counters[register])
 
 
 def _wide(type_: str) -> str:
     """The type twice as wide (mul.wide / mad.wide destinations)."""
-    width = TYPE_INFO[type_][3]
-    return f"{type_[0]}{2 * width}" if 2 * width <= 64 and f"{type_[0]}{2 * width}" in TYPE_INFO else type_
+    width = PTX_TYPES[type_].bits
+    return f"{type_[0]}{2 * width}" if 2 * width <= 64 and f"{type_[0]}{2 * width}" in PTX_TYPES else type_
 
 
 def operand_types(spelling: str) -> list[str]:

@@ -67,6 +67,11 @@ class DType:
 DTYPES: dict[str, DType] = {name: DType(name, bits, kind, fmt) for name, (bits, kind, fmt) in _TABLE.items()}
 
 
+def float_dtype(format_name: str | None) -> DType | None:
+    """The float dtype whose values are of the format ``format_name`` (``f16`` -> float16), or None."""
+    return next((d for d in DTYPES.values() if d.format is not None and d.format == format_name), None)
+
+
 def lookup(value) -> DType | None:
     """The dtype named by ``value`` (a :class:`DType` or its name), or None when there is none."""
     if isinstance(value, DType):
