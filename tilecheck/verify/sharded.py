@@ -204,8 +204,8 @@ def verify_batched(path: str, entry: str, against: str, *, db, ulp_reading: str 
     text = _read_text(path)
     p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess, text=text)
     total = exhaustive_total(p, limit)
-    job = Job(path, text, entry, against, ulp_reading, approx, tininess, 0)
-    identity = {"file": path, "sha256": job.digest, "entry": entry, "against": against, "ulp_reading": ulp_reading,
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    identity = {"file": path, "sha256": digest, "entry": entry, "against": against, "ulp_reading": ulp_reading,
                 "approx": approx, "tininess": tininess, "inputs": total}
     checkpoint = os.path.join(out, CHECKPOINT) if out is not None else None
     log_path = os.path.join(out, BATCHES) if out is not None else None
@@ -276,7 +276,8 @@ def verify_batched(path: str, entry: str, against: str, *, db, ulp_reading: str 
                                   time.perf_counter() - t0, done_batches == batches))
     except ClusterError as exc:
         if out is None:
-            raise ClusterError(f"{exc.message.split(': every batch merged')[0]}; this run kept no checkpoint: "
+            # the message's resume hint does not hold for a run without a checkpoint
+            raise ClusterError(f"{exc.message.split('; every batch merged')[0]}; this run kept no checkpoint: "
                                "give --out DIR to make a run resumable") from exc
         raise
     except OSError as exc:
