@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tilecheck.formats import get_format
-from tilecheck.model import fast, halfjit, ops
+from tilecheck.model import fast, narrowjit, ops
 
 
 def _edge_biased(fmt, n, rng):
@@ -81,7 +81,28 @@ def test_compiled_half_path_equals_numpy_half_path(fmt_name):
                 for rule in rules:
                     with np.errstate(all="ignore"):
                         want = fast.half_block(np, op, fmt, args, mode, rule)
-                    got = halfjit.block(op, fmt, args, mode, rule)
+                    got = narrowjit.block(op, fmt, args, mode, rule)
+                    bad = np.nonzero(want != got)[0]
+                    assert bad.size == 0, (op, rounding, mode, rule, [hex(int(x[bad[0]])) for x in args],
+                                           hex(int(want[bad[0]])), hex(int(got[bad[0]])))
+
+
+def test_compiled_f32_path_equals_numpy_f32_path():
+    fmt = get_format("f32")
+    rng = np.random.default_rng(32)
+    a = _edge_biased(fmt, 30_000, rng).astype(np.uint32)
+    b = _edge_biased(fmt, 30_000, rng).astype(np.uint32)
+    rules = (ops.NanRule.ieee(fmt), ops.NanRule(False, fmt.canonical_nan, fixed=fmt.canonical_nan),
+             ops.NanRule(True, fmt.canonical_nan), ops.NanRule(False, fmt.default_nan))
+    for op in ("sqrt", "rcp", "div"):
+        args = [a] if op != "div" else [a, b]
+        for rounding in ("rn", "rz", "rm", "rp"):
+            for mode in (ops.Mode(rounding), ops.Mode(rounding, True), ops.Mode(rounding, ftz_out=True),
+                         ops.Mode(rounding, ftz_in=True)):
+                for rule in rules:
+                    with np.errstate(all="ignore"):
+                        want = fast.f32_block(np, op, fmt, args, mode, rule)
+                    got = narrowjit.f32_block(op, args, mode, rule)
                     bad = np.nonzero(want != got)[0]
                     assert bad.size == 0, (op, rounding, mode, rule, [hex(int(x[bad[0]])) for x in args],
                                            hex(int(want[bad[0]])), hex(int(got[bad[0]])))

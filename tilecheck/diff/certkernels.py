@@ -53,8 +53,21 @@ def supports(op: str, fmt: str) -> bool:
     return fmt in FORMATS and op in OPS and not (op == "fma" and fmt == "f32")
 
 
-_jit = numba.njit(nogil=True, cache=True)
-_inline = numba.njit(nogil=True, cache=True, inline="always")
+def _compiler(**options):
+    """A decorator compiling with an on-disk cache; where no cache location is writable (Numba
+    raises), compiling per process instead."""
+
+    def decorate(fn):
+        try:
+            return numba.njit(nogil=True, cache=True, **options)(fn)
+        except RuntimeError:
+            return numba.njit(nogil=True, **options)(fn)
+
+    return decorate
+
+
+_jit = _compiler()
+_inline = _compiler(inline="always")
 """Inlined into its callers at Numba's IR level, so their constants reach its branches (only the
 loop bodies: inlining the general path too would multiply the compile time many times over)."""
 

@@ -1,12 +1,18 @@
-"""Compiled binary16/bfloat16 fast path: :func:`tilecheck.model.fast.half_block` in one Numba loop.
+"""Compiled fast paths for the narrow formats: numpy's algorithms of :mod:`tilecheck.model.fast`
+in one Numba loop each, lane by lane in registers (bit-identical; the tests compare them).
 
-The same algorithm as the numpy half path, lane by lane in registers: the operands widened to
+:func:`block` (binary16/bfloat16, :func:`tilecheck.model.fast.half_block`): the operands widened to
 float64 exactly (a table of all 2**16 patterns), ``q = RN64(x)`` by the hardware, ``c = RN(q)`` in
 the format (round to nearest even on ``q``'s bits, with overflow to infinity and the subnormal
 grid; the double rounding is innocuous, 53 >= 2p + 2), the exact-zero sum sign under ``rm``, then
 for directed modes one step of ``c`` toward the exact value by the sign of ``q - c`` (bfloat16
-sums: the sign of TwoSum's error where ``q == c``), output flushing and the NaN rule. numpy's
-half path stays the reference (the tests compare both with the exact integer path) and serves
+sums: the sign of TwoSum's error where ``q == c``), output flushing and the NaN rule.
+
+:func:`f32_block` (binary32 div/sqrt/rcp, :func:`tilecheck.model.fast.f32_block`): ``q`` in
+float64, ``c = RN32(q)`` by the hardware conversion, one step of ``c`` by the sign of ``q - c`` for
+directed modes, flushing and the NaN rule.
+
+numpy's paths stay the reference (the tests compare both with the exact integer path) and serve
 CuPy arrays.
 """
 
@@ -19,7 +25,7 @@ from numba.extending import intrinsic
 
 from tilecheck.formats import Format
 
-__all__ = ["block"]
+__all__ = ["block", "f32_block"]
 
 _OPS = {"sqrt": 0, "rcp": 1, "add": 2, "sub": 3, "mul": 4, "div": 5}
 _ROUND = {"rn": 0, "rz": 1, "rm": 2, "rp": 3}
@@ -48,7 +54,35 @@ def _bits(typingctx, x):
     return sig, codegen
 
 
-_jit = numba.njit(nogil=True, cache=True, error_model="numpy")
+@intrinsic
+def _bits32(typingctx, x):
+    """The IEEE bit pattern of a float32."""
+    sig = types.uint32(types.float32)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.uint32))
+
+    return sig, codegen
+
+
+@intrinsic
+def _float32(typingctx, x):
+    """The float32 of a bit pattern."""
+    sig = types.float32(types.uint32)
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.float32))
+
+    return sig, codegen
+
+
+def _jit(fn):
+    """Compile with an on-disk cache; where no cache location is writable (Numba raises), compile
+    per process instead (as :mod:`tilecheck.model.jit`)."""
+    try:
+        return numba.njit(nogil=True, cache=True, error_model="numpy")(fn)
+    except RuntimeError:
+        return numba.njit(nogil=True, error_model="numpy")(fn)
 
 
 @_jit
@@ -181,4 +215,72 @@ def block(op: str, fmt: Format, operands, mode, rule, out=None):
     fixed = -1 if rule.fixed is None else int(rule.fixed)
     _loop(_OPS[op], ebits, mbits, _ROUND[mode.rounding], bool(mode.flush_in), bool(mode.flush_out), fixed,
           bool(rule.propagate), int(rule.invalid), int(fmt.from_fraction(1)), _TABLES[fmt.name], a, b, out)
+    return out
+
+
+@_jit
+def _loop32(op, rnd, flush_in, flush_out, fixed, propagate, invalid, a, b, out):
+    """binary32 div (op 5), sqrt (0), rcp (1) of ``a`` (and ``b``) into ``out``."""
+    sign_bit = np.uint32(0x80000000)
+    mag_mask = np.uint32(0x7FFFFFFF)
+    exp_mask = np.uint32(0x7F800000)
+    min_normal = np.uint32(0x00800000)
+    quiet = np.uint32(0x00400000)
+    for i in range(out.shape[0]):
+        x_bits = np.uint32(a[i])
+        y_bits = np.uint32(b[i])
+        if flush_in:
+            if (x_bits & mag_mask) < min_normal:
+                x_bits &= sign_bit
+            if (y_bits & mag_mask) < min_normal:
+                y_bits &= sign_bit
+        x = np.float64(_float32(x_bits))
+        if op == 0:
+            q = np.sqrt(x)
+        elif op == 1:
+            q = 1.0 / x
+        else:
+            q = x / np.float64(_float32(y_bits))
+        c32 = np.float32(q)  # round to nearest binary32
+        r = np.int64(_bits32(c32))
+        if rnd != 0:
+            c = np.float64(c32)
+            d = q - c  # the side of the exact result from c (NaN: no step)
+            negative = r >= 0x80000000
+            if rnd == 1:
+                # toward zero where c overshoots: side and c of opposite signs
+                if (d < 0 and c > 0) or (d > 0 and c < 0):
+                    r -= 1
+            elif (d > 0) if rnd == 3 else (d < 0):
+                # one unit up in value: magnitude up for positive, down for negative
+                if (rnd == 3) != negative:
+                    r += 1
+                else:
+                    r -= 1
+        res = np.uint32(r)
+        if flush_out and (res & mag_mask) < min_normal:
+            res &= sign_bit
+        if (res & mag_mask) > exp_mask:
+            if fixed >= 0:
+                res = np.uint32(fixed)
+            else:
+                chosen = np.uint32(invalid)
+                if propagate:
+                    if op == 5 and (y_bits & mag_mask) > exp_mask:
+                        chosen = y_bits | quiet
+                    if (x_bits & mag_mask) > exp_mask:
+                        chosen = x_bits | quiet
+                res = chosen
+        out[i] = res
+
+
+def f32_block(op: str, operands, mode, rule, out=None):
+    """:func:`tilecheck.model.fast.f32_block` on numpy uint32 arrays, compiled."""
+    a = np.ascontiguousarray(operands[0], dtype=np.uint32)
+    b = np.ascontiguousarray(operands[1], dtype=np.uint32) if len(operands) > 1 else a
+    if out is None:
+        out = np.empty(a.shape[0], dtype=np.uint32)
+    fixed = -1 if rule.fixed is None else int(rule.fixed)
+    _loop32(_OPS[op], _ROUND[mode.rounding], bool(mode.flush_in), bool(mode.flush_out), fixed,
+            bool(rule.propagate), int(rule.invalid), a, b, out)
     return out
