@@ -312,8 +312,9 @@ def _fma_kernel(a, b, c, out, fail, rounding, nan_mode, nan_fixed, nan_invalid):
 
 def applicable(xp, op: str, fmt: Format, mode: ops.Mode) -> bool:
     """Whether :func:`block` covers ``op`` on ``fmt`` under ``mode``: binary64 without flushing,
-    on numpy arrays."""
-    return xp is np and fmt.name == "f64" and op in OPS and not (mode.flush_in or mode.flush_out)
+    on numpy arrays, with Numba compiling (``NUMBA_DISABLE_JIT=1`` leaves the numpy paths)."""
+    return (xp is np and fmt.name == "f64" and op in OPS and not (mode.flush_in or mode.flush_out)
+            and not numba.config.DISABLE_JIT)
 
 
 def _signed(pattern: int) -> np.int64:
