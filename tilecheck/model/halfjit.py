@@ -12,12 +12,12 @@ CuPy arrays.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
 from tilecheck.formats import Format
+from tilecheck.model import njit
 
 __all__ = ["block"]
 
@@ -48,7 +48,7 @@ def _bits(typingctx, x):
     return sig, codegen
 
 
-_jit = numba.njit(nogil=True, cache=True, error_model="numpy")
+_jit = njit.cached(nogil=True, error_model="numpy")
 
 
 @_jit

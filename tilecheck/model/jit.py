@@ -47,7 +47,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from tilecheck.formats import Format
-from tilecheck.model import ops
+from tilecheck.model import njit, ops
 from tilecheck.model.fast import scratch
 
 __all__ = ["CHUNK", "OPS", "OPTIONS", "ROUNDING_CODES", "applicable", "block"]
@@ -83,13 +83,8 @@ OPTIONS = {"nogil": True, "error_model": "numpy"}
 (no exception). No ``fastmath``: no contraction of ``a*b + c``, no reassociation."""
 
 
-def _jit(fn):
-    """Compile lazily with an on-disk cache; without a writable cache location (Numba raises when
-    none of its locators is usable), compile per process instead."""
-    try:
-        return numba.njit(cache=True, **OPTIONS)(fn)
-    except RuntimeError:
-        return numba.njit(**OPTIONS)(fn)
+_jit = njit.cached(**OPTIONS)
+"""Lazy compilation with an on-disk cache (per process where no cache location is writable)."""
 
 
 @intrinsic
