@@ -331,13 +331,16 @@ def test_jit_options_do_not_contract():
 ], ids=["no-cache-location", "jit-disabled"])
 def test_jit_without_a_cache_or_without_compiling(setup, env):
     """No usable Numba cache location (a read-only install without a user cache): the kernels
-    compile in the process instead of failing. With Numba's JIT disabled the numpy paths serve."""
+    compile in the process instead of failing. With Numba's JIT disabled the numpy paths serve.
+    Both for the binary64 and the binary16 kernels."""
     code = setup + ("import tilecheck\n"
-                    "print(hex(tilecheck.ieee_op('fma', 'f64', 'rz', 0x3FF0000000000001, 0x3FF0000000000001, 0)))")
+                    "print(hex(tilecheck.ieee_op('fma', 'f64', 'rz', 0x3FF0000000000001, 0x3FF0000000000001, 0)),\n"
+                    "      hex(tilecheck.ieee_op('add', 'f16', 'rz', 0x3C00, 0x3C01)))")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}, **env}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "0x3ff0000000000002"  # (1 + 2**-52)**2 toward zero
+    # (1 + 2**-52)**2 and 1 + (1 + 2**-10) toward zero (binary16 has compiled kernels too)
+    assert done.stdout.split() == ["0x3ff0000000000002", "0x4000"]
 
 
 def _mutant(monkeypatch, name: str, old: str | None = None, new: str = ""):

@@ -309,7 +309,7 @@ def applicable(xp, op: str, fmt: Format, mode: ops.Mode) -> bool:
     """Whether :func:`block` covers ``op`` on ``fmt`` under ``mode``: binary64 without flushing,
     on numpy arrays, with Numba compiling (``NUMBA_DISABLE_JIT=1`` leaves the numpy paths)."""
     return (xp is np and fmt.name == "f64" and op in OPS and not (mode.flush_in or mode.flush_out)
-            and not numba.config.DISABLE_JIT)
+            and njit.enabled())
 
 
 def _signed(pattern: int) -> np.int64:

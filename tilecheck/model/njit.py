@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numba
 
-__all__ = ["cached"]
+__all__ = ["cached", "enabled"]
 
 
 def cached(**options):
@@ -22,3 +22,9 @@ def cached(**options):
             return numba.njit(**options)(fn)
 
     return decorate
+
+
+def enabled() -> bool:
+    """Whether Numba compiles (``NUMBA_DISABLE_JIT=1`` runs kernels as Python, where the kernels'
+    LLVM intrinsics do not exist: callers then take their numpy paths)."""
+    return not numba.config.DISABLE_JIT
