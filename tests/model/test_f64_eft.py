@@ -298,6 +298,18 @@ def test_jit_through_the_api_on_threads_and_broadcast(monkeypatch, op):
     assert np.array_equal(want, tilecheck.ieee_op(op, "f64", "rp", *scalar))
 
 
+def test_jit_one_compiled_kernel_per_operation():
+    """Roundings, NaN rules and add/sub, div/rcp share one compiled specialisation per kernel."""
+    rules = [None, ops.NanRule(False, 0x7FF8000000000001, fixed=0x7FF8000000000001)]
+    for op in jit.OPS:
+        operands = [np.arange(4, dtype=U)] * ops.ARITY[op]
+        for rounding in ROUNDINGS:
+            for rule in rules:
+                _fast(op, ops.Mode(rounding), operands, path="jit", rule=rule)
+    for kernel in (jit._add_kernel, jit._mul_kernel, jit._div_kernel, jit._fma_kernel):
+        assert len(kernel.signatures) == 1, kernel.signatures
+
+
 def _contraction_probe(a, b, c):
     return a * b + c
 
@@ -313,17 +325,22 @@ def test_jit_options_do_not_contract():
         assert not kernel.targetoptions.get("fastmath")
 
 
-def test_jit_without_a_writable_cache_compiles_per_process():
+@pytest.mark.parametrize("setup,env", [
+    ("import numba.core.caching as c\n(getattr(c, 'CacheImpl', None) or c._CacheImpl)._locator_classes = []\n", {}),
+    ("", {"NUMBA_DISABLE_JIT": "1"}),
+], ids=["no-cache-location", "jit-disabled"])
+def test_jit_without_a_cache_or_without_compiling(setup, env):
     """No usable Numba cache location (a read-only install without a user cache): the kernels
-    compile in the process instead of failing."""
-    code = ("import numba.core.caching as c\n"
-            "(getattr(c, 'CacheImpl', None) or c._CacheImpl)._locator_classes = []\n"
-            "import tilecheck\n"
-            "print(hex(tilecheck.ieee_op('fma', 'f64', 'rz', 0x3FF0000000000001, 0x3FF0000000000001, 0)))")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CACHE")}
+    compile in the process instead of failing. With Numba's JIT disabled the numpy paths serve.
+    Both for the binary64 and the binary16 kernels."""
+    code = setup + ("import tilecheck\n"
+                    "print(hex(tilecheck.ieee_op('fma', 'f64', 'rz', 0x3FF0000000000001, 0x3FF0000000000001, 0)),\n"
+                    "      hex(tilecheck.ieee_op('add', 'f16', 'rz', 0x3C00, 0x3C01)))")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}, **env}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "0x3ff0000000000002"  # (1 + 2**-52)**2 toward zero
+    # (1 + 2**-52)**2 and 1 + (1 + 2**-10) toward zero (binary16 has compiled kernels too)
+    assert done.stdout.split() == ["0x3ff0000000000002", "0x4000"]
 
 
 def _mutant(monkeypatch, name: str, old: str | None = None, new: str = ""):

@@ -47,7 +47,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from tilecheck.formats import Format
-from tilecheck.model import ops
+from tilecheck.model import njit, ops
 from tilecheck.model.fast import scratch
 
 __all__ = ["CHUNK", "OPS", "OPTIONS", "ROUNDING_CODES", "applicable", "block"]
@@ -83,13 +83,8 @@ OPTIONS = {"nogil": True, "error_model": "numpy"}
 (no exception). No ``fastmath``: no contraction of ``a*b + c``, no reassociation."""
 
 
-def _jit(fn):
-    """Compile lazily with an on-disk cache; without a writable cache location (Numba raises when
-    none of its locators is usable), compile per process instead."""
-    try:
-        return numba.njit(cache=True, **OPTIONS)(fn)
-    except RuntimeError:
-        return numba.njit(**OPTIONS)(fn)
+_jit = njit.cached(**OPTIONS)
+"""Lazy compilation with an on-disk cache (per process where no cache location is writable)."""
 
 
 @intrinsic
@@ -312,8 +307,9 @@ def _fma_kernel(a, b, c, out, fail, rounding, nan_mode, nan_fixed, nan_invalid):
 
 def applicable(xp, op: str, fmt: Format, mode: ops.Mode) -> bool:
     """Whether :func:`block` covers ``op`` on ``fmt`` under ``mode``: binary64 without flushing,
-    on numpy arrays."""
-    return xp is np and fmt.name == "f64" and op in OPS and not (mode.flush_in or mode.flush_out)
+    on numpy arrays, with Numba compiling (``NUMBA_DISABLE_JIT=1`` leaves the numpy paths)."""
+    return (xp is np and fmt.name == "f64" and op in OPS and not (mode.flush_in or mode.flush_out)
+            and njit.enabled())
 
 
 def _signed(pattern: int) -> np.int64:

@@ -18,12 +18,12 @@ CuPy arrays.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
 from tilecheck.formats import Format
+from tilecheck.model import njit
 
 __all__ = ["block", "f32_block"]
 
@@ -76,13 +76,7 @@ def _float32(typingctx, x):
     return sig, codegen
 
 
-def _jit(fn):
-    """Compile with an on-disk cache; where no cache location is writable (Numba raises), compile
-    per process instead (as :mod:`tilecheck.model.jit`)."""
-    try:
-        return numba.njit(nogil=True, cache=True, error_model="numpy")(fn)
-    except RuntimeError:
-        return numba.njit(nogil=True, error_model="numpy")(fn)
+_jit = njit.cached(nogil=True, error_model="numpy")
 
 
 @_jit
