@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 
 
@@ -119,11 +118,3 @@ def totals(rows: list[Row]) -> dict:
 def json_data(rows: list[Row], meta: dict) -> dict:
     """The JSON report: metadata, the totals as numbers, the summary line, one entry per item."""
     return {"meta": meta, "totals": totals(rows), "summary": summary_line(rows), "items": [r.to_json() for r in rows]}
-
-
-def write_json(path: str, rows: list[Row], meta: dict) -> None:
-    """Write the report (see :func:`json_data`) to ``path``."""
-    data = json_data(rows, meta)
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
