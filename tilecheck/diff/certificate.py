@@ -36,7 +36,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ESTABLISHES", "FORMATS", "OPS", "supports", "check", "supports_form", "check_form"]
+from tilecheck.diff.support import SUPPORTED, Support
+
+__all__ = ["ESTABLISHES", "FORMATS", "OPS", "supports", "check", "form_support", "check_form"]
 
 ESTABLISHES = ("certificate: result brackets the exact value under the mode's rounding interval; "
                "independent of the model's arithmetic")
@@ -502,20 +504,20 @@ def _certify(op: str, f: _Fmt, rounding: str, r: _Value, vals, sign, s_mag, s_ex
     return good
 
 
-def supports_form(form) -> str:
-    """'' when :func:`check_form` certifies ``form`` (a PTX form), else the reason it does not."""
+def form_support(form) -> Support:
+    """Whether :func:`check_form` certifies ``form`` (a PTX form; the reason when it does not)."""
     key = form.semantics.key
     op = key.split(".", 1)[1] if "." in key else key
     params = form.semantics.params
     if form.kind != "exact" or not key.startswith("fp."):
-        return f"{form.name} is not a correctly rounded arithmetic form"
+        return Support(f"{form.name} is not a correctly rounded arithmetic form")
     if form.lanes != 1 or form.element_format not in FORMATS or not supports(op, form.element_format):
-        return f"no certificate for {op} on {form.element_format} (certified: {_describe()})"
+        return Support(f"no certificate for {op} on {form.element_format} (certified: {_describe()})")
     if params.get("sat"):
-        return f"{form.name}: .sat results are not certified"
+        return Support(f"{form.name}: .sat results are not certified")
     if form.nan.policy not in _NAN_POLICIES:
-        return f"{form.name}: NaN policy {form.nan.policy!r} is not certified"
-    return ""
+        return Support(f"{form.name}: NaN policy {form.nan.policy!r} is not certified")
+    return SUPPORTED
 
 
 def _describe() -> str:
@@ -523,11 +525,11 @@ def _describe() -> str:
 
 
 def check_form(form, results, operands, tininess: str = "after") -> np.ndarray:
-    """:func:`check` for a PTX form (see :func:`supports_form`); ``tininess`` must be ``after``
+    """:func:`check` for a PTX form (see :func:`form_support`); ``tininess`` must be ``after``
     for ``.ftz`` forms."""
-    reason = supports_form(form)
-    if reason:
-        raise ValueError(reason)
+    found = form_support(form)
+    if not found.ok:
+        raise ValueError(found.reason)
     params = form.semantics.params
     ftz = bool(params.get("ftz", False))
     if ftz and tininess != "after":

@@ -41,7 +41,6 @@ from tilecheck.errors import IllegalFormError, UnknownFormError, UsageError, ech
 from tilecheck.formats import decimal_magnitude, get_format
 from tilecheck.smt import fp
 from tilecheck.spec.amdgpu import amdgpu_forms, sequences
-from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import OPERATIONS, ROUNDINGS
 
 _ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd, ast.Compare,
@@ -550,9 +549,8 @@ def parse(text: str) -> ast.Expression:
     return tree
 
 
-def build(text: str, assumptions=(), var_formats: dict | None = None, semantics: str = "observed", db=None) -> Built:
+def build(text: str, assumptions=(), var_formats: dict | None = None, semantics: str = "observed", *, db) -> Built:
     """Turn a query (and assumptions, each a boolean query expression) into Z3 terms."""
-    db = db or load_database()
     builder = _Builder(text, var_formats or {}, semantics, db)
     for name, fname in (var_formats or {}).items():
         qformat(fname)  # validate early
