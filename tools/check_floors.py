@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 FLOOR_PINS = {
     "numpy": "1.26.0",
+    "numba": "0.60.0",
     "PyYAML": "6.0",
     "jsonschema": "4.18.0",
     "z3-solver": "4.13.0.0",

@@ -1,6 +1,9 @@
-"""The certificate of correct rounding (tilecheck.diff.certificate): it accepts the model's results,
-rejects every result one unit away (and results of the wrong mode), handles specials, subnormals
-and .ftz, and judges exhaustive sweeps through the ``reference`` backend."""
+"""The certificate of correct rounding (tilecheck.diff.certificate, compiled in
+tilecheck.diff.certkernels): it accepts the model's results, rejects every result one unit away (and
+results of the wrong mode), handles specials, subnormals, .ftz under both tininess readings, input-
+or output-only flushing and .sat, agrees with the exact integer path on every binary16/bfloat16
+input of the unary operations and with MPFR on samples, agrees with its numpy implementation on any
+result, and judges exhaustive sweeps through the ``reference`` backend."""
 
 from __future__ import annotations
 
@@ -11,7 +14,9 @@ import numpy as np
 import pytest
 
 import tilecheck
-from tilecheck.diff import backends, certificate
+from tilecheck.diff import backends, certificate, certkernels
+from tilecheck.formats import get_format
+from tilecheck.model import api, ops
 
 CASES = [(fmt, op) for fmt, ops in certificate.OPS.items() for op in ops]
 DTYPE = {"f16": np.uint16, "bf16": np.uint16, "f32": np.uint32}
@@ -29,7 +34,7 @@ def _specials(fmt):
 
 def _inputs(fmt, op, n, seed):
     rng = np.random.default_rng(seed)
-    arity = 1 if op in ("sqrt", "rcp") else 2
+    arity = certkernels.ARITY[op]
     w = WIDTH[fmt]
     out = []
     for _ in range(arity):
@@ -50,24 +55,138 @@ def _is_nan(fmt, bits):
     return mag > np.uint64(((1 << e) - 1) << m)
 
 
+def _neighbours(fmt, got):
+    """Results one unit below and above ``got`` (bit patterns, wrapping)."""
+    mask = np.uint64((1 << WIDTH[fmt]) - 1)
+    return [((got.astype(np.int64) + d).astype(np.uint64) & mask).astype(DTYPE[fmt]) for d in (-1, 1)]
+
+
+def _assert_judges(fmt, op, rounding, operands, got, **options):
+    """The certificate accepts ``got`` and rejects both neighbours (NaN for NaN aside)."""
+    ok = certificate.check(op, fmt, rounding, got, *operands, **options)
+    bad = np.nonzero(~ok)[0]
+    assert bad.size == 0, (f"{op}.{rounding}.{fmt} {options}: rejects the model at "
+                           f"{[hex(int(o[bad[0]])) for o in operands]} -> {int(got[bad[0]]):#x}")
+    for wrong in _neighbours(fmt, got):
+        still = certificate.check(op, fmt, rounding, wrong, *operands, **options)
+        # a neighbour is never right, except NaN for NaN (any NaN bits under this policy)
+        sneaky = still & ~(_is_nan(fmt, wrong) & _is_nan(fmt, got))
+        assert not sneaky.any(), (f"{op}.{rounding}.{fmt} {options}: accepts {int(wrong[np.argmax(sneaky)]):#x} at "
+                                  f"{[hex(int(o[np.argmax(sneaky)])) for o in operands]}")
+
+
 @pytest.mark.parametrize("rounding", ("rn", "rz", "rm", "rp"))
 @pytest.mark.parametrize("fmt,op", CASES)
 def test_accepts_the_model_and_rejects_neighbours(fmt, op, rounding):
-    for ftz in (False, True):
-        operands = _inputs(fmt, op, 20_000, hash((fmt, op, rounding, ftz)) & 0xFFFF)
-        got = tilecheck.ieee_op(op, fmt, rounding, *operands, ftz=ftz)
-        ok = certificate.check(op, fmt, rounding, got, *operands, ftz=ftz)
-        bad = np.nonzero(~ok)[0]
-        assert bad.size == 0, (f"{op}.{rounding}.{fmt} ftz={ftz}: rejects the model at "
-                               f"{[hex(int(o[bad[0]])) for o in operands]} -> {int(got[bad[0]]):#x}")
-        for delta in (-1, 1):
-            wrong = (got.astype(np.int64) + delta).astype(np.uint64) & np.uint64((1 << WIDTH[fmt]) - 1)
-            wrong = wrong.astype(DTYPE[fmt])
-            still = certificate.check(op, fmt, rounding, wrong, *operands, ftz=ftz)
-            # a neighbour is never right, except NaN for NaN (any NaN bits under this policy)
-            sneaky = still & ~(_is_nan(fmt, wrong) & _is_nan(fmt, got))
-            assert not sneaky.any(), (f"{op}.{rounding}.{fmt} ftz={ftz}: accepts {delta:+d} unit at "
-                                      f"{[hex(int(o[np.argmax(sneaky)])) for o in operands]}")
+    # every op kind: a result one unit off is caught, whatever the mode and flushing
+    for ftz, tininess in ((False, "after"), (True, "after"), (True, "before")):
+        operands = _inputs(fmt, op, 8_000, hash((fmt, op, rounding, ftz, tininess)) & 0xFFFF)
+        got = tilecheck.ieee_op(op, fmt, rounding, *operands, ftz=ftz, tininess=tininess)
+        _assert_judges(fmt, op, rounding, operands, got, ftz=ftz, tininess=tininess)
+
+
+@pytest.mark.parametrize("fmt", ("f16", "bf16"))
+def test_every_unary_input_against_the_exact_path(fmt):
+    # all 2**16 inputs, every mode, flushing and tininess: the exact integer path's result is
+    # accepted and its neighbours are not
+    f = get_format(fmt)
+    a = np.arange(1 << 16, dtype=np.uint64)
+    for op in ("sqrt", "rcp"):
+        for rounding in ("rn", "rz", "rm", "rp"):
+            for ftz, tininess in ((False, "after"), (True, "after"), (True, "before")):
+                want = ops.apply(np, op, f, [a], ops.Mode(rounding, ftz, tininess), ops.NanRule.ieee(f))
+                _assert_judges(fmt, op, rounding, [a.astype(np.uint16)], want.astype(np.uint16), ftz=ftz,
+                               tininess=tininess)
+
+
+@pytest.mark.parametrize("fmt", ("f16", "bf16", "f32"))
+def test_against_the_exact_path_on_random_slices(fmt):
+    # binary operations (fma included) on random operands and contiguous slices, through the exact
+    # integer path (no fast path): independent of the model's float64 arithmetic
+    f = get_format(fmt)
+    rng = np.random.default_rng(len(fmt))
+    for op in certificate.OPS[fmt]:
+        operands = [rng.integers(0, 1 << WIDTH[fmt], 3000, dtype=np.uint64) for _ in range(certkernels.ARITY[op])]
+        start = int(rng.integers(0, 1 << WIDTH[fmt]))
+        operands[0] = np.concatenate([operands[0], (np.arange(start, start + 1000) % (1 << WIDTH[fmt])).astype(np.uint64)])
+        operands[1:] = [np.concatenate([o, o[:1000]]) for o in operands[1:]]
+        for rounding in ("rn", "rm"):
+            want = ops.apply(np, op, f, operands, ops.Mode(rounding), ops.NanRule.ieee(f))
+            _assert_judges(fmt, op, rounding, [o.astype(DTYPE[fmt]) for o in operands], want.astype(DTYPE[fmt]))
+
+
+def test_against_mpfr_samples():
+    gmpy2 = pytest.importorskip("gmpy2", reason="the MPFR oracle needs gmpy2")
+    assert gmpy2
+    from tilecheck.oracle.mpfr import mpfr_op
+
+    rng = np.random.default_rng(5)
+    for fmt in ("f16", "bf16", "f32"):
+        for op in certificate.OPS[fmt]:
+            operands = _inputs(fmt, op, 120, 3)
+            for rounding in ("rn", "rz", "rm", "rp"):
+                ftz = bool(rng.integers(0, 2))
+                want = np.array([mpfr_op(op, fmt, rounding, *(int(o[i]) for o in operands), ftz=ftz)
+                                 for i in range(operands[0].size)], dtype=DTYPE[fmt])
+                _assert_judges(fmt, op, rounding, operands, want, ftz=ftz)
+
+
+def test_sat_forms(db):
+    # .sat: the correctly rounded value clamped to [+0, 1.0] (NaN and negatives give +0)
+    for name in ("add.sat.f16", "sub.rn.ftz.sat.f16", "mul.sat.f16", "mul.rn.ftz.sat.f16"):
+        form = db.form(name)
+        assert not certificate.supports_form(form)
+        op = form.semantics.key.split(".")[1]
+        operands = _inputs("f16", op, 20_000, 3)
+        near_one = np.arange(0x3BF0, 0x3C10, dtype=np.uint16)  # results around 1.0
+        operands = [np.concatenate([operands[0], np.repeat(near_one, 8)]),
+                    np.concatenate([operands[1], np.tile(np.array([0, 0x3C00, 0x1000, 0x8400, 0x3BFF, 0x3C01, 0x8000,
+                                                                   0x3800], np.uint16), near_one.size)])]
+        got = np.asarray(api.evaluate(form, *operands)).astype(np.uint16)
+        ftz = form.semantics.params["ftz"]
+        assert certificate.check_form(form, got, operands).all()
+        for wrong in _neighbours("f16", got):
+            assert not certificate.check(op, "f16", "rn", wrong, *operands, ftz=ftz, sat=True).any()
+        assert not certificate.check(op, "f16", "rn", got, *operands, ftz=ftz).all()  # unclamped: rejected
+
+
+@pytest.mark.parametrize("fmt", ("f16", "bf16", "f32"))
+def test_input_only_and_output_only_flushing(fmt):
+    f = get_format(fmt)
+    for op in certificate.OPS[fmt]:
+        operands = [_inputs(fmt, "add", 3000, 9 + i)[0] for i in range(certkernels.ARITY[op])]
+        for rounding in ("rn", "rp"):
+            for fi, fo in ((True, False), (False, True)):
+                for tininess in ("after", "before"):
+                    mode = ops.Mode(rounding, False, tininess, ftz_in=fi, ftz_out=fo)
+                    got = api.compute(np, op, f, [o.astype(np.uint64) for o in operands], mode, ops.NanRule.ieee(f))
+                    _assert_judges(fmt, op, rounding, operands, got.astype(DTYPE[fmt]), ftz_in=fi, ftz_out=fo,
+                                   tininess=tininess)
+
+
+@pytest.mark.parametrize("fmt,op", [(fmt, op) for fmt, ops_ in certificate.NUMPY_OPS.items() for op in ops_])
+def test_kernels_agree_with_the_numpy_certificate_on_any_result(fmt, op):
+    # the two implementations on the right result, its neighbours and arbitrary patterns
+    operands = _inputs(fmt, op, 6000, 77)
+    got = tilecheck.ieee_op(op, fmt, "rz", *operands, ftz=True)
+    rng = np.random.default_rng(1)
+    for res in [got, *_neighbours(fmt, got), rng.integers(0, 1 << WIDTH[fmt], got.size).astype(DTYPE[fmt])]:
+        for rounding in ("rn", "rz", "rp"):
+            for ftz in (False, True):
+                k = certificate.check(op, fmt, rounding, res, *operands, ftz=ftz)
+                n = certificate.check_numpy(op, fmt, rounding, res, *operands, ftz=ftz)
+                assert np.array_equal(k, n), (op, fmt, rounding, ftz, int(np.argmax(k != n)))
+
+
+def test_tininess_before_differs_from_after():
+    # the largest binary16 subnormal times 1 + 2^-10 is 2^-14 - 2^-34: rounded up (rp) it is the
+    # smallest normal number, kept when tininess is judged after rounding, flushed before
+    tiny, x = np.array([0x03FF], np.uint16), np.array([0x3C01], np.uint16)
+    min_normal, zero = np.array([0x0400], np.uint16), np.array([0], np.uint16)
+    assert certificate.check("mul", "f16", "rp", min_normal, tiny, x, ftz_out=True)[0]
+    assert not certificate.check("mul", "f16", "rp", zero, tiny, x, ftz_out=True)[0]
+    assert not certificate.check("mul", "f16", "rp", min_normal, tiny, x, ftz_out=True, tininess="before")[0]
+    assert certificate.check("mul", "f16", "rp", zero, tiny, x, ftz_out=True, tininess="before")[0]
 
 
 @pytest.mark.parametrize("fmt,op", [("f32", "sqrt"), ("f32", "rcp"), ("f32", "div"), ("bf16", "add"), ("f16", "mul")])
@@ -102,12 +221,47 @@ def test_nan_policies():
     assert certificate.check("add", "f16", "rn", np.array([0x7E00], np.uint16), nan_a, one, nan="unspecified")[0]
 
 
-def test_imports_nothing_from_the_model_or_the_solver():
-    tree = ast.parse(pathlib.Path(certificate.__file__).read_text(encoding="utf-8"))
+def _imports(module):
+    tree = ast.parse(pathlib.Path(module.__file__).read_text(encoding="utf-8"))
     names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-    names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-    # the one tilecheck import is the yes/no-with-reason record its form_support answers with
-    assert all(not name.startswith("tilecheck") or name == "tilecheck.diff.support" for name in names), names
+    return names + [(n.module or "") + "." + a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                    for a in n.names]
+
+
+def test_imports_nothing_from_the_model_or_the_solver():
+    # the certificate imports only its kernels; the kernels only numpy, numba and the stdlib
+    # (and the yes/no-with-reason record its form_support answers with)
+    assert sorted(n for n in _imports(certificate) if n.startswith("tilecheck")) == [
+        "tilecheck.diff.certkernels", "tilecheck.diff.support.SUPPORTED", "tilecheck.diff.support.Support"]
+    assert all(n.split(".")[0] in ("numpy", "numba", "os", "concurrent", "__future__")
+               for n in _imports(certkernels)), _imports(certkernels)
+
+
+def _float_instructions(fn, *args) -> set:
+    """Floating-point LLVM instructions and types in a fresh (uncached) compile of ``fn``."""
+    import re
+
+    import numba
+
+    fresh = numba.njit(fn.py_func)
+    fresh(*args)
+    ir = "".join(fresh.inspect_llvm(sig) for sig in fresh.signatures)
+    assert "define" in ir
+    return set(re.findall(r"\b(fadd|fsub|fmul|fdiv|fcmp|sitofp|uitofp|fptosi|fptoui|double|float|half)\b", ir))
+
+
+def test_kernels_use_no_floating_point():
+    # the compiled certificate (callees linked in) is integer code; a float kernel shows up
+    z = np.zeros(4, np.uint32)
+    assert _float_instructions(certkernels.check_into, 2, 8, 23, 3, True, True, True, True, 2, 0, z, z, z, z,
+                               np.zeros(4, np.bool_)) == set()
+    assert _float_instructions(certkernels._cmp, np.uint64(3), -2, np.uint64(5)) == set()
+
+    def halve(x):
+        return x * 0.5
+
+    halve.py_func = halve
+    assert "fmul" in _float_instructions(halve, 3)
 
 
 def test_reference_backend_judges_by_certificate(db):

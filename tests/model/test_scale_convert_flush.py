@@ -477,7 +477,31 @@ def test_separate_flushing_hand_vectors():
         ({}, "sqrt", [sub], 0x1A3504F3),                      # sqrt(2^-149) is normal
         ({"ftz_in": True}, "sqrt", [sub], 0),
         ({"ftz_out": True}, "sqrt", [sub], 0x1A3504F3),
+        # x + 0 with x subnormal is a subnormal result: output flushing replaces it (AMD's
+        # "allow input, flush output" mode), whichever operand is the zero and for sub too
+        ({"ftz_out": True}, "add", [sub, 0], 0),
+        ({"ftz_out": True}, "add", [0x80000000, sub | 0x80000000], 0x80000000),
+        ({"ftz_out": True}, "sub", [0, sub], 0x80000000),
+        ({"ftz_out": True}, "sub", [sub, 0x80000000], 0),
+        ({}, "add", [sub, 0], sub),
+        ({"ftz_out": True}, "add", [sub, sub], 0),           # 2^-148: still subnormal
+        ({"ftz_out": True}, "add", [min_normal, 0], min_normal),
     ]
     for overrides, op, operands, want in cases:
         got = int(_apply(op, F32, "rn", [np.array([v], dtype=np.uint64) for v in operands], **overrides)[0])
         assert got == want, (overrides, op, _hexes(*operands), hex(want), hex(got))
+
+
+@pytest.mark.parametrize("fmt", ("f16", "bf16", "f64"))
+def test_output_flushing_replaces_a_subnormal_passed_through_a_zero_sum(fmt):
+    # x + 0 = x exactly, but a subnormal x is a subnormal result: flushed under output flushing
+    # (the binary16/bfloat16 fast path and the exact path alike), kept without it
+    f = get_format(fmt)
+    sub = np.array([1, f.sign_mask | 3], dtype=np.uint64)
+    zero = np.array([0, 0], dtype=np.uint64)
+    for rounding in ROUNDINGS:
+        for op in ("add", "sub"):
+            assert _apply(op, f, rounding, [sub, zero], ftz_out=True).tolist() == [0, f.sign_mask]
+            flipped = [f.sign_mask, 0] if op == "sub" else [0, f.sign_mask]
+            assert _apply(op, f, rounding, [zero, sub], ftz_out=True).tolist() == flipped
+            assert _apply(op, f, rounding, [sub, zero]).tolist() == sub.tolist()

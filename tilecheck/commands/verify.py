@@ -66,6 +66,7 @@ def run(args) -> int:
     check_writable(args.json)  # a missing folder must not cost the whole run its results
     if verify_ptx.wants_ptx(args):
         return verify_ptx.run(args)
+    verify_ptx.refuse_batch_options(args)
     if args.cases is None:
         args.cases = 2000
     started = time.time()

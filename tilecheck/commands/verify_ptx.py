@@ -3,20 +3,33 @@
 Every approximate instruction may return, per lane, any value its documented contract allows; the
 verifier tries them all. Exit 0 verified (every input checked, every allowed choice equals REF),
 1 counterexample, 2 usage or unsupported PTX (located ``FILE:line:col``), 4 unknown (some input
-reaches an instruction whose contract cannot be enumerated, and nothing failed).
+reaches an instruction whose contract cannot be enumerated, and nothing failed; or a run stopped
+by ``--stop-after`` before every input was checked).
+
+Exhaustive runs in batches (:mod:`tilecheck.verify.sharded`): ``--workers N`` runs the batches on
+a local Dask cluster of N worker processes, ``--scheduler ADDRESS`` on an existing cluster (the
+same options, with the same meaning, as ``tilecheck fuzz``; a run without them uses two threads
+of this process); ``--out DIR`` keeps a checkpoint after every batch, which ``--resume``
+continues. The report and ``--json`` are the serial run's (all but ``seconds``).
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import sys
+import time
 
+from tilecheck.commands.options import positive_int
+from tilecheck.diff.distributed import connect, dashboard_link, disconnect, workers_alive
 from tilecheck.errors import UsageError
 from tilecheck.spec.database import load_database
-from tilecheck.verify import compiled
+from tilecheck.verify import compiled, sharded
 from tilecheck.verify.compiled import MISROUNDED_CAP, producer
 
 PTX_OPTIONS = ("entry", "against", "exhaustive", "ulp_reading", "approx", "input", "corpus")
+BATCH_OPTIONS = ("workers", "scheduler", "out", "batch", "stop_after")
+"""Options of batched exhaustive runs (``--resume`` too); they need ``FILE.ptx --exhaustive``."""
 
 
 def add_arguments(p) -> None:
@@ -31,11 +44,39 @@ def add_arguments(p) -> None:
     g.add_argument("--approx", choices=("all", "reference"), default="all",
                    help="approximate instructions: every allowed result (default) or only the model's representative")
     g.add_argument("--input", metavar="A[,B,...]", help="check one input (hex or decimal operands): a repro")
+    d = p.add_argument_group("exhaustive FILE.ptx runs in batches: resumable, on Dask (needs tilecheck[dist])")
+    where = d.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                       help="run the batches on a local Dask cluster of N worker processes, one thread each "
+                            "(as in fuzz; without it: two threads of this process)")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the batches on the Dask cluster at ADDRESS (tcp://host:8786)")
+    d.add_argument("--out", metavar="DIR",
+                   help="keep DIR/checkpoint.json (after every batch) and DIR/batches.jsonl: a resumable run")
+    d.add_argument("--resume", action="store_true",
+                   help="continue the run kept in --out after its last merged batch (same FILE and options)")
+    d.add_argument("--batch", type=positive_int, default=None, metavar="N",
+                   help=f"inputs per batch and checkpoint (default {sharded.DEFAULT_BATCH}; at most "
+                        f"{compiled.EXHAUSTIVE_BLOCK} or a multiple of it)")
+    d.add_argument("--stop-after", type=positive_int, default=None, metavar="N",
+                   help="stop after N batches of this run, checkpointed (continue with --resume)")
 
 
 def wants_ptx(args) -> bool:
     """True when the command line is the compiled-PTX form."""
     return any(str(t).endswith(".ptx") for t in args.targets) or bool(getattr(args, "entry", None))
+
+
+def batched(args) -> bool:
+    """True when an option of batched runs is given."""
+    return any(getattr(args, k, None) is not None for k in BATCH_OPTIONS) or bool(getattr(args, "resume", False))
+
+
+def refuse_batch_options(args) -> None:
+    """Verifying forms, programs and sequences takes none of the batched-run options."""
+    if batched(args):
+        raise UsageError("--workers, --scheduler, --out, --resume, --batch and --stop-after apply to "
+                         "verify FILE.ptx --entry NAME --against REF --exhaustive")
 
 
 def run(args) -> int:
@@ -49,6 +90,14 @@ def run(args) -> int:
         raise UsageError("--exhaustive and --cases are exclusive")
     if args.cases is not None and args.cases < 1:
         raise UsageError("--cases must be at least 1")
+    if batched(args):
+        if args.input:
+            raise UsageError("--input checks one input: it takes no --workers, --scheduler, --out, --resume, --batch "
+                             "or --stop-after")
+        if not args.exhaustive:
+            raise UsageError("--workers, --scheduler, --out, --resume, --batch and --stop-after run exhaustive "
+                             "verifications in batches: add --exhaustive")
+        return _run_batched(args, ptx[0], load_database())
     db = load_database()
     if args.input:
         outcome = compiled.verify_single(ptx[0], args.entry, args.against, args.input.split(","), db=db,
@@ -58,6 +107,64 @@ def run(args) -> int:
                                       exhaustive=True if args.exhaustive else None, cases=args.cases, seed=args.seed,
                                       ulp_reading=args.ulp_reading, approx=args.approx,
                                       progress=compiled.progress_printer(sys.stderr))
+    return _report(args, outcome)
+
+
+def _run_batched(args, path: str, db) -> int:
+    """An exhaustive run in batches, on Dask with ``--workers``/``--scheduler``."""
+    client = cluster = None
+    if args.workers is not None or args.scheduler is not None:
+        client, cluster = connect(workers=args.workers, scheduler=args.scheduler)
+    try:
+        if client is not None:
+            where = (f"local Dask cluster of {args.workers} worker(s)" if args.workers is not None
+                     else f"Dask scheduler {args.scheduler}")
+            sys.stderr.write(f"dask: {where} at {client.scheduler.address}, {workers_alive(client)} worker(s) "
+                             f"connected; dashboard: {dashboard_link(client) or 'not served by this scheduler'}\n")
+            sys.stderr.flush()
+        run = sharded.verify_batched(path, args.entry, args.against, db=db, ulp_reading=args.ulp_reading,
+                                     approx=args.approx, batch=args.batch, out=args.out, resume=args.resume,
+                                     client=client, progress=_Progress(sys.stderr, client),
+                                     stop_after=args.stop_after)
+    finally:
+        if client is not None:
+            disconnect(client, cluster)
+    if run.resumed_from:
+        sys.stderr.write(f"resumed after {run.resumed_from} inputs (the checkpoint in {args.out})\n")
+    if run.outcome is None:
+        again = ["tilecheck", "verify", path, "--entry", args.entry, "--against", args.against, "--exhaustive",
+                 "--out", args.out, "--resume"]
+        again += [f"--ulp-reading={args.ulp_reading}"] if args.ulp_reading != "either" else []
+        again += ["--approx=reference"] if args.approx == "reference" else []
+        sys.stdout.write(f"stopped after {run.batches_done} of {run.batches} batch(es) as asked: "
+                         f"{run.tally.checked} inputs checked, {run.tally.misrounded} misrounded so far; continue "
+                         f"with: {shlex.join(again)}\n")
+        return 1 if run.tally.misrounded else 4  # a counterexample is final; nothing else is yet
+    return _report(args, run.outcome)
+
+
+class _Progress:
+    """Progress of a batched run on stderr, at most every 2 seconds: inputs, rate, misrounded so
+    far, elapsed time, workers alive."""
+
+    def __init__(self, stream, client=None):
+        self.stream = stream
+        self.client = client
+        self.last = 0.0
+
+    def __call__(self, p: sharded.Progress) -> None:
+        now = time.monotonic()
+        if not p.finished and now - self.last < 2:
+            return
+        self.last = now
+        workers = f", {workers_alive(self.client)} worker(s) alive" if self.client is not None else ""
+        self.stream.write(f"  {p.done}/{p.total} inputs ({100.0 * p.done / p.total:.1f}%), {p.rate / 1e6:.3f} M "
+                          f"inputs/s, {p.misrounded} misrounded so far, {p.elapsed:.0f} s{workers}\n")
+        self.stream.flush()
+
+
+def _report(args, outcome) -> int:
+    """Print the report (and the JSON); the exit code of ``outcome``."""
     text = format_outcome(outcome)
     if args.json == "-":  # JSON on stdout, the report on stderr (as the other verify outputs)
         sys.stderr.write(text)

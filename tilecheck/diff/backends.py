@@ -164,10 +164,8 @@ class Backend:
 
 
 def certified(form, tininess: str = TININESS_DEFAULT) -> bool:
-    """Whether the certificate judges ``form`` under ``tininess`` (``.ftz``: after rounding only)."""
-    if not _certificate.form_support(form).ok:
-        return False
-    return tininess == "after" or not form.semantics.params.get("ftz", False)
+    """Whether the certificate judges ``form`` (under either ``tininess`` reading of ``.ftz``)."""
+    return _certificate.form_support(form).ok
 
 
 def verdict_text(backend: str, form, tininess: str = TININESS_DEFAULT, certify: bool = False) -> str:

@@ -357,7 +357,7 @@ def device_label(backend) -> str:
     return f"{label} ({', '.join(where)})" if where else label
 
 
-def _worker_name() -> str:
+def worker_name() -> str:
     """The Dask worker running this batch, else ``host:pid``. Dask is consulted only when a Dask
     worker already imported it (a serial campaign imports no Dask)."""
     dist = sys.modules.get("distributed")
@@ -394,7 +394,7 @@ def compute_batch(backend, db, config: Config, form_name: str, index: int) -> Ba
         keep.append((tuple(int(o[j]) for o in found.operands), int(found.results[j]), int(found.index[j]),
                      found.labels[j] if found.labels else ""))
     return BatchOutcome(form_name, index, int(found.cases), int(found.count), tuple(keep), device_label(backend),
-                        _worker_name(), time.perf_counter() - t0)
+                        worker_name(), time.perf_counter() - t0)
 
 
 def run_batch(spec: BackendSpec, config: Config, form_name: str, index: int) -> BatchOutcome:
@@ -437,7 +437,9 @@ class SerialExecutor:
 # checkpoints
 
 
-def _atomic_write(path: str, data: dict) -> None:
+def atomic_write(path: str, data: dict) -> None:
+    """Write ``data`` as JSON to ``path`` so that a kill at any moment leaves the old file or the
+    new one: a temporary file, fsynced, renamed over ``path``, and the folder fsynced."""
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=1)
@@ -503,7 +505,7 @@ def read_checkpoint(path: str) -> tuple[dict, Config, dict[str, FormState]]:
     return data, config, states
 
 
-def _read_log(path: str, keep: int) -> tuple[int, list[dict]]:
+def read_log(path: str, keep: int) -> tuple[int, list[dict]]:
     """The first ``keep`` complete lines of a batch log: their byte size and records."""
     size, records = 0, []
     try:
@@ -602,7 +604,7 @@ class Campaign:
         return data, states
 
     def _save(self, states: dict[str, FormState], findings_bytes: int, findings: int, done: bool) -> None:
-        _atomic_write(self.checkpoint_path, {
+        atomic_write(self.checkpoint_path, {
             "format": FORMAT, "config": self.config.to_json(), "backend": self.backend.info(),
             "states": {k: asdict(v) for k, v in states.items()}, "findings_bytes": findings_bytes,
             "findings": findings, "done": done})
@@ -637,7 +639,7 @@ class Campaign:
                                      f"covers ({covered} bytes): findings were lost; start a new campaign")
                 writer = FindingsWriter(self.findings_path, truncate_to=covered)
                 count = int(data["findings"])
-                log_size, log = _read_log(self.batches_path, sum(s.done_batches for s in states.values()))
+                log_size, log = read_log(self.batches_path, sum(s.done_batches for s in states.values()))
             else:
                 if os.path.exists(self.checkpoint_path):
                     raise UsageError(f"{self.out_dir} already holds a campaign ({CHECKPOINT}); pass --resume to "

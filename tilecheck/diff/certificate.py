@@ -13,19 +13,27 @@ rcp      ``1/b``     vs ``N 2^F``  <=>  ``1``              vs ``N Mb 2^(F+Eb)``
 div      ``a/b``     vs ``N 2^F``  <=>  ``Ma 2^Ea``        vs ``N Mb 2^(F+Eb)``
 mul      ``a*b``     vs ``N 2^F``  <=>  ``Ma Mb 2^(Ea+Eb)`` vs ``N 2^F``
 add/sub  the exact sum ``S 2^Es`` (operands aligned in 64 bits) vs ``N 2^F``
+fma      the exact sum of ``Ma Mb 2^(Ea+Eb)`` and ``c``, aligned likewise
 =======  ===================================================================
 
 Every side fits in 64 bits for binary16, bfloat16 and binary32 (``N^2 < 2^54``, ``N Mb < 2^51``);
 a comparison ``P 2^d`` vs ``Q`` shifts one side by ``|d|`` and, where the shift would lose bits,
 is decided by that alone. Zeros, infinities and NaNs follow IEEE 754's exact rules (signs of zero
-sums and products, invalid operations), ``.ftz`` flushes subnormal operands to signed zero and
-accepts a zero result exactly when the exact value rounds below the smallest normal number
-(tininess after rounding, the model's default; the ``before`` reading is not certified here).
+sums and products, invalid operations); ``.ftz`` flushes subnormal operands to signed zero and
+accepts a zero result exactly when the exact value is tiny (tininess *after* rounding: it rounds
+below the smallest normal number; *before*: ``|x| < 2**emin``); ``.sat`` clamps the correctly
+rounded value to ``[+0, 1.0]``.
 
-This module shares nothing with any evaluator: no floating-point arithmetic, no import from the
-model or the solver encodings -- only the formats' field widths (a table here) and numpy integer
-operations. What a passing certificate establishes: *the result brackets the exact value under the
-mode's rounding interval*; it is independent of the model's arithmetic.
+:func:`check` runs the compiled kernels of :mod:`tilecheck.diff.certkernels` (every format and
+operation above, binary32 ``fma`` excepted, flushing of inputs and results separately, both
+tininess readings, ``.sat``); :func:`check_numpy` is a second implementation in numpy passes
+(binary16/bfloat16 add/sub/mul/div/rcp/sqrt, binary32 div/rcp/sqrt; ``.ftz`` after rounding),
+written independently and kept to cross-check the kernels.
+
+This module and the kernels share nothing with any evaluator: no floating-point arithmetic, no
+import from the model or the solver encodings -- only the formats' field widths (a table here)
+and integer operations. What a passing certificate establishes: *the result brackets the exact
+value under the mode's rounding interval*; it is independent of the model's arithmetic.
 """
 
 from __future__ import annotations
@@ -36,9 +44,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tilecheck.diff import certkernels
 from tilecheck.diff.support import SUPPORTED, Support
 
-__all__ = ["ESTABLISHES", "FORMATS", "OPS", "supports", "check", "form_support", "check_form"]
+__all__ = ["ESTABLISHES", "FORMATS", "OPS", "supports", "check", "check_numpy", "form_support", "check_form"]
 
 ESTABLISHES = ("certificate: result brackets the exact value under the mode's rounding interval; "
                "independent of the model's arithmetic")
@@ -47,10 +56,14 @@ ESTABLISHES = ("certificate: result brackets the exact value under the mode's ro
 FORMATS = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23)}
 """(exponent bits, fraction bits) of the formats certified here."""
 
-OPS = {"f16": ("add", "sub", "mul", "div", "rcp", "sqrt"),
-       "bf16": ("add", "sub", "mul", "div", "rcp", "sqrt"),
-       "f32": ("div", "rcp", "sqrt")}
-"""Operations certified per format (binary32 add/sub/mul: the aligned sum needs more than 64 bits)."""
+OPS = {fmt: tuple(op for op in certkernels.OPS if certkernels.supports(op, fmt)) for fmt in FORMATS}
+"""Operations :func:`check` certifies per format (binary32 fma: the aligned sum of a 48-bit product
+and an addend needs more than 64 bits)."""
+
+NUMPY_OPS = {"f16": ("add", "sub", "mul", "div", "rcp", "sqrt"),
+             "bf16": ("add", "sub", "mul", "div", "rcp", "sqrt"),
+             "f32": ("div", "rcp", "sqrt")}
+"""Operations :func:`check_numpy` certifies (binary32 add/sub/mul: its aligned sums are not cut)."""
 
 _ROUNDINGS = ("rn", "rz", "rm", "rp")
 _NAN_POLICIES = ("unspecified", "canonical", "propagate")
@@ -245,17 +258,28 @@ def _nan_ok(f: _Fmt, result: np.ndarray, operand_bits: list[np.ndarray], policy:
     return np.where(nan_in, payload, is_nan)
 
 
-def check(op: str, fmt: str, rounding: str, result, *operands, ftz: bool = False,
-          nan: str = "propagate", nan_bits: int | None = None) -> np.ndarray:
+def check(op: str, fmt: str, rounding: str, result, *operands, ftz: bool = False, ftz_in: bool | None = None,
+          ftz_out: bool | None = None, tininess: str = "after", sat: bool = False, nan: str = "propagate",
+          nan_bits: int | None = None) -> np.ndarray:
     """Per lane: is ``result`` the correctly rounded ``op`` of ``operands`` (bit patterns of
-    ``fmt``) under ``rounding``, with ``.ftz`` (tininess after rounding) when asked?
+    ``fmt``) under ``rounding``? The compiled kernels (:func:`tilecheck.diff.certkernels.check`,
+    whose docstring lists the options: flushing, tininess, ``.sat``, NaN policies). Raises
+    ``ValueError`` for what is not certified (:func:`supports`)."""
+    return certkernels.check(op, fmt, rounding, result, *operands, ftz=ftz, ftz_in=ftz_in, ftz_out=ftz_out,
+                             tininess=tininess, sat=sat, nan=nan, nan_bits=nan_bits)
+
+
+def check_numpy(op: str, fmt: str, rounding: str, result, *operands, ftz: bool = False,
+                nan: str = "propagate", nan_bits: int | None = None) -> np.ndarray:
+    """:func:`check` in numpy passes (the second implementation, see the module docstring):
+    :data:`NUMPY_OPS`, ``.ftz`` with tininess after rounding.
 
     ``nan``: how NaN results are judged -- ``unspecified`` (any NaN where one is due),
     ``canonical`` (exactly ``nan_bits``), ``propagate`` (a NaN operand's payload quieted; any NaN
     for invalid operations). Raises ``ValueError`` for what is not certified (:func:`supports`).
     """
-    if not supports(op, fmt):
-        raise ValueError(f"no certificate for {op} on {fmt}")
+    if op not in NUMPY_OPS.get(fmt, ()):
+        raise ValueError(f"no numpy certificate for {op} on {fmt}")
     if rounding not in _ROUNDINGS:
         raise ValueError(f"unknown rounding {rounding!r}")
     if nan not in _NAN_POLICIES:
@@ -508,13 +532,10 @@ def form_support(form) -> Support:
     """Whether :func:`check_form` certifies ``form`` (a PTX form; the reason when it does not)."""
     key = form.semantics.key
     op = key.split(".", 1)[1] if "." in key else key
-    params = form.semantics.params
     if form.kind != "exact" or not key.startswith("fp."):
         return Support(f"{form.name} is not a correctly rounded arithmetic form")
     if form.lanes != 1 or form.element_format not in FORMATS or not supports(op, form.element_format):
         return Support(f"no certificate for {op} on {form.element_format} (certified: {_describe()})")
-    if params.get("sat"):
-        return Support(f"{form.name}: .sat results are not certified")
     if form.nan.policy not in _NAN_POLICIES:
         return Support(f"{form.name}: NaN policy {form.nan.policy!r} is not certified")
     return SUPPORTED
@@ -525,15 +546,13 @@ def _describe() -> str:
 
 
 def check_form(form, results, operands, tininess: str = "after") -> np.ndarray:
-    """:func:`check` for a PTX form (see :func:`form_support`); ``tininess`` must be ``after``
-    for ``.ftz`` forms."""
+    """:func:`check` for a PTX form (see :func:`form_support`); ``tininess`` is the reading of
+    ``.ftz`` (``after`` or ``before`` rounding)."""
     found = form_support(form)
     if not found.ok:
         raise ValueError(found.reason)
     params = form.semantics.params
-    ftz = bool(params.get("ftz", False))
-    if ftz and tininess != "after":
-        raise ValueError("the certificate judges .ftz with tininess after rounding only")
     op = form.semantics.key.split(".", 1)[1]
-    return check(op, form.element_format, str(params.get("rounding", "rn")), results, *operands, ftz=ftz,
+    return check(op, form.element_format, str(params.get("rounding", "rn")), results, *operands,
+                 ftz=bool(params.get("ftz", False)), tininess=tininess, sat=bool(params.get("sat", False)),
                  nan=form.nan.policy, nan_bits=form.nan.bits)

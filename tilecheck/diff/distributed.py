@@ -4,8 +4,8 @@ A campaign's batch ``k`` is a pure function of the configuration (:func:`tileche
 so batches can run on any worker in any order. :func:`ordered` is the generic machinery: it
 submits jobs of an iterable to a ``distributed.Client`` (a bounded window of them in flight),
 buffers results that complete early and yields them strictly in job order. Whoever consumes it
-(:class:`tilecheck.diff.campaign.Campaign`; the compiler-PTX verifier's exhaustive runs can call it
-the same way) therefore writes exactly what a serial run writes, and checkpoints after each
+(:class:`tilecheck.diff.campaign.Campaign`, and the compiler-PTX verifier's exhaustive runs,
+:mod:`tilecheck.verify.sharded`) therefore writes exactly what a serial run writes, and checkpoints after each
 contiguous prefix.
 
 Failures, as Dask handles them:
@@ -50,7 +50,7 @@ from tilecheck.errors import ClusterError, TilecheckError, UsageError
 from tilecheck.spec.contract import ULP_READING_DEFAULT
 
 __all__ = ["ClusterError", "require_dask", "pinned_devices", "local_cluster", "connect", "disconnect", "session",
-           "ordered", "DaskExecutor"]
+           "ordered", "dashboard_link", "workers_alive", "DaskExecutor"]
 
 MISSING = "pip install 'tilecheck[dist]'"
 
@@ -62,7 +62,7 @@ def require_dask():
         import dask  # noqa: F401 - distributed needs it; a half install is reported here
         import distributed
     except ImportError as exc:
-        raise UsageError(f"--workers and --scheduler run the campaign on Dask, which is not installed "
+        raise UsageError(f"--workers and --scheduler run the work on Dask, which is not installed "
                          f"({exc}): {MISSING}") from exc
     return distributed
 
@@ -172,6 +172,28 @@ def session(*, workers: int | None = None, scheduler: str | None = None, gpu: bo
         disconnect(client, cluster)
 
 
+def dashboard_link(client) -> str | None:
+    """The address of the Dask dashboard of ``client``'s scheduler, when it serves one (with a
+    note when its pages cannot render: they need Bokeh)."""
+    try:
+        info = client.scheduler_info()
+    except (OSError, TimeoutError):
+        return None
+    if "dashboard" not in info.get("services", {}):
+        return None
+    if importlib.util.find_spec("bokeh") is None:
+        return f"{client.dashboard_link} (its pages need Bokeh: {MISSING})"
+    return client.dashboard_link
+
+
+def workers_alive(client) -> int:
+    """Workers connected to ``client``'s scheduler now (0 when it cannot be asked)."""
+    try:
+        return len(client.nthreads())
+    except (OSError, TimeoutError):
+        return 0
+
+
 def _lost(exc: BaseException, what: str) -> ClusterError:
     return ClusterError(f"{what}: the Dask cluster failed ({type(exc).__name__}: {exc}); every batch merged "
                         "before it is checkpointed: continue with --resume")
@@ -269,15 +291,7 @@ class DaskExecutor:
     @property
     def dashboard(self) -> str | None:
         """The Dask dashboard's address, when the scheduler serves one."""
-        try:
-            info = self.client.scheduler_info()
-        except (OSError, TimeoutError):
-            return None
-        if "dashboard" not in info.get("services", {}):
-            return None
-        if importlib.util.find_spec("bokeh") is None:
-            return f"{self.client.dashboard_link} (its pages need Bokeh: {MISSING})"
-        return self.client.dashboard_link
+        return dashboard_link(self.client)
 
     @property
     def address(self) -> str:
@@ -304,10 +318,7 @@ class DaskExecutor:
         """Workers connected to the scheduler (asked at most once a second)."""
         now = time.monotonic()
         if self._alive[1] is None or now - self._alive[0] >= 1.0:
-            try:
-                self._alive = (now, len(self.client.nthreads()))
-            except (OSError, TimeoutError):
-                self._alive = (now, 0)
+            self._alive = (now, workers_alive(self.client))
         return self._alive[1]
 
     def close(self) -> None:

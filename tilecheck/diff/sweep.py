@@ -2,19 +2,26 @@
 
 :func:`sweep` evaluates :func:`tilecheck.ieee_op` on every point of a range of an operation's
 input domain (one 32-bit operand, or two 16-bit operands: point ``i`` is ``(i >> 16, i & 0xffff)``)
-and judges each result with :mod:`tilecheck.diff.certificate`, which shares no arithmetic with the
-model. It covers what PTX has no form for (binary16 division, directed binary16/bfloat16
-arithmetic); PTX forms are swept by ``tilecheck fuzz FORM --exhaustive``.
+and judges each result with the compiled certificate (:mod:`tilecheck.diff.certkernels` through
+:mod:`tilecheck.diff.certificate`), which shares no arithmetic with the model. It covers what PTX
+has no form for (binary16 division, directed binary16/bfloat16 arithmetic); PTX forms are swept by
+``tilecheck fuzz FORM --exhaustive``.
+
+The domain is cut into slices of ``block`` points (memory stays bounded: a few arrays of one slice
+per worker); worker threads take slices in turn. The model's numpy passes release the GIL inside
+their loops and the certificate kernel releases it throughout, so the workers share the cores.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from tilecheck.diff import certificate
+from tilecheck.diff import certificate, certkernels
 from tilecheck.model.api import ieee_op
 
 __all__ = ["SweepResult", "domain_bits", "points", "sweep"]
@@ -23,13 +30,19 @@ __all__ = ["SweepResult", "domain_bits", "points", "sweep"]
 @dataclass
 class SweepResult:
     """Totals of a sweep: cases judged, cases the certificate rejected (the first few listed as
-    operand tuples), wall and CPU seconds (CPU: every thread of this process)."""
+    operand tuples followed by the model's result), wall seconds, CPU seconds (every thread of this
+    process), and the CPU seconds the workers spent in the model and in the certificate."""
 
     cases: int
     mismatches: int
     first: list
     seconds: float
     cpu_seconds: float
+    model_seconds: float = 0.0
+    certificate_seconds: float = 0.0
+    workers: int = 1
+    block: int = 0
+    details: dict = field(default_factory=dict)
 
 
 def domain_bits(op: str, fmt: str) -> int:
@@ -40,29 +53,88 @@ def domain_bits(op: str, fmt: str) -> int:
 
 def points(op: str, fmt: str, start: int, stop: int) -> list[np.ndarray]:
     """Operands of points ``start .. stop - 1`` of the domain (see the module docstring)."""
-    index = np.arange(start, stop, dtype=np.uint64)
-    if op in ("sqrt", "rcp"):
-        return [index.astype(np.uint32 if fmt == "f32" else np.uint16)]
-    return [(index >> np.uint64(16)).astype(np.uint16), (index & np.uint64(0xFFFF)).astype(np.uint16)]
+    unary = op in ("sqrt", "rcp")
+    if domain_bits(op, fmt) > 32:
+        raise ValueError(f"{op} on {fmt}: the domain has more than 2**32 points")
+    dtype = np.uint32 if fmt == "f32" else np.uint16
+    a = np.empty(stop - start, dtype=dtype)
+    b = a if unary else np.empty(stop - start, dtype=dtype)
+    certkernels.points_into(start, unary, a, b)
+    return [a] if unary else [a, b]
 
 
-def sweep(op: str, fmt: str, rounding: str, *, ftz: bool = False, ranges=None, block: int = 1 << 22,
-          keep: int = 10) -> SweepResult:
-    """Sweep ``ranges`` (``(start, stop)`` pairs; default: the whole domain) in blocks of
-    ``block`` points; returns the totals (see :class:`SweepResult`)."""
+def _workers() -> int:
+    """Worker threads: ``TILECHECK_THREADS``, else one per CPU (at most 8)."""
+    value = os.environ.get("TILECHECK_THREADS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def sweep(op: str, fmt: str, rounding: str, *, ftz: bool = False, ranges=None, block: int = 1 << 18,
+          keep: int = 10, workers: int | None = None) -> SweepResult:
+    """Sweep ``ranges`` (``(start, stop)`` pairs; default: the whole domain) in slices of
+    ``block`` points on ``workers`` threads; returns the totals (see :class:`SweepResult`)."""
+    if not certificate.supports(op, fmt):
+        raise ValueError(f"no certificate for {op} on {fmt}")
     if ranges is None:
         ranges = [(0, 1 << domain_bits(op, fmt))]
-    cases = bad = 0
+    slices = [(s, min(hi, s + block)) for lo, hi in ranges for s in range(lo, hi, block)]
+    workers = _workers() if workers is None else max(1, int(workers))
+    workers = min(workers, max(1, len(slices)))
+    ebits, mbits = certkernels.FORMATS[fmt]
+    codes = (certkernels.OPS[op], ebits, mbits, certkernels.ROUNDINGS[rounding], ftz, ftz, False, False,
+             certkernels.NAN_POLICIES["propagate"], 0)
+    lock = threading.Lock()
+    todo = iter(slices)
+    totals = {"cases": 0, "bad": 0, "model": 0.0, "cert": 0.0}
     first: list = []
+    errors: list = []
+
+    def work() -> None:
+        try:
+            ok = np.empty(block, dtype=np.bool_)
+            model = cert = 0.0
+            cases = bad = 0
+            while True:
+                with lock:
+                    item = next(todo, None)
+                if item is None:
+                    break
+                start, stop = item
+                ops_ = points(op, fmt, start, stop)
+                t0 = time.thread_time()
+                got = ieee_op(op, fmt, rounding, *ops_, ftz=ftz)
+                t1 = time.thread_time()
+                n = stop - start
+                wrong = certkernels.check_into(*codes, got, ops_[0], ops_[-1], ops_[-1], ok[:n])
+                cert += time.thread_time() - t1
+                model += t1 - t0
+                cases += n
+                bad += wrong
+                if wrong and len(first) < keep:
+                    with lock:
+                        for i in np.nonzero(~ok[:n])[0][:max(0, keep - len(first))]:
+                            first.append(tuple(int(o[i]) for o in ops_) + (int(got[i]),))
+            with lock:
+                totals["cases"] += cases
+                totals["bad"] += bad
+                totals["model"] += model
+                totals["cert"] += cert
+        except BaseException as exc:  # re-raised in the caller's thread
+            errors.append(exc)
+
     t0, c0 = time.perf_counter(), time.process_time()
-    for lo, hi in ranges:
-        for start in range(lo, hi, block):
-            ops = points(op, fmt, start, min(hi, start + block))
-            got = ieee_op(op, fmt, rounding, *ops, ftz=ftz)
-            ok = certificate.check(op, fmt, rounding, got, *ops, ftz=ftz)
-            cases += int(ok.size)
-            wrong = np.nonzero(~ok)[0]
-            bad += int(wrong.size)
-            for i in wrong[:max(0, keep - len(first))]:
-                first.append(tuple(int(o[i]) for o in ops) + (int(got[i]),))
-    return SweepResult(cases, bad, first, time.perf_counter() - t0, time.process_time() - c0)
+    if workers == 1:
+        work()
+    else:
+        threads = [threading.Thread(target=work, name=f"tilecheck-sweep-{k}") for k in range(workers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    if errors:
+        raise errors[0]
+    first.sort()
+    return SweepResult(totals["cases"], totals["bad"], first[:keep], time.perf_counter() - t0,
+                       time.process_time() - c0, totals["model"], totals["cert"], workers, block)

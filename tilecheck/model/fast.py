@@ -455,14 +455,8 @@ def half_block(xp, op: str, fmt: Format, operands, mode: ops.Mode, rule: ops.Nan
             step = (up * move).astype(xp.int16)
             (xp.add if mode.rounding == "rp" else xp.subtract)(bits, step, out=bits)
     if mode.flush_out:
+        # every subnormal result, x + 0 with a subnormal x included (as the exact path)
         out[...] = flush_subnormal_bits(xp, fmt, out).astype(xp.uint16)
-        if op in ("add", "sub") and not mode.flush_in:
-            # as the exact path: x + 0 is x itself, a subnormal x included (only reachable when
-            # inputs are not flushed)
-            mag = xp.uint16(fmt.magnitude_mask)
-            a_zero, b_zero = (a & mag) == 0, (b & mag) == 0
-            b_signed = b ^ xp.uint16(fmt.sign_mask) if op == "sub" else b
-            out[...] = xp.where(b_zero & ~a_zero, a, xp.where(a_zero & ~b_zero, b_signed, out))
     fix_nans_into(xp, fmt, out, srcs, rule)
     return out
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from tilecheck.formats import Format
 from tilecheck.model import wide
-from tilecheck.model.ieee import Unpacked, normalize, quiet, round_pack, unpack
+from tilecheck.model.ieee import Unpacked, flush_subnormal_bits, normalize, quiet, round_pack, unpack
 from tilecheck.model.xp import bit_length, shift_right_jam, u64
 from tilecheck.spec.registry import OPERATIONS, TININESS_DEFAULT
 
@@ -172,6 +172,11 @@ def add(xp, fmt: Format, a, b, mode: Mode, rule: NanRule, negate_b: bool = False
     b_signed = ub.bits ^ u64(xp, fmt.sign_mask) if negate_b else ub.bits
     bits = xp.where(ub.zero & ~ua.zero, ua.bits, bits)
     bits = xp.where(ua.zero & ~ub.zero, b_signed, bits)
+    if mode.flush_out:
+        # a subnormal x passed through as x + 0 is a subnormal result like any other: output
+        # flushing replaces it (only reachable when inputs are not flushed, e.g. AMD's
+        # "allow input, flush output" denormal mode); its exact value is tiny under either tininess
+        bits = flush_subnormal_bits(xp, fmt, bits)
     zsign = _exact_zero_sum_sign(xp, ua.sign, sb, mode.rounding)
     cancelled = exact_zero & ~ua.zero & ~ub.zero  # zero operands were given stand-in values
     bits = xp.where((ua.zero & ub.zero) | cancelled, _signed_zero(xp, fmt, zsign), bits)

@@ -40,6 +40,14 @@ class Choices:
     valid: np.ndarray
     unbounded: np.ndarray
     reference: np.ndarray
+    uniform: bool = False  # one row (arrays of length 1) that holds for every lane
+
+    def per_lane(self, n: int) -> "Choices":
+        """The same choices with one row per lane (``n`` lanes) when they are ``uniform``."""
+        if not self.uniform:
+            return self
+        return Choices(np.repeat(self.values, n, axis=0), np.repeat(self.valid, n, axis=0),
+                       np.repeat(self.unbounded, n), np.repeat(self.reference, n))
 
 
 def allowed_choices(form, operands: list[np.ndarray], *, ulp_reading: str = "either",

@@ -55,6 +55,9 @@ END = 1 << 30
 DEFAULT_STEP_LIMIT = 100_000
 """Backward branches taken per loop label before the run stops with a StepLimitError."""
 
+PARAM = "param "
+"""Prefix of a parameter's name in the liveness sets (register names never contain a space)."""
+
 REGION_SHIFT = 40
 REGION_BASE = 1 << 44
 
@@ -71,11 +74,18 @@ class Lanes:
     stores: list = field(default_factory=list)       # per-lane store records (region, offset, width, value, done)
     trace: dict = field(default_factory=dict)        # step index -> (returned, reference, low, high) per lane
     loads: list = field(default_factory=list)        # (region, width, offsets) seen (ABI discovery)
+    dtypes: dict = field(default_factory=dict)       # register name -> dtype (registers may be dropped)
 
     @property
     def size(self) -> int:
         """Number of lanes."""
         return int(self.origin.shape[0])
+
+    def reg(self, name: str) -> np.ndarray:
+        """Register ``name`` of every lane; zeros for a register dropped where it was dead (forking
+        keeps only live registers, so its lanes' values are don't-cares)."""
+        arr = self.regs.get(name)
+        return np.zeros(self.size, dtype=self.dtypes.get(name, np.uint64)) if arr is None else arr
 
     def take_tiled(self, times: int, keep: set) -> None:
         """Every per-lane array repeated ``times`` times end to end (lane i + k*n is a copy of i)."""
@@ -86,19 +96,19 @@ class Lanes:
         if self.pcs is not None:
             self.pcs = tile(self.pcs)
         self.unknown = tile(self.unknown)
-        self.params = {k: tile(v) for k, v in self.params.items()}
+        self.params = {k: tile(v) for k, v in self.params.items() if PARAM + k in keep}
         self.stores = [tuple(tile(x) for x in st) for st in self.stores]
         self.trace = {k: tuple(tile(x) for x in v) for k, v in self.trace.items()}
 
     def take(self, rep: np.ndarray, keep: set | None) -> None:
-        """Replace every per-lane array by ``array[rep]`` (lane forking); dead registers are dropped
-        unless ``keep`` is None (tracing keeps every register)."""
+        """Replace every per-lane array by ``array[rep]`` (lane forking); dead registers and
+        parameters are dropped unless ``keep`` is None (tracing keeps everything)."""
         self.regs = {k: v[rep] for k, v in self.regs.items() if keep is None or k in keep}
         self.origin = self.origin[rep]
         if self.pcs is not None:
             self.pcs = self.pcs[rep]
         self.unknown = self.unknown[rep]
-        self.params = {k: v[rep] for k, v in self.params.items()}
+        self.params = {k: v[rep] for k, v in self.params.items() if keep is None or PARAM + k in keep}
         self.stores = [tuple(x[rep] if isinstance(x, np.ndarray) else x for x in s) for s in self.stores]
         self.trace = {k: tuple(x[rep] for x in v) for k, v in self.trace.items()}
 
@@ -138,23 +148,40 @@ class Plan:
         self.steps = steps
         self.path = path
         self.backward = any(s.kind == "bra" and s.target <= i for i, s in enumerate(steps))
-        every = frozenset(function.registers)
-        self.live_after: list = []
-        later: set = set()
-        for s in reversed(steps):
-            later |= s.reads
-            if s.guard:
-                later.add(s.guard[0])
-            self.live_after.append(frozenset(later) if not self.backward else every)
-        self.live_after.reverse()
-        self.live_after.append(frozenset())
+        # parameters are live like registers: read by ld.param; the return parameters are read by
+        # the caller after the run
+        params = {PARAM + p.name for p in function.params + function.returns}
+        every = frozenset(function.registers) | params
+        end = frozenset(PARAM + p.name for p in function.returns)
+        n = len(steps)
+        # read_after[k]: everything a step at or after k reads. It is what lanes waiting at any pc
+        # beyond the current step may still need (the executor always runs the lowest pc first).
+        self.read_after: list = [end] * (n + 1)
+        # live_in[k]: live on entry to step k along the control flow (a write by an unguarded step
+        # kills); exact for a lane that runs on from k, and used when every lane is at one pc.
+        self.live_in: list = [end] * (n + 1)
+        for k in range(n - 1, -1, -1):
+            st = steps[k]
+            guard = {st.guard[0]} if st.guard else set()
+            self.read_after[k] = self.read_after[k + 1] | st.reads | guard
+            if st.kind == "ret":
+                out = end
+            elif st.kind == "bra":
+                out = self.live_in[st.target] | (self.live_in[k + 1] if st.guard else frozenset())
+            else:
+                out = self.live_in[k + 1]
+            kill = st.writes if st.guard is None else frozenset()
+            self.live_in[k] = (out - kill) | st.reads | guard
+        if self.backward:
+            self.read_after = self.live_in = [every] * (n + 1)
 
     def new_lanes(self, n: int, origin: np.ndarray | None = None) -> Lanes:
         """Fresh lanes (zeroed registers; ``origin`` defaults to 0..n-1)."""
-        regs = {name: np.zeros(n, dtype=_UINT[TYPES[t][0]] if t in TYPES else np.uint64)
-                for name, t in self.function.registers.items()}
+        dtypes = {name: _UINT[TYPES[t][0]] if t in TYPES else np.dtype(np.uint64)
+                  for name, t in self.function.registers.items()}
+        regs = {name: np.zeros(n, dtype=dt) for name, dt in dtypes.items()}
         origin = np.arange(n, dtype=np.int64) if origin is None else origin.astype(np.int64)
-        return Lanes(regs, origin, None, np.zeros(n, dtype=bool))
+        return Lanes(regs, origin, None, np.zeros(n, dtype=bool), dtypes=dtypes)
 
     def run(self, lanes: Lanes, ctx: "RunContext") -> Lanes:
         """Execute the plan on ``lanes`` (modified and returned; forking replaces its arrays)."""
@@ -219,7 +246,7 @@ class Plan:
                     sub = sel[guard]
                 if sub is not None and sub.size == 0:
                     continue
-            ctx.live = self.live_after[cur + 1]
+            ctx.live = self.live_in[cur + 1] if lanes.pcs is None else self.read_after[cur + 1]
             ctx.step = cur
             step.run(lanes, sub, ctx)
         return lanes
@@ -338,7 +365,7 @@ class _Compiler:
             if s is None:
                 L.regs[name] = np.broadcast_to(v, (L.size,)).copy() if v.shape != (L.size,) else v
             else:
-                arr = L.regs[name].copy()  # registers may share arrays: never write in place
+                arr = L.reg(name).copy()  # registers may share arrays: never write in place
                 arr[s] = v
                 L.regs[name] = arr
         return write, name
@@ -464,7 +491,7 @@ class _Compiler:
                 v = v if s is None else v[s]
                 v = (v >> np.uint64(8 * off)) & np.uint64((1 << width) - 1)
                 write(L, s, _extend(v, width, signed, wname and self.reg_types[wname]))
-            return self._step(ins, ldparam, [], [wname])
+            return self._step(ins, ldparam, [PARAM + pname], [wname])
         if space is None and not isinstance(addr.base, Reg):
             raise self.unsupported(ins)
         base, reads = self.reader(ins, addr.base, 64)
@@ -543,7 +570,7 @@ class _Compiler:
                 else:
                     cur[s] = (cur[s] & ~mask) | v
                 L.params[pname] = cur
-            return self._step(ins, stparam, reads, [])
+            return self._step(ins, stparam, set(reads) | {PARAM + pname}, [])
         if space is None and not isinstance(addr.base, Reg):
             raise self.unsupported(ins)
         base, breads = self.reader(ins, addr.base, 64)
@@ -1054,6 +1081,20 @@ def _approximate_runner(form, readers, write, wname):
                 write(L, s, api.reference(form, *vals, tininess=c.tininess))
             return
         ch = _choices_dedup(form, vals, c)
+        if ch.uniform and not ch.unbounded[0] and s is None and not c.trace:
+            if wname is None:
+                return
+            cols = np.flatnonzero(ch.valid[0])
+            dtype = L.dtypes[wname]
+            if cols.size == 1:
+                L.regs[wname] = np.full(L.size, ch.values[0, cols[0]], dtype=dtype)
+            else:
+                # every lane allows the same choices (a block with one divisor, say): one contiguous
+                # copy of the lanes per choice
+                L.take_tiled(cols.size, c.live | {wname})
+                L.regs[wname] = np.repeat(ch.values[0, cols].astype(dtype), L.size // cols.size)
+            return
+        ch = ch.per_lane(vals[0].shape[0])
         if ch.unbounded.any():
             unk = L.unknown.copy()
             unk[np.flatnonzero(ch.unbounded) if s is None else s[ch.unbounded]] = True
@@ -1077,8 +1118,9 @@ def _choices_dedup(form, vals, c):
         return allowed_choices(form, vals, ulp_reading=c.ulp_reading, tininess=c.tininess)
     key = vals[0]
     first = key[0]
-    if (key == first).all():
-        uniq, inv = key[:1], np.zeros(n, dtype=np.int64)
+    uniform = bool((key == first).all())
+    if uniform:
+        uniq, inv = key[:1], None
     else:
         uniq, inv = np.unique(key, return_inverse=True)
         if uniq.shape[0] * 2 > n:
@@ -1104,6 +1146,8 @@ def _choices_dedup(form, vals, c):
         values[j, -1], valid[j, -1] = r[0][-1], r[1][-1]
     unbounded = np.array([r[2] for r in rows], dtype=bool)
     reference = np.array([r[3] for r in rows], dtype=rows[0][3].dtype)
+    if uniform:
+        return Choices(values, valid, unbounded, reference, uniform=True)
     return Choices(values[inv], valid[inv], unbounded[inv], reference[inv])
 
 
@@ -1118,7 +1162,7 @@ def _fork(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarr
     if (counts_sub == 1).all():
         first = np.argmax(valid, axis=1)
         chosen = values[np.arange(values.shape[0]), first]
-        arr = L.regs[wname].copy()
+        arr = L.reg(wname).copy()
         arr[idx] = chosen
         L.regs[wname] = arr
         if trace_key is not None and reference is not None:
@@ -1129,11 +1173,12 @@ def _fork(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarr
         # by block, one contiguous block per choice, instead of gathering
         cols = np.flatnonzero(valid[0])
         L.take_tiled(len(cols), c.live | {wname})
-        L.regs[wname] = np.concatenate([values[:, j] for j in cols]).astype(L.regs[wname].dtype)
+        L.regs[wname] = np.concatenate([values[:, j] for j in cols]).astype(L.dtypes[wname])
         return
     counts = np.ones(n, dtype=np.int64)
     counts[idx] = counts_sub
     rep = np.repeat(np.arange(n), counts)
+    L.regs[wname] = L.reg(wname)
     L.take(rep, None if c.trace else (c.live | {wname}))
     starts = np.cumsum(counts) - counts
     total = int(counts_sub.sum())

@@ -46,6 +46,7 @@ REF_FORMATS = ("f16", "bf16", "f32", "f64")
 EXHAUSTIVE_LIMIT = 1 << 32
 DEFAULT_CASES = 1 << 16
 MISROUNDED_CAP = 10_000
+EXHAUSTIVE_BLOCK = 1 << 16  # inputs per block of an exhaustive run
 _UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
@@ -450,122 +451,212 @@ def _exhaustive_block(ref: Reference, start: int, stop: int) -> list[np.ndarray]
     return [((idx >> np.uint64(j * w)) & mask).astype(ref.fmt.uint) for j in range(ref.arity)]
 
 
-def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None, cases: int | None = None,
-               seed: int = 0, ulp_reading: str = "either", approx: str = "all", tininess: str = "after",
-               block: int | None = None, workers: int | None = None, progress=None, limit: int | None = None,
-               report_limit: int = 3) -> Outcome:
-    """Verify function ``entry`` of the PTX file ``path`` against ``against`` (see the module doc).
+@dataclass
+class Prepared:
+    """A function ready to run: its PTX parsed and compiled once, its reference and ABI found.
+    Everything a run over an input range needs (:func:`run_range`)."""
 
-    ``limit`` stops an exhaustive run after that many inputs (for measuring; the outcome then says
-    ``exhaustive: False``). ``progress(done, total)`` is called after each block."""
+    path: str
+    entry: str
+    against: str
+    ref: Reference
+    plan: Plan
+    abi: Abi
+    ctx_args: dict
+
+    @property
+    def domain(self) -> int:
+        """How many inputs there are (2^(width x arity))."""
+        return _domain(self.ref, self.abi)
+
+
+def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "either", approx: str = "all",
+            tininess: str = "after", text: str | None = None) -> Prepared:
+    """Parse ``path`` (or ``text``, its contents, when given: a worker need not have the file),
+    compile ``entry`` and find its ABI against ``against``."""
     if ulp_reading not in READINGS:
         raise UsageError(f"--ulp-reading must be one of {', '.join(READINGS)}")
     if approx not in ("all", "reference"):
         raise UsageError("--approx must be 'all' or 'reference'")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    started = time.time()
+    if text is None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     module = parse_module(text, path)
     ref = parse_reference(against, db)
-    fn = module.function(entry)
-    plan = compile_function(fn, db, path)
+    plan = compile_function(module.function(entry), db, path)
     abi = find_abi(plan, ref, path)
-    domain = _domain(ref, abi)
-    if exhaustive and domain > EXHAUSTIVE_LIMIT:
-        raise UsageError(f"--exhaustive: {ref.text} has 2^{ref.fmt.width * ref.arity} inputs; exhaustive runs cover "
-                         "at most 2^32 (16-bit unary and binary, 32-bit unary): use --cases N")
-    if exhaustive is None:
-        exhaustive = cases is None and domain <= (1 << 20)
-    ctx_args = dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess)
-    bad_inputs: list[np.ndarray] = []
-    bad_count = 0
-    value_count = 0
-    unknown_count = 0
-    lanes_run = 0
-    checked = 0
-    sampling: dict = {}
-    first_bad: list = []
-    first_zero: list = []
-    unknown_examples: list = []
-    approx_forms: set = set()
+    return Prepared(path, entry, against, ref, plan, abi,
+                    dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess))
 
-    def handle(lane_ops, res: BlockResult):
-        nonlocal bad_count, unknown_count, lanes_run, checked, value_count
-        checked += lane_ops[0].shape[0]
-        lanes_run += res.lanes
-        value_count += int(res.by_value.sum())
+
+@dataclass
+class Tally:
+    """What a run over some inputs found, mergeable: ``a.merge(b)`` for consecutive input ranges
+    equals the tally of their union. It keeps the first ``MISROUNDED_CAP`` misrounded inputs and the
+    first ``keep`` of each kind of example, in input order, so that neither the block size nor the
+    split into batches changes what a run reports."""
+
+    keep: int = 3
+    checked: int = 0
+    lanes: int = 0
+    misrounded: int = 0
+    by_value: int = 0
+    unknown: int = 0
+    inputs: list = field(default_factory=list)           # misrounded operand tuples, at most MISROUNDED_CAP
+    first_value: list = field(default_factory=list)      # misrounded in value
+    first_zero: list = field(default_factory=list)       # misrounded only by the sign of a zero
+    unknown_examples: list = field(default_factory=list)
+
+    def add(self, lane_ops: list[np.ndarray], res: BlockResult) -> None:
+        """Count one block of inputs (``lane_ops``, one array per operand) and its result."""
+        self.checked += lane_ops[0].shape[0]
+        self.lanes += res.lanes
+        self.by_value += int(res.by_value.sum())
         if res.bad.any():
             sel = np.flatnonzero(res.bad)
-            bad_count += sel.size
+            self.misrounded += sel.size
             stacked = np.stack([o[sel].astype(np.uint64) for o in lane_ops], axis=1)
-            if sum(b.shape[0] for b in bad_inputs) < MISROUNDED_CAP:
-                bad_inputs.append(stacked)
-            # report inputs misrounded in value first, zeros of the wrong sign only when nothing else
-            by_value = res.by_value[sel]
-            for case, is_value in zip(stacked[:4 * report_limit].tolist(), by_value[:4 * report_limit].tolist()):
-                (first_bad if is_value else first_zero).append(case)
-            del first_bad[report_limit:], first_zero[report_limit:]
+            self._extend(self.inputs, stacked, MISROUNDED_CAP)
+            value = res.by_value[sel]
+            self._extend(self.first_value, stacked[value], self.keep)
+            self._extend(self.first_zero, stacked[~value], self.keep)
         unk = res.unknown & ~res.bad
         if unk.any():
-            unknown_count += int(unk.sum())
-            if len(unknown_examples) < report_limit:
-                sel = np.flatnonzero(unk)[:report_limit]
-                unknown_examples.extend(np.stack([o[sel].astype(np.uint64) for o in lane_ops], axis=1).tolist())
+            self.unknown += int(unk.sum())
+            sel = np.flatnonzero(unk)[:self.keep]
+            self._extend(self.unknown_examples, np.stack([o[sel].astype(np.uint64) for o in lane_ops], axis=1),
+                         self.keep)
 
-    if exhaustive:
-        total = domain if limit is None else min(domain, limit)
-        block = block or (1 << 16)
-        starts = list(range(0, total, block))
-        workers = workers or min(2, os.cpu_count() or 1)
+    @staticmethod
+    def _extend(into: list, rows, cap: int) -> None:
+        room = cap - len(into)
+        if room > 0:
+            into.extend([list(r) for r in (rows[:room].tolist() if hasattr(rows, "tolist") else rows[:room])])
 
-        def work(s):
-            lane_ops = _exhaustive_block(ref, s, min(s + block, total))
-            return lane_ops, run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args)
+    def merge(self, later: "Tally") -> "Tally":
+        """Append the tally of the inputs that follow this one's; returns self."""
+        self.checked += later.checked
+        self.lanes += later.lanes
+        self.misrounded += later.misrounded
+        self.by_value += later.by_value
+        self.unknown += later.unknown
+        self._extend(self.inputs, later.inputs, MISROUNDED_CAP)
+        self._extend(self.first_value, later.first_value, self.keep)
+        self._extend(self.first_zero, later.first_zero, self.keep)
+        self._extend(self.unknown_examples, later.unknown_examples, self.keep)
+        return self
 
-        done = 0
-        if workers > 1 and len(starts) > 1:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                for lane_ops, res in pool.map(work, starts):
-                    handle(lane_ops, res)
-                    done += lane_ops[0].shape[0]
-                    if progress:
-                        progress(done, total)
-        else:
-            for s in starts:
-                lane_ops, res = work(s)
-                handle(lane_ops, res)
-                done += lane_ops[0].shape[0]
+    def to_json(self) -> dict:
+        """A JSON-ready dict (a checkpoint holds one)."""
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Tally":
+        """The inverse of :meth:`to_json`."""
+        return cls(**data)
+
+
+def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLOCK, threads: int = 1,
+              progress=None, keep: int = 3) -> Tally:
+    """Run inputs ``start .. stop-1`` of the exhaustive enumeration in blocks of ``block`` aligned on
+    multiples of ``block`` (packed half2 code pairs inputs within a block, so equal blocks give equal
+    results however the range is split), ``threads`` blocks at a time. ``progress(n)`` after each
+    block with the inputs it held; ``keep``: examples of each kind kept (:class:`Tally`)."""
+    starts = list(range(start, stop, block))
+    if start % block:
+        raise ValueError(f"start {start} is not a multiple of the block {block}")
+
+    def work(s):
+        lane_ops = _exhaustive_block(p.ref, s, min(s + block, stop))
+        return lane_ops, run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args)
+
+    tally = Tally(keep=keep)
+    if threads > 1 and len(starts) > 1:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            results = pool.map(work, starts)
+            for lane_ops, res in results:
+                tally.add(lane_ops, res)
                 if progress:
-                    progress(done, total)
-        exhaustive = total == domain
-        sampling = {"exhaustive": total}
+                    progress(lane_ops[0].shape[0])
     else:
-        n = cases or DEFAULT_CASES
-        lane_ops, sampling = sampled_inputs(ref, n, seed)
-        block = block or (1 << 14)
-        for s in range(0, lane_ops[0].shape[0], block):
-            part = [o[s:s + block] for o in lane_ops]
-            handle(part, run_block(plan, abi, ref, _pack(abi, ref, part), ctx_args))
+        for s in starts:
+            lane_ops, res = work(s)
+            tally.add(lane_ops, res)
             if progress:
-                progress(min(s + block, n), n)
-    first_bad = (first_bad + first_zero)[:report_limit]
-    counterexamples = [explain(plan, abi, ref, [np.array([v], dtype=ref.fmt.uint) for v in case], ctx_args,
-                               path, entry, against, ulp_reading, approx)
-                       for case in first_bad]
-    verdict = "counterexample" if bad_count else ("unknown" if unknown_count else "verified")
-    misrounded = np.concatenate(bad_inputs).tolist() if bad_inputs else []
-    approx_forms = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" not in s.approximate})
-    contraction = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" in s.approximate})
-    out = Outcome(path, entry, against, verdict, bool(exhaustive), checked, lanes_run, misrounded[:MISROUNDED_CAP],
-                  bad_count, unknown_count, value_count, counterexamples, ulp_reading, approx,
+                progress(lane_ops[0].shape[0])
+    return tally
+
+
+def exhaustive_total(p: Prepared, limit: int | None = None) -> int:
+    """Inputs of an exhaustive run (the domain, or the first ``limit``); a usage error past 2^32."""
+    if p.domain > EXHAUSTIVE_LIMIT:
+        raise UsageError(f"--exhaustive: {p.ref.text} has 2^{p.ref.fmt.width * p.ref.arity} inputs; exhaustive runs "
+                         "cover at most 2^32 (16-bit unary and binary, 32-bit unary): use --cases N")
+    return p.domain if limit is None else min(p.domain, limit)
+
+
+def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, seconds: float) -> Outcome:
+    """The :class:`Outcome` of a run that found ``tally`` (counterexamples explained here)."""
+    cases = (tally.first_value + tally.first_zero)[:tally.keep]
+    counterexamples = [explain(p.plan, p.abi, p.ref, [np.array([v], dtype=p.ref.fmt.uint) for v in case], p.ctx_args,
+                               p.path, p.entry, p.against, p.ctx_args["ulp_reading"], p.ctx_args["approx"])
+                       for case in cases]
+    verdict = "counterexample" if tally.misrounded else ("unknown" if tally.unknown else "verified")
+    steps = p.plan.steps
+    approx_forms = sorted({s.approximate for s in steps if s.approximate and "contracted" not in s.approximate})
+    contraction = sorted({s.approximate for s in steps if s.approximate and "contracted" in s.approximate})
+    abi = p.abi
+    out = Outcome(p.path, p.entry, p.against, verdict, bool(exhaustive), tally.checked, tally.lanes,
+                  tally.inputs[:MISROUNDED_CAP], tally.misrounded, tally.unknown, tally.by_value, counterexamples,
+                  p.ctx_args["ulp_reading"], p.ctx_args["approx"],
                   f".{abi.kind}" + (f", {abi.lanes} lanes per {abi.width}-bit element" if abi.lanes > 1 else ""),
-                  sampling, approx_forms, round(time.time() - started, 3), contraction)
-    out.unknown_examples = unknown_examples  # type: ignore[attr-defined]
-    out.readings = {f: api.reading_used(f, ulp_reading) for f in approx_forms}  # type: ignore[attr-defined]
+                  sampling, approx_forms, seconds, contraction)
+    out.unknown_examples = tally.unknown_examples  # type: ignore[attr-defined]
+    out.readings = {f: api.reading_used(f, p.ctx_args["ulp_reading"]) for f in approx_forms}  # type: ignore[attr-defined]
     return out
+
+
+def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None, cases: int | None = None,
+               seed: int = 0, ulp_reading: str = "either", approx: str = "all", tininess: str = "after",
+               block: int | None = None, threads: int | None = None, progress=None, limit: int | None = None,
+               report_limit: int = 3) -> Outcome:
+    """Verify function ``entry`` of the PTX file ``path`` against ``against`` (see the module doc).
+
+    ``limit`` stops an exhaustive run after that many inputs (for measuring; the outcome then says
+    ``exhaustive: False``). ``threads``: blocks run at once in this process (default: 2, at most
+    the CPUs; sharding over processes and machines is :mod:`tilecheck.verify.sharded`).
+    ``progress(done, total)`` is called after each block."""
+    started = time.time()
+    p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess)
+    if exhaustive is None:
+        exhaustive = cases is None and p.domain <= (1 << 20)
+    if exhaustive:
+        total = exhaustive_total(p, limit)
+        done = 0
+
+        def step(n):
+            nonlocal done
+            done += n
+            if progress:
+                progress(done, total)
+
+        tally = run_range(p, 0, total, block=block or EXHAUSTIVE_BLOCK,
+                          threads=threads or min(2, os.cpu_count() or 1), progress=step, keep=report_limit)
+        return finish(p, tally, exhaustive=total == p.domain, sampling={"exhaustive": total},
+                      seconds=round(time.time() - started, 3))
+    n = cases or DEFAULT_CASES
+    lane_ops, sampling = sampled_inputs(p.ref, n, seed)
+    block = block or (1 << 14)
+    tally = Tally(keep=report_limit)
+    for s in range(0, lane_ops[0].shape[0], block):
+        part = [o[s:s + block] for o in lane_ops]
+        tally.add(part, run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, part), p.ctx_args))
+        if progress:
+            progress(min(s + block, n), n)
+    return finish(p, tally, exhaustive=False, sampling=sampling, seconds=round(time.time() - started, 3))
 
 
 def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ctx_args: dict, path: str, entry: str,
