@@ -135,7 +135,6 @@ def run(args) -> int:
                 else backend.info(), "targets": args.targets, "vectors": args.vectors,
                 "ptxas": ctx.ptxas, "ulp_reading": args.ulp_reading, "started": started,
                 "seconds": round(time.time() - started, 3)}
-        report.write_json(args.json, rows, meta)
     if ctx.ptxas:
         out.write(f"assembler: {ptxas.describe(ctx.ptxas)}\n")
     out.write(f"{report.plural(len(rows), 'item')}, {len(failed)} failed ({time.time() - started:.1f} s)\n")
