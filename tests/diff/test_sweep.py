@@ -29,7 +29,8 @@ def test_slices_add_up_and_the_model_passes(workers):
     assert res.cases == 70_000 and res.mismatches == 0
 
 
-def test_a_misrounding_model_is_caught(monkeypatch):
+@pytest.mark.parametrize("specialise", (False, True))
+def test_a_misrounding_model_is_caught(monkeypatch, specialise):
     real = sweep_mod.ieee_op
 
     def off_by_one(op, fmt, rounding, *ops, **kw):
@@ -39,7 +40,7 @@ def test_a_misrounding_model_is_caught(monkeypatch):
 
     monkeypatch.setattr(sweep_mod, "ieee_op", off_by_one)
     res = sweep_mod.sweep("div", "f16", "rz", ranges=[(0x3C00 << 16, (0x3C00 << 16) + 4 * 4096)], block=4096,
-                          workers=2, keep=3)
-    assert res.mismatches == 4 and len(res.first) == 3
+                          workers=2, keep=3, specialise=specialise)
+    assert res.mismatches == 4 and len(res.first) == 3 and res.details["specialised"] == specialise
     a, b, got = res.first[0]
     assert (a << 16) | b == (0x3C00 << 16) + 7

@@ -38,7 +38,7 @@ import numpy as np
 
 from tilecheck.errors import ApproximateFormError, OperandError, ShapeMismatchError, UsageError
 from tilecheck.formats import Format, get_format
-from tilecheck.model import contracts, eft, fast, instructions, ops
+from tilecheck.model import contracts, eft, fast, instructions, jit, ops
 from tilecheck.model.xp import namespace, u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, applied_reading, check_ulp_reading
 from tilecheck.spec.database import load_database
@@ -172,7 +172,9 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
     in cache, spreading large inputs over threads (numpy releases the GIL inside its loops;
     ``TILECHECK_THREADS=1`` turns that off).
     """
-    if fast.applicable(op, fmt, mode):
+    if jit.applicable(xp, op, fmt, mode):
+        block = jit.block
+    elif fast.applicable(op, fmt, mode):
         block = fast.block
     elif eft.applicable(op, fmt, mode):
         block = eft.block
@@ -181,8 +183,11 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
     shape = arrays[0].shape
     flat = [a.reshape(-1) for a in arrays]
     n = flat[0].size
+    chunk, thread_chunk = CHUNK, THREAD_CHUNK_BYTES // np.dtype(fmt.uint).itemsize
+    if block is jit.block:
+        chunk = thread_chunk = jit.CHUNK
     with np.errstate(all="ignore"):  # special lanes compute garbage that `where` discards
-        if xp is not np or n <= CHUNK:
+        if xp is not np or n <= chunk:
             return block(xp, op, fmt, flat, mode, rule).astype(fmt.uint, copy=False).reshape(shape)
         out = np.empty(n, dtype=fmt.uint)
 
@@ -197,10 +202,9 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
                 out[start:stop] = block(xp, op, fmt, part, mode, rule)
 
         threads = _threads()
-        thread_chunk = THREAD_CHUNK_BYTES // np.dtype(fmt.uint).itemsize
         if threads <= 1 or n < 2 * thread_chunk:
-            for s in range(0, n, CHUNK):
-                work(s, CHUNK)
+            for s in range(0, n, chunk):
+                work(s, chunk)
         else:
             pool = _pool(threads)
             for f in [pool.submit(work, s, thread_chunk) for s in range(0, n, thread_chunk)]:

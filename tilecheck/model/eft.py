@@ -4,6 +4,8 @@ The exact path (:mod:`tilecheck.model.ops`) builds every binary64 product from 1
 pieces; here native float64 operations do the work and only lanes outside the ranges where the
 transformations are exact fall back to it (gathered by index, evaluated by :func:`ops.apply`).
 Every fast result is the exact path's bits (the tests compare them, and both against MPFR).
+On numpy arrays :mod:`tilecheck.model.jit` runs the same transformations as compiled loops; this
+module serves the other array namespaces (CuPy on the GPU backend).
 
 Round to nearest:
 

@@ -1,0 +1,30 @@
+"""Numba compilation with an on-disk cache that never stops an import.
+
+``numba.njit(cache=True)`` raises ``RuntimeError`` at decoration time when none of Numba's cache
+locations is usable (a read-only install and no writable user cache directory); the model's
+compiled kernels then compile once per process instead.
+"""
+
+from __future__ import annotations
+
+import numba
+
+__all__ = ["cached", "enabled"]
+
+
+def cached(**options):
+    """A ``numba.njit(**options)`` decorator that caches compiled code on disk where it can."""
+
+    def decorate(fn):
+        try:
+            return numba.njit(cache=True, **options)(fn)
+        except RuntimeError:
+            return numba.njit(**options)(fn)
+
+    return decorate
+
+
+def enabled() -> bool:
+    """Whether Numba compiles (``NUMBA_DISABLE_JIT=1`` runs kernels as Python, where the kernels'
+    LLVM intrinsics do not exist: callers then take their numpy paths)."""
+    return not numba.config.DISABLE_JIT
