@@ -531,7 +531,7 @@ def _certify(op: str, f: _Fmt, rounding: str, r: _Value, vals, sign, s_mag, s_ex
 def form_support(form) -> Support:
     """Whether :func:`check_form` certifies ``form`` (a PTX form; the reason when it does not)."""
     key = form.semantics.key
-    op = key.split(".", 1)[1] if "." in key else key
+    op = form.semantics.function
     if form.kind != "exact" or not key.startswith("fp."):
         return Support(f"{form.name} is not a correctly rounded arithmetic form")
     if form.lanes != 1 or form.element_format not in FORMATS or not supports(op, form.element_format):
@@ -552,7 +552,7 @@ def check_form(form, results, operands, tininess: str = "after") -> np.ndarray:
     if not found.ok:
         raise ValueError(found.reason)
     params = form.semantics.params
-    op = form.semantics.key.split(".", 1)[1]
+    op = form.semantics.function
     return check(op, form.element_format, str(params.get("rounding", "rn")), results, *operands,
                  ftz=bool(params.get("ftz", False)), tininess=tininess, sat=bool(params.get("sat", False)),
                  nan=form.nan.policy, nan_bits=form.nan.bits)

@@ -417,7 +417,7 @@ def _contract(doc: LocatedDocument, here: tuple, c: dict, entry, sources: list, 
         if len(s.operands) != entry.arity:
             problems.append(Problem(doc.locate(here + ("specials", si)),
                                     f"special case lists {len(s.operands)} operand(s); {entry.key} takes {entry.arity}"))
-    return Contract(bound=bound, source=c["source"], operation=entry.key.split(".", 1)[1].removesuffix("_hi"),
+    return Contract(bound=bound, source=c["source"], operation=entry.operation,
                     rules=tuple(rules), specials=specials, provisional=c.get("provisional", False),
                     notes=c.get("notes", ""))
 
