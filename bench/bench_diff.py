@@ -171,7 +171,7 @@ def backends_part(args) -> None:
         t_ver = best_time(lambda: disagreements(form, ref, ops), args.repeat)
         line = (f"  {name:<12} cpu {args.n / t_cpu / 1e6:7.2f} M/s   verdict alone {args.n / t_ver / 1e6:7.2f} M/s "
                 f"(simulator share {1 - t_ver / t_cpu:5.1%})")
-        if not host.supports(form):
+        if host.support(form).ok:
             t_host = best_time(lambda: host.judge(form, ops), args.repeat)
             line += f"   host {args.n / t_host / 1e6:7.2f} M/s"
         print(line)

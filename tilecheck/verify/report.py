@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 
 
@@ -121,9 +120,3 @@ def json_data(rows: list[Row], meta: dict) -> dict:
     return {"meta": meta, "totals": totals(rows), "summary": summary_line(rows), "items": [r.to_json() for r in rows]}
 
 
-def write_json(path: str, rows: list[Row], meta: dict) -> None:
-    """Write the report (see :func:`json_data`) to ``path``."""
-    data = json_data(rows, meta)
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1)
-        fh.write("\n")
