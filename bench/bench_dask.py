@@ -44,9 +44,9 @@ def timed_run(workers: int, config: Config, out: Path) -> float:
         view = executor.describe(config.forms)
         warm = Config(config.forms, seed=config.seed + 1, cases=config.batch * workers, batch=config.batch,
                       backend=config.backend)
-        Campaign(warm, view, str(out / "warm"), db, executor=executor).run()
+        Campaign(warm, view, str(out / "warm"), db=db, executor=executor).run()
         t = time.perf_counter()
-        result = Campaign(config, view, str(out / "run"), db, executor=executor).run()
+        result = Campaign(config, view, str(out / "run"), db=db, executor=executor).run()
         seconds = time.perf_counter() - t
         assert result.finished and result.cases == config.cases * len(config.forms)
         return seconds

@@ -148,11 +148,6 @@ def _pulls_heavy(module: str, seen: frozenset = frozenset()) -> bool:
     return False
 
 
-# The one remaining function-level import inside a package: ``T.float32(4)`` (``DType.__call__``)
-# builds an expression, while expressions are typed by the dtypes module.
-NESTED_CYCLE = {("tilecheck.tile.dtypes", "tilecheck.tile.exprs")}
-
-
 
 def _where(module: str, line: int) -> str:
     return f"{MODULES[module].relative_to(PACKAGE.parent)}:{line}"
@@ -203,6 +198,31 @@ def test_no_cycle_between_groups():
     assert not cycles, "import cycles between groups:\n" + "\n".join(cycles)
 
 
+def test_no_cycle_between_modules():
+    """Inside a group too: no module reaches itself through imports (at any depth)."""
+    graph: dict[str, set[str]] = {}
+    for src, dst, _, _ in EDGES:
+        if src != dst and dst != "tilecheck":
+            graph.setdefault(src, set()).add(dst)
+    cycles, state, stack = [], {}, []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    assert not cycles, "import cycles between modules:\n" + "\n".join(cycles)
+
+
 def test_production_code_never_imports_test_support_or_private_modules():
     bad = []
     for src, dst, line, _ in EDGES:
@@ -219,7 +239,7 @@ def test_production_code_never_imports_test_support_or_private_modules():
 def test_imports_inside_functions_are_heavy_optional_ones_only():
     bad = []
     for src, dst, line in NESTED:
-        if dst.split(".")[0] in LAZY_ALLOWED or _pulls_heavy(dst) or (src, dst) in NESTED_CYCLE:
+        if dst.split(".")[0] in LAZY_ALLOWED or _pulls_heavy(dst):
             continue
         bad.append(f"{_where(src, line)}: {src} imports {dst} inside a function")
     assert not bad, ("imports belong at module top (only "
@@ -232,3 +252,24 @@ def test_the_tables_are_not_empty():
     assert len(MODULES) > 50 and len(EDGES) > 200 and NESTED
     assert _pulls_heavy("tilecheck.smt.forms") and not _pulls_heavy("tilecheck.model.api")
     assert {"spec", "model", "smt", "emit", "sim", "cli"} <= {group_of(m) for m in MODULES}
+
+
+def test_package_inits_have_one_style():
+    """A package ``__init__`` is a docstring, optionally followed by re-exports of its public API
+    with ``__all__``; it defines nothing (the root's lazy ``__getattr__`` is the one exception)."""
+    bad = []
+    for module, path in MODULES.items():
+        if path.name != "__init__.py" or module == "tilecheck":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if ast.get_docstring(tree) is None:
+            bad.append(f"{module}: no docstring")
+        for node in tree.body[1:]:
+            if isinstance(node, ast.ImportFrom) or (isinstance(node, ast.Assign)
+                                                    and [getattr(t, "id", "") for t in node.targets] == ["__all__"]):
+                continue
+            bad.append(f"{module}:{node.lineno}: {type(node).__name__} (only imports and __all__ belong here)")
+        imports = [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module != "__future__"]
+        if imports and not any(isinstance(n, ast.Assign) for n in tree.body):
+            bad.append(f"{module}: re-exports without __all__")
+    assert not bad, "\n".join(bad)

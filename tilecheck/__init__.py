@@ -36,7 +36,7 @@ _EXPORTS = {
     **{name: "tilecheck.errors" for name in (
         "TilecheckError", "SpecError", "UnknownFormError", "IllegalFormError", "OperandError",
         "ApproximateFormError", "UsageError", "SemanticsError", "ToolNotFoundError", "DeviceUnavailableError",
-        "ProgramError", "IllegalTileOpError")},
+        "ProgramError", "IllegalTileOpError", "EmitError")},
 }
 
 __all__ = [*_EXPORTS, "__version__"]

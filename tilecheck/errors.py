@@ -207,6 +207,17 @@ class ClusterError(TilecheckError):
     exit_code = 2
 
 
+class EmitError(TilecheckError):
+    """A checked (legal) program uses something the emitter cannot express in PTX.
+
+    Cause: e.g. a register view whose registers depend on the lane (PTX registers are static
+    names), or a ``pred`` comparing half-precision values. Fix: the message names the call and
+    what to change; report it if the program is legitimate.
+    """
+
+    exit_code = 2
+
+
 class ProgramError(TilecheckError):
     """A tile program file could not be loaded (syntax error, no ``@T.function`` in it).
 

@@ -474,6 +474,23 @@ def _where(root) -> str:
     return "" if root.is_absolute() else str(root.resolve())
 
 
+@lru_cache(maxsize=None)
+def reduced_format(exponent_bits: int, mantissa_bits: int) -> Format:
+    """The IEEE-style format ``e{exponent_bits}m{mantissa_bits}`` that ``spec/formats`` need not
+    hold (``tilecheck prove`` queries reason about such formats): bias ``2**(e-1) - 1``, infinities
+    and NaNs in the all-ones exponent, default NaN the positive quiet NaN with an empty payload,
+    in the smallest 8/16/32/64-bit container that holds it."""
+    if exponent_bits < 2 or mantissa_bits < 1 or 1 + exponent_bits + mantissa_bits > 64:
+        raise ValueError(f"no e{exponent_bits}m{mantissa_bits} format: need 2+ exponent bits, 1+ fraction bits, "
+                         "at most 64 bits in all")
+    width = 1 + exponent_bits + mantissa_bits
+    inf = ((1 << exponent_bits) - 1) << mantissa_bits
+    return Format(name=f"e{exponent_bits}m{mantissa_bits}", exponent_bits=exponent_bits, mantissa_bits=mantissa_bits,
+                  bias=(1 << (exponent_bits - 1)) - 1, container_bits=next(c for c in (8, 16, 32, 64) if c >= width),
+                  specials="ieee", default_nan=inf | (1 << (mantissa_bits - 1)), canonical_nan=(1 << (width - 1)) - 1,
+                  softfloat_nan=None, numpy_dtype=None, summary=f"IEEE-style e{exponent_bits}m{mantissa_bits}")
+
+
 def all_formats() -> dict[str, Format]:
     """Every format in ``spec/formats``, by name."""
     return load_formats(spec_root())

@@ -17,6 +17,11 @@ and its IR (:mod:`tilecheck.tile`) never import them. Write programs against its
 
 ``tilecheck.tile.T`` traces the same programs into the bare IR (:class:`tilecheck.tile.ir.Program`);
 the command-line tools accept files written against either, since they call the functions below.
+
+This is a public entry point: every method takes ``db`` (a
+:class:`~tilecheck.spec.database.SpecDatabase`) and, when it is left out, loads the spec under
+:func:`~tilecheck.specio.files.spec_root` (``TILECHECK_SPEC_DIR`` or the packaged ``spec/``) once
+per root. The library functions below it take the database as a parameter.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from tilecheck.emit import emit_program
 from tilecheck.errors import UsageError
 from tilecheck.legality.checker import check_program, expand_program, validate_program
 from tilecheck.sim.program import run_program
+from tilecheck.spec.database import load_database
 from tilecheck.tile import ir
 from tilecheck.tile.namespace import TNamespace
 
@@ -43,20 +49,20 @@ class Program(ir.Program):
         ``target`` (``"sm_90"``) defaults to the spec database's default target; an unknown
         target raises :class:`~tilecheck.errors.UnknownFormError`.
         """
-        return check_program(self, target=target, db=db)
+        return check_program(self, target=target, db=db or load_database())
 
     def validate(self, target: str | None = None, db=None) -> None:
         """Raise :class:`~tilecheck.errors.IllegalTileOpError` (a ValueError) listing every violation."""
-        validate_program(self, target=target, db=db)
+        validate_program(self, target=target, db=db or load_database())
 
     def expand(self, target: str | None = None, db=None) -> list:
         """Validate, then every call's instruction instances (:func:`tilecheck.legality.expand_program`)."""
-        return expand_program(self, target=target, db=db)
+        return expand_program(self, target=target, db=db or load_database())
 
-    def emit(self, target: str | None, **options) -> str:
+    def emit(self, target: str | None, format: str = "ptx", db=None) -> str:
         """PTX (or with ``format="cuda"`` CUDA C++) for this program for ``target`` (``"sm_90"``;
         ``None``: the spec database's default target) (:func:`tilecheck.emit.emit_program`)."""
-        return emit_program(self, target=target, **options)
+        return emit_program(self, target=target, format=format, db=db or load_database())
 
     def run(self, *arrays, backend: str = "cpu", **options):
         """Execute the program on ``arrays`` (:func:`tilecheck.sim.run_program`)."""
@@ -66,6 +72,7 @@ class Program(ir.Program):
             params = ", ".join(p.name for p in self.params)
             raise UsageError(f"{self.name}.run(): unknown keyword argument(s) {', '.join(unknown)}; pass the arrays "
                              f"positionally in parameter order ({params}); keywords: {', '.join(accepted)}")
+        options["db"] = options.get("db") or load_database()
         return run_program(self, *arrays, backend=backend, **options)
 
 

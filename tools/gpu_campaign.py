@@ -75,11 +75,11 @@ class Device:
         self.db = db
         self.dry = dry
         if dry:
-            self.backend = backends.CpuBackend(db)
+            self.backend = backends.CpuBackend(db=db)
             self.xp = np
             self.modes = ("sim",)
         else:
-            self.backend = backends.GpuBackend(db)
+            self.backend = backends.GpuBackend(db=db)
             self.xp = self.backend.cupy
             self.modes = self.backend.modes
 
@@ -348,7 +348,7 @@ def phase_questions(dev, db, out_dir: str, log, tiny: bool, deadline: float, sum
             if time.perf_counter() > deadline:
                 log("phase 1: time budget reached; vector files are partial")
                 break
-            if dev.backend.supports(form):
+            if not dev.backend.support(form).ok:
                 continue
             disagreements += guarded(log, errors, f"phase 1 {form.name}", one_form, form) or 0
     finally:
@@ -410,7 +410,7 @@ def phase_forms(dev, db, out_dir: str, log, cases: int, deadline: float, errors:
         if time.perf_counter() > deadline:
             log("phase 2: time budget reached; forms.json is partial")
             break
-        reason = dev.backend.supports(form)
+        reason = dev.backend.support(form).reason
         if reason:
             report[form.name] = {"skipped": reason}
             continue

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tilecheck.amdgpu import campaign
+from tilecheck.spec.database import load_database
 from tilecheck.amdgpu.campaign import format_report, generate, run_chunk, verify_sequence
 from tilecheck.spec.sequence import lookup_sequence, run_sequence
 from tilecheck.formats import get_format
@@ -18,9 +19,9 @@ CASES = 20000
 
 
 def test_counts_are_reproducible_from_the_seed():
-    a = verify_sequence("amdgpu.fdiv64", "documented", 3000, seed=7)
-    b = verify_sequence("amdgpu.fdiv64", "documented", 3000, seed=7)
-    c = verify_sequence("amdgpu.fdiv64", "documented", 3000, seed=8)
+    a = verify_sequence("amdgpu.fdiv64", "documented", 3000, seed=7, db=load_database())
+    b = verify_sequence("amdgpu.fdiv64", "documented", 3000, seed=7, db=load_database())
+    c = verify_sequence("amdgpu.fdiv64", "documented", 3000, seed=8, db=load_database())
     assert (a.mismatches, a.by_category, a.by_rcp_choice) == (b.mismatches, b.by_category, b.by_rcp_choice)
     assert a.by_category != c.by_category
     assert sum(v[0] for v in a.by_category.values()) == 3000
@@ -28,9 +29,9 @@ def test_counts_are_reproducible_from_the_seed():
 
 @pytest.mark.parametrize("name", ["amdgpu.fdiv64", "amdgpu.fdiv32", "amdgpu.fdiv32.ftz"])
 def test_observed_semantics_with_the_correctly_rounded_reciprocal_is_exact(name):
-    result = verify_sequence(name, "observed", CASES, seed=1, rcp="nearest")
+    result = verify_sequence(name, "observed", CASES, seed=1, rcp="nearest", db=load_database())
     assert result.cases == CASES
-    assert result.mismatches == 0, [format_report(lookup_sequence(name), result, r) for r in result.reports]
+    assert result.mismatches == 0, [format_report(lookup_sequence(name, db=load_database()), result, r) for r in result.reports]
 
 
 @pytest.mark.parametrize("name", ["amdgpu.fdiv64", "amdgpu.fdiv32"])
@@ -38,9 +39,9 @@ def test_observed_semantics_over_the_whole_contract(name):
     """Anywhere inside the reciprocal's contract, the only incorrectly rounded results are the
     Markstein exception: denominators whose significand is all ones, with a seed that is not the
     correctly rounded reciprocal. Every such case is right with the correctly rounded seed."""
-    seq = lookup_sequence(name)
+    seq = lookup_sequence(name, db=load_database())
     fmt = seq.fmt
-    result = verify_sequence(name, "observed", CASES, seed=1)
+    result = verify_sequence(name, "observed", CASES, seed=1, db=load_database())
     assert result.cases == CASES
     assert result.mismatches_with_nearest_rcp == 0
     assert result.by_rcp_choice["nearest"][1] == 0
@@ -54,14 +55,14 @@ def test_the_smallest_f64_counterexample_by_hand():
     """1 / (4 - 2^-51) with v_rcp_f64 returning exactly 0.25 (relative error 2^-53, well inside
     its 2^-23 contract): every Newton step lands on a tie and rounds to even, so the macro gives
     0.25 instead of the correctly rounded 0x3fd0000000000001."""
-    seq = lookup_sequence("amdgpu.fdiv64")
+    seq = lookup_sequence("amdgpu.fdiv64", db=load_database())
     n = np.array([0x3ff0000000000000], dtype=np.uint64)
     d = np.array([0x400fffffffffffff], dtype=np.uint64)
 
     def choose(step, form, args):
         return np.array([0x3fd0000000000000], dtype=np.uint64)
 
-    trace = run_sequence(seq, "observed", NumpyBackend((1,)), {"n": n, "d": d}, choose)
+    trace = run_sequence(seq, "observed", NumpyBackend((1,)), {"n": n, "d": d}, choose, db=load_database())
     assert int(trace.result[0]) == 0x3fd0000000000000
     from tilecheck.model.api import ieee_op
 
@@ -69,16 +70,16 @@ def test_the_smallest_f64_counterexample_by_hand():
     from tilecheck.amdgpu import contract
     from tilecheck.amdgpu.instructions import lookup
 
-    assert contract.allowed(lookup("v_rcp_f64"), "observed", np.array([0x3fd0000000000000], dtype=np.uint64), d)[0]
+    assert contract.allowed(lookup("v_rcp_f64", db=load_database()), "observed", np.array([0x3fd0000000000000], dtype=np.uint64), d)[0]
 
 
 @pytest.mark.parametrize("name", ["amdgpu.fdiv64", "amdgpu.fdiv32"])
 def test_documented_semantics_has_counterexamples_with_full_reports(name):
-    result = verify_sequence(name, "documented", 5000, seed=3)
+    result = verify_sequence(name, "documented", 5000, seed=3, db=load_database())
     assert result.mismatches > 0
     assert result.mismatches_with_nearest_rcp > 0  # wrong whatever the seed: the semantics itself
     assert result.reports
-    seq = lookup_sequence(name)
+    seq = lookup_sequence(name, db=load_database())
     lines = format_report(seq, result, result.reports[0])
     text = "\n".join(lines)
     assert "expected div.rn" in text and "got" in text
@@ -87,7 +88,7 @@ def test_documented_semantics_has_counterexamples_with_full_reports(name):
 
 
 def test_documented_fmas_factor_alone_breaks_near_overflow_quotients():
-    result = verify_sequence("amdgpu.fdiv64", "documented", 4000, seed=2)
+    result = verify_sequence("amdgpu.fdiv64", "documented", 4000, seed=2, db=load_database())
     assert result.by_category["huge-quotient"][1] == result.by_category["huge-quotient"][0] > 0
 
 
@@ -140,11 +141,11 @@ def test_z3_sequence_encoding_matches_numpy():
     from tilecheck.smt.amdgpu import encode_sequence
 
     for name in ("amdgpu.fdiv64", "amdgpu.fdiv32"):
-        seq = lookup_sequence(name)
+        seq = lookup_sequence(name, db=load_database())
         num, den, cat, choice, rng = generate(seq.fmt, 9, 0, 40)
-        trace, chosen = run_chunk(seq, "observed", num, den, choice, rng)
+        trace, chosen = run_chunk(seq, "observed", num, den, choice, rng, db=load_database())
         for i in range(40):
-            sym, constraints = encode_sequence(name, "observed", {"n": int(num[i]), "d": int(den[i])})
+            sym, constraints = encode_sequence(name, "observed", {"n": int(num[i]), "d": int(den[i])}, db=load_database())
             subs = []
             for step, names in sym.order:
                 if step.op and step.op.startswith("v_rcp"):
@@ -159,13 +160,13 @@ def test_verify_target_cli_glue(capsys):
     from tilecheck.verify import amdgpu
 
     args = argparse.Namespace(semantics="observed", cases=3000, seed=5, rcp="nearest", quiet=True)
-    assert amdgpu.run("amdgpu.fdiv64", args) == 0
+    assert amdgpu.run("amdgpu.fdiv64", args, load_database()) == 0
     out = capsys.readouterr().out
     assert "seed 5: 3000 cases, 0 incorrectly rounded" in out
     assert ("reproduce: tilecheck verify amdgpu.fdiv64 --semantics observed --rcp nearest --seed 5 "
             "--sequence-cases 3000") in out
     args = argparse.Namespace(semantics="documented", cases=3000, seed=5, quiet=True)
-    assert amdgpu.run("amdgpu.fdiv64", args) == 1
+    assert amdgpu.run("amdgpu.fdiv64", args, load_database()) == 1
     out = capsys.readouterr().out
     assert "counterexample: case #" in out and "expected div.rn.f64" in out
 
@@ -174,8 +175,8 @@ def test_usage_errors():
     from tilecheck.errors import UnknownFormError, UsageError
 
     with pytest.raises(UnknownFormError):
-        verify_sequence("amdgpu.fdiv128", cases=10)
+        verify_sequence("amdgpu.fdiv128", cases=10, db=load_database())
     with pytest.raises(UsageError):
-        verify_sequence("amdgpu.fdiv64", "literal", cases=10)
+        verify_sequence("amdgpu.fdiv64", "literal", cases=10, db=load_database())
     with pytest.raises(UsageError):
-        verify_sequence("amdgpu.fdiv64", cases=0)
+        verify_sequence("amdgpu.fdiv64", cases=0, db=load_database())

@@ -72,7 +72,8 @@ def f64(*v):
 
 
 def run_both(name, **ops):
-    return (evaluate(name, "documented", **ops), evaluate(name, "observed", **ops))
+    db = load_database()
+    return (evaluate(name, "documented", db=db, **ops), evaluate(name, "observed", db=db, **ops))
 
 
 def test_fmas_post_scale_direction_is_the_observed_difference():
@@ -88,7 +89,7 @@ def test_fmas_scale_is_fused_into_the_single_rounding():
     s0 = f64(1.0 + 2.0 ** -52)
     s1 = f64(2.0 ** -1022)
     s2 = np.array([0x0008000000000001], dtype=np.uint64)  # subnormal addend: E(S2) = 0 -> 2^-128
-    obs = evaluate("v_div_fmas_f64", "observed", S0=s0, S1=s1, S2=s2, VCC=np.array([True]))["D"]
+    obs = evaluate("v_div_fmas_f64", "observed", S0=s0, S1=s1, S2=s2, VCC=np.array([True]), db=load_database())["D"]
     from fractions import Fraction
 
     from tilecheck.formats import get_format
@@ -103,12 +104,12 @@ def test_fixup_nan_quotient_and_underflow_differ():
     assert int(doc["D"][0]) == 0x7fc00000 and int(obs["D"][0]) == 0x7f800000
     # UNDERFLOW under round-up: observed gives the smallest subnormal, documented +0
     ops = dict(S0=f32(1.0), S1=f32(2.0 ** 100), S2=f32(2.0 ** -100))
-    doc = evaluate("v_div_fixup_f32", "documented", {"round": "rp"}, **ops)
-    obs = evaluate("v_div_fixup_f32", "observed", {"round": "rp"}, **ops)
+    doc = evaluate("v_div_fixup_f32", "documented", {"round": "rp"}, db=load_database(), **ops)
+    obs = evaluate("v_div_fixup_f32", "observed", {"round": "rp"}, db=load_database(), **ops)
     assert int(doc["D"][0]) == 0 and int(obs["D"][0]) == 1
     # NaN quotient under round-toward-zero: +-MAX, not Inf
     obs = evaluate("v_div_fixup_f64", "observed", {"round": "rz"}, S0=np.array([0x7ff8000000000000], dtype=np.uint64),
-                   S1=f64(-1.0), S2=f64(1.0))
+                   S1=f64(-1.0), S2=f64(1.0), db=load_database())
     assert int(obs["D"][0]) == 0xffefffffffffffff
 
 
@@ -129,9 +130,9 @@ def test_scale_vcc_is_computed_on_the_zero_path_only_when_observed():
 
 def test_mode_denormals_flush_inputs_and_outputs():
     tiny = np.array([0x00400000], dtype=np.uint64)  # f32 subnormal
-    keep = evaluate("v_fma_f32", "observed", {"denorm": 3}, S0=tiny, S1=f32(1.0), S2=f32(0.0))
-    flush_in = evaluate("v_fma_f32", "observed", {"denorm": 2}, S0=tiny, S1=f32(1.0), S2=f32(0.0))
-    flush_out = evaluate("v_fma_f32", "observed", {"denorm": 1}, S0=tiny, S1=f32(1.0), S2=f32(0.0))
+    keep = evaluate("v_fma_f32", "observed", {"denorm": 3}, S0=tiny, S1=f32(1.0), S2=f32(0.0), db=load_database())
+    flush_in = evaluate("v_fma_f32", "observed", {"denorm": 2}, S0=tiny, S1=f32(1.0), S2=f32(0.0), db=load_database())
+    flush_out = evaluate("v_fma_f32", "observed", {"denorm": 1}, S0=tiny, S1=f32(1.0), S2=f32(0.0), db=load_database())
     assert int(keep["D"][0]) == 0x00400000 and int(flush_in["D"][0]) == 0 and int(flush_out["D"][0]) == 0
 
 
@@ -139,6 +140,6 @@ def test_lookup_errors():
     from tilecheck.errors import ApproximateFormError, UnknownFormError
 
     with pytest.raises(UnknownFormError, match="did you mean"):
-        lookup("v_div_scale_f63")
+        lookup("v_div_scale_f63", db=load_database())
     with pytest.raises(ApproximateFormError):
-        evaluate("v_rcp_f64", "observed", S0=f64(3.0))
+        evaluate("v_rcp_f64", "observed", S0=f64(3.0), db=load_database())

@@ -375,6 +375,7 @@ class _Function:
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None):
         from tilecheck import sim
+        from tilecheck.spec.database import load_database
 
         if not (isinstance(grid, tuple) and isinstance(block, tuple)):
             raise TypeError("grid and block must be tuples")
@@ -389,7 +390,7 @@ class _Function:
             else:
                 # CuPy would pass a Python int as 8 bytes (cupy#8485): the backend must not do that
                 raise TypeError(f"kernel argument {a!r} is not a numpy scalar or device array")
-        sim.execute(self.ptx, self.name, host_args, grid=grid, block=block)
+        sim.execute(self.ptx, self.name, host_args, grid=grid, block=block, db=load_database())
         STATE.launches.append((self.name, grid, block))
         if STATE.corrupt:
             # the output array is the last array before the optional mask and the count

@@ -18,10 +18,10 @@ SAMPLE = ["div.rn.f32", "div.rz.ftz.f32", "sqrt.rp.f32", "rcp.approx.f32", "div.
 
 @pytest.mark.parametrize("name", ["cpu", "model"])
 def test_cpu_and_model_backends_agree_with_the_model(db, name):
-    backend = backends.select(name, db)
+    backend = backends.select(name, db=db)
     for form_name in SAMPLE:
         form = db.form(form_name)
-        assert not backend.supports(form)
+        assert backend.support(form).ok
         found = backend.judge(form, cases.batch(form, 0, 0, 3000))
         assert found.cases == 3000 and found.count == 0, (name, form_name)
 
@@ -40,12 +40,12 @@ def test_the_cpu_backend_really_runs_the_emitted_kernel(db, monkeypatch):
 
     monkeypatch.setattr(sim, "execute", broken)
     form = db.form("div.rn.f32")
-    found = backends.CpuBackend(db).judge(form, cases.batch(form, 0, 0, 100))
+    found = backends.CpuBackend(db=db).judge(form, cases.batch(form, 0, 0, 100))
     assert found.index.tolist() == [3]
 
 
 def test_predicated_runs_keep_masked_off_outputs(db):
-    cpu = backends.CpuBackend(db)
+    cpu = backends.CpuBackend(db=db)
     for form_name in ("sqrt.rn.f32", "st.global.b16", "add.rn.f16x2"):
         form = db.form(form_name)
         ops = cases.batch(form, 0, 0, 256)
@@ -121,28 +121,28 @@ def test_vectors_backend_looks_results_up(db, tmp_path):
 
     path = tmp_path / "v.vec"
     path.write_text("div.rn.f32 0x3f800000 0x40400000 0x3eaaaaab\n", encoding="utf-8")
-    backend = backends.select("vectors", db, vectors=read_vectors(str(path), db))
+    backend = backends.select("vectors", db=db, vectors=read_vectors(str(path), db=db))
     form = db.form("div.rn.f32")
     assert backend.run(form, [np.array([0x3F800000], np.uint32), np.array([0x40400000], np.uint32)]).tolist() == \
         [0x3EAAAAAB]
     with pytest.raises(UsageError, match="no recorded result"):
         backend.run(form, [np.array([1], np.uint32), np.array([2], np.uint32)])
-    assert backend.supports(db.form("div.rz.f32"))
+    assert not backend.support(db.form("div.rz.f32")).ok
 
 
 def test_gpu_backend_without_a_gpu_is_an_environment_error(db, no_cupy):
     with pytest.raises(DeviceUnavailableError, match="CuPy"):
-        backends.select("gpu", db)
-    status = backends.gpu_status(db)
+        backends.select("gpu", db=db)
+    status = backends.gpu_status(db=db)
     assert not status.available and "CuPy" in status.reason
     with pytest.raises(TypeError):
         bool(status)  # '' once meant "available": a status must be read through .available
-    assert backends.select("auto", db).name == "cpu"
+    assert backends.select("auto", db=db).name == "cpu"
 
 
 def test_unknown_backend_name(db):
     with pytest.raises(UsageError, match="unknown backend"):
-        backends.select("tpu", db)
+        backends.select("tpu", db=db)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,19 +150,19 @@ def test_unknown_backend_name(db):
 
 
 def test_gpu_backend_records_the_device(db, fake_cupy):
-    gpu = backends.GpuBackend(db, modes=("jit",))
+    gpu = backends.GpuBackend(db=db, modes=("jit",))
     info = gpu.info()
     assert info["gpu"] == "Fake GPU (numpy)" and info["compute_capability"] == "90"
     assert info["driver"] == 13000 and info["target"] == "sm_90"
-    status = backends.gpu_status(db)
+    status = backends.gpu_status(db=db)
     assert status.available and status.details["gpu"] == "Fake GPU (numpy)"
     # the probe compiled, launched and judged a kernel on the device
     assert fake_cupy.STATE.launches and any(b".entry tc_add_rn_f32" in img for img in fake_cupy.STATE.loaded)
-    assert backends.select("auto", db).name == "gpu"
+    assert backends.select("auto", db=db).name == "gpu"
 
 
 def test_gpu_judging_brings_back_only_disagreements(db, fake_cupy):
-    gpu = backends.GpuBackend(db, modes=("jit",))
+    gpu = backends.GpuBackend(db=db, modes=("jit",))
     for name in ("div.rn.f32", "sqrt.rz.f32", "div.rm.f64", "add.rn.f16x2"):
         form = db.form(name)
         ops = cases.batch(form, 0, 0, 20000)
@@ -181,7 +181,7 @@ def test_gpu_judging_brings_back_only_disagreements(db, fake_cupy):
 
 
 def test_gpu_predicated_and_memory_kernels(db, fake_cupy):
-    gpu = backends.GpuBackend(db, modes=("jit",))
+    gpu = backends.GpuBackend(db=db, modes=("jit",))
     form = db.form("st.global.v2.f32")
     ops = cases.batch(form, 0, 0, 64)
     assert gpu.judge(form, ops).count == 0
@@ -220,13 +220,13 @@ def test_cuda_failures_are_environment_errors_and_auto_falls_back(db, fake_cupy,
     """Driver, runtime and NVRTC failures anywhere on the gpu path: DeviceUnavailableError (exit 2)
     from the backend, an unavailable status from gpu_status, and --backend auto picks cpu."""
     fake_cupy.STATE.fail = dict(fault)
-    status = backends.gpu_status(db)
+    status = backends.gpu_status(db=db)
     assert not status.available and words in status.reason, status.reason
-    assert backends.select("auto", db).name == "cpu"
+    assert backends.select("auto", db=db).name == "cpu"
     form = db.form("div.rn.f32")
     ops = cases.batch(form, 0, 0, 64)
     with pytest.raises(DeviceUnavailableError, match=words) as info:
-        backends.GpuBackend(db, modes=("jit",)).judge(form, ops)
+        backends.GpuBackend(db=db, modes=("jit",)).judge(form, ops)
     assert info.value.exit_code == 2
 
 
@@ -281,7 +281,7 @@ def test_fake_cupy_checks_cubins(db, fake_cupy):
 
 @requires_ptxas
 def test_gpu_cubin_path_loads_a_ptxas_cubin(db, fake_cupy):
-    gpu = backends.GpuBackend(db)
+    gpu = backends.GpuBackend(db=db)
     assert gpu.modes == ("jit", "cubin") and "ptxas" in gpu.info()
     form = db.form("div.rn.f32")
     ops = cases.batch(form, 0, 0, 500)
@@ -294,7 +294,7 @@ def test_gpu_cubin_path_loads_a_ptxas_cubin(db, fake_cupy):
 def test_gpu_program_run(db, fake_cupy):
     from tilecheck.tile.loader import load_programs
 
-    gpu = backends.GpuBackend(db, modes=("jit",))
+    gpu = backends.GpuBackend(db=db, modes=("jit",))
     (program,) = load_programs("examples/root_ratio.py")
     a = np.array([4.0, 16.0, 36.0, 64.0], dtype=np.float32).reshape(4, 1)
     out = np.zeros((4, 1), dtype=np.float32)

@@ -105,7 +105,7 @@ def test_gpu_workers_are_pinned_one_per_device(client, db, tmp_path):
     executor = DaskExecutor(client, BackendSpec.of(config))
     view = executor.describe(config.forms)
     assert view.name == "gpu" and view.details["gpu"] == "Fake GPU (numpy)"
-    result = Campaign(config, view, str(tmp_path / "gpu"), db, executor=executor).run()
+    result = Campaign(config, view, str(tmp_path / "gpu"), db=db, executor=executor).run()
     # at most one per batch (a flipped NaN payload may still be allowed)
     assert result.cases == 2400 and 3 <= result.mismatches <= 12
     log = [json.loads(line) for line in (tmp_path / "gpu" / "batches.jsonl").read_text().splitlines()]
@@ -126,7 +126,7 @@ def test_sharded_campaign_with_a_worker_killed_equals_the_serial_run(client, db,
     (tmp_path / "serial").mkdir()
     (tmp_path / "sharded").mkdir()
     monkeypatch.chdir(tmp_path / "serial")
-    serial = Campaign(CONFIG, Faulty(), "run", db).run()
+    serial = Campaign(CONFIG, Faulty(), "run", db=db).run()
     assert serial.mismatches > 40 and serial.states["div.rn.f32"].recorded == 20
 
     monkeypatch.chdir(tmp_path / "sharded")
@@ -143,7 +143,7 @@ def test_sharded_campaign_with_a_worker_killed_equals_the_serial_run(client, db,
             killed.append(victim)
             os.kill(pid, signal.SIGKILL)
 
-    sharded = Campaign(CONFIG, view, "run", db, progress=kill_one_worker, executor=executor).run()
+    sharded = Campaign(CONFIG, view, "run", db=db, progress=kill_one_worker, executor=executor).run()
     assert killed and sharded.finished
     assert _files(tmp_path / "sharded" / "run") == _files(tmp_path / "serial" / "run")
     log = [json.loads(line) for line in (tmp_path / "sharded" / "run" / "batches.jsonl").read_text().splitlines()]
@@ -175,7 +175,7 @@ def test_killed_client_resumes_to_the_serial_result(client, db, tmp_path, monkey
     monkeypatch.chdir(tmp_path / "serial")
     config = Config(("div.rn.ftz.f32", "div.rp.ftz.f32"), seed=11, cases=12000, batch=1000, backend="cpu", shrink=4,
                     max_findings=150, tininess="before")
-    Campaign(config, CpuBackend(db), "run", db).run()
+    Campaign(config, CpuBackend(db=db), "run", db=db).run()
 
     work = tmp_path / "sharded"
     work.mkdir()
@@ -251,7 +251,7 @@ def test_lost_scheduler_stops_with_exit_2_and_resume_repeats_nothing(client, db,
     (tmp_path / "serial").mkdir()
     (tmp_path / "sharded").mkdir()
     monkeypatch.chdir(tmp_path / "serial")
-    Campaign(CONFIG, Faulty(), "run", db).run()
+    Campaign(CONFIG, Faulty(), "run", db=db).run()
     monkeypatch.chdir(tmp_path / "sharded")
     executor = DaskExecutor(client, BackendSpec("faulty", factory=functools.partial(Faulty, delay=0.05)))
     view = executor.describe(CONFIG.forms)
@@ -263,9 +263,9 @@ def test_lost_scheduler_stops_with_exit_2_and_resume_repeats_nothing(client, db,
             client.cluster.sync(client.cluster.scheduler.close)
 
     with pytest.raises(ClusterError, match="continue with --resume") as info:
-        Campaign(CONFIG, view, "run", db, progress=close_scheduler, executor=executor).run()
+        Campaign(CONFIG, view, "run", db=db, progress=close_scheduler, executor=executor).run()
     assert info.value.exit_code == 2
     merged = json.loads((tmp_path / "sharded" / "run" / "checkpoint.json").read_text())
     assert not merged["done"] and sum(s["done_batches"] for s in merged["states"].values()) >= 3
-    Campaign(CONFIG, Faulty(), "run", db).run(resume=True)
+    Campaign(CONFIG, Faulty(), "run", db=db).run(resume=True)
     assert _files(tmp_path / "sharded" / "run") == _files(tmp_path / "serial" / "run")

@@ -33,19 +33,19 @@ def _records(path: Path) -> list[dict]:
 
 
 def test_stopped_and_resumed_equals_uninterrupted(db, tmp_path):
-    whole = Campaign(CONFIG, Faulty(), str(tmp_path / "whole"), db).run()
+    whole = Campaign(CONFIG, Faulty(), str(tmp_path / "whole"), db=db).run()
     assert whole.cases == 40000 and whole.mismatches > 40  # findings in both forms, some unrecorded
     assert whole.states["div.rn.f32"].recorded == 20 and whole.states["div.rn.f32"].shrunk == 3
 
     parts = tmp_path / "parts"
-    first = Campaign(CONFIG, Faulty(), str(parts), db).run(stop_after=2)
+    first = Campaign(CONFIG, Faulty(), str(parts), db=db).run(stop_after=2)
     assert not first.finished and first.cases == 6000
     # a killed run may have written findings after its last checkpoint: resume must drop them
     with open(parts / "findings.jsonl", "a", encoding="utf-8") as fh:
         fh.write('{"form": "div.rn.f32", "operands": ["0x1", "0x2"], "partial": tru')
-    second = Campaign(CONFIG, Faulty(), str(parts), db).run(resume=True, stop_after=5)
+    second = Campaign(CONFIG, Faulty(), str(parts), db=db).run(resume=True, stop_after=5)
     assert second.resumed_from == 6000 and not second.finished
-    last = Campaign(CONFIG, Faulty(), str(parts), db).run(resume=True)
+    last = Campaign(CONFIG, Faulty(), str(parts), db=db).run(resume=True)
     assert last.finished
     assert {k: vars(v) for k, v in last.states.items()} == {k: vars(v) for k, v in whole.states.items()}
     assert _records(parts / "findings.jsonl") == _records(tmp_path / "whole" / "findings.jsonl")
@@ -60,16 +60,16 @@ def test_stopped_and_resumed_equals_uninterrupted(db, tmp_path):
 def test_resume_refuses_another_configuration(db, tmp_path):
     from tilecheck.errors import UsageError
 
-    Campaign(CONFIG, Faulty(), str(tmp_path), db).run(stop_after=1)
+    Campaign(CONFIG, Faulty(), str(tmp_path), db=db).run(stop_after=1)
     other = Config(CONFIG.forms, seed=4, cases=CONFIG.cases, batch=CONFIG.batch, backend="faulty")
     with pytest.raises(UsageError, match="different configuration.*seed"):
-        Campaign(other, Faulty(), str(tmp_path), db).run(resume=True)
+        Campaign(other, Faulty(), str(tmp_path), db=db).run(resume=True)
     with pytest.raises(UsageError, match="already holds a campaign"):
-        Campaign(CONFIG, Faulty(), str(tmp_path), db).run()
+        Campaign(CONFIG, Faulty(), str(tmp_path), db=db).run()
 
 
 def test_findings_carry_a_minimal_report_and_repro(db, tmp_path):
-    result = Campaign(CONFIG, Faulty(), str(tmp_path), db).run()
+    result = Campaign(CONFIG, Faulty(), str(tmp_path), db=db).run()
     recs = [json.loads(line) for line in (tmp_path / "findings.jsonl").read_text().splitlines()]
     assert len(recs) == result.states["div.rn.f32"].recorded + result.states["sqrt.rz.f32"].recorded
     first = recs[0]
@@ -269,7 +269,7 @@ def test_findings_record_every_setting_of_the_run(db, tmp_path):
 
     config = Config(("div.rn.ftz.f32",), seed=2, cases=2000, batch=1000, backend="cpu", shrink=0, max_findings=2,
                     tininess="before", target="sm_90")
-    Campaign(config, BackendSpec.of(config).build(db), str(tmp_path), db).run()
+    Campaign(config, BackendSpec.of(config).build(db=db), str(tmp_path), db=db).run()
     rec = json.loads((tmp_path / "findings.jsonl").read_text().splitlines()[0])
     assert rec["settings"]["tininess"] == "before" and rec["settings"]["target"] == "sm_90"
     assert rec["replay"].endswith("--backend cpu --target sm_90 --tininess before --ulp-reading either")

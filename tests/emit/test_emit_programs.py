@@ -10,6 +10,7 @@ import pytest
 from emit_helpers import CORPUS, EXAMPLES, ROOT, TARGETS, declared_targets, entry_bodies, expected_counts, \
     legal_on, opcode_of
 from tilecheck import ptxas
+from tilecheck.spec.database import load_database
 from tilecheck.emit import emit_program, emit_programs, plan_program
 from tilecheck.errors import IllegalTileOpError, ToolNotFoundError, UsageError
 from tilecheck.tile.loader import load_programs
@@ -159,8 +160,8 @@ def test_lower_version_is_rejected_by_ptxas(db, programs_of):
 
 def test_emission_is_deterministic():
     path = ROOT / "examples" / "predicated_sqrt.py"
-    first = emit_programs(load_programs(path), "sm_90")
-    second = emit_programs(load_programs(path), "sm_90")
+    first = emit_programs(load_programs(path), "sm_90", db=load_database())
+    second = emit_programs(load_programs(path), "sm_90", db=load_database())
     assert first == second
     assert str(ROOT) not in first and "examples/" not in first  # file names only, never paths
 
@@ -201,7 +202,7 @@ def test_several_programs_share_one_module(db, programs_of):
 def test_illegal_program_raises_with_diagnostics():
     (program,) = load_programs(ROOT / "tests" / "programs" / "illegal" / "tc204_repeat_extent.py")
     with pytest.raises(IllegalTileOpError) as info:
-        emit_program(program, "sm_90")
+        emit_program(program, "sm_90", db=load_database())
     assert info.value.diagnostics and all(d.code == "TC204" for d in info.value.diagnostics)
 
 
@@ -215,12 +216,12 @@ def test_gated_form_is_illegal_on_an_older_target(programs_of):
 def test_unknown_format_is_a_usage_error(programs_of):
     (program,) = programs_of(ROOT / "examples" / "root_ratio.py")
     with pytest.raises(UsageError, match="format"):
-        emit_program(program, "sm_90", format="sass")
+        emit_program(program, "sm_90", format="sass", db=load_database())
 
 
 def test_plan_binds_the_same_registers_for_every_group(db, programs_of):
     (program,) = programs_of(ROOT / "examples" / "warpgroup_fma.py")
-    plan = plan_program(program, "sm_90", db)
+    plan = plan_program(program, "sm_90", db=db)
     fma = [c for c in plan.calls if c.form.name == "fma.rn.f32"][0]
     assert [axis.name for axis in fma.axes] == ["warp_in_group", "lane"]
     assert len(fma.steps) == 2  # per thread: the product of the repeat extents

@@ -24,11 +24,11 @@ NVCC_CANDIDATES = ("/usr/local/bin/nvcc", "/usr/local/cuda/bin/nvcc")
 
 @pytest.fixture(scope="module")
 def expected():
-    return golden.golden_outputs(ROOT)
+    return golden.golden_outputs(ROOT, db=load_database())
 
 
 def test_goldens_match_fresh_emission(expected):
-    problems = golden.compare_goldens(ROOT, expected=expected)
+    problems = golden.compare_goldens(ROOT, expected=expected, db=load_database())
     if problems:
         shown = "\n".join(problem if problem.startswith("---") else f"{rel}: {problem}" for rel, problem in problems[:20])
         pytest.fail(f"{len(problems)} golden file(s) differ from fresh emission; if the change is intended, run "
@@ -148,4 +148,4 @@ def test_regeneration_command(tmp_path, capsys):
     assert "-    div.rn.f32 %f3" in out and "+    div.rn.f32 %f2" in out and "stale" in out
     assert golden.main(["--root", str(tmp_path)]) == 0
     assert "removed emit/forms/sm_90/stale.form.ptx" in capsys.readouterr().out
-    assert golden.compare_goldens(tmp_path) == []
+    assert golden.compare_goldens(tmp_path, db=load_database()) == []

@@ -10,13 +10,13 @@ from tilecheck.emit import single_instruction_kernel
 from tilecheck.errors import UsageError
 from tilecheck.formats import get_format
 from tilecheck.inputs.edges import edge_values
+from tilecheck.inputs.forms import form_operands
 from tilecheck.model.api import allowed, evaluate, reference
 from tilecheck.sim import ExecutionError, PtxError, execute
 from tilecheck.spec.database import load_database
 
 N = 70          # elements; the launch has 96 threads, so 26 take the bounds-guard branch
 BLOCK = 32
-UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
 def _element_bits(fmt_name, count, rng):
@@ -29,20 +29,10 @@ def _element_bits(fmt_name, count, rng):
 
 
 def _sources(form, n, rng):
-    spec = next(o for o in form.operands if o.role != "addr")
-    bits, k = spec.container_bits, spec.registers
-    arrays = []
-    n_sources = 1 if form.kind == "memory" else len(form.sources)
-    for _ in range(n_sources):
-        if form.element_format is None:
-            values = rng.integers(0, 1 << bits, size=n * k, dtype=np.uint64)
-        else:
-            width = get_format(form.element_format).width
-            values = np.zeros(n * k, dtype=np.uint64)
-            for lane in range(form.lanes):
-                values |= _element_bits(form.element_format, n * k, rng) << np.uint64(lane * width)
-        arrays.append(values.astype(UINT[bits]))
-    return arrays
+    def lane(form, fmt, k, rng, arity):
+        return [_element_bits(fmt, k, rng) for _ in range(arity)]
+
+    return form_operands(form, n, rng, lane)
 
 
 def _forms():
@@ -120,7 +110,7 @@ def test_reference_template_kernel():
     b = rng.uniform(1, 3, n).astype(np.float32)
     out = np.full(n + 3, -1.0, np.float32)  # three elements beyond n stay untouched
     mask = (np.arange(n) % 3 != 0).astype(np.uint32)
-    execute(TEMPLATE, "k", {"p_a": a, "p_b": b, "p_out": out, "p_mask": mask, "p_n": np.uint32(n)}, grid=2, block=32)
+    execute(TEMPLATE, "k", {"p_a": a, "p_b": b, "p_out": out, "p_mask": mask, "p_n": np.uint32(n)}, grid=2, block=32, db=load_database())
     expected = np.where(mask != 0, (a.astype(np.float64) / b).astype(np.float32), np.float32(-1.0))
     assert np.array_equal(out[:n], expected) and np.all(out[n:] == -1.0)
 
@@ -187,7 +177,7 @@ def test_integer_subset_against_python():
     data = pairs.astype(np.int32)
     out = np.zeros((64, 16), dtype=np.uint32)
     k = 5
-    execute(INTEGER_KERNEL, "ints", [data, out, k], grid=1, block=64)
+    execute(INTEGER_KERNEL, "ints", [data, out, k], grid=1, block=64, db=load_database())
     for i, (a, b) in enumerate(pairs.tolist()):
         ua, ub = a & 0xFFFFFFFF, b & 0xFFFFFFFF
         q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
@@ -225,7 +215,7 @@ SPECIALS = """
 
 def test_special_registers():
     out = np.zeros((3 * 40, 8), dtype=np.uint32)
-    execute(SPECIALS, None, [out], grid=3, block=(20, 2))
+    execute(SPECIALS, None, [out], grid=3, block=(20, 2), db=load_database())
     g = np.arange(120)
     t, b = g % 40, g // 40
     want = np.stack([t % 20, t // 20, np.full(120, 20), b, np.full(120, 3), t % 32, t // 32, t], axis=1)
@@ -251,46 +241,46 @@ def _kernel(body: str, regs: str = ".reg .b64 %rd<4>; .reg .b32 %r<4>; .reg .f32
 ])
 def test_unsupported_ptx_is_a_located_error(body, message, line):
     with pytest.raises(PtxError) as info:
-        execute(_kernel(body), "k", [np.zeros(4, np.float32)])
+        execute(_kernel(body), "k", [np.zeros(4, np.float32)], db=load_database())
     assert info.value.line == line
     assert f"line {line}: " in str(info.value) and message in str(info.value)
 
 
 def test_module_level_errors():
     with pytest.raises(PtxError, match="line 4: unsupported module-level statement"):
-        execute(".version 7.8\n.target sm_90\n.address_size 64\n.global .f32 x;\n", None, [])
+        execute(".version 7.8\n.target sm_90\n.address_size 64\n.global .f32 x;\n", None, [], db=load_database())
     with pytest.raises(PtxError, match="no kernel 'nope'"):
-        execute(_kernel(""), "nope", [np.zeros(1, np.float32)])
+        execute(_kernel(""), "nope", [np.zeros(1, np.float32)], db=load_database())
 
 
 def test_access_errors():
     load = "ld.param.u64 %rd1, [p_a];\nld.global.f32 %f1, [%rd1+{}];"
     with pytest.raises(ExecutionError, match="out-of-bounds"):
-        execute(_kernel(load.format(16)), "k", [np.zeros(4, np.float32)])
+        execute(_kernel(load.format(16)), "k", [np.zeros(4, np.float32)], db=load_database())
     with pytest.raises(ExecutionError, match="misaligned"):
-        execute(_kernel(load.format(2)), "k", [np.zeros(4, np.float32)])
+        execute(_kernel(load.format(2)), "k", [np.zeros(4, np.float32)], db=load_database())
     with pytest.raises(ExecutionError, match="misaligned"):
         execute(_kernel("ld.param.u64 %rd1, [p_a];\nld.global.v4.f32 {%f0, %f1, %f2, %f3}, [%rd1+4];"), "k",
-                [np.zeros(8, np.float32)])
+                [np.zeros(8, np.float32)], db=load_database())
     with pytest.raises(ExecutionError, match="division by zero"):
-        execute(_kernel("mov.u32 %r1, 0;\ndiv.u32 %r2, %r2, %r1;"), "k", [np.zeros(1, np.float32)])
+        execute(_kernel("mov.u32 %r1, 0;\ndiv.u32 %r2, %r2, %r1;"), "k", [np.zeros(1, np.float32)], db=load_database())
 
 
 def test_launch_and_argument_errors():
-    kernel = single_instruction_kernel("sqrt.rn.f32", "sm_90")
+    kernel = single_instruction_kernel("sqrt.rn.f32", "sm_90", db=load_database())
     a, out = np.full(4, 0x3F800000, np.uint32), np.zeros(4, np.uint32)  # sqrt(1.0)
     with pytest.raises(UsageError, match="takes 3 argument"):
-        execute(kernel, None, [a, out])
+        execute(kernel, None, [a, out], db=load_database())
     with pytest.raises(UsageError, match="no parameter"):
-        execute(kernel, None, {"src_a": a, "out": out, "n": 4, "m": 1})
+        execute(kernel, None, {"src_a": a, "out": out, "n": 4, "m": 1}, db=load_database())
     with pytest.raises(UsageError, match="read-only"):
-        execute(kernel, None, [a, _readonly(out), np.uint32(4)])
+        execute(kernel, None, [a, _readonly(out), np.uint32(4)], db=load_database())
     with pytest.raises(UsageError, match="out of range"):
-        execute(kernel, None, [a, out, -1])
+        execute(kernel, None, [a, out, -1], db=load_database())
     with pytest.raises(ExecutionError, match="requires block"):
         execute(".version 7.8\n.target sm_90\n.address_size 64\n.visible .entry k()\n.reqntid 32, 1, 1\n{\nret;\n}\n",
-                None, [], block=64)
-    by_name = execute(kernel, None, {"src_a": a, "param_out": out, "n": np.uint32(4)}, grid=1, block=4)
+                None, [], block=64, db=load_database())
+    by_name = execute(kernel, None, {"src_a": a, "param_out": out, "n": np.uint32(4)}, grid=1, block=4, db=load_database())
     assert by_name.instructions > 0 and np.all(out == 0x3F800000)
 
 

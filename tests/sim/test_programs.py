@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tilecheck
-from tilecheck.emit.plan import launch_of
+from tilecheck.tile.ir import launch_of
 from tilecheck.errors import DeviceUnavailableError, IllegalTileOpError, UsageError
 from tilecheck.sim import ApproximateReferenceWarning, execute, interpret_program, run_program
 from tilecheck.sim.program import bind_arguments
@@ -91,8 +91,8 @@ def test_emitted_ptx_matches_the_ir_interpreter(path, name, target):
     (program,) = [p for p in load_programs(path) if p.name == name]
     for seed in (1, 2):
         args = _inputs(program, np.random.default_rng(seed))
-        via_ptx = run_program(program, *_copy(args), target=target)
-        via_ir = interpret_program(program, *_copy(args), target=target)
+        via_ptx = run_program(program, *_copy(args), target=target, db=load_database())
+        via_ir = interpret_program(program, *_copy(args), target=target, db=load_database())
         assert _same(via_ptx, via_ir), f"{name} on {target}, seed {seed}: emitted PTX and IR disagree"
 
 
@@ -104,7 +104,7 @@ def test_root_ratio_seed_value():
     assert returned[0] is a and returned[1] is out  # written in place, the arrays handed back
     assert out.tolist() == [[1.0], [2.0], [3.0], [4.0]]
     again = np.zeros((4, 1), dtype=np.float32)
-    interpret_program(program, a, again)
+    interpret_program(program, a, again, db=load_database())
     assert again.tolist() == [[1.0], [2.0], [3.0], [4.0]]
 
 
@@ -114,7 +114,7 @@ def test_root_ratio_seed_value():
 def _run_text(program, text, args):
     bound = bind_arguments(program, args)
     launch = launch_of(program)
-    execute(text, program.name, bound, grid=launch.grid, block=launch.block)
+    execute(text, program.name, bound, grid=launch.grid, block=launch.block, db=load_database())
     return [a for p, a in zip(program.params, bound) if p.is_tensor]
 
 
@@ -137,7 +137,7 @@ def test_mutated_ptx_is_caught(example, mutate):
     mutated = mutate(text)
     assert mutated != text, "the mutation did not apply"
     args = _inputs(program, np.random.default_rng(3), scalars={"n": 16})
-    reference = interpret_program(program, *_copy(args))
+    reference = interpret_program(program, *_copy(args), db=load_database())
     assert _same(_run_text(program, text, _copy(args)), reference)
     assert not _same(_run_text(program, mutated, _copy(args)), reference)
 
@@ -207,8 +207,8 @@ def test_pred_expressions_follow_their_semantics(what, expr, oracle):
         a = np.zeros((32, 1), np.float32)
         want = np.array([[1.0 if oracle(lane, n) else 0.0] for lane in range(32)], np.float32)
         out_ptx, out_ir = np.full_like(a, 9), np.full_like(a, 9)
-        run_program(program, a, out_ptx, n)
-        interpret_program(program, a.copy(), out_ir, n)
+        run_program(program, a, out_ptx, n, db=load_database())
+        interpret_program(program, a.copy(), out_ir, n, db=load_database())
         assert np.array_equal(out_ptx, want), f"{what}, n={n}: emitted PTX"
         assert np.array_equal(out_ir, want), f"{what}, n={n}: IR interpreter"
 
@@ -239,7 +239,7 @@ def test_illegal_program_does_not_run():
     with pytest.raises(IllegalTileOpError):
         program.run(*args)
     with pytest.raises(IllegalTileOpError):
-        interpret_program(program, *args)
+        interpret_program(program, *args, db=load_database())
 
 
 def test_bit_arguments_for_float_tensors():

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tilecheck.formats import Format, get_format
+from tilecheck.formats import Format
 from tilecheck.spec.forms import Form
 from tilecheck.inputs.edges import edge_values, interesting_exponent_fields
+from tilecheck.inputs.forms import form_operands
 
 
 def element_bits(fmt: Format, n: int, rng: np.random.Generator, centre: bool = False) -> np.ndarray:
@@ -37,13 +38,9 @@ def element_bits(fmt: Format, n: int, rng: np.random.Generator, centre: bool = F
 def operands_for(form: Form, n: int, rng: np.random.Generator) -> list[np.ndarray]:
     """Source containers for ``form``; packed forms get independent lanes. For fma the addend is
     drawn near the product's magnitude half of the time (cancellation, tie cases)."""
-    ops = []
-    elem, lanes = form.element_format, form.lanes
-    fmt = get_format(elem)
     centre = form.semantics.key in ("fp.fma", "fp.add", "fp.sub") and rng.random() < 0.5
-    for _ in form.sources:
-        value = np.zeros(n, dtype=np.uint64)
-        for lane in range(lanes):
-            value |= element_bits(fmt, n, rng, centre) << np.uint64(lane * fmt.width)
-        ops.append(value)
-    return ops
+
+    def lane(form, fmt, k, rng, arity):
+        return [element_bits(fmt, k, rng, centre) for _ in range(arity)]
+
+    return [o.astype(np.uint64) for o in form_operands(form, n, rng, lane)]

@@ -11,15 +11,16 @@ import pytest
 z3 = pytest.importorskip("z3")
 
 from tilecheck.errors import UnknownFormError, UsageError  # noqa: E402
+from tilecheck.spec.database import load_database
 from tilecheck.smt import prove  # noqa: E402
 
 
 def answer(name_or_query, timeout=60, **kw):
     named = prove.NAMED.get(name_or_query)
     if named:
-        built = prove.build(named.query, named.assume, dict(named.var))
+        built = prove.build(named.query, named.assume, dict(named.var), db=load_database())
     else:
-        built = prove.build(name_or_query, kw.get("assume", ()), kw.get("var", {}))
+        built = prove.build(name_or_query, kw.get("assume", ()), kw.get("var", {}), db=load_database())
     return prove.solve(built, timeout)
 
 
@@ -53,7 +54,7 @@ def test_counterexample_checked_against_the_model():
 
 
 def test_timeouts_are_unknown_never_proved():
-    built = prove.build(prove.NAMED["f16.div-via-f32"].query, (), dict(prove.NAMED["f16.div-via-f32"].var))
+    built = prove.build(prove.NAMED["f16.div-via-f32"].query, (), dict(prove.NAMED["f16.div-via-f32"].var), db=load_database())
     out = prove.solve(built, timeout=0.5)
     assert out.status == "unknown"
     assert out.status != "proved"
@@ -61,17 +62,17 @@ def test_timeouts_are_unknown_never_proved():
 
 def test_query_errors():
     with pytest.raises(UsageError, match="syntax error"):
-        prove.build("div.rn.f32(x, ")
+        prove.build("div.rn.f32(x, ", db=load_database())
     with pytest.raises(UnknownFormError, match="no PTX form uses .f33; did you mean div.rn.f32"):
-        prove.build("div.rn.f33(x, y) == x")
+        prove.build("div.rn.f33(x, y) == x", db=load_database())
     with pytest.raises(UsageError, match="cannot tell the (operands' )?format"):
-        prove.build("add(rn, a, b) == add(rn, b, a)")
+        prove.build("add(rn, a, b) == add(rn, b, a)", db=load_database())
     with pytest.raises(UsageError, match="not part of the query language"):
-        prove.build("[x for x in y]")
+        prove.build("[x for x in y]", db=load_database())
     with pytest.raises(UsageError, match="not exactly representable"):
-        prove.build("div.rn.f32(x, 0.1) == x")
+        prove.build("div.rn.f32(x, 0.1) == x", db=load_database())
     with pytest.raises(UsageError, match="unknown format"):
-        prove.build("add(rn, a, b) == a", var_formats={"a": "f8", "b": "f8"})
+        prove.build("add(rn, a, b) == a", var_formats={"a": "f8", "b": "f8"}, db=load_database())
 
 
 def run_cli(*args, timeout=120):

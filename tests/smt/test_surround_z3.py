@@ -83,5 +83,6 @@ def test_every_function_key_has_a_model_and_a_z3_encoding():
 
 
 def test_two_destination_setp_in_z3():
-    assert instructions.evaluate("setp.lt.f32", 0x3F800000, 0x40000000, destinations=2) == (True, False)
-    assert instructions.evaluate("setp.lt.or.f32", 0x7FC00000, 0x40000000, True, destinations=2) == (True, True)
+    assert instructions.evaluate(load_database().form("setp.lt.f32"), 0x3F800000, 0x40000000, destinations=2) == (True, False)
+    assert instructions.evaluate(load_database().form("setp.lt.or.f32"), 0x7FC00000, 0x40000000, True,
+                                  destinations=2) == (True, True)

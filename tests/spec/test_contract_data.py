@@ -103,6 +103,8 @@ def test_malformed_bounds_are_rejected_located(tmp_path, bad, words):
     ('{class: [finite]}, b', '{class: [huge]}, b', "huge"),                            # unknown class word
     ('          source: fixture\n', '', "source"),                                     # a rule cites its source
     ('{operands: [nan, any], result: nan}', '{operands: [nan], result: nan}', "operand"),  # arity
+    ('{operands: [nan, any], result: nan}', '{operands: [nan, huge], result: nan}', "huge"),  # table word
+    ('{operands: [nan, any], result: nan}', '{operands: [nan, any], result: normal}', "normal"),  # result word
 ])
 def test_malformed_rules_and_tables_are_rejected_located(tmp_path, old, new, words):
     text = FAMILY.replace("BOUND", GOOD_BOUND)

@@ -161,7 +161,7 @@ def test_vector_writer_round_trip(tmp_path, db):
         w.cases(db.form("div.rn.f32"), [np.array([0x3F800000], np.uint32), np.array([0x40400000], np.uint32)],
                 np.array([0x3EAAAAAB], np.uint32))
         w.case(db.form("add.rn.f16x2"), [0x3C003C00, 0x40000000], 0x42003C00, comment="lanes")
-    vf = read_vectors(str(path), db)
+    vf = read_vectors(str(path), db=db)
     assert vf.header["gpu"] == "G" and "date" in vf.header
     assert [(c.form, c.operands, c.result) for c in vf.cases] == [
         ("div.rn.f32", (0x3F800000, 0x40400000), 0x3EAAAAAB), ("add.rn.f16x2", (0x3C003C00, 0x40000000), 0x42003C00)]

@@ -33,7 +33,6 @@ from tilecheck.model.ieee import round_pack
 from tilecheck.model.semantics import NumpyBackend
 from tilecheck.model.xp import bit_length
 from tilecheck.spec.amdgpu import Sequence, amdgpu_forms
-from tilecheck.spec.database import load_database
 from tilecheck.spec.sequence import lookup_sequence, run_sequence
 
 CHUNK = 65536
@@ -286,7 +285,7 @@ def _same(seq: Sequence, got, want) -> np.ndarray:
     return same
 
 
-def run_chunk(seq: Sequence, semantics: str, num, den, choice, rng, db=None, fixed_rcp=None):
+def run_chunk(seq: Sequence, semantics: str, num, den, choice, rng, *, db, fixed_rcp=None):
     """Run the sequence on one chunk; returns (trace, reciprocal values chosen)."""
     chosen = {}
 
@@ -304,7 +303,7 @@ def run_chunk(seq: Sequence, semantics: str, num, den, choice, rng, db=None, fix
 
 
 def verify_sequence(name: str, semantics: str = "observed", cases: int = DEFAULT_CASES, seed: int = 0, *,
-                    rcp: str = "contract", max_reports: int = 5, reference: Callable | None = None, db=None,
+                    rcp: str = "contract", max_reports: int = 5, reference: Callable | None = None, db,
                     progress: Callable | None = None) -> VerifyResult:
     """Verify sequence ``name`` (``amdgpu.fdiv64``) with semantics ``semantics`` on ``cases``
     generated cases from ``seed``; see the module docstring.
@@ -315,8 +314,7 @@ def verify_sequence(name: str, semantics: str = "observed", cases: int = DEFAULT
     division (tests cross-check with MPFR); ``progress(done, total, mismatches)`` is called after
     each chunk. Mismatching cases are re-run with the correctly rounded reciprocal to tell
     seed-dependent failures from failures of the sequence itself."""
-    db = db or load_database()
-    seq = lookup_sequence(name, db)
+    seq = lookup_sequence(name, db=db)
     if len(seq.inputs) != 2 or seq.operation != "div":
         raise UsageError(f"{name}: only two-input division sequences can be verified")
     if semantics not in ("documented", "observed"):
@@ -342,14 +340,14 @@ def verify_sequence(name: str, semantics: str = "observed", cases: int = DEFAULT
         num, den, cat, choice, rng = generate(fmt, seed, chunk_index, n)
         if rcp == "nearest":
             choice = np.zeros(n, dtype=choice.dtype)
-        trace, chosen = run_chunk(seq, semantics, num, den, choice, rng, db)
+        trace, chosen = run_chunk(seq, semantics, num, den, choice, rng, db=db)
         want = reference(num, den)
         got = np.asarray(trace.result, dtype=np.uint64)
         bad = ~_same(seq, got, want)
         mismatches += int(bad.sum())
         if bad.any():
             idx = np.nonzero(bad)[0]
-            again, _ = run_chunk(seq, semantics, num[idx], den[idx], np.zeros(idx.size, dtype=np.int64), rng, db)
+            again, _ = run_chunk(seq, semantics, num[idx], den[idx], np.zeros(idx.size, dtype=np.int64), rng, db=db)
             still = ~_same(seq, np.asarray(again.result, dtype=np.uint64), want[idx])
             with_nearest += int(still.sum())
         for i, c in enumerate(names):
@@ -393,7 +391,7 @@ def _reports(seq: Sequence, semantics: str, candidates: list, max_reports: int, 
         index, category, rcp_choice, num, den, rcp, want, got = cand
         arrays = {k: np.array([v], dtype=np.uint64) for k, v in rcp.items()}
         trace, _ = run_chunk(seq, semantics, np.array([num], dtype=np.uint64), np.array([den], dtype=np.uint64),
-                             np.zeros(1, dtype=np.int64), None, db, fixed_rcp=arrays)
+                             np.zeros(1, dtype=np.int64), None, db=db, fixed_rcp=arrays)
         steps = []
         for step, dsts in trace.order:
             if step.op is None:

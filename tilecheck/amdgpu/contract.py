@@ -27,6 +27,7 @@ import numpy as np
 from tilecheck.errors import UsageError
 from tilecheck.formats import Format, get_format
 from tilecheck.model import ops
+from tilecheck.model.contracts import class_match
 from tilecheck.model.ieee import flush_subnormal_bits, quiet
 from tilecheck.spec.amdgpu import AmdForm
 from tilecheck.spec.contract import Contract
@@ -131,12 +132,9 @@ def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
         x = flush_subnormal_bits(np, fmt, x)
     out = np.zeros(r.shape, dtype=bool)
     handled = np.zeros(r.shape, dtype=bool)
-    classes = {"+0": lambda b: b == 0, "-0": lambda b: b == np.uint64(fmt.sign_mask),
-               "+inf": lambda b: b == np.uint64(fmt.inf), "-inf": lambda b: b == np.uint64(fmt.sign_mask | fmt.inf),
-               "nan": fmt.is_nan}
     for special in c.specials:
-        hit = classes[special.operands[0]](x) & ~handled
-        out = np.where(hit, classes[special.result](r), out)
+        hit = class_match(np, fmt, x, special.operands[0]) & ~handled
+        out = np.where(hit, class_match(np, fmt, r, special.result), out)
         handled |= hit
     regular = ~handled & ~fmt.is_nan(x) & ~fmt.is_inf(x) & ~fmt.is_zero(x)
     if np.any(~handled & ~regular):

@@ -1,6 +1,6 @@
 """Evaluate ``spec/amdgpu`` instruction forms with the vectorised numpy backend.
 
-``evaluate("v_div_scale_f64", variant="observed", S0=..., S1=..., S2=...)`` returns the
+``evaluate("v_div_scale_f64", variant="observed", db=db, S0=..., S1=..., S2=...)`` returns the
 destinations by name (``{"D": uint64 array, "VCC": bool array}``). MODE comes from the form's
 defaults, overridable per call (``mode={"round": "rz", "denorm": 0}``). Contract forms
 (``v_rcp_*``) have no single result: use :mod:`tilecheck.amdgpu.contract`.
@@ -16,13 +16,12 @@ from tilecheck.errors import ApproximateFormError, UnknownFormError, UsageError
 from tilecheck.model.semantics import NumpyBackend
 from tilecheck.semantics import run
 from tilecheck.spec.amdgpu import AmdForm, amdgpu_forms
-from tilecheck.spec.database import load_database
 from tilecheck.spec.sequence import mode_params
 
 
-def lookup(name: str, db=None) -> AmdForm:
+def lookup(name: str, *, db) -> AmdForm:
     """The AMD form called ``name`` (``v_div_fmas_f64``)."""
-    forms = amdgpu_forms(db or load_database())
+    forms = amdgpu_forms(db)
     try:
         return forms[name]
     except KeyError:
@@ -31,10 +30,17 @@ def lookup(name: str, db=None) -> AmdForm:
         raise UnknownFormError(f"unknown AMD instruction {name!r}{hint}") from None
 
 
-def evaluate(name: str | AmdForm, variant: str = "observed", mode: dict | None = None, db=None,
+def evaluate(name: str | AmdForm, variant: str = "observed", mode: dict | None = None, *, db=None,
              **operands) -> dict[str, np.ndarray]:
-    """Run one form's body on operand arrays (floats as bit patterns, lane bits as bools)."""
-    form = name if isinstance(name, AmdForm) else lookup(name, db)
+    """Run one form's body on operand arrays (floats as bit patterns, lane bits as bools).
+
+    ``name`` is an :class:`AmdForm` or a form name looked up in ``db`` (needed only for a name)."""
+    if isinstance(name, AmdForm):
+        form = name
+    elif db is None:
+        raise UsageError(f"evaluate({name!r}): pass db= to look the name up (or pass the AmdForm)")
+    else:
+        form = lookup(name, db=db)
     v = form.variant(variant)
     if v.program is None:
         raise ApproximateFormError(f"{form.name} ({variant}) is a precision contract: many results are allowed; "

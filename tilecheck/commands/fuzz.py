@@ -133,11 +133,11 @@ def _resolve_backend(name: str, exhaustive: bool, forms, db, vectors: str | None
         raise UsageError("the vectors backend needs a vector file (--vectors FILE)")
     if name != "auto":
         return name
-    if backends.gpu_status(db).available:
+    if backends.gpu_status(db=db).available:
         return "gpu"
-    if exhaustive and all(not backends.ReferenceBackend().supports(db.form(f)) for f in forms):
+    if exhaustive and all(backends.ReferenceBackend().support(db.form(f)).ok for f in forms):
         return "reference"
-    if exhaustive and all(not backends.HostBackend().supports(db.form(f)) for f in forms):
+    if exhaustive and all(backends.HostBackend().support(db.form(f)).ok for f in forms):
         return "host"
     return "cpu"
 
@@ -191,7 +191,7 @@ def run(args) -> int:
     distributed = args.workers is not None or args.scheduler is not None
     if distributed:
         return _campaign_on_dask(args, db, config)
-    return _campaign(args, db, config, BackendSpec.of(config).build(db), None)
+    return _campaign(args, db, config, BackendSpec.of(config).build(db=db), None)
 
 
 def _campaign_on_dask(args, db, config) -> int:
@@ -221,7 +221,7 @@ def _campaign(args, db, config, backend, executor) -> int:
               f"{backend.name} ({info}); verdict: {' | '.join(verdicts)}; ulp reading {config.ulp_reading}; "
               f"output {args.out}/\n")
     out.flush()
-    campaign = Campaign(config, backend, args.out, db, _Progress(sys.stderr, args.quiet), executor=executor)
+    campaign = Campaign(config, backend, args.out, db=db, progress=_Progress(sys.stderr, args.quiet), executor=executor)
     result = campaign.run(resume=args.resume, stop_after=args.stop_after)
     if result.resumed_from:
         out.write(f"resumed after {result.resumed_from} cases\n")
@@ -345,9 +345,9 @@ def _replay(args, db) -> int:
         key = (backend_name, target, gpu_code, vectors)
         if key not in backends:
             name = _resolve_backend(backend_name, False, [form.name], db, vectors)
-            backends[key] = BackendSpec(name, target, gpu_code, vectors).build(db)
+            backends[key] = BackendSpec(name, target, gpu_code, vectors).build(db=db)
         backend = backends[key]
-        reason = backend.supports(form)
+        reason = backend.support(form).reason
         if reason:
             raise UsageError(f"backend {backend.name}: {reason}", where)
         sets = [("recorded", rec["operands"])]

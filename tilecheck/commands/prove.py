@@ -64,7 +64,7 @@ def run(args) -> int:
     """Answer every query; returns the exit code."""
     from tilecheck.smt import prove
     check_writable(args.json)
-    load_database()  # a malformed spec stops here (exit 2, every problem located), before any output
+    db = load_database()  # a malformed spec stops here (exit 2, every problem located), before any output
     out = human_stream(args)
     if args.list:
         write_json(args.json, {"queries": [{"name": q.name, "doc": q.doc, "query": q.query, "assume": list(q.assume),
@@ -95,7 +95,7 @@ def run(args) -> int:
             out.write(f"{named.name}: {named.doc}\n")
         else:
             query, assumes, variables = text, list(args.assume), declared
-        built = prove.build(query, assumes, variables, args.semantics)
+        built = prove.build(query, assumes, variables, args.semantics, db=db)
         out.write(f"query: {query}\n")
         for a in assumes:
             out.write(f"  assuming {a}\n")

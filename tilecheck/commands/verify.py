@@ -73,7 +73,7 @@ def run(args) -> int:
     db = load_database()  # a malformed spec raises SpecError: every problem located, exit 2
     for path in args.vectors:
         # a malformed or empty vector file is a usage error before any output
-        if not read_vectors(path, db).cases:
+        if not read_vectors(path, db=db).cases:
             raise UsageError("no case lines (a vector file holds FORM OPERANDS... RESULT lines)",
                              Location(path))
     items = targets.resolve(args.targets, db) if (args.targets or not args.vectors) else []
@@ -84,7 +84,7 @@ def run(args) -> int:
         db.target(args.arch)
     # a forced backend that cannot run here is an environment error (exit 2), not a skipped check
     try:
-        backend = backends.select(args.backend, db, target=args.arch)
+        backend = backends.select(args.backend, db=db, target=args.arch)
     except backends.BackendUnavailableError as exc:
         if args.backend != "auto":
             raise

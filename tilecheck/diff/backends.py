@@ -31,7 +31,7 @@ NVRTC errors anywhere on the gpu path become :class:`~tilecheck.errors.DeviceUna
 (an environment error, exit 2).
 
 With ``certify`` (exhaustive sweeps), host-side verdicts on forms that
-:func:`tilecheck.diff.certificate.supports_form` covers use the certificate instead of the model:
+:func:`tilecheck.diff.certificate.form_support` covers use the certificate instead of the model:
 the result must bracket the exact value under the mode's rounding interval, checked by integer
 arithmetic that shares nothing with the model. Other forms, and the GPU's on-device verdict, keep
 :func:`tilecheck.allowed`.
@@ -52,6 +52,7 @@ from tilecheck.diff import certificate as _certificate
 from tilecheck.diff import hostref
 from tilecheck.diff import verdict as _verdict
 from tilecheck.diff.cases import source_layout
+from tilecheck.diff.support import SUPPORTED, Support
 from tilecheck.emit import program_kernel, single_instruction_kernel
 from tilecheck.emit.plan import DEFAULT_LAUNCH
 from tilecheck.errors import DeviceUnavailableError, TilecheckError, UsageError
@@ -59,7 +60,6 @@ from tilecheck.formats import get_format
 from tilecheck.model import api, ops
 from tilecheck.sim.program import bind_arguments
 from tilecheck.spec.contract import ULP_READING_DEFAULT
-from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 
 __all__ = ["Backend", "CpuBackend", "GpuBackend", "HostBackend", "ModelBackend", "ReferenceBackend", "VectorsBackend",
@@ -127,9 +127,9 @@ class Backend:
         """What ran the cases (for reports, vector file headers, JSON): name and details."""
         return {"backend": self.name, **self.details}
 
-    def supports(self, form) -> str:
-        """'' when this backend can run ``form``, else the reason it cannot."""
-        return ""
+    def support(self, form) -> Support:
+        """Whether this backend can run ``form`` (the reason when it cannot)."""
+        return SUPPORTED
 
     def run(self, form, operands, mask=None, old=None) -> np.ndarray:
         """Result containers of ``form`` on ``operands``. With ``mask`` (uint32 per case), only
@@ -165,7 +165,7 @@ class Backend:
 
 def certified(form, tininess: str = TININESS_DEFAULT) -> bool:
     """Whether the certificate judges ``form`` (under either ``tininess`` reading of ``.ftz``)."""
-    return not _certificate.supports_form(form)
+    return _certificate.form_support(form).ok
 
 
 def verdict_text(backend: str, form, tininess: str = TININESS_DEFAULT, certify: bool = False) -> str:
@@ -196,19 +196,19 @@ class CpuBackend(Backend):
     CHUNK = 1 << 17
     """Cases per simulated launch (bounds the simulator's per-thread register arrays)."""
 
-    def __init__(self, db=None, target: str | None = None, tininess: str | None = None):
+    def __init__(self, *, db, target: str | None = None, tininess: str | None = None):
         super().__init__("cpu", {"executor": "tilecheck.sim: emitted PTX executed through the model"})
         self._sim = sim
-        self.db = db or load_database()
+        self.db = db
         self.target = target
         self.tininess = tininess
         self._kernels: dict = {}
 
-    def supports(self, form) -> str:
+    def support(self, form) -> Support:
         target = kernel_target(self.db, form, self.target)
         if self.db.target(target).sm < form.target.sm:
-            return f"{form.name} needs sm_{form.target.sm} (target {target})"
-        return ""
+            return Support(f"{form.name} needs sm_{form.target.sm} (target {target})")
+        return SUPPORTED
 
     def kernel(self, form, predicated: bool = False):
         """The (cached) single-instruction kernel of ``form``."""
@@ -293,9 +293,9 @@ class ReferenceBackend(Backend):
                                        "verdict": _certificate.ESTABLISHES}, certify=True)
         self.tininess = tininess
 
-    def supports(self, form) -> str:
-        reason = _certificate.supports_form(form)
-        return f"the reference backend is judged by certificate only: {reason}" if reason else ""
+    def support(self, form) -> Support:
+        found = _certificate.form_support(form)
+        return found if found.ok else Support(f"the reference backend is judged by certificate only: {found.reason}")
 
     def run(self, form, operands, mask=None, old=None) -> np.ndarray:
         if mask is not None:
@@ -310,8 +310,8 @@ class HostBackend(Backend):
         super().__init__("host", {"executor": "host IEEE arithmetic through numpy (rounds as the model's "
                                            "binary32 fast path does)"})
 
-    def supports(self, form) -> str:
-        return hostref.supports(form)
+    def support(self, form) -> Support:
+        return hostref.support(form)
 
     def run(self, form, operands, mask=None, old=None) -> np.ndarray:
         if mask is not None:
@@ -336,8 +336,8 @@ class VectorsBackend(Backend):
         for case in vector_file.cases:
             self._table.setdefault(case.form, {})[case.operands] = case.result
 
-    def supports(self, form) -> str:
-        return "" if form.name in self._table else f"{self.file.path} records no case of {form.name}"
+    def support(self, form) -> Support:
+        return SUPPORTED if form.name in self._table else Support(f"{self.file.path} records no case of {form.name}")
 
     def recorded(self, form) -> tuple[list[np.ndarray], np.ndarray]:
         """Every recorded case of ``form`` in file order (repeated inputs included): operand arrays
@@ -430,7 +430,7 @@ PROBE_FORM = "add.rn.f32"
 """The form :func:`gpu_status` compiles, launches and judges on the device."""
 
 
-def gpu_status(db=None) -> GpuStatus:
+def gpu_status(*, db) -> GpuStatus:
     """Can the gpu backend run here? Never raises for environment problems.
 
     Beyond "CuPy imports and sees a device", this runs what every campaign needs: the
@@ -440,7 +440,7 @@ def gpu_status(db=None) -> GpuStatus:
     or a wrong result, makes the status unavailable with the reason.
     """
     try:
-        backend = GpuBackend(db, modes=("jit",))
+        backend = GpuBackend(db=db, modes=("jit",))
         form = backend.db.form(PROBE_FORM)
         # 1+1, 2+(-2), 3+0.5, min subnormal + (-min subnormal): no NaN, whose bits may vary
         ops = [np.array([0x3F800000, 0x40000000, 0x40400000, 0x00000001], dtype=np.uint32),
@@ -465,10 +465,10 @@ class GpuBackend(Backend):
     rejected cases are copied back.
     """
 
-    def __init__(self, db=None, target: str | None = None, modes: tuple[str, ...] | None = None, device: int = 0):
+    def __init__(self, *, db, target: str | None = None, modes: tuple[str, ...] | None = None, device: int = 0):
         cupy = _import_cupy()
         self.cupy = cupy
-        self.db = db or load_database()
+        self.db = db
         with device_errors(cupy, f"opening device {device}"):
             self.device = cupy.cuda.Device(device)
             self.device.use()
@@ -506,11 +506,11 @@ class GpuBackend(Backend):
             raise DeviceUnavailableError(f"compute capability {cc} is older than every known target")
         return known[-1].name
 
-    def supports(self, form) -> str:
+    def support(self, form) -> Support:
         target = kernel_target(self.db, form, self.target)
         if int(self.details["compute_capability"]) < form.target.sm or self.db.target(target).sm < form.target.sm:
-            return f"{form.name} needs sm_{form.target.sm}; the device is {self.arch}"
-        return ""
+            return Support(f"{form.name} needs sm_{form.target.sm}; the device is {self.arch}")
+        return SUPPORTED
 
     def function(self, form, predicated: bool = False, mode: str = "jit"):
         """The loaded kernel function (cached per form, predication and code path)."""
@@ -599,7 +599,7 @@ class GpuBackend(Backend):
 # ---------------------------------------------------------------------------------------------
 
 
-def select(name: str, db=None, *, target: str | None = None, vectors=None, tininess: str | None = None,
+def select(name: str, *, db, target: str | None = None, vectors=None, tininess: str | None = None,
            gpu_modes: tuple[str, ...] | None = None, certify: bool = False) -> Backend:
     """The backend called ``name`` (see :data:`NAMES`).
 
@@ -616,11 +616,11 @@ def _select(name, db, target, vectors, tininess, gpu_modes) -> Backend:
     if name not in NAMES:
         raise UsageError(f"unknown backend {name!r}; known: {', '.join(NAMES)}")
     if name == "auto":
-        name = "gpu" if gpu_status(db).available else "cpu"
+        name = "gpu" if gpu_status(db=db).available else "cpu"
     if name == "gpu":
-        return GpuBackend(db, target, gpu_modes)
+        return GpuBackend(db=db, target=target, modes=gpu_modes)
     if name == "cpu":
-        return CpuBackend(db, target, tininess)
+        return CpuBackend(db=db, target=target, tininess=tininess)
     if name == "host":
         return HostBackend()
     if name == "model":

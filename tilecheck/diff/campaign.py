@@ -40,6 +40,7 @@ from tilecheck.diff import cases as _cases
 from tilecheck.diff.findings import FindingsWriter, finding
 from tilecheck.diff.shrink import Shrunk
 from tilecheck.diff.shrink import shrink as _shrink
+from tilecheck.diff.support import Support
 from tilecheck.diff.vectors import read_vectors
 from tilecheck.diff.verdict import disagreements
 from tilecheck.errors import UsageError
@@ -233,15 +234,15 @@ class BackendSpec:
         """The spec of a configuration's backend (exhaustive sweeps are judged by certificate)."""
         return cls(config.backend, config.target, config.gpu_code, config.vectors, certify=bool(config.exhaustive))
 
-    def build(self, db=None):
+    def build(self, *, db):
         """A new backend as this spec says."""
         if self.factory is not None:
             return self.factory()
         vectors = None
         if self.vectors is not None:
-            vectors = read_vectors(self.vectors, db or load_database())
+            vectors = read_vectors(self.vectors, db=db)
         modes = {None: None, "both": ("jit", "cubin"), "jit": ("jit",), "cubin": ("cubin",)}.get(self.gpu_code)
-        return backends.select(self.name, db, target=self.target, vectors=vectors, gpu_modes=modes,
+        return backends.select(self.name, db=db, target=self.target, vectors=vectors, gpu_modes=modes,
                                certify=self.certify)
 
 
@@ -249,10 +250,16 @@ _BACKENDS: dict = {}
 """Backends built in this process, by spec (a worker builds each once: kernels stay cached)."""
 
 
+def worker_database():
+    """The spec database of this process, for the functions a campaign runs in other processes
+    (each such process is an entry point: it loads the database once, from its spec root)."""
+    return load_database()
+
+
 def backend_for(spec: BackendSpec):
     """This process's backend for ``spec`` (built on first use)."""
     if spec not in _BACKENDS:
-        _BACKENDS[spec] = spec.build()
+        _BACKENDS[spec] = spec.build(db=worker_database())
     return _BACKENDS[spec]
 
 
@@ -271,9 +278,9 @@ class BackendView:
         """Name and details, as :meth:`tilecheck.diff.backends.Backend.info`."""
         return {"backend": self.name, **self.details}
 
-    def supports(self, form) -> str:
-        """'' when the backend can run ``form``, else the reason."""
-        return self.reasons.get(form.name, "")
+    def support(self, form) -> Support:
+        """Whether the backend can run ``form`` (the reason when it cannot)."""
+        return Support(self.reasons.get(form.name, ""))
 
     def recorded_total(self, form) -> int | None:
         """Recorded cases of ``form`` (vectors backend), else None."""
@@ -295,12 +302,12 @@ def _recorded_total(backend, form) -> int | None:
 def describe_backend(spec: BackendSpec, form_names: Iterable[str]) -> BackendView:
     """Build ``spec``'s backend here and describe it (run on a worker by a distributed campaign,
     so that the client needs no GPU)."""
-    db = load_database()
+    db = worker_database()
     backend = backend_for(spec)
     reasons, totals = {}, {}
     for name in form_names:
         form = db.form(name)
-        reason = backend.supports(form)
+        reason = backend.support(form).reason
         if reason:
             reasons[name] = reason
         total = _recorded_total(backend, form)
@@ -392,13 +399,13 @@ def compute_batch(backend, db, config: Config, form_name: str, index: int) -> Ba
 
 def run_batch(spec: BackendSpec, config: Config, form_name: str, index: int) -> BatchOutcome:
     """:func:`compute_batch` on this process's backend for ``spec`` (what a worker runs)."""
-    return compute_batch(backend_for(spec), load_database(), config, form_name, index)
+    return compute_batch(backend_for(spec), worker_database(), config, form_name, index)
 
 
 def shrink_case(spec: BackendSpec, form_name: str, operands: tuple, result: int, tininess: str,
                 ulp_reading: str = ULP_READING_DEFAULT) -> Shrunk:
     """:func:`tilecheck.diff.shrink.shrink` on this process's backend for ``spec``."""
-    return _shrink(load_database().form(form_name), backend_for(spec), operands, result, tininess=tininess,
+    return _shrink(worker_database().form(form_name), backend_for(spec), operands, result, tininess=tininess,
                    ulp_reading=ulp_reading)
 
 
@@ -528,7 +535,7 @@ class Campaign:
     batches elsewhere; ``executor`` defaults to a :class:`SerialExecutor` on ``backend``.
     """
 
-    def __init__(self, config: Config, backend, out_dir: str, db=None,
+    def __init__(self, config: Config, backend, out_dir: str, *, db,
                  progress: Callable[[Progress], None] | None = None, executor=None):
         if config.batch < 1:
             raise UsageError("the batch size must be at least 1")
@@ -543,7 +550,7 @@ class Campaign:
         self.config = config
         self.backend = backend
         self.out_dir = out_dir
-        self.db = db or load_database()
+        self.db = db
         self.progress = progress
         if executor is None:
             if isinstance(backend, BackendView):
@@ -552,7 +559,7 @@ class Campaign:
         self.executor = executor
         self.forms = [self.db.form(name) for name in config.forms]
         for form in self.forms:
-            reason = backend.supports(form)
+            reason = backend.support(form).reason
             if reason:
                 raise UsageError(f"backend {backend.name}: {reason}")
             if config.exhaustive and _recorded_total(backend, form) is None and _cases.exhaustive_size(form) is None:

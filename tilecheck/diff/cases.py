@@ -15,7 +15,8 @@ A batch mixes, per the form's operation (element formats, packed lanes independe
   or next to rounding ties;
 * uniformly random patterns.
 
-Memory forms (``ld``/``st``) get uniformly random containers.
+Memory forms (``ld``/``st``) get uniformly random containers. The generation itself is
+:func:`tilecheck.inputs.forms.form_operands`; this module fixes the seeding.
 """
 
 from __future__ import annotations
@@ -24,13 +25,10 @@ import zlib
 
 import numpy as np
 
-from tilecheck.formats import get_format
-from tilecheck.inputs import boundaries, generators
 from tilecheck.inputs.exhaustive import chunk, domain_size
+from tilecheck.inputs.forms import campaign_lane, form_operands, source_layout
 
 __all__ = ["form_key", "operation", "source_layout", "batch", "operands_for", "exhaustive_size", "exhaustive_batch"]
-
-_UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
 def form_key(form) -> int:
@@ -44,96 +42,9 @@ def operation(form) -> str:
     return form.semantics.operation
 
 
-def _rounding(form) -> str:
-    return str(form.semantics.params.get("rounding", "rn"))
-
-
-def _split(n: int, weights: list[float]) -> list[int]:
-    """Integer counts summing to ``n`` in the given proportions (remainder to the first part)."""
-    total = float(sum(weights))
-    counts = [int(n * w / total) for w in weights]
-    counts[0] += n - sum(counts)
-    return counts
-
-
-def _hard_element_cases(op: str, fmt, rounding: str, n: int, rng: np.random.Generator, arity: int):
-    """``n`` constructed hard operand tuples for one element format (a list of uint64 arrays),
-    or None when the operation has no construction."""
-    if n <= 0:
-        return None
-    u = np.uint64
-    if op == "div":
-        n_ftz = n // 4
-        a, b = generators.hard_division_pairs(fmt, n - n_ftz, rng)
-        if n_ftz:
-            mode = rounding if rounding in ("rn", "rp", "rm") else "rn"
-            fa, fb = generators.ftz_boundary_pairs(fmt, n_ftz, rng, "div", mode)
-            a, b = np.concatenate([a, fa]), np.concatenate([b, fb])
-        return [a.astype(u), b.astype(u)]
-    if op in ("sqrt", "rsqrt"):
-        return [generators.hard_sqrt_inputs(fmt, n, rng).astype(u)]
-    if op == "rcp":
-        return [boundaries.rcp_ftz_boundary(fmt, n, rng).astype(u)]
-    if op in ("add", "sub"):
-        a, b = boundaries.tie_sums(fmt, n, rng)
-        return [a.astype(u), b.astype(u)]
-    if op in ("mul", "fma") and arity in (2, 3):
-        mode = rounding if rounding in ("rn", "rp", "rm") else "rn"
-        return [x.astype(u) for x in generators.ftz_boundary_pairs(fmt, n, rng, op, mode)]
-    return None
-
-
-def _element_cases(form, op: str, fmt, n: int, rng: np.random.Generator, arity: int) -> list[np.ndarray]:
-    """``n`` operand tuples of one lane: edge-biased, hard and uniform cases, shuffled."""
-    n_edge, n_hard, n_uniform = _split(n, [0.5, 0.35, 0.15])
-    hard = _hard_element_cases(op, fmt, _rounding(form), n_hard, rng, arity)
-    if hard is None:
-        n_edge += n_hard
-    parts = [[generators.edge_biased(fmt, n_edge, rng).astype(np.uint64) for _ in range(arity)]]
-    if hard is not None:
-        parts.append(hard)
-    parts.append([rng.integers(0, 1 << fmt.width, n_uniform, dtype=np.uint64, endpoint=False)
-                  if fmt.width < 64 else rng.integers(0, 1 << 63, n_uniform, dtype=np.uint64)
-                  | (rng.integers(0, 2, n_uniform, dtype=np.uint64) << np.uint64(63))
-                  for _ in range(arity)])
-    columns = [np.concatenate([p[i] for p in parts]) for i in range(arity)]
-    order = rng.permutation(n)
-    return [c[order] for c in columns]
-
-
-def source_layout(form) -> list[tuple[str, type, int]]:
-    """``(operand name, container dtype, containers per case)`` of each array a case holds, in
-    the order of the single-instruction kernel's source parameters: the form's source operands,
-    or for ``ld`` the memory it loads from and for ``st`` the value it stores."""
-    key = form.semantics.key
-    if key in ("mem.ld", "mem.st"):
-        value = next(o for o in form.operands if o.role != "addr")
-        role = "addr" if key == "mem.ld" else "src"
-        return [(o.name, _UINT[value.container_bits], value.registers) for o in form.operands if o.role == role]
-    return [(o.name, _UINT[o.container_bits], 1) for o in form.sources]
-
-
 def operands_for(form, n: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """``n`` cases of ``form``: one container array per source (see :func:`source_layout`)."""
-    op = operation(form)
-    if form.kind == "memory":
-        out = []
-        for _, dtype, per_case in source_layout(form):
-            width = np.dtype(dtype).itemsize * 8
-            k = n * per_case
-            hi = rng.integers(0, 1 << 32, k, dtype=np.uint64)
-            lo = rng.integers(0, 1 << 32, k, dtype=np.uint64)
-            out.append((((hi << np.uint64(32)) | lo) & np.uint64((1 << width) - 1)).astype(dtype))
-        return out
-    fmt = get_format(form.element_format)
-    lanes = form.lanes
-    arity = len(form.sources)
-    containers = [np.zeros(n, dtype=np.uint64) for _ in range(arity)]
-    for lane in range(lanes):
-        cols = _element_cases(form, op, fmt, n, rng, arity)
-        for i in range(arity):
-            containers[i] |= cols[i].astype(np.uint64) << np.uint64(lane * fmt.width)  # widened: numpy 1.x promotion
-    return [c.astype(dtype) for c, (_, dtype, _) in zip(containers, source_layout(form))]
+    """``n`` cases of ``form`` in the campaign mix (:func:`tilecheck.inputs.forms.form_operands`)."""
+    return form_operands(form, n, rng, campaign_lane)
 
 
 def batch(form, seed: int, index: int, n: int) -> list[np.ndarray]:

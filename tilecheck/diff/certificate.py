@@ -45,8 +45,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from tilecheck.diff import certkernels
+from tilecheck.diff.support import SUPPORTED, Support
 
-__all__ = ["ESTABLISHES", "FORMATS", "OPS", "supports", "check", "check_numpy", "supports_form", "check_form"]
+__all__ = ["ESTABLISHES", "FORMATS", "OPS", "supports", "check", "check_numpy", "form_support", "check_form"]
 
 ESTABLISHES = ("certificate: result brackets the exact value under the mode's rounding interval; "
                "independent of the model's arithmetic")
@@ -527,17 +528,17 @@ def _certify(op: str, f: _Fmt, rounding: str, r: _Value, vals, sign, s_mag, s_ex
     return good
 
 
-def supports_form(form) -> str:
-    """'' when :func:`check_form` certifies ``form`` (a PTX form), else the reason it does not."""
+def form_support(form) -> Support:
+    """Whether :func:`check_form` certifies ``form`` (a PTX form; the reason when it does not)."""
     key = form.semantics.key
-    op = key.split(".", 1)[1] if "." in key else key
+    op = form.semantics.function
     if form.kind != "exact" or not key.startswith("fp."):
-        return f"{form.name} is not a correctly rounded arithmetic form"
+        return Support(f"{form.name} is not a correctly rounded arithmetic form")
     if form.lanes != 1 or form.element_format not in FORMATS or not supports(op, form.element_format):
-        return f"no certificate for {op} on {form.element_format} (certified: {_describe()})"
+        return Support(f"no certificate for {op} on {form.element_format} (certified: {_describe()})")
     if form.nan.policy not in _NAN_POLICIES:
-        return f"{form.name}: NaN policy {form.nan.policy!r} is not certified"
-    return ""
+        return Support(f"{form.name}: NaN policy {form.nan.policy!r} is not certified")
+    return SUPPORTED
 
 
 def _describe() -> str:
@@ -545,13 +546,13 @@ def _describe() -> str:
 
 
 def check_form(form, results, operands, tininess: str = "after") -> np.ndarray:
-    """:func:`check` for a PTX form (see :func:`supports_form`); ``tininess`` is the reading of
+    """:func:`check` for a PTX form (see :func:`form_support`); ``tininess`` is the reading of
     ``.ftz`` (``after`` or ``before`` rounding)."""
-    reason = supports_form(form)
-    if reason:
-        raise ValueError(reason)
+    found = form_support(form)
+    if not found.ok:
+        raise ValueError(found.reason)
     params = form.semantics.params
-    op = form.semantics.key.split(".", 1)[1]
+    op = form.semantics.function
     return check(op, form.element_format, str(params.get("rounding", "rn")), results, *operands,
                  ftz=bool(params.get("ftz", False)), tininess=tininess, sat=bool(params.get("sat", False)),
                  nan=form.nan.policy, nan_bits=form.nan.bits)

@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from tilecheck.diff.support import SUPPORTED, Support
 from tilecheck.errors import UsageError
 
-__all__ = ["supports", "evaluate"]
+__all__ = ["support", "evaluate"]
 
 _U32 = np.uint32
 BLOCK = 16384
@@ -45,18 +46,18 @@ _F32_KEYS = ("fp.div", "fp.rcp", "fp.sqrt")
 _F64_KEYS = ("fp.div", "fp.rcp", "fp.sqrt", "fp.add", "fp.sub", "fp.mul")
 
 
-def supports(form) -> str:
-    """'' when :func:`evaluate` covers ``form``, else the reason it does not."""
+def support(form) -> Support:
+    """Whether :func:`evaluate` covers ``form`` (the reason when it does not)."""
     key = form.semantics.key
     params = form.semantics.params
     if form.kind != "exact":
-        return f"{form.name} is not a correctly rounded form"
+        return Support(f"{form.name} is not a correctly rounded form")
     if form.type == "f32" and key in _F32_KEYS:
-        return ""
+        return SUPPORTED
     if form.type == "f64" and key in _F64_KEYS and params.get("rounding", "rn") == "rn":
-        return ""
-    return (f"the host reference covers f32 div/rcp/sqrt (every mode) and f64 "
-            f"div/rcp/sqrt/add/sub/mul under .rn, not {form.name}")
+        return SUPPORTED
+    return Support(f"the host reference covers f32 div/rcp/sqrt (every mode) and f64 "
+                   f"div/rcp/sqrt/add/sub/mul under .rn, not {form.name}")
 
 
 def _flush(bits: np.ndarray) -> np.ndarray:
@@ -132,10 +133,10 @@ def _f64(op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
 
 
 def evaluate(form, *operands: np.ndarray) -> np.ndarray:
-    """Result containers of ``form`` on ``operands`` computed by the host (see :func:`supports`)."""
-    reason = supports(form)
-    if reason:
-        raise UsageError(reason)
+    """Result containers of ``form`` on ``operands`` computed by the host (see :func:`support`)."""
+    found = support(form)
+    if not found.ok:
+        raise UsageError(found.reason)
     op = form.semantics.function
     params = form.semantics.params
     a = np.asarray(operands[0])

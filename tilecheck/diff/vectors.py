@@ -39,7 +39,6 @@ import re
 from dataclasses import dataclass, field
 
 from tilecheck.errors import IllegalFormError, Location, Problem, TilecheckError, UnknownFormError, UsageError
-from tilecheck.spec.database import load_database
 from tilecheck.spec.types import PTX_TYPES
 
 __all__ = ["VectorCase", "VectorFile", "VectorFileError", "read_vectors", "VectorWriter", "HEADER_KEYS",
@@ -110,11 +109,10 @@ def _parse_hex(token: str, bits: int) -> tuple[int | None, str]:
     return value, ""
 
 
-def read_vectors(path: str, db=None) -> VectorFile:
+def read_vectors(path: str, *, db) -> VectorFile:
     """Parse the vector file at ``path`` (forms resolved against ``db``, default: the built-in
     spec database). Raises :class:`VectorFileError` with every malformed line, or
     :class:`~tilecheck.errors.UsageError` when the file cannot be read."""
-    db = db or load_database()
     try:
         with _open_text(path, "r") as fh:
             text = fh.read()

@@ -27,12 +27,12 @@ such as ``__uint_as_float``, never a conversion), and one helper call per instru
 
 from __future__ import annotations
 
-from tilecheck.emit.common import (BOOL, BOOL_OPS, DECLARATION_ORDER, EmitError, expr_dtype, literal_value,
-                                   operand_dtype)
+from tilecheck.emit.common import DECLARATION_ORDER, EmitError
 from tilecheck.emit.plan import CallPlan, KernelPlan, MemoryOperand, ScalarOperand
 from tilecheck.emit.ptx import GENERATED
 from tilecheck.spec.types import PTX_TYPES
 from tilecheck.tile.exprs import BinOp, Compare, Const, ScalarParam, ThreadIndex
+from tilecheck.tile.scalars import BOOL, BOOL_OPS, expr_dtype, literal_value, operand_dtype
 
 CARRIER = {t.name: (t.c_type, t.constraint) for t in PTX_TYPES.values() if t.constraint}
 """PTX register type -> (C carrier type, inline-asm constraint letter)."""

@@ -48,10 +48,9 @@ def representative_forms(db, target: str) -> list:
     return list(chosen.values())
 
 
-def golden_outputs(root: Path | None = None, db=None) -> dict[str, str]:
+def golden_outputs(root: Path | None = None, *, db) -> dict[str, str]:
     """Every golden file's expected text, keyed by its path relative to ``root`` (posix)."""
     root = root or repo_root()
-    db = db or load_database()
     out: dict[str, str] = {}
     for path in example_files(root):
         programs = load_programs(path)
@@ -76,14 +75,14 @@ def existing_goldens(root: Path) -> dict[str, Path]:
     return found
 
 
-def compare_goldens(root: Path | None = None, db=None, expected: dict[str, str] | None = None
+def compare_goldens(root: Path | None = None, *, db, expected: dict[str, str] | None = None
                     ) -> list[tuple[str, str]]:
     """``(path, problem)`` for every golden that differs (a unified diff), is missing or is stale.
 
     ``expected`` is :func:`golden_outputs`'s result when the caller already has it.
     """
     root = root or repo_root()
-    expected = golden_outputs(root, db) if expected is None else expected
+    expected = golden_outputs(root, db=db) if expected is None else expected
     present = existing_goldens(root)
     problems = []
     for rel, text in expected.items():
@@ -102,13 +101,13 @@ def compare_goldens(root: Path | None = None, db=None, expected: dict[str, str] 
     return problems
 
 
-def write_goldens(root: Path | None = None, db=None) -> tuple[list[str], list[str]]:
+def write_goldens(root: Path | None = None, *, db) -> tuple[list[str], list[str]]:
     """Write every golden file (only those whose text changed) and delete stale ones.
 
     Returns ``(written, removed)`` relative paths.
     """
     root = root or repo_root()
-    expected = golden_outputs(root, db)
+    expected = golden_outputs(root, db=db)
     written, removed = [], []
     for rel, text in expected.items():
         path = root / rel
@@ -135,13 +134,14 @@ def main(argv: list[str] | None = None) -> int:
     if not (root / "examples").is_dir():
         sys.stderr.write(f"error: {root} has no examples/ folder; run from a checkout (or pass --root)\n")
         return 2
+    db = load_database()
     if args.check:
-        problems = compare_goldens(root)
+        problems = compare_goldens(root, db=db)
         for rel, problem in problems:
             sys.stdout.write((problem if problem.startswith("---") else f"{rel}: {problem}") + "\n")
         sys.stdout.write(f"{len(problems)} golden file(s) differ\n" if problems else "goldens are up to date\n")
         return 1 if problems else 0
-    written, removed = write_goldens(root)
+    written, removed = write_goldens(root, db=db)
     for rel in written:
         sys.stdout.write(f"wrote {rel}\n")
     for rel in removed:

@@ -33,7 +33,6 @@ import numpy as np
 from tilecheck.emit.common import EmitError, RegisterFile, register_class
 from tilecheck.emit.ptx import GENERATED, INDENT, module_text, param_name
 from tilecheck.errors import IllegalFormError, UsageError
-from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import Form
 
 UINT = {16: np.dtype(np.uint16), 32: np.dtype(np.uint32), 64: np.dtype(np.uint64)}
@@ -125,14 +124,13 @@ def kernel_name(form_name: str, predicated: bool = False) -> str:
     return "tc_" + form_name.replace(".", "_") + ("_pred" if predicated else "")
 
 
-def single_instruction_kernel(form, target: str, predicated: bool = False, db=None) -> EmittedKernel:
+def single_instruction_kernel(form, target: str, predicated: bool = False, *, db) -> EmittedKernel:
     """A kernel running one instance of ``form`` per thread (ABI: the module docstring).
 
     ``form`` is a :class:`~tilecheck.spec.forms.Form` or a spelling; it must be legal on
     ``target`` (else :class:`~tilecheck.errors.IllegalFormError`). ``.version`` is the lowest the
     form and the target accept.
     """
-    db = db or load_database()
     tinfo = db.target(target)
     spelling = form.name if isinstance(form, Form) else str(form)
     verdict = db.verdict(spelling, tinfo.name)

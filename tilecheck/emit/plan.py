@@ -26,28 +26,17 @@ from typing import Union
 
 import numpy as np
 
-from tilecheck.emit.common import EmitError, bit_class, constant_bits, register_class
+from tilecheck.emit.common import EmitError, bit_class, register_class
 from tilecheck.legality.checker import expand_program
-from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import Form, OperandSpec
 from tilecheck.tile.coords import GroupAxis, group_axes
 from tilecheck.tile.exprs import Const, Expr, ScalarParam
-from tilecheck.tile.ir import LaunchConfig, Param
+from tilecheck.tile.ir import LaunchConfig, Param, launch_of
 from tilecheck.tile.layout import thread_position
+from tilecheck.tile.scalars import constant_bits
 from tilecheck.tile.views import Buffer, View
 
 DEFAULT_LAUNCH = LaunchConfig((1,), (1,))
-
-
-def launch_of(program) -> LaunchConfig:
-    """The program's launch configuration; without ``T.device_entry`` the smallest one its scopes
-    need: one block of 128 threads for a warpgroup-scope call, 32 for a warp-scope call, else one
-    thread (a cta-scope call needs an explicit launch; the checker requires it)."""
-    if program.launch is not None:
-        return program.launch
-    scopes = {c.scope for c in program.calls}
-    threads = 128 if "warpgroup" in scopes else 32 if "warp" in scopes else 1
-    return LaunchConfig((1,), (threads,))
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,13 +204,12 @@ def _where(call) -> str:
     return f"{call.location}" if call.location is not None else f"apply call {call.index}"
 
 
-def plan_program(program, target: str | None = None, db=None) -> KernelPlan:
+def plan_program(program, target: str | None = None, *, db) -> KernelPlan:
     """Validate ``program`` for ``target`` and plan its kernel.
 
     Raises :class:`~tilecheck.errors.IllegalTileOpError` (with every diagnostic) for an illegal
     program and :class:`EmitError` for a legal one the emitter cannot express.
     """
-    db = db or load_database()
     target_name = db.target(target).name
     expanded = expand_program(program, target=target_name, db=db)
     launch = launch_of(program)

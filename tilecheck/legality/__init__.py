@@ -2,7 +2,7 @@
 
 * :mod:`~tilecheck.tile.codes` -- every diagnostic code with its one-line meaning;
 * :mod:`~tilecheck.tile.diagnostics` -- the :class:`Diagnostic` record and its rendering;
-* :mod:`~tilecheck.legality.checker` -- ``check_program(program, target=None, db=None)``, which
+* :mod:`~tilecheck.legality.checker` -- ``check_program(program, target=None, *, db)``, which
   resolves each call's form through the spec database and runs the per-condition modules
   (``binding``, ``shapes``, ``dtypes``, ``ownership``, ``memory``, ``overlap``, ``predication``);
   ``validate_program`` raises on any error, ``expand_program`` validates then expands.

@@ -19,18 +19,15 @@ from tilecheck.legality.overlap import check_overlap
 from tilecheck.legality.ownership import check_ownership
 from tilecheck.legality.predication import InitState, check_predication, record_writes
 from tilecheck.legality.shapes import check_shapes
-from tilecheck.spec.database import load_database
 from tilecheck.tile.expand import ExpandedCall, expand
 
 
-def check_program(program, target: str | None = None, db=None) -> list[Diagnostic]:
+def check_program(program, target: str | None = None, *, db) -> list[Diagnostic]:
     """Every diagnostic of ``program`` for ``target`` (default: the database's), sorted by line.
 
     ``db`` is a :class:`~tilecheck.spec.database.SpecDatabase` (default: :func:`load_database`).
     An unknown target name raises :class:`~tilecheck.errors.UnknownFormError`.
     """
-    if db is None:
-        db = load_database()
     target_name = db.target(target).name
     diagnostics = list(program.frontend_diagnostics)
     state = InitState()
@@ -39,20 +36,19 @@ def check_program(program, target: str | None = None, db=None) -> list[Diagnosti
     return sorted(diagnostics, key=lambda d: (d.location.path if d.location else "", d.line))
 
 
-def validate_program(program, target: str | None = None, db=None) -> None:
+def validate_program(program, target: str | None = None, *, db) -> None:
     """Raise :class:`~tilecheck.errors.IllegalTileOpError` (a ValueError) listing every violation."""
-    errors = [d for d in check_program(program, target, db) if d.severity == "error"]
+    errors = [d for d in check_program(program, target, db=db) if d.severity == "error"]
     if errors:
         raise IllegalTileOpError(errors)
 
 
-def expand_program(program, target: str | None = None, db=None) -> list[ExpandedCall]:
+def expand_program(program, target: str | None = None, *, db) -> list[ExpandedCall]:
     """Validate ``program`` (raising :class:`~tilecheck.errors.IllegalTileOpError`), then expand every call.
 
     Returns one :class:`~tilecheck.tile.expand.ExpandedCall` per apply call, in program order, each
     with the spec form its spelling resolves to for ``target``.
     """
-    db = db or load_database()
     validate_program(program, target=target, db=db)
     return [ExpandedCall(call, db.form(call.spelling, target), tuple(expand(call, program.launch)))
             for call in program.calls]

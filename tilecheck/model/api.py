@@ -217,6 +217,9 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
 
 
 def _form(form) -> Form:
+    """A form, or the form a spelling names in the default spec database: the functions of this
+    module are tilecheck's public API root (``tilecheck.evaluate(...)``), the one place that
+    resolves spellings without a database argument."""
     if isinstance(form, Form):
         return form
     return load_database().form(str(form))

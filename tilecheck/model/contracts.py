@@ -32,7 +32,7 @@ from tilecheck.model.ieee import flush_subnormal_bits, round_pack, unpack
 from tilecheck.model.xp import bit_length, u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.forms import Form
-from tilecheck.spec.registry import TININESS_DEFAULT, special_result_bits
+from tilecheck.spec.registry import SPECIAL_WORDS, TININESS_DEFAULT, special_result_bits
 
 _HI_MASK = 0xFFFFFFFF00000000
 _MARGIN = 2.0 ** -20
@@ -174,25 +174,26 @@ def _ieee_special(xp, fn: str, fmt: Format, ops_bits, rule: ops.NanRule):
     return ops.apply(xp, fn, fmt, ops_bits, mode, rule)
 
 
-def _class_match(xp, fmt: Format, bits, word: str):
-    """Does each pattern belong to the class word of a special-case table?"""
+def class_match(xp, fmt: Format, bits, word: str):
+    """Does each pattern belong to the class word of a special-case table (or equal its hex bits)?
+    The words and their signs are :data:`~tilecheck.spec.registry.SPECIAL_WORDS`."""
+    if word.startswith("0x"):
+        return bits == u64(xp, int(word, 16))
+    cls, sign = SPECIAL_WORDS[word]
     mag = bits & u64(xp, fmt.magnitude_mask)
-    neg = (bits >> u64(xp, fmt.width - 1)) != 0
     nan = mag > u64(xp, fmt.exponent_mask)
     inf = mag == u64(xp, fmt.exponent_mask)
     zero = mag == 0
     sub = (mag != 0) & (mag < u64(xp, fmt.min_normal))
-    normal = ~zero & ~sub & ~inf & ~nan
-    table = {
-        "any": xp.ones(bits.shape, dtype=bool), "nan": nan, "inf": inf, "zero": zero, "subnormal": sub,
-        "normal": normal, "finite": ~nan & ~inf,
-        "+inf": inf & ~neg, "-inf": inf & neg, "+0": zero & ~neg, "-0": zero & neg,
-        "+subnormal": sub & ~neg, "-subnormal": sub & neg, "+normal": normal & ~neg, "-normal": normal & neg,
-        "+finite": ~nan & ~inf & ~neg, "-finite": ~nan & ~inf & neg,
-    }
-    if word.startswith("0x"):
-        return bits == u64(xp, int(word, 16))
-    return table[word]
+    if cls == "any":
+        hit = xp.ones(bits.shape, dtype=bool)
+    else:
+        hit = {"nan": nan, "inf": inf, "zero": zero, "subnormal": sub, "normal": ~zero & ~sub & ~inf & ~nan,
+               "finite": ~nan & ~inf}[cls]
+    if sign is None:
+        return hit
+    neg = (bits >> u64(xp, fmt.width - 1)) != 0
+    return hit & (neg if sign < 0 else ~neg)
 
 
 def _power_bits(fmt: Format, n: int) -> int:
@@ -211,7 +212,7 @@ def _condition(xp, fmt: Format, bits, cond):
     if cond.classes:
         hit = xp.zeros(bits.shape, dtype=bool)
         for word in cond.classes:
-            hit = hit | _class_match(xp, fmt, bits, word)
+            hit = hit | class_match(xp, fmt, bits, word)
         ok = hit if not (cond.above_log2 is not None or cond.below_log2 is not None) else ok & hit
     if cond.above_log2 is not None:
         ok = ok & (mag > u64(xp, _power_bits(fmt, cond.above_log2)))
@@ -301,7 +302,7 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
     for case in contract.specials:
         hit = xp.ones(shape, dtype=bool)
         for word, a in zip(case.operands, operands):
-            hit = hit & _class_match(xp, fmt, a, word)
+            hit = hit & class_match(xp, fmt, a, word)
         wbits = _word_bits(fmt, case.result, canonical)
         want = xp.where(hit, u64(xp, wbits if wbits is not None else canonical), want)
     pinned_policy = form.nan.policy == "canonical"

@@ -2,12 +2,12 @@
 
 Public API:
 
-* :func:`execute` ``(kernel_or_ptx_text, kernel_name, args, grid, block) -> ExecutionResult`` --
+* :func:`execute` ``(kernel_or_ptx_text, kernel_name, args, grid, block, *, db) -> ExecutionResult`` --
   parse a PTX module (the subset tilecheck emits; :mod:`tilecheck.sim.machine` lists it) and run
   one kernel on numpy arrays, vectorised over all threads;
-* :func:`run_program` ``(program, *arrays, backend="cpu")`` -- what ``Program.run`` does: emit the
+* :func:`run_program` ``(program, *arrays, backend="cpu", db=...)`` -- what ``Program.run`` does: emit the
   program's PTX and execute it; outputs are written in place and the tensor arrays returned;
-* :func:`interpret_program` ``(program, *arrays)`` -- execute the IR directly with the model (no
+* :func:`interpret_program` ``(program, *arrays, db=...)`` -- execute the IR directly with the model (no
   PTX), the reference side of the emitter's differential tests;
 * :class:`ApproximateReferenceWarning` -- raised (as a warning) when approximate forms returned
   the model's reference value; :class:`PtxError`, :class:`ExecutionError`.

@@ -23,6 +23,7 @@ import numpy as np
 
 from tilecheck.formats import get_format
 from tilecheck.model import api
+from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.spec.types import PTX_TYPES
 
 MAX_CHOICES = 17
@@ -51,7 +52,7 @@ class Choices:
 
 
 def allowed_choices(form, operands: list[np.ndarray], *, ulp_reading: str = "either",
-                    tininess: str = "after") -> Choices:
+                    tininess: str = TININESS_DEFAULT) -> Choices:
     """The allowed results of approximate ``form`` for each lane of ``operands`` (unsigned arrays)."""
     fmt = get_format(form.element_format)
     width = PTX_TYPES[form.type].bits
@@ -112,7 +113,7 @@ def allowed_choices(form, operands: list[np.ndarray], *, ulp_reading: str = "eit
 
 
 def contract_allows(form, result: np.ndarray, operands: list, *, ulp_reading: str = "either",
-                    tininess: str = "after", reference: np.ndarray | None = None) -> np.ndarray:
+                    tininess: str = TININESS_DEFAULT, reference: np.ndarray | None = None) -> np.ndarray:
     """Does approximate ``form``'s contract allow ``result`` for these operands under the ulp
     reading? Bool per lane (:func:`tilecheck.model.api.allowed`)."""
     width = PTX_TYPES[form.type].bits

@@ -10,7 +10,7 @@ State: each local buffer is a per-thread byte array (the thread's own storage, `
 row-major; :meth:`tilecheck.tile.expand.Slot.thread_storage` says where a slot lives and which
 thread owns it); global tensors are the argument arrays' bytes. Calls run in program order;
 within a call, repeat coordinates in row-major order, each over all threads at once. ``pred`` is
-evaluated per thread with the rules of :mod:`tilecheck.emit.common` (integers wrap at their
+evaluated per thread with the rules of :mod:`tilecheck.tile.scalars` (integers wrap at their
 dtype's width, ``//`` and ``%`` floor, shifts clamp at the width); a thread whose predicate is
 false leaves its destinations unchanged. Registers start at zero.
 """
@@ -21,25 +21,23 @@ import math
 
 import numpy as np
 
-from tilecheck.emit.common import BOOL_OPS, constant_bits, expr_dtype, literal_value, operand_dtype, wrap_int
-from tilecheck.emit.plan import launch_of
 from tilecheck.formats import get_format
 from tilecheck.legality.checker import expand_program
 from tilecheck.model import api
 from tilecheck.sim.errors import ExecutionError
 from tilecheck.sim.memory import byte_view, gather_words, scatter_words
 from tilecheck.sim.program import bind_arguments, scalar_bits, warn_approximate
-from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.tile.coords import group_axes
 from tilecheck.tile.exprs import BinOp, Compare, Const, ScalarParam, ThreadIndex
+from tilecheck.tile.ir import launch_of
+from tilecheck.tile.scalars import BOOL_OPS, constant_bits, expr_dtype, literal_value, operand_dtype, wrap_int
 
 
-def interpret_program(program, *arrays, target: str | None = None, db=None, tininess=None):
+def interpret_program(program, *arrays, target: str | None = None, db, tininess=None):
     """Run ``program``'s IR on ``arrays`` with the model (outputs written in place); return the
     tensor arguments in parameter order. Same conventions as :func:`tilecheck.sim.run_program`
     (approximate forms give the model's reference value and an ``ApproximateReferenceWarning``)."""
-    db = db or load_database()
     expanded = expand_program(program, target=db.target(target).name, db=db)
     args = bind_arguments(program, arrays)
     state = _State(program, args, tininess or TININESS_DEFAULT)

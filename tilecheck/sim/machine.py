@@ -37,7 +37,6 @@ from tilecheck.model import api
 from tilecheck.sim.errors import ExecutionError, PtxError
 from tilecheck.sim.memory import UINT, GlobalMemory
 from tilecheck.sim.parser import Addr, Imm, Kernel, Reg, Special, Statement, Symbol, Vec, parse_ptx
-from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.spec.types import PTX_TYPES
 
@@ -777,7 +776,7 @@ def _scalar_bits(value, ptx_type: str, name: str) -> int:
                      "(give a numpy scalar of the parameter's width, an int or a float)")
 
 
-def execute(kernel_or_ptx_text, kernel_name: str | None = None, args=None, grid=1, block=1, *, db=None,
+def execute(kernel_or_ptx_text, kernel_name: str | None = None, args=None, grid=1, block=1, *, db,
             tininess: str | None = None, source: str | None = None) -> ExecutionResult:
     """Run a PTX kernel on the CPU through the reference model.
 
@@ -798,7 +797,6 @@ def execute(kernel_or_ptx_text, kernel_name: str | None = None, args=None, grid=
         raise UsageError(f"execute needs PTX text or an EmittedKernel, got {type(text).__name__}")
     module = parse_ptx(text, source)
     kernel = module.kernel(kernel_name)
-    db = db or load_database()
     ops = _Compiler(kernel, db, source, tininess or TININESS_DEFAULT).compile()
     grid3, block3 = _dims(grid, "grid"), _dims(block, "block")
     if kernel.reqntid is not None:

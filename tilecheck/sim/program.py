@@ -13,7 +13,6 @@ from tilecheck.errors import DeviceUnavailableError, UsageError
 from tilecheck.model.api import check_tininess
 from tilecheck.sim.errors import ApproximateReferenceWarning
 from tilecheck.sim.machine import execute
-from tilecheck.spec.database import load_database
 from tilecheck.tile.exprs import Const
 
 BACKENDS = ("cpu",)
@@ -99,7 +98,7 @@ def warn_approximate(forms, stacklevel: int = 3) -> None:
         forms), stacklevel=stacklevel)
 
 
-def run_program(program, *arrays, backend: str = "cpu", target: str | None = None, db=None, tininess=None):
+def run_program(program, *arrays, backend: str = "cpu", target: str | None = None, db, tininess=None):
     """Run ``program`` like a kernel launch on ``arrays`` (outputs written in place); return the
     tensor arguments, in parameter order.
 
@@ -115,7 +114,6 @@ def run_program(program, *arrays, backend: str = "cpu", target: str | None = Non
         check_tininess(tininess)
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
-    db = db or load_database()
     kernel = program_kernel(program, target=target, db=db)
     args = bind_arguments(program, arrays)
     result = execute(kernel, kernel.name, args, grid=kernel.grid, block=kernel.block, db=db, tininess=tininess)

@@ -11,48 +11,13 @@ imports ``z3`` only when one of these functions is called, so ``import tilecheck
 * ``evaluate(form, *operand_bits)`` -- concrete result bits through Z3;
 * ``allowed(form, result_bits, *operand_bits)`` -- concrete acceptance through Z3.
 
+``form`` is a :class:`~tilecheck.spec.forms.Form` or a spelling; a spelling is resolved in ``db``
+(default: the spec database under the spec root). The modules below take forms only.
+
 :mod:`tilecheck.smt.fp` documents the FTZ, NaN and rounding building blocks,
 :mod:`tilecheck.smt.amdgpu` the AMD bodies and sequences, :mod:`tilecheck.smt.prove` the queries.
 """
 
-from __future__ import annotations
-
-from tilecheck.spec.contract import ULP_READING_DEFAULT
-from tilecheck.spec.registry import TININESS_DEFAULT
+from tilecheck.smt.api import allowed, encode, encode_bits, encode_contract, evaluate
 
 __all__ = ["encode", "encode_bits", "encode_contract", "evaluate", "allowed"]
-
-
-def encode(form, *terms, tininess: str = TININESS_DEFAULT, memory=None, ulp_reading: str = ULP_READING_DEFAULT):
-    """See :func:`tilecheck.smt.forms.encode`."""
-    from tilecheck.smt import forms
-
-    return forms.encode(form, *terms, tininess=tininess, memory=memory, ulp_reading=ulp_reading)
-
-
-def encode_bits(form, *terms, tininess: str = TININESS_DEFAULT):
-    """See :func:`tilecheck.smt.forms.encode_bits`."""
-    from tilecheck.smt import forms
-
-    return forms.encode_bits(form, *terms, tininess=tininess)
-
-
-def encode_contract(form, result, *operands, tininess: str = TININESS_DEFAULT, ulp_reading: str = ULP_READING_DEFAULT):
-    """See :func:`tilecheck.smt.forms.encode_contract`."""
-    from tilecheck.smt import forms
-
-    return forms.encode_contract(form, result, *operands, tininess=tininess, ulp_reading=ulp_reading)
-
-
-def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
-    """See :func:`tilecheck.smt.forms.evaluate`."""
-    from tilecheck.smt import forms
-
-    return forms.evaluate(form, *operand_bits, tininess=tininess)
-
-
-def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT, ulp_reading: str = ULP_READING_DEFAULT):
-    """See :func:`tilecheck.smt.forms.allowed`."""
-    from tilecheck.smt import forms
-
-    return forms.allowed(form, result_bits, *operand_bits, tininess=tininess, ulp_reading=ulp_reading)

@@ -111,14 +111,14 @@ def encode_rcp_contract(form: AmdForm, variant: str, result, x) -> z3.BoolRef:
     return verdict
 
 
-def encode_sequence(name: str, variant: str, inputs: dict, mode: dict | None = None, db=None):
+def encode_sequence(name: str, variant: str, inputs: dict, mode: dict | None = None, *, db):
     """Symbolic run of a sequence: returns ``(trace, constraints)``.
 
     ``trace.result`` is the result pattern term, ``trace.values`` every intermediate; each contract
     step (the reciprocal) is a fresh bit-vector named after its destination, and ``constraints``
     holds its contract (assert them).
     """
-    seq = lookup_sequence(name, db)
+    seq = lookup_sequence(name, db=db)
     constraints = []
 
     def choose(step, form, args):

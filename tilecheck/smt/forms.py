@@ -34,9 +34,8 @@ from tilecheck.errors import ApproximateFormError, UsageError
 from tilecheck.formats import Format, get_format
 from tilecheck.smt import fp
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
-from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import Form
-from tilecheck.spec.registry import TININESS, TININESS_DEFAULT, special_result_bits
+from tilecheck.spec.registry import SPECIAL_WORDS, TININESS, TININESS_DEFAULT, special_result_bits
 from tilecheck.spec.types import PTX_TYPES
 
 _HI_MASK = 0xFFFFFFFF00000000
@@ -53,9 +52,11 @@ class Approx:
 
 
 def _form(form) -> Form:
+    """``form`` itself: the encodings take a :class:`Form` of the caller's database (spellings are
+    resolved by :mod:`tilecheck.smt`'s public functions)."""
     if isinstance(form, Form):
         return form
-    return load_database().form(str(form))
+    raise UsageError(f"expected a Form, got {type(form).__name__} {form!r}: resolve a spelling with db.form(...)")
 
 
 def _elem(form: Form) -> tuple[Format, int, int]:
@@ -204,23 +205,22 @@ def _encode_memory(form: Form, terms, memory):
 
 
 def _class_match(fmt: Format, b, word: str) -> z3.BoolRef:
-    """The model's special-case class words on a pattern."""
+    """A special-case class word (:data:`~tilecheck.spec.registry.SPECIAL_WORDS`) or hex bits on a pattern."""
     if word.startswith("0x"):
         return b == int(word, 16)
+    cls, sign = SPECIAL_WORDS[word]
     mag = b & fmt.magnitude_mask
-    neg = (b & fmt.sign_mask) != 0
     nan = z3.UGT(mag, fmt.exponent_mask)
     inf = mag == fmt.exponent_mask
     zero = mag == 0
     sub = z3.And(mag != 0, z3.ULT(mag, fmt.min_normal))
-    normal = z3.And(z3.Not(zero), z3.Not(sub), z3.Not(inf), z3.Not(nan))
-    finite = z3.And(z3.Not(nan), z3.Not(inf))
-    table = {"any": z3.BoolVal(True), "nan": nan, "inf": inf, "zero": zero, "subnormal": sub, "normal": normal,
-             "finite": finite, "+inf": z3.And(inf, z3.Not(neg)), "-inf": z3.And(inf, neg),
-             "+0": z3.And(zero, z3.Not(neg)), "-0": z3.And(zero, neg), "+subnormal": z3.And(sub, z3.Not(neg)),
-             "-subnormal": z3.And(sub, neg), "+normal": z3.And(normal, z3.Not(neg)), "-normal": z3.And(normal, neg),
-             "+finite": z3.And(finite, z3.Not(neg)), "-finite": z3.And(finite, neg)}
-    return table[word]
+    hit = {"any": z3.BoolVal(True), "nan": nan, "inf": inf, "zero": zero, "subnormal": sub,
+           "normal": z3.And(z3.Not(zero), z3.Not(sub), z3.Not(inf), z3.Not(nan)),
+           "finite": z3.And(z3.Not(nan), z3.Not(inf))}[cls]
+    if sign is None:
+        return hit
+    neg = (b & fmt.sign_mask) != 0
+    return z3.And(hit, neg if sign < 0 else z3.Not(neg))
 
 
 def _condition(fmt: Format, b, cond) -> z3.BoolRef:

@@ -20,7 +20,6 @@ import z3
 from tilecheck.errors import UsageError
 from tilecheck.formats import Format, get_format
 from tilecheck.smt import fp
-from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import Form
 from tilecheck.spec.types import INTEGER_KIND, PTX_TYPES
 
@@ -28,9 +27,11 @@ _QUAD = z3.FPSort(15, 113)  # holds every value of every format here, and 2**64,
 
 
 def _form(form) -> Form:
+    """``form`` itself: the encodings take a :class:`Form` of the caller's database (spellings are
+    resolved by :mod:`tilecheck.smt`'s public functions)."""
     if isinstance(form, Form):
         return form
-    return load_database().form(str(form))
+    raise UsageError(f"expected a Form, got {type(form).__name__} {form!r}: resolve a spelling with db.form(...)")
 
 
 def _w(ptx_type: str) -> int:

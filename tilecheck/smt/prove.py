@@ -38,10 +38,9 @@ from fractions import Fraction
 import z3
 
 from tilecheck.errors import IllegalFormError, UnknownFormError, UsageError, echo
-from tilecheck.formats import decimal_magnitude, get_format
+from tilecheck.formats import Format, decimal_magnitude, get_format, reduced_format
 from tilecheck.smt import fp
 from tilecheck.spec.amdgpu import amdgpu_forms, sequences
-from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import OPERATIONS, ROUNDINGS
 
 _ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd, ast.Compare,
@@ -53,64 +52,30 @@ _REDUCED = re.compile(r"^e(\d+)m(\d+)$")
 SPECIAL_NAMES = ("inf", "infinity", "nan")
 
 
-@dataclass(frozen=True)
-class QFormat:
-    """A query format: exponent and fraction bits (IEEE-style specials)."""
-
-    name: str
-    ebits: int
-    mbits: int
-
-    @property
-    def width(self) -> int:
-        return 1 + self.ebits + self.mbits
-
-    @property
-    def sort(self) -> z3.FPSortRef:
-        return z3.FPSort(self.ebits, self.mbits + 1)
-
-    @property
-    def emax(self) -> int:
-        return (1 << (self.ebits - 1)) - 1
-
-    @property
-    def inf_bits(self) -> int:
-        return ((1 << self.ebits) - 1) << self.mbits
-
-    @property
-    def nan_bits(self) -> int:
-        """The NaN ``tilecheck eval`` reads ``nan`` as: the format's default NaN (f16, bf16,
-        f32, f64), else the positive quiet NaN with an empty payload."""
-        if self.name in ("f16", "bf16", "f32", "f64"):
-            return get_format(self.name).default_nan
-        return self.inf_bits | (1 << (self.mbits - 1))
-
-    def describe(self, bits: int) -> str:
-        """hex (decimal value) of a pattern."""
-        digits = (self.width + 3) // 4
-        sign = -1 if bits >> (self.width - 1) else 1
-        e = (bits >> self.mbits) & ((1 << self.ebits) - 1)
-        f = bits & ((1 << self.mbits) - 1)
-        bias = (1 << (self.ebits - 1)) - 1
-        if e == (1 << self.ebits) - 1:
-            text = ("nan" if f else ("-inf" if sign < 0 else "+inf"))
-        else:
-            value = Fraction(f if e == 0 else f + (1 << self.mbits)) * Fraction(2) ** ((e or 1) - bias - self.mbits)
-            text = ("-" if sign < 0 else "") + (f"{float(value):.17g}" if value else "0.0")
-        return f"0x{bits:0{digits}x} ({text})"
+def _describe(fmt: Format, bits: int) -> str:
+    """hex (decimal value) of a pattern."""
+    digits = (fmt.width + 3) // 4
+    sign = -1 if bits >> (fmt.width - 1) else 1
+    e = (bits >> fmt.mantissa_bits) & ((1 << fmt.exponent_bits) - 1)
+    f = bits & ((1 << fmt.mantissa_bits) - 1)
+    if e == (1 << fmt.exponent_bits) - 1:
+        text = ("nan" if f else ("-inf" if sign < 0 else "+inf"))
+    else:
+        value = Fraction(f if e == 0 else f + (1 << fmt.mantissa_bits)) * Fraction(2) ** ((e or 1) - fmt.bias - fmt.mantissa_bits)
+        text = ("-" if sign < 0 else "") + (f"{float(value):.17g}" if value else "0.0")
+    return f"0x{bits:0{digits}x} ({text})"
 
 
-def qformat(name: str) -> QFormat:
-    """``f16 bf16 f32 f64`` or ``eXmY``."""
+def qformat(name: str) -> Format:
+    """``f16 bf16 f32 f64`` (from ``spec/formats``) or ``eXmY`` (:func:`tilecheck.formats.reduced_format`)."""
     if name in ("f16", "bf16", "f32", "f64"):
-        f = get_format(name)
-        return QFormat(name, f.exponent_bits, f.mantissa_bits)
+        return get_format(name)
     m = _REDUCED.match(name)
     if m:
         e, mb = int(m.group(1)), int(m.group(2))
         if e < 2 or mb < 2 or e + mb + 1 > 64:
             raise UsageError(f"format {name}: need at least 2 exponent and 2 fraction bits, at most 64 bits in all")
-        return QFormat(name, e, mb)
+        return reduced_format(e, mb)
     raise UsageError(f"unknown format {echo(name)} (f16, bf16, f32, f64 or eXmY, e.g. e5m10)")
 
 
@@ -122,18 +87,18 @@ def qformat(name: str) -> QFormat:
 class Val:
     """A query value: a float (bit-vector pattern ``bits`` of format ``fmt``) or a bool."""
 
-    fmt: QFormat | None
+    fmt: Format | None
     bits: object = None  # z3 BitVecRef for floats
     boolean: object = None  # z3 BoolRef for bools
 
     @property
     def fp(self) -> z3.FPRef:
-        return z3.fpBVToFP(self.bits, self.fmt.sort)
+        return z3.fpBVToFP(self.bits, fp.sort(self.fmt))
 
 
-def _from_fp(fmt: QFormat, x: z3.FPRef, nan_bits: int | None = None) -> Val:
+def _from_fp(fmt: Format, x: z3.FPRef, nan_bits: int | None = None) -> Val:
     """Pattern of an FP result (Z3's single NaN becomes the default quiet NaN pattern)."""
-    nan = nan_bits if nan_bits is not None else ((1 << (fmt.ebits + fmt.mbits)) - (1 << fmt.mbits)) | (1 << (fmt.mbits - 1))
+    nan = nan_bits if nan_bits is not None else ((1 << (fmt.exponent_bits + fmt.mantissa_bits)) - (1 << fmt.mantissa_bits)) | (1 << (fmt.mantissa_bits - 1))
     return Val(fmt, z3.If(z3.fpIsNaN(x), z3.BitVecVal(nan, fmt.width), z3.fpToIEEEBV(x)))
 
 
@@ -177,7 +142,7 @@ class _Builder:
         return v.boolean
 
     # ---- format inference for free variables ---------------------------------------------
-    def _infer(self, node, expected: QFormat | None) -> None:
+    def _infer(self, node, expected: Format | None) -> None:
         """First pass: give free variables the format of the operand position they occupy."""
         if isinstance(node, ast.Name) and expected is not None and self._is_free(node.id):
             self.var_formats.setdefault(node.id, expected.name)
@@ -217,7 +182,7 @@ class _Builder:
         return sequences(self.db).get(name)
 
     # ---- expressions ------------------------------------------------------------------------
-    def expr(self, node, expected: QFormat | None) -> Val:
+    def expr(self, node, expected: Format | None) -> Val:
         if not isinstance(node, _ALLOWED):
             raise self.err(node, f"{type(node).__name__} is not part of the query language")
         if isinstance(node, ast.BoolOp):
@@ -255,14 +220,14 @@ class _Builder:
             return self.call(node, expected)
         raise self.err(node, f"{type(node).__name__} here is not part of the query language")
 
-    def literal(self, node, value, fmt: QFormat) -> Val:
+    def literal(self, node, value, fmt: Format) -> Val:
         """A numeric literal in format ``fmt``: it must be exactly representable (a prover does not
         round silently); the message says what ``tilecheck eval`` would round it to."""
         text = (ast.get_source_segment(self.text, node) or repr(value)).lower()
         if isinstance(value, int):
             exact = Fraction(value)
         else:
-            exact = decimal_magnitude(text, fmt.emax, 2 - (1 << (fmt.ebits - 1)) - fmt.mbits)
+            exact = decimal_magnitude(text, fmt.emax, 2 - (1 << (fmt.exponent_bits - 1)) - fmt.mantissa_bits)
             if exact == "overflow" or (isinstance(value, float) and value == float("inf") and exact is None):
                 raise self.err(node, f"literal {echo(text)} overflows {fmt.name} (eval reads it as +inf); "
                                      "write inf if that is meant")
@@ -272,26 +237,26 @@ class _Builder:
             if not isinstance(exact, Fraction):
                 raise self.err(node, f"literal {echo(text)} is not a decimal number the query language reads")
         rounded = z3.simplify(z3.fpRealToFP(z3.RNE(), z3.RealVal(f"{exact.numerator}/{exact.denominator}"),
-                                            fmt.sort))
+                                            fp.sort(fmt)))
         bits = z3.simplify(z3.fpToIEEEBV(rounded)).as_long()
-        if bits & ((1 << (fmt.width - 1)) - 1) == fmt.inf_bits:
+        if bits & ((1 << (fmt.width - 1)) - 1) == fmt.inf:
             raise self.err(node, f"literal {echo(text)} overflows {fmt.name} (eval reads it as +inf); "
                                  "write inf if that is meant")
         back = z3.simplify(z3.fpToReal(rounded))
         if back.as_fraction() != exact:
             raise self.err(node, f"literal {echo(text)} is not exactly representable in {fmt.name} "
-                                 f"(eval rounds it to {fmt.describe(bits)}); write that value or from_bits(...)")
+                                 f"(eval rounds it to {_describe(fmt, bits)}); write that value or from_bits(...)")
         return Val(fmt, z3.BitVecVal(bits, fmt.width))
 
-    def special(self, node, expected: QFormat | None) -> Val:
+    def special(self, node, expected: Format | None) -> Val:
         """``inf`` / ``infinity`` / ``nan``: the values ``tilecheck eval`` reads them as."""
         if expected is None:
             raise self.err(node, f"cannot tell the format of {node.id}; use it as an operand or compare it "
                                  "with a value of known format")
-        bits = expected.inf_bits if node.id.lower() in ("inf", "infinity") else expected.nan_bits
+        bits = expected.inf if node.id.lower() in ("inf", "infinity") else expected.default_nan
         return Val(expected, z3.BitVecVal(bits, expected.width))
 
-    def name(self, node, expected: QFormat | None) -> Val:
+    def name(self, node, expected: Format | None) -> Val:
         n = node.id
         if n in self.variables:
             return self.variables[n]
@@ -313,7 +278,7 @@ class _Builder:
             raise self.err(node, "expected a boolean")
         return v.boolean
 
-    def float_(self, node, expected: QFormat | None) -> Val:
+    def float_(self, node, expected: Format | None) -> Val:
         v = self.expr(node, expected)
         if v.fmt is None:
             raise self.err(node, "expected a floating-point value")
@@ -346,7 +311,7 @@ class _Builder:
         if not any(t == text for t, _ in self.shown):
             self.shown.append((text, v))
 
-    def _hint(self, node) -> QFormat | None:
+    def _hint(self, node) -> Format | None:
         """The format an expression will have, if it can be told without building it."""
         if isinstance(node, ast.Name) and node.id in self.var_formats:
             return qformat(self.var_formats[node.id])
@@ -371,7 +336,7 @@ class _Builder:
         return None
 
     # ---- calls ------------------------------------------------------------------------------
-    def call(self, node, expected: QFormat | None) -> Val:
+    def call(self, node, expected: Format | None) -> Val:
         if node.keywords:
             raise self.err(node, "keyword arguments are not part of the query language")
         name = _dotted(node.func)
@@ -437,7 +402,7 @@ class _Builder:
                         self.choices.append((f"{seq.name}: {n} = {step.op}(...)", Val(f, trace.values[n])))
         return self.memo[key]
 
-    def call_builtin(self, node, name: str, expected: QFormat | None) -> Val:
+    def call_builtin(self, node, name: str, expected: Format | None) -> Val:
         args = node.args
         if name in ("add", "sub", "mul", "div", "fma", "sqrt"):
             arity = OPERATIONS[name]
@@ -455,7 +420,7 @@ class _Builder:
             rm = self.rounding(args[0])
             dst = qformat(args[2].id)
             x = self.float_(args[1], self._hint(args[1]))
-            return _from_fp(dst, z3.fpToFP(fp.rounding_mode(rm), x.fp, dst.sort))
+            return _from_fp(dst, z3.fpToFP(fp.rounding_mode(rm), x.fp, fp.sort(dst)))
         if name in ("is_nan", "is_inf", "is_zero", "is_subnormal", "is_normal", "is_neg", "is_finite"):
             if len(args) != 1:
                 raise self.err(node, f"{name}(x)")
@@ -508,7 +473,7 @@ class _Builder:
             raise self.err(node, "expected a rounding mode: rn, rz, rm or rp")
         return node.id
 
-    def _operands_format(self, args, expected, node) -> QFormat:
+    def _operands_format(self, args, expected, node) -> Format:
         for a in args:
             h = self._hint(a)
             if h is not None:
@@ -550,9 +515,8 @@ def parse(text: str) -> ast.Expression:
     return tree
 
 
-def build(text: str, assumptions=(), var_formats: dict | None = None, semantics: str = "observed", db=None) -> Built:
+def build(text: str, assumptions=(), var_formats: dict | None = None, semantics: str = "observed", *, db) -> Built:
     """Turn a query (and assumptions, each a boolean query expression) into Z3 terms."""
-    db = db or load_database()
     builder = _Builder(text, var_formats or {}, semantics, db)
     for name, fname in (var_formats or {}).items():
         qformat(fname)  # validate early
@@ -607,18 +571,18 @@ def solve(built: Built, timeout: float = 60.0, solver: str = "z3") -> Outcome:
     assignment = []
     for name, v in built.variables.items():
         bits = model.eval(v.bits, model_completion=True).as_long()
-        assignment.append((name, v.fmt.describe(bits)))
+        assignment.append((name, _describe(v.fmt, bits)))
     for label, v in built.choices:
         bits = model.eval(v.bits, model_completion=True)
         if z3.is_bv_value(bits):
-            assignment.append((label, v.fmt.describe(bits.as_long())))
+            assignment.append((label, _describe(v.fmt, bits.as_long())))
     values = []
     for text, v in built.shown:
         if v.bits is None:
             continue
         bits = model.eval(v.bits, model_completion=True)
         if z3.is_bv_value(bits):
-            values.append((text, v.fmt.describe(bits.as_long())))
+            values.append((text, _describe(v.fmt, bits.as_long())))
     return Outcome("counterexample", seconds, solver, assignment=assignment, values=values)
 
 

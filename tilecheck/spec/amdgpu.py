@@ -19,7 +19,7 @@ from pathlib import Path
 from tilecheck.errors import Location, Problem, SemanticsError, UsageError
 from tilecheck.formats import Format, get_format
 from tilecheck.semantics import T_BOOL, T_ROUNDING, block_scalar_origin, compile_body, float_type
-from tilecheck.spec.contract import Bound, Contract, Special
+from tilecheck.spec.contract import Bound, Contract, Special, class_word_problem
 from tilecheck.spec.forms import Reference
 from tilecheck.specio.yamlio import LocatedDocument
 
@@ -215,6 +215,11 @@ def _compile_variant(doc: LocatedDocument, text: str, family: dict, form: dict, 
             return None
         bound = Bound(b["kind"], b[size_key], tuple(b.get("readings", ())), b.get("subnormal_ulps"))
         specials = tuple(Special((s["operand"],), s["result"]) for s in c.get("specials", ()))
+        for si, s in enumerate(c.get("specials", ())):
+            for key, is_result in (("operand", False), ("result", True)):
+                if class_word_problem(s[key], result=is_result):
+                    problems.append(Problem(doc.locate(here + ("contract", "specials", si, key)),
+                                            class_word_problem(s[key], result=is_result)))
         return AmdVariant(vname, vdata["source"], vdata.get("notes", ""), None,
                           Contract(bound=bound, source=vdata["source"], operation=c["operation"], specials=specials,
                                    notes=vdata.get("notes", ""), flush_inputs=b.get("flush_inputs", False),

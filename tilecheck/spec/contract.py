@@ -27,9 +27,11 @@ and the AMD code read it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from tilecheck.errors import UsageError
+from tilecheck.spec.registry import SPECIAL_RESULT_WORDS, SPECIAL_WORDS
 
 ULP_READINGS = ("either", "exact", "correctly-rounded")
 """The values of every ``ulp_reading`` option (API keyword, CLI ``--ulp-reading``)."""
@@ -63,10 +65,22 @@ def applied_reading(contract, requested: str = ULP_READING_DEFAULT) -> str:
     return "either" if len(readings) != 1 else readings[0]
 
 
-CLASS_WORDS = ("any", "nan", "inf", "+inf", "-inf", "zero", "+0", "-0", "subnormal", "+subnormal", "-subnormal",
-               "normal", "+normal", "-normal", "finite", "+finite", "-finite")
+CLASS_WORDS = tuple(SPECIAL_WORDS)
 """Operand class words of special-value tables and rule conditions (unsigned words: both signs;
 ``finite`` includes zeros and subnormals)."""
+
+_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+
+
+def class_word_problem(word: str, *, result: bool = False) -> str | None:
+    """Why ``word`` is not an operand class word (``result``: a result word) of a special-value
+    table or rule condition; None when it is one. Hex bits are accepted in tables."""
+    known = SPECIAL_RESULT_WORDS if result else CLASS_WORDS
+    if word in known or _HEX.match(str(word)):
+        return None
+    what = "result" if result else "class"
+    return f"unknown {what} word {word!r} (known: {', '.join(known)}, or hex bits)"
+
 
 RULE_RESULTS = ("nan", "signed-zero", "unbounded")
 """What a domain rule fixes: a NaN, a zero with the exact result's sign, or nothing (no bound)."""

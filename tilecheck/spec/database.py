@@ -24,7 +24,7 @@ from typing import Callable
 from tilecheck.errors import IllegalFormError, Location, Problem, SpecError, UnknownFormError, echo
 from tilecheck.formats import Format, read_formats
 from tilecheck.spec import amdgpu, registry
-from tilecheck.spec.contract import Bound, Contract, OperandCondition, Rule, Special, power_of_two
+from tilecheck.spec.contract import Bound, Contract, OperandCondition, Rule, Special, class_word_problem, power_of_two
 from tilecheck.spec.forms import (
     Example,
     Family,
@@ -397,6 +397,10 @@ def _contract(doc: LocatedDocument, here: tuple, c: dict, entry, sources: list, 
                 problems.append(Problem(doc.locate(here + ("rules", ri, "when", name)),
                                         f"rule names operand {name!r}; the source operands are {', '.join(names)}"))
                 continue
+            for ci, word in enumerate(cond.get("class", ())):
+                if class_word_problem(word):
+                    problems.append(Problem(doc.locate(here + ("rules", ri, "when", name, "class", ci)),
+                                            class_word_problem(word)))
             when.append((names.index(name), OperandCondition(
                 tuple(cond.get("class", ())),
                 power_of_two(cond["above"]) if "above" in cond else None,
@@ -404,10 +408,16 @@ def _contract(doc: LocatedDocument, here: tuple, c: dict, entry, sources: list, 
         rules.append(Rule(tuple(when), r["result"], r["source"]))
     specials = tuple(Special(tuple(s["operands"]), s["result"]) for s in c.get("specials", ()))
     for si, s in enumerate(specials):
+        for oi, word in enumerate(s.operands):
+            if class_word_problem(word):
+                problems.append(Problem(doc.locate(here + ("specials", si, "operands", oi)), class_word_problem(word)))
+        if class_word_problem(s.result, result=True):
+            problems.append(Problem(doc.locate(here + ("specials", si, "result")),
+                                    class_word_problem(s.result, result=True)))
         if len(s.operands) != entry.arity:
             problems.append(Problem(doc.locate(here + ("specials", si)),
                                     f"special case lists {len(s.operands)} operand(s); {entry.key} takes {entry.arity}"))
-    return Contract(bound=bound, source=c["source"], operation=entry.key.split(".", 1)[1].removesuffix("_hi"),
+    return Contract(bound=bound, source=c["source"], operation=entry.operation,
                     rules=tuple(rules), specials=specials, provisional=c.get("provisional", False),
                     notes=c.get("notes", ""))
 

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from tilecheck.formats import ROUNDINGS, TININESS, TININESS_DEFAULT
 
 __all__ = ["ROUNDINGS", "TININESS", "TININESS_DEFAULT", "OPERATIONS", "ENTRIES", "Entry", "Param", "coerce",
-           "operation_of", "function_of", "is_high_word", "SPECIAL_WORDS", "special_result_bits"]
+           "operation_of", "function_of", "is_high_word", "SPECIAL_WORDS", "SPECIAL_CLASSES",
+           "SPECIAL_RESULT_WORDS", "special_result_bits"]
 
 HIGH_WORD_SUFFIX = "_hi"
 
@@ -170,6 +171,14 @@ SPECIAL_WORDS: dict[str, tuple[str, int | None]] = {
     "+normal": ("normal", 1), "-normal": ("normal", -1),
     "+finite": ("finite", 1), "-finite": ("finite", -1),
 }
+
+
+SPECIAL_CLASSES: tuple[str, ...] = tuple(dict.fromkeys(cls for cls, _ in SPECIAL_WORDS.values()))
+"""The unsigned classes the words name (``any nan inf zero subnormal normal finite``): a backend
+implements these and derives every signed word from :data:`SPECIAL_WORDS`."""
+
+SPECIAL_RESULT_WORDS = ("nan", "+inf", "-inf", "+0", "-0")
+"""The words a special-value table's result may be (besides hex bits): a NaN, or pinned bits."""
 
 
 def special_result_bits(fmt, word: str) -> int | None:

@@ -20,7 +20,6 @@ from typing import Callable
 from tilecheck.errors import UnknownFormError, UsageError
 from tilecheck.semantics import run
 from tilecheck.spec.amdgpu import AmdForm, Sequence, Step, amdgpu_forms, sequences
-from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import ROUNDINGS
 
 
@@ -34,9 +33,9 @@ class Trace:
     result: object = None
 
 
-def lookup_sequence(name: str, db=None) -> Sequence:
+def lookup_sequence(name: str, *, db) -> Sequence:
     """The sequence called ``name`` (``amdgpu.fdiv64``)."""
-    seqs = sequences(db or load_database())
+    seqs = sequences(db)
     try:
         return seqs[name]
     except KeyError:
@@ -70,13 +69,13 @@ def step_params(form: AmdForm, mode: dict) -> dict:
 
 
 def run_sequence(seq: Sequence, variant: str, backend, inputs: dict, choose: Callable,
-                 db=None, mode: dict | None = None) -> Trace:
+                 *, db, mode: dict | None = None) -> Trace:
     """Run ``seq`` with semantics ``variant`` on ``backend``; ``inputs`` maps input names to payloads.
 
     ``choose(step, form, args)`` supplies the result of a contract instruction (``args`` are the
     source payloads after modifiers). ``mode`` overrides the sequence's entry MODE fields.
     """
-    forms = amdgpu_forms(db or load_database())
+    forms = amdgpu_forms(db)
     current = dict(seq.mode)
     current.update(mode or {})
     trace = Trace()

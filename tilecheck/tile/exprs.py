@@ -25,8 +25,62 @@ import numpy as np
 
 from tilecheck.errors import ProgramError
 from tilecheck.formats import get_format
-from tilecheck.tile.dtypes import DTYPES, DType
 from tilecheck.tile.trace import caller_location
+
+# name -> (bits, kind, floating-point format name or None)
+_TABLE: dict[str, tuple[int, str, str | None]] = {
+    "bool": (8, "bool", None),
+    "int8": (8, "int", None),
+    "uint8": (8, "uint", None),
+    "int16": (16, "int", None),
+    "uint16": (16, "uint", None),
+    "float16": (16, "float", "f16"),
+    "bfloat16": (16, "float", "bf16"),
+    "int32": (32, "int", None),
+    "uint32": (32, "uint", None),
+    "float32": (32, "float", "f32"),
+    "int64": (64, "int", None),
+    "uint64": (64, "uint", None),
+    "float64": (64, "float", "f64"),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class DType:
+    """One scalar data type: its name, width in bits and kind (``float``, ``int``, ``uint``, ``bool``).
+
+    Calling it builds a typed constant: ``T.float32(4)`` or ``T.uint32(0x3c003c00)`` (a packed
+    f16x2 constant must encode both halves; see :class:`tilecheck.tile.exprs.Const`).
+    """
+
+    name: str
+    bits: int
+    kind: str
+    format: str | None  # the floating-point format (spec/formats) for float kinds
+
+    @property
+    def bytes(self) -> int:
+        """Width in bytes (``bool`` is stored in one byte)."""
+        return self.bits // 8
+
+    @property
+    def is_integer(self) -> bool:
+        """True for signed and unsigned integers (not bool, not float)."""
+        return self.kind in ("int", "uint")
+
+    def __call__(self, value):
+        """A constant of this type (validated when the checker meets it)."""
+        return Const.typed(value, self)
+
+    def __repr__(self) -> str:
+        return f"T.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+DTYPES: dict[str, DType] = {name: DType(name, bits, kind, fmt) for name, (bits, kind, fmt) in _TABLE.items()}
+
 
 _ARITH = {"+": "add", "-": "sub", "*": "mul", "//": "floordiv", "%": "mod", "&": "and", "|": "or", "^": "xor",
           "<<": "shl", ">>": "shr"}

@@ -187,3 +187,14 @@ def is_tensor(operand) -> bool:
 def is_scalar(operand) -> bool:
     """True for a scalar-expression operand."""
     return isinstance(operand, Expr)
+
+
+def launch_of(program) -> LaunchConfig:
+    """The program's launch configuration; without ``T.device_entry`` the smallest one its scopes
+    need: one block of 128 threads for a warpgroup-scope call, 32 for a warp-scope call, else one
+    thread (a cta-scope call needs an explicit launch; the checker requires it)."""
+    if program.launch is not None:
+        return program.launch
+    scopes = {c.scope for c in program.calls}
+    threads = 128 if "warpgroup" in scopes else 32 if "warp" in scopes else 1
+    return LaunchConfig((1,), (threads,))

@@ -15,13 +15,12 @@ import sys
 
 from tilecheck.amdgpu.campaign import DEFAULT_CASES, format_report, verify_sequence
 from tilecheck.spec.amdgpu import amdgpu_forms
-from tilecheck.spec.database import load_database
 from tilecheck.spec.sequence import lookup_sequence
 from tilecheck.verify.report import CheckResult
 
 
-def _contract_text(seq, semantics: str, db=None) -> str:
-    forms = amdgpu_forms(db or load_database())
+def _contract_text(seq, semantics: str, *, db) -> str:
+    forms = amdgpu_forms(db)
     parts = []
     for step in seq.steps:
         if step.op is None:
@@ -39,18 +38,18 @@ def reproduce_command(name: str, semantics: str, rcp: str, seed: int, cases: int
             f"--sequence-cases {cases}")
 
 
-def run(target_name: str, args) -> int:
+def run(target_name: str, args, db) -> int:
     """Verify one sequence and print the campaign; returns the exit code (0 ok, 1 mismatches)."""
     semantics = getattr(args, "semantics", "observed")
     cases = getattr(args, "cases", None) or DEFAULT_CASES
     seed = getattr(args, "seed", 0) or 0
     rcp = getattr(args, "rcp", "contract") or "contract"
     quiet = getattr(args, "quiet", False)
-    seq = lookup_sequence(target_name)
+    seq = lookup_sequence(target_name, db=db)
     out = sys.stdout
     out.write(f"{seq.name}: {seq.summary}\n")
     out.write(f"  semantics {semantics}; reciprocal {'anywhere inside its contract' if rcp == 'contract' else 'correctly rounded'}"
-              f" ({_contract_text(seq, semantics)}); reference {seq.operation}.{seq.rounding}"
+              f" ({_contract_text(seq, semantics, db=db)}); reference {seq.operation}.{seq.rounding}"
               f"{'.ftz' if seq.ftz else ''}.{seq.type}; NaNs compared by {seq.nan}\n")
 
     def progress(done: int, total: int, mismatches: int) -> None:
@@ -58,7 +57,7 @@ def run(target_name: str, args) -> int:
             sys.stderr.write(f"\r  {done}/{total} cases, {mismatches} mismatches")
             sys.stderr.flush()
 
-    result = verify_sequence(target_name, semantics, cases, seed, rcp=rcp, progress=progress)
+    result = verify_sequence(target_name, semantics, cases, seed, rcp=rcp, progress=progress, db=db)
     if not quiet:
         sys.stderr.write("\n")
     rate = result.cases / result.seconds if result.seconds > 0 else 0.0
@@ -82,7 +81,7 @@ def handle_item(item, ctx) -> list:
     """Runner hook: the campaign of one sequence item as ``CheckResult`` rows."""
     semantics, cases, rcp = ctx.semantics, ctx.sequence_cases, ctx.rcp
     result = verify_sequence(item.name, semantics, cases, ctx.seed, rcp=rcp, db=ctx.db)
-    seq = lookup_sequence(item.name, ctx.db)
+    seq = lookup_sequence(item.name, db=ctx.db)
     details = [f"seed {result.seed}: {result.cases} cases, {result.mismatches} incorrectly rounded; "
                f"{result.mismatches_with_nearest_rcp} also with the correctly rounded reciprocal",
                "reproduce: " + reproduce_command(item.name, semantics, rcp, result.seed, result.cases)]

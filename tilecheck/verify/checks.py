@@ -38,12 +38,12 @@ from tilecheck.diff.findings import describe_operand
 from tilecheck.diff.verdict import ok_mask
 from tilecheck.emit import single_instruction_kernel
 from tilecheck.errors import TilecheckError
+from tilecheck.inputs.forms import edge_lane, form_operands
 from tilecheck.model import api
 from tilecheck.sim import parse_ptx
 from tilecheck.spec.contract import ULP_READING_DEFAULT
 from tilecheck.spec.forms import Form
 from tilecheck.spec.registry import TININESS_DEFAULT
-from tilecheck.verify.inputs import operands_for
 from tilecheck.verify.report import CheckResult
 from tilecheck.verify.vectors import mismatch_text
 
@@ -130,7 +130,7 @@ def backend_for(ctx: Context):
             ctx.resolved_backend = ctx.backend
         else:
             try:
-                ctx.resolved_backend = backends.select(str(ctx.backend), ctx.db, target=ctx.target)
+                ctx.resolved_backend = backends.select(str(ctx.backend), db=ctx.db, target=ctx.target)
             except backends.BackendUnavailableError as exc:
                 ctx.resolved_backend = f"backend unavailable: {exc.message}"
     return ctx.resolved_backend
@@ -242,7 +242,7 @@ def check_contract_reference(form: Form, ctx: Context) -> CheckResult:
         result.skipped = "exact form"
         return result
     rng = np.random.default_rng(ctx.seed)
-    ops = operands_for(form, min(ctx.cases, 2000), rng)
+    ops = [o.astype(np.uint64) for o in form_operands(form, min(ctx.cases, 2000), rng, edge_lane)]
     ref = api.reference(form, *ops)
     ok = api.allowed(form, ref, *ops, ulp_reading=ulp_reading(ctx))
     result.cases = int(ok.size)
@@ -362,7 +362,7 @@ def check_differential(form: Form, ctx: Context) -> CheckResult:
     if isinstance(backend, str):
         result.skipped = backend
         return result
-    reason = backend.supports(form)
+    reason = backend.support(form).reason
     if reason:
         result.skipped = reason
         return result

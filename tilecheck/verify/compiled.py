@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tilecheck.diff import cases as diff_cases
 from tilecheck.errors import Location, UsageError
 from tilecheck.formats import get_format
+from tilecheck.inputs.forms import hard_cases
 from tilecheck.model import api, contracts, ops
 from tilecheck.sim.choices import READINGS, contract_allows
 from tilecheck.sim.errors import UnsupportedPtxError
@@ -369,7 +369,7 @@ def sampled_inputs(ref: Reference, n: int, seed: int) -> tuple[list[np.ndarray],
     n_hard = n // 2
     op = ref.op or (ref.form.semantics.key.split(".")[-1] if ref.form is not None else "div")
     rounding = ref.rounding or "rn"
-    hard = diff_cases._hard_element_cases(op, fmt, rounding, n_hard, rng, k) if op in REF_OPS else None
+    hard = hard_cases(op, fmt, rounding, n_hard, rng, k) if op in REF_OPS else None
     if hard is not None and len(hard) == k:
         parts.append([h.astype(np.uint64) for h in hard])
         n_hard = hard[0].shape[0]

@@ -124,7 +124,7 @@ def verify_program(item, ctx) -> list[CheckResult]:
         ptx_check.skipped = missing
     for program in programs:
         legality.cases += 1
-        errors = [d for d in check_program(program, target, ctx.db) if d.severity == "error"]
+        errors = [d for d in check_program(program, target, db=ctx.db) if d.severity == "error"]
         if errors:
             legality.failures += 1
             legality.details.extend(str(d) for d in errors[:10])

@@ -49,7 +49,7 @@ def mismatch_text(form, operands, recorded: int, where: str = "") -> str:
 def verify_file(path: str, ctx) -> Row:
     """Judge every case of the vector file at ``path``; one check per form in the file."""
     start = time.perf_counter()
-    vf = read_vectors(path, ctx.db)
+    vf = read_vectors(path, db=ctx.db)
     row = Row(path, "vectors")
     by_form: dict[str, list] = {}
     for case in vf.cases:

@@ -1,0 +1,27 @@
+"""Whether a backend (or a reference) can run a form: a yes, or a no with its reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Support:
+    """``ok`` when the form can be run; otherwise ``reason`` says why not.
+
+    Not usable as a bool on purpose (test ``.ok``): these answers were once reason strings, empty
+    for "yes", and a truth test would silently read them backwards."""
+
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the form can be run."""
+        return not self.reason
+
+    def __bool__(self):
+        raise TypeError("Support has no truth value: test .ok (or read .reason)")
+
+
+SUPPORTED = Support()
+"""The yes answer."""
