@@ -99,6 +99,20 @@ def test_every_unary_input_against_the_exact_path(fmt):
                                tininess=tininess)
 
 
+def test_every_second_operand_against_the_exact_path():
+    # binary16 pairs: every second operand (all 2**16) against 16 first operands -- subnormals,
+    # the binade edges, the largest finite value, zeros, infinities, a NaN -- one mode per operation
+    f = get_format("f16")
+    firsts = [0x0001, 0x03FF, 0x0400, 0x3C00, 0x3BFF, 0x7BFF, 0x8001, 0xFC00, 0x7E01, 0x1234, 0xC000, 0x0000,
+              0x8000, 0x7C00, 0x5A5A, 0x2001]
+    a = np.repeat(np.array(firsts, dtype=np.uint64), 1 << 16)
+    b = np.tile(np.arange(1 << 16, dtype=np.uint64), len(firsts))
+    for op, rounding, ftz in (("div", "rn", False), ("add", "rz", True), ("sub", "rm", False), ("mul", "rp", True)):
+        want = ops.apply(np, op, f, [a, b], ops.Mode(rounding, ftz), ops.NanRule.ieee(f))
+        _assert_judges("f16", op, rounding, [a.astype(np.uint16), b.astype(np.uint16)], want.astype(np.uint16),
+                       ftz=ftz)
+
+
 @pytest.mark.parametrize("fmt", ("f16", "bf16", "f32"))
 def test_against_the_exact_path_on_random_slices(fmt):
     # binary operations (fma included) on random operands and contiguous slices, through the exact
