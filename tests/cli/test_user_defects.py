@@ -270,9 +270,11 @@ def test_prove_json(capsys):
     assert [q["status"] for q in data["queries"]] == ["proved", "counterexample"]
 
 
-def test_verify_json_totals_are_numbers(capsys):
+def test_verify_json_totals_are_numbers(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "verify", "div.rn.f32", "--cases", "10", "--json", "-")
     assert code == 0
+    assert not list(tmp_path.iterdir()), "'--json -' means stdout: no file is written"
     data = json.loads(out)
     assert data["totals"]["items"] == 1 and isinstance(data["totals"]["cases"], int)
     assert "1 item, 0 failed" in err

@@ -150,3 +150,28 @@ def test_upper_word_nan_low_word_payload():
     # a NaN the operation creates (rsqrt of -1) is not pinned: any NaN with a zero low word
     assert api.allowed("rsqrt.approx.ftz.f64", 0x7FF8000000000000, 0xBFF0000000000000)
     assert not api.allowed("rsqrt.approx.ftz.f64", 0x7FF8000000000001, 0xBFF0000000000000)
+
+
+@pytest.mark.parametrize("reading", ULP_READINGS)
+@pytest.mark.parametrize("form", [f for f in CONTRACT if f.element_format in ("f32", "f64")], ids=lambda f: f.name)
+def test_estimated_ends_agree_with_the_window_scan(form, reading):
+    """The range ends found from float64 estimates (then confirmed) are those a scan of every value
+    around RN(x) finds, and for binary32 the estimate settles most lanes (the scan is the slow path)."""
+    from tilecheck.model import contracts
+
+    rng = np.random.default_rng(abs(hash((form.name, reading, 2))) % (1 << 32))
+    ops = [np.asarray(o, dtype=np.uint64) for o in operands_for(form, 400, rng)]
+    lanes = contracts._classify(np, form, ops)
+    sel = np.nonzero(lanes.todo)[0]
+    op_bits = [o[sel] for o in lanes.operands]
+    rn = (contracts._nearest_unflushed(np, lanes, op_bits)
+          if form.contract.ulp is not None and api.reading_used(form, reading) != "exact" else None)
+    if lanes.hi_form:  # upper-word results (values 2^32 patterns apart) always take the scan
+        ok, _, _ = contracts._estimated_ends(np, lanes, form, op_bits, 1 << 32, reading, rn)
+        assert not ok.any()
+        return
+    ok, lo, hi = contracts._estimated_ends(np, lanes, form, op_bits, 1, reading, rn)
+    has, w_lo, w_hi = contracts._window_ends(np, lanes, form, op_bits, 1, reading, rn)
+    assert np.all(has[ok]) and np.array_equal(lo[ok], w_lo[ok]) and np.array_equal(hi[ok], w_hi[ok])
+    if form.element_format == "f32":  # float64 estimates are too coarse to settle f64 ulp bounds
+        assert ok.mean() > 0.5, f"{form.name}: the estimate settles only {ok.mean():.0%} of lanes"

@@ -63,3 +63,17 @@ def test_one_ulp_error_would_be_seen():
     got = int(_vectorised(fmt, a, "rn", False)[0])
     want = mpfr_op("rsqrt", fmt, "rn", 0x40000000)
     assert got == want and got + 1 != want
+
+
+def test_special_operands_follow_one_over_sqrt():
+    """+-0 -> +-inf, +inf -> +0, NaN and negatives -> the fixed NaN; the direct table and the
+    general 1/sqrt(x) evaluation agree."""
+    fmt = get_format("f32")
+    rule = ops.NanRule(False, fmt.canonical_nan, fixed=fmt.canonical_nan)
+    a = np.array([0, fmt.sign_mask, fmt.inf, fmt.inf | fmt.sign_mask, fmt.canonical_nan, 0x7F800001,
+                  0xBF800000, 0x80000001], dtype=np.uint64)
+    direct = contracts._ieee_special(np, "rsqrt", fmt, [a], rule)
+    assert direct.tolist() == [fmt.inf, fmt.inf | fmt.sign_mask, 0] + [fmt.canonical_nan] * 5
+    general = contracts._ieee_special(np, "rsqrt", fmt, [a], ops.NanRule(False, fmt.canonical_nan,
+                                                                          fixed=None))
+    assert np.array_equal(direct[:3], general[:3])

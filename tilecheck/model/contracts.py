@@ -157,6 +157,15 @@ def _f64_value(xp, fn: str, vals):
 def _ieee_special(xp, fn: str, fmt: Format, ops_bits, rule: ops.NanRule):
     """IEEE result bits of the exact function (used on special lanes only)."""
     mode = ops.Mode("rn")
+    if fn == "rsqrt" and not rule.propagate and rule.fixed is not None:
+        # +-0 -> +-inf, +inf -> +0, NaN and x < 0 -> the fixed NaN (as 1 / sqrt(x) gives them)
+        a = ops_bits[0].astype(xp.uint64)
+        mag = a & u64(xp, fmt.magnitude_mask)
+        neg = (a & u64(xp, fmt.sign_mask)) != 0
+        special = (mag == 0) | (mag >= u64(xp, fmt.exponent_mask)) | neg
+        if bool(xp.all(special)):
+            out = xp.where(mag == 0, a | u64(xp, fmt.inf), u64(xp, 0))
+            return xp.where((mag > u64(xp, fmt.exponent_mask)) | (neg & (mag != 0)), u64(xp, rule.fixed), out)
     if fn == "rsqrt":
         # rsqrt(x) = 1 / sqrt(x) exactly on special operands (+-0 -> +-inf, +inf -> +0, x<0 -> NaN)
         s = ops.apply(xp, "sqrt", fmt, ops_bits, mode, rule)
@@ -282,7 +291,14 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
     if fn in ("sqrt", "rsqrt"):
         special = special | ((operands[0] >> u64(xp, fmt.width - 1)) != 0)
     rule = ops.NanRule(False, canonical, fixed=canonical)
-    want = _ieee_special(xp, fn, fmt, operands, rule)
+    # the IEEE result matters on special lanes only: evaluate it there (the general path is slow)
+    want = xp.zeros(shape, dtype=xp.uint64)
+    flat_special = special.reshape(-1)
+    if bool(xp.any(flat_special)):
+        idx = xp.nonzero(flat_special)[0]
+        flat_want = want.reshape(-1)
+        flat_want[idx] = _ieee_special(xp, fn, fmt, [o.reshape(-1)[idx] for o in operands], rule)
+        want = flat_want.reshape(shape)
     for case in contract.specials:
         hit = xp.ones(shape, dtype=bool)
         for word, a in zip(case.operands, operands):
@@ -630,8 +646,67 @@ def results(xp, form: Form, arrays, ulp_reading: str = ULP_READING_DEFAULT) -> d
     return out
 
 
-def _bound_ranges(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: str):
-    """(lo, hi, empty, extra, extra_used) of the bound lanes (1-D operand arrays)."""
+def _estimated_ends(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: str, rn):
+    """(ok, k_lo, k_hi): the allowed range of each lane from its float64 ends, confirmed exactly.
+
+    The bound allows an interval of reals around x (the exact reading: |r - x| <= B; the correctly
+    rounded reading: k values either side of RN(x); either: their union, which is one interval as
+    both hold RN(x)), so the allowed values form one run in real order. Its ends are estimated from
+    x -/+ B in float64 and then confirmed by :func:`_bound_verdict` itself: the ends are allowed and
+    the values just outside them are not. Lanes where that fails, or whose run would reach a zero
+    (or a flushed subnormal), are left ``ok = False`` for :func:`_window_ends`. Only binary32 and
+    binary64 results, whole-pattern values (``stride`` 1) and bounds of at least half an ulp."""
+    n = op_bits[0].shape[0]
+    no = xp.zeros(n, dtype=bool), xp.zeros(n, dtype=xp.int64), xp.zeros(n, dtype=xp.int64)
+    fmt, c = lanes.fmt, form.contract
+    if stride != 1 or fmt.name not in ("f32", "f64") or (c.ulp is not None and c.ulp < 0.5):
+        return no
+    x = _f64_value(xp, lanes.fn, [_to_f64(xp, fmt, b) for b in op_bits])
+    with np.errstate(all="ignore"):
+        ax = xp.abs(x)
+        if c.ulp is not None:
+            _, e = xp.frexp(ax)
+            e_bin = xp.maximum(e.astype(xp.int64) - 1, fmt.emin)
+            bound = c.ulp * xp.ldexp(xp.ones_like(ax), (e_bin - fmt.mantissa_bits).astype(xp.int32))
+        else:
+            bound = (2.0 ** c.relative_log2) * ax
+        lo_v, hi_v = x - bound, x + bound
+        if fmt.name == "f32":
+            lo_r = lo_v.astype(xp.float32)
+            hi_r = hi_v.astype(xp.float32)
+            k_lo = _order_key(xp, fmt, lo_r.view(xp.uint32).astype(xp.uint64), 1)
+            k_hi = _order_key(xp, fmt, hi_r.view(xp.uint32).astype(xp.uint64), 1)
+            k_lo = k_lo + (lo_r.astype(xp.float64) < lo_v)
+            k_hi = k_hi - (hi_r.astype(xp.float64) > hi_v)
+        else:
+            k_lo = _order_key(xp, fmt, lo_v.view(xp.uint64), 1)
+            k_hi = _order_key(xp, fmt, hi_v.view(xp.uint64), 1)
+    k_lo, k_hi = k_lo.astype(xp.int64), k_hi.astype(xp.int64)
+    if c.ulp is not None and reading != "exact":
+        centre = _order_key(xp, fmt, rn, 1)
+        k = int(math.floor(c.ulp))
+        # k values either side of RN(x) in value order: keys skip -0, so count across zero with care
+        r_lo, r_hi = centre - k, centre + k
+        if reading == "correctly-rounded":
+            k_lo, k_hi = r_lo, r_hi
+        else:
+            k_lo, k_hi = xp.minimum(k_lo, r_lo), xp.maximum(k_hi, r_hi)
+    top = int(fmt.inf)
+    # whole run on one side of zero, clear of the subnormals under .ftz, with both neighbours in range
+    smallest = fmt.min_normal if lanes.ftz else 1
+    one_side = (k_lo >= smallest) | (k_hi <= -smallest - 1)
+    ok = one_side & (k_lo <= k_hi) & (k_lo - 1 >= -top - 1) & (k_hi + 1 <= top) & xp.isfinite(x)
+    k_lo = xp.where(ok, k_lo, 1)
+    k_hi = xp.where(ok, k_hi, 1)
+    for key, want in ((k_lo - 1, False), (k_lo, True), (k_hi, True), (k_hi + 1, False)):
+        verdict = _bound_verdict(xp, lanes, form, _from_key(xp, fmt, key, 1), op_bits, reading, rn)
+        ok = ok & (verdict == want)
+    return ok, k_lo, k_hi
+
+
+def _window_ends(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: str, rn):
+    """(has, k_lo, k_hi): the first and last allowed non-zero value (order keys) per lane, found by
+    probing every value of a window around the centre (see :func:`_window`)."""
     fmt = lanes.fmt
     n = op_bits[0].shape[0]
     centre = _centre(xp, lanes, op_bits)
@@ -640,8 +715,6 @@ def _bound_ranges(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: 
     w = _window(form, fmt, stride, reading)
     top = int(fmt.inf // stride)  # key of +inf; -inf is -top - 1
     c_key = _order_key(xp, fmt, centre, stride)
-    # RN(x) once for every probe of the correctly rounded reading
-    rn = _nearest_unflushed(xp, lanes, op_bits) if form.contract.ulp is not None and reading != "exact" else None
     offsets = range(-w - 1, w + 2)
     rows = []
     keys = []
@@ -669,6 +742,22 @@ def _bound_ranges(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: 
     cols = xp.arange(n)
     k_lo = keys[xp.minimum(first, ok.shape[0] - 1), cols]
     k_hi = keys[xp.maximum(last, 0), cols]
+    return has, k_lo, k_hi
+
+
+def _bound_ranges(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: str):
+    """(lo, hi, empty, extra, extra_used) of the bound lanes (1-D operand arrays)."""
+    fmt = lanes.fmt
+    n = op_bits[0].shape[0]
+    # RN(x) once for every probe of the correctly rounded reading
+    rn = _nearest_unflushed(xp, lanes, op_bits) if form.contract.ulp is not None and reading != "exact" else None
+    has, k_lo, k_hi = _estimated_ends(xp, lanes, form, op_bits, stride, reading, rn)
+    redo = ~has
+    if bool(xp.any(redo)):
+        sel = xp.nonzero(redo)[0]
+        parts = _window_ends(xp, lanes, form, [b[sel] for b in op_bits], stride, reading,
+                             None if rn is None else rn[sel])
+        has[sel], k_lo[sel], k_hi[sel] = parts
     # zeros: probed on their own (under .ftz a zero stands for every flushed subnormal, which may
     # lie far from the window)
     zeros = []
@@ -727,12 +816,17 @@ def reference_value(xp, form: Form, arrays, tininess: str = TININESS_DEFAULT):
 
 def _rsqrt_rn(xp, fmt: Format, a, mode: ops.Mode, rule: ops.NanRule):
     """Correctly rounded 1/sqrt(a) (round to nearest), specials by IEEE rules."""
-    special_out = _ieee_special(xp, "rsqrt", fmt, [a], rule)
     mag = a & u64(xp, fmt.magnitude_mask)
     finite_pos = (mag != 0) & (mag < u64(xp, fmt.exponent_mask)) & ((a >> u64(xp, fmt.width - 1)) == 0)
     if mode.flush_in:
         finite_pos = finite_pos & (mag >= u64(xp, fmt.min_normal))
-    out = special_out.copy()
+    out = xp.zeros(a.shape, dtype=xp.uint64)
+    flat_other = ~finite_pos.reshape(-1)
+    if bool(xp.any(flat_other)):  # specials (and flushed subnormals) by IEEE rules, on those lanes only
+        idx = xp.nonzero(flat_other)[0]
+        flat = out.reshape(-1)
+        flat[idx] = _ieee_special(xp, "rsqrt", fmt, [a.reshape(-1)[idx].astype(xp.uint64)], rule)
+        out = flat.reshape(a.shape)
     if fmt.precision <= 24:
         return xp.where(finite_pos, _rsqrt_small(xp, fmt, a, mode), out)
     host = lambda v: v.get() if hasattr(v, "get") else np.asarray(v)  # noqa: E731

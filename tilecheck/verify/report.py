@@ -118,5 +118,3 @@ def totals(rows: list[Row]) -> dict:
 def json_data(rows: list[Row], meta: dict) -> dict:
     """The JSON report: metadata, the totals as numbers, the summary line, one entry per item."""
     return {"meta": meta, "totals": totals(rows), "summary": summary_line(rows), "items": [r.to_json() for r in rows]}
-
-
