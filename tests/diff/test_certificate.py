@@ -325,3 +325,39 @@ def test_kernels_without_a_writable_cache_compile_per_process():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[ True]"  # 1/3 toward zero
+
+
+def test_the_fast_path_agrees_with_the_general_path():
+    # every lane the straight-line path decides is decided alike by the general one, on the right
+    # result, its neighbours and arbitrary patterns (overflowing and underflowing results included)
+    import numba
+
+    fast, lane = certkernels._fast, certkernels._lane
+
+    @numba.njit
+    def compare(op, ebits, mbits, rnd, flush, res, a, b, c):
+        width = 1 + ebits + mbits
+        decided = differ = 0
+        for i in range(res.shape[0]):
+            r, x, y, z = np.uint64(res[i]), np.uint64(a[i]), np.uint64(b[i]), np.uint64(c[i])
+            v = fast(op, width, ebits, mbits, rnd, flush, r, x, y, z)
+            if v >= 0:
+                decided += 1
+                if (v == 1) != lane(op, width, ebits, mbits, rnd, flush, flush, False, False, 2, np.uint64(0),
+                                    r, x, y, z):
+                    differ += 1
+        return decided, differ
+
+    rng = np.random.default_rng(8)
+    for fmt in ("f16", "bf16", "f32"):
+        for op in certificate.OPS[fmt]:
+            operands = [_inputs(fmt, "add", 4000, 20 + i)[0] for i in range(certkernels.ARITY[op])]
+            operands += [operands[0]] * (3 - len(operands))
+            for rounding in ("rn", "rz", "rm", "rp"):
+                for ftz in (False, True):
+                    got = tilecheck.ieee_op(op, fmt, rounding, *operands[:certkernels.ARITY[op]], ftz=ftz)
+                    noise = rng.integers(0, 1 << WIDTH[fmt], got.size).astype(DTYPE[fmt])
+                    for res in (got, *_neighbours(fmt, got), noise):
+                        decided, differ = compare(certkernels.OPS[op], *certkernels.FORMATS[fmt],
+                                                  certkernels.ROUNDINGS[rounding], ftz, res, *operands)
+                        assert decided > 0 and differ == 0, (fmt, op, rounding, ftz, decided, differ)

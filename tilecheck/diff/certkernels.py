@@ -397,17 +397,21 @@ def _lane(op, width, ebits, mbits, rnd, flush_in, flush_out, before, sat, policy
 
 
 @_inline
-def _fast(op, width, ebits, mbits, rnd, r, a, b, c):
+def _fast(op, width, ebits, mbits, rnd, flush_out, r, a, b, c):
     """The certificate of a common lane in straight-line code: 1 right, 0 wrong, -1 not common
-    (then :func:`_lane` decides). Common: no ``.sat``, operands normal (positive for sqrt), the
-    result normal above the smallest binade and below the top one -- flushing changes nothing."""
+    (then :func:`_lane` decides). Common: no ``.sat``, operands normal (positive for sqrt), a
+    finite or infinite result (not NaN), and when results are flushed a result above the smallest
+    binade (flushing and tininess then change nothing)."""
     bias = (1 << (ebits - 1)) - 1
     emax_field = (1 << ebits) - 1
     hidden = np.uint64(1) << np.uint64(mbits)
     fmask = hidden - np.uint64(1)
     top = np.uint64(width - 1)
     rf = np.int64((r >> np.uint64(mbits)) & np.uint64(emax_field))
-    if rf <= 1 or rf >= emax_field - 1:
+    rfrac = r & fmask
+    if rf == emax_field and rfrac != 0:
+        return -1
+    if rf <= 1 and flush_out:
         return -1
     fa = np.int64((a >> np.uint64(mbits)) & np.uint64(emax_field))
     if fa == 0 or fa == emax_field:
@@ -442,25 +446,42 @@ def _fast(op, width, ebits, mbits, rnd, r, a, b, c):
                 return -1
     if (r >> top) != s:
         return 0
-    rm_ = (r & fmask) | hidden
-    f = rf - bias - mbits - 2  # exponent of a quarter of the result's last bit
-    q = rm_ << np.uint64(2)
-    if rnd == 0:
-        lo = q - np.uint64(1) if rm_ == hidden else q - np.uint64(2)
-        hi = q + np.uint64(2)
-        odd = (rm_ & np.uint64(1)) != 0
-        open_lo = odd
-        open_hi = odd
-    elif rnd == 1 or (rnd == 3) != (s == 0):
-        lo = q
-        hi = q + np.uint64(4)
-        open_lo = False
-        open_hi = True
-    else:
-        lo = q - np.uint64(2) if rm_ == hidden else q - np.uint64(4)
+    toward_zero = rnd == 1 or (rnd != 0 and (rnd == 3) != (s == 0))
+    open_ended = False
+    if rf == emax_field:
+        # infinity: from the largest finite number plus half a unit (nearest) or beyond it (away)
+        if toward_zero:
+            return 0
+        q = ((hidden << np.uint64(1)) - np.uint64(1)) << np.uint64(2)
+        f = emax_field - 1 - bias - mbits - 2
+        lo = q + np.uint64(2) if rnd == 0 else q
         hi = q
-        open_lo = True
+        open_lo = rnd != 0
         open_hi = False
+        open_ended = True
+    else:
+        rm_ = (rfrac | hidden) if rf != 0 else rfrac
+        f = (rf if rf != 0 else 1) - bias - mbits - 2  # exponent of a quarter of the result's last bit
+        q = rm_ << np.uint64(2)
+        below = np.uint64(2) if (rm_ == hidden and rf > 1) else np.uint64(4)  # the gap under a power of 2
+        if rnd == 0:
+            half = below >> np.uint64(1)
+            lo = q - half if q >= half else np.uint64(0)
+            hi = q + np.uint64(2)
+            odd = (rm_ & np.uint64(1)) != 0
+            open_lo = odd
+            open_hi = odd
+        elif toward_zero:
+            lo = q
+            hi = q + np.uint64(4)
+            open_lo = False
+            open_hi = True
+            open_ended = rf == emax_field - 1 and rm_ == (hidden << np.uint64(1)) - np.uint64(1)
+        else:
+            lo = q - below if q >= below else np.uint64(0)
+            hi = q
+            open_lo = True
+            open_hi = False
     if op == 0:
         c_lo = _cmp(ma, ea - 2 * f, lo * lo)
         c_hi = _cmp(ma, ea - 2 * f, hi * hi)
@@ -478,7 +499,7 @@ def _fast(op, width, ebits, mbits, rnd, r, a, b, c):
         c_hi = _cmp(p, pe - f, hi)
     if c_lo < 0 or (c_lo == 0 and open_lo):
         return 0
-    if c_hi > 0 or (c_hi == 0 and open_hi):
+    if not open_ended and (c_hi > 0 or (c_hi == 0 and open_hi)):
         return 0
     return 1
 
@@ -492,7 +513,7 @@ def _check_loop(op, ebits, mbits, rnd, flush_in, flush_out, before, sat, policy,
     bad = 0
     for i in range(res.shape[0]):
         r, x, y, z = np.uint64(res[i]), np.uint64(a[i]), np.uint64(b[i]), np.uint64(c[i])
-        verdict = -1 if sat else _fast(op, width, ebits, mbits, rnd, r, x, y, z)
+        verdict = -1 if sat else _fast(op, width, ebits, mbits, rnd, flush_out, r, x, y, z)
         if verdict >= 0:
             ok = verdict == 1
         else:
