@@ -486,11 +486,18 @@ class _Compiler:
                 raise self.error(ins, f"ld.param from unknown parameter {addr.base!r}", unsupported=False)
             pname, off = addr.base.name, addr.offset
 
+            reg_type = wname and self.reg_types[wname]
+            # the register's own width truncates when it is not wider than the load: no mask then
+            mask = np.uint64((1 << width) - 1) if reg_type in TYPES and TYPES[reg_type][0] > width else None
+
             def ldparam(L, s, c):
                 v = L.params[pname]
                 v = v if s is None else v[s]
-                v = (v >> np.uint64(8 * off)) & np.uint64((1 << width) - 1)
-                write(L, s, _extend(v, width, signed, wname and self.reg_types[wname]))
+                if off:
+                    v = v >> np.uint64(8 * off)
+                if mask is not None:
+                    v = v & mask
+                write(L, s, _extend(v, width, signed, reg_type))
             return self._step(ins, ldparam, [PARAM + pname], [wname])
         if space is None and not isinstance(addr.base, Reg):
             raise self.unsupported(ins)
@@ -560,8 +567,13 @@ class _Compiler:
             mask = np.uint64(((1 << width) - 1) << (8 * off))
 
             def stparam(L, s, c):
-                v = read(L, s, c).astype(np.uint64) << np.uint64(8 * off)
+                v = read(L, s, c).astype(np.uint64)  # a copy: never the register's own array
+                if off:
+                    v = v << np.uint64(8 * off)
                 cur = L.params.get(pname)
+                if cur is None and s is None:
+                    L.params[pname] = v
+                    return
                 if cur is None:
                     cur = np.zeros(L.size, dtype=np.uint64)
                 cur = cur.copy()
