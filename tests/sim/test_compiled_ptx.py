@@ -347,3 +347,124 @@ def test_forked_lanes_keep_what_later_steps_need(db):
     # one lane per combination of the two choices, each with its own sum
     assert sorted(got.tolist()) == sorted(np.array(want, dtype=np.float32).tolist())
     assert sorted(lanes.origin.tolist()) == sorted(i for i in range(a.size) for _ in range(int(ch.valid[i].sum()) ** 2))
+
+
+# --- nvcc's packed values through a .func: result and operands by pointer -----------------------
+
+def _rsqrt_misrounds_independently(bits: int, fmt: str) -> bool:
+    """Does some result rsqrt.approx.f32 may return (relative error <= 2^-22.9, PTX ISA) make
+    cvt.f32.{f16,bf16} -> rsqrt.approx.f32 -> cvt.rn.{f16,bf16}.f32 differ from the correctly
+    rounded 1/sqrt? MPFR at 256 bits for the bound and the exact value; positive finite inputs only
+    (the others get NaN, infinity or zero by rule). Results stay in the normal range of both formats."""
+    import gmpy2
+    from gmpy2 import mpfr
+
+    precision = {"f16": 11, "bf16": 8}[fmt]
+    if fmt == "f16":
+        value = _f16_value(bits)
+    else:
+        e, m = (bits >> 7) & 0xFF, bits & 0x7F
+        value = None if e == 0xFF else (Fraction(m, 1 << 7) * Fraction(2) ** -126 if e == 0
+                                       else Fraction(128 + m, 128) * Fraction(2) ** (e - 127))
+        value = -value if value is not None and bits & 0x8000 else value
+    if value is None or value <= 0:
+        return False
+    wide = gmpy2.context(precision=256)
+    exact = wide.rec_sqrt(wide.div(mpfr(value.numerator, 256), mpfr(value.denominator, 256)))
+    bound = wide.exp2(mpfr("-22.9", 256))
+    lo, hi = wide.mul(exact, 1 - bound), wide.mul(exact, 1 + bound)
+    want = mpfr(exact, precision)  # rounded to the format's precision, to nearest even
+    seen = False
+    for r in _f32_neighbours(float(exact), 4):
+        rr = wide.div(mpfr(r.numerator, 256), mpfr(r.denominator, 256))
+        if lo <= rr <= hi:
+            seen = True
+            if mpfr(rr, precision) != want:
+                return True
+    assert seen, f"no allowed rsqrt.approx result found for {bits:#x}"
+    return False
+
+
+@pytest.mark.parametrize("entry,ref", [("h2rsqrt_f16_func", "rsqrt.rn.f16"), ("k_h2rsqrt_bf16", "rsqrt.rn.bf16")])
+def test_h2rsqrt_misrounded_set_matches_an_independent_enumeration(db, entry, ref):
+    path = str(ROOT / "examples" / "cuda" / "half2_func.ptx")
+    out = compiled.verify_ptx(path, entry, ref, db=db, exhaustive=True)
+    assert out.exhaustive and out.inputs_checked == 1 << 16
+    assert out.abi.startswith(".func (operands and result by pointer), 2 lanes" if entry.endswith("_func")
+                              else ".entry, 2 lanes")
+    theirs = {b for b in range(1 << 16) if _rsqrt_misrounds_independently(b, ref[-4:].lstrip("."))}
+    assert {int(x[0]) for x in out.misrounded} == theirs
+    assert out.verdict == ("counterexample" if theirs else "verified")
+
+
+def test_by_pointer_func_agrees_with_the_entry_kernel_on_h2sqrt(db):
+    inputs = np.arange(1 << 16, dtype=np.uint64).astype(np.uint16)
+    by_pointer = _hsqrt_misrounded(db, str(ROOT / "examples" / "cuda" / "half2_func.ptx"), "h2sqrt_f16_func", inputs)
+    assert by_pointer == _hsqrt_misrounded(db, str(ROOT / "examples" / "cuda" / "half.ptx"), "k_h2sqrt_f16", inputs)
+    assert by_pointer
+
+
+# --- instructions without a dedicated step run their spec form's model ---------------------------
+
+_REG = {16: "b16", 32: "b32", 64: "b64"}
+
+
+@pytest.mark.parametrize("opcode", ["neg.f16x2", "abs.bf16x2", "abs.ftz.f16x2", "min.f16x2", "max.NaN.bf16x2",
+                                    "min.ftz.NaN.f16x2", "neg.bf16", "min.NaN.f16", "cvt.rni.s32.f16",
+                                    "cvt.rzi.s16.f16", "cvt.rn.f16.s32", "cvt.rn.f16.u16", "cvt.rni.s32.bf16",
+                                    "cvt.rzi.s32.f32", "cvt.rn.f32.s32", "cvt.rmi.u32.f64", "cvt.rn.satfinite.f16.f32"])
+def test_surrounding_instructions_match_their_spec_forms(tmp_path, db, opcode):
+    """Each instruction nvcc emits around the arithmetic, run by the plan on edge and random bit
+    patterns, equals the model's evaluation of its spec form (NaNs by class where the form leaves
+    the NaN unspecified)."""
+    from tilecheck.model.api import evaluate
+    from tilecheck.sim.plan import RunContext
+    form = db.resolve(opcode)
+    assert form is not None, opcode
+    dst, srcs = form.operands[0], form.operands[1:]
+    params = ", ".join(f".param .{_REG[s.container_bits]} p{k}" for k, s in enumerate(srcs))
+    regs = "".join(f" .reg .{_REG[s.container_bits]} %a{k};\n ld.param.{_REG[s.container_bits]} %a{k}, [p{k}];\n"
+                   for k, s in enumerate(srcs))
+    body = (f".visible .func (.param .{_REG[dst.container_bits]} r) f({params})\n{{\n"
+            f" .reg .{_REG[dst.container_bits]} %d;\n{regs}"
+            f" {opcode} %d, {', '.join(f'%a{k}' for k in range(len(srcs)))};\n"
+            f" st.param.{_REG[dst.container_bits]} [r], %d;\n ret;\n}}\n")
+    path = _write(tmp_path, body)
+    plan = compile_function(parse_module(Path(path).read_text(), path).function("f"), db, path)
+    rng = np.random.default_rng(11)
+    n = 4096
+    vals = []
+    for s in srcs:
+        w = s.container_bits
+        edges = [0, 1, (1 << (w - 1)) - 1, 1 << (w - 1), (1 << w) - 1, 0x7C00, 0xFC00, 0x7F80, 0x7E00, 0x3C00, 0x7F800000,
+                 0x7FC00000, 0x4F000000, 0xCF000000, 0x41DFFFFFFFC00000]
+        edges = [e & ((1 << w) - 1) for e in edges]
+        v = rng.integers(0, 1 << w, n, dtype=np.uint64)
+        v[:len(edges)] = edges
+        if w <= 32:  # pack edge halves into the other element of packed operands too
+            v[len(edges):2 * len(edges)] = [e | (e << (w // 2)) & ((1 << w) - 1) for e in edges]
+        vals.append(v.astype({16: np.uint16, 32: np.uint32, 64: np.uint64}[w]))
+    lanes = plan.new_lanes(n)
+    for k, v in enumerate(vals):
+        lanes.params[f"p{k}"] = v.astype(np.uint64)
+    plan.run(lanes, RunContext(approx="reference"))
+    got = lanes.params["r"] & np.uint64((1 << dst.container_bits) - 1)
+    with np.errstate(all="ignore"):
+        want = np.asarray(evaluate(form, *vals)).astype(np.uint64)
+    same = got == want
+    efmt = dst.element_format
+    if not same.all() and efmt is not None:  # an unspecified NaN: compare by class, element by element
+        fmt = get_format(efmt)
+        ew, mask = fmt.width, (1 << fmt.width) - 1
+        for lane in range(dst.container_bits // ew):
+            g = (got >> np.uint64(lane * ew)) & np.uint64(mask)
+            w_ = (want >> np.uint64(lane * ew)) & np.uint64(mask)
+            both_nan = ((g & np.uint64(fmt.magnitude_mask)) > np.uint64(fmt.exponent_mask)) & \
+                       ((w_ & np.uint64(fmt.magnitude_mask)) > np.uint64(fmt.exponent_mask))
+            same_lane = (g == w_) | both_nan
+            if lane == 0:
+                same = same_lane
+            else:
+                same &= same_lane
+    bad = np.flatnonzero(~same)
+    assert bad.size == 0, [(hex(int(vals[0][i])), hex(int(got[i])), hex(int(want[i]))) for i in bad[:5]]

@@ -409,6 +409,15 @@ class _Compiler:
             return self.model(ins, form)
         raise self.unsupported(ins)
 
+    def by_spec(self, ins: Instr) -> Step:
+        """An instruction around the arithmetic that has no dedicated step here but a spec form with
+        model semantics (registry kind ``function``, e.g. ``cvt.rni.s32.f16``): run the model's
+        evaluation of that form; anything else stays a located error."""
+        form = self.db.resolve(ins.opcode)
+        if form is None or form.kind != "function":
+            raise self.unsupported(ins)
+        return self.model(ins, form)
+
     def _step(self, ins, run, reads, writes, approximate=None) -> Step:
         return Step("op", run, ins, reads=frozenset(r for r in reads if r), writes=frozenset(w for w in writes if w),
                     approximate=approximate)
@@ -819,44 +828,42 @@ class _Compiler:
     def _absneg(self, ins, mods, head):
         ftz = "ftz" in mods
         mods = [m for m in mods if m != "ftz"]
-        if len(mods) != 1 or mods[0] not in ("f16", "bf16", "f32", "f64") or len(ins.operands) != 2:
+        if len(mods) != 1 or mods[0] not in _FLOAT_TYPES or len(ins.operands) != 2:
             raise self.unsupported(ins)
         type_ = mods[0]
         fmt = get_format(_fmt_of(type_))
         width = fmt.width
-        ra, r1 = self.reader(ins, ins.operands[1], width, type_)
+        ra, r1 = self.reader(ins, ins.operands[1], TYPES[type_][0], _scalar(type_))
         write, wname = self.writer(ins, ins.operands[0])
         dt = _UINT[width]
         sign = dt.type(fmt.sign_mask)
         canon = dt.type(fmt.canonical_nan)
         keep_nan = type_ == "f64" and head == "abs"  # abs.f64 passes a NaN through (PTX ISA)
 
-        def run(L, s, c):
-            a = ra(L, s, c)
+        def one(a):
             if ftz:
                 a = _flush(a, fmt)
             out = (a & ~sign) if head == "abs" else (a ^ sign)
             if not keep_nan:
                 out = np.where(_isnan(a, fmt), canon, out)
-            write(L, s, out)
-        return self._step(ins, run, r1, [wname])
+            return out
+        return self._step(ins, lambda L, s, c: write(L, s, _per_element(one, type_, ra(L, s, c))), r1, [wname])
 
     def _minmax(self, ins, mods, head):
         ftz = "ftz" in mods
         nanmode = "NaN" in mods
         mods = [m for m in mods if m not in ("ftz", "NaN")]
-        if len(mods) != 1 or mods[0] not in ("f16", "bf16", "f32", "f64") or len(ins.operands) != 3:
+        if len(mods) != 1 or mods[0] not in _FLOAT_TYPES or len(ins.operands) != 3:
             raise self.unsupported(ins)
         type_ = mods[0]
         fmt = get_format(_fmt_of(type_))
         width = fmt.width
-        ra, r1 = self.reader(ins, ins.operands[1], width, type_)
-        rb, r2 = self.reader(ins, ins.operands[2], width, type_)
+        ra, r1 = self.reader(ins, ins.operands[1], TYPES[type_][0], _scalar(type_))
+        rb, r2 = self.reader(ins, ins.operands[2], TYPES[type_][0], _scalar(type_))
         write, wname = self.writer(ins, ins.operands[0])
         canon = _UINT[width].type(fmt.canonical_nan)
 
-        def run(L, s, c):
-            a, b = ra(L, s, c), rb(L, s, c)
+        def one(a, b):
             if ftz:
                 a, b = _flush(a, fmt), _flush(b, fmt)
             oa, ob = _ordinal_bits(a, fmt), _ordinal_bits(b, fmt)  # -0 < +0 (PTX ISA)
@@ -870,8 +877,9 @@ class _Compiler:
                 out = np.where(na & nb, canon, out)
             if ftz:
                 out = _flush(out, fmt)
-            write(L, s, out)
-        return self._step(ins, run, r1 | r2, [wname])
+            return out
+        return self._step(ins, lambda L, s, c: write(L, s, _per_element(one, type_, ra(L, s, c), rb(L, s, c))),
+                          r1 | r2, [wname])
 
     def op_copysign(self, ins, mods):
         if len(mods) != 1 or mods[0] not in ("f32", "f64") or len(ins.operands) != 3:
@@ -934,20 +942,20 @@ class _Compiler:
         sat = "sat" in mods
         rest = [m for m in mods if m not in rnd and m not in ("ftz", "sat")]
         if len(rest) != 2 or any(t not in TYPES for t in rest) or len(rnd) > 1 or len(ins.operands) not in (2, 3):
-            raise self.unsupported(ins)
+            return self.by_spec(ins)
         dst, src = rest
         dw, dk = TYPES[dst]
         sw, sk = TYPES[src]
         if dk == "x" and src == "f32" and len(rnd) == 1 and rnd[0] in ("rn", "rz", "rm", "rp") and not (ftz or sat):
             if len(ins.operands) != 3:
-                raise self.unsupported(ins)
+                return self.by_spec(ins)
             return self._cvt_pair(ins, dst, src, rnd[0])
         write, wname = self.writer(ins, ins.operands[0])
         if len(ins.operands) != 2:
-            raise self.unsupported(ins)
+            return self.by_spec(ins)
         if dk in ("u", "s", "b") and sk in ("u", "s", "b"):
             if rnd or ftz:
-                raise self.unsupported(ins)
+                return self.by_spec(ins)
             read, r1 = self.reader(ins, ins.operands[1], sw)
 
             def icvt(L, s, c):
@@ -965,9 +973,9 @@ class _Compiler:
             rounding = rnd[0] if rnd else None
             if sat or (narrowing and rounding not in ("rn", "rz", "rm", "rp")) or \
                     (not narrowing and rounding is not None):
-                raise self.unsupported(ins)
+                return self.by_spec(ins)
             if src == "bf16" and dst == "f16":
-                raise self.unsupported(ins)
+                return self.by_spec(ins)
             read, r1 = self.reader(ins, ins.operands[1], sfmt.width)
             # .ftz acts on the f32 side only (PTX ISA cvt)
             mode = ops.Mode(rounding or "rn", False, "after", ftz_in=ftz and src == "f32",
@@ -987,7 +995,7 @@ class _Compiler:
                     out = ops.convert(np, sfmt, dfmt, v.astype(np.uint64), mode, rule)
                 write(L, s, out.astype(ddt))
             return self._step(ins, fcvt, r1, [wname])
-        raise self.unsupported(ins)
+        return self.by_spec(ins)
 
     # -- the model --------------------------------------------------------------------------------
 
@@ -1001,9 +1009,25 @@ class _Compiler:
         for spec, op in zip(form.operands, ins.operands):
             if spec.role == "dst":
                 write, wname = self.writer(ins, op)
+                dst = spec
+            elif form.kind == "function":
+                # operands of conversions differ in width and type: each is read as its own
+                own = spec.ptx_type if spec.ptx_type in ("f16", "bf16", "f32", "f64") else None
+                readers.append(self.reader(ins, op, spec.container_bits, own))
             else:
                 readers.append(self.reader(ins, op, width, ftype))
         reads = set().union(*[r for _, r in readers]) if readers else set()
+        if form.kind == "function":
+            signed = TYPES.get(dst.ptx_type, (0, ""))[1] == "s"
+            reg_type = self.reg_types.get(wname)
+            dbits = dst.container_bits
+
+            def function(L, s, c):
+                vals = [r(L, s, c) for r, _ in readers]
+                with np.errstate(all="ignore"):
+                    out = np.asarray(api.evaluate(form, *vals, tininess=c.tininess))
+                write(L, s, _extend(out, dbits, signed, reg_type))
+            return self._step(ins, function, reads, [wname])
         if form.kind == "exact":
             def exact(L, s, c):
                 vals = [r(L, s, c) for r, _ in readers]
@@ -1290,6 +1314,24 @@ def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values) -> None:
     rec_val[idx] = values
     done[idx] = True
     L.stores.append((region, nbytes, rec_off, rec_val, done))
+
+
+_FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2")
+
+
+def _per_element(one, type_: str, *vals: np.ndarray) -> np.ndarray:
+    """``one`` applied to each element of packed ``f16x2``/``bf16x2`` operands (element 0 in the low
+    half), or to the scalar operands themselves."""
+    if type_ not in ("f16x2", "bf16x2"):
+        return one(*vals)
+    halves = [one(*[((v >> np.uint32(k)) & np.uint32(0xFFFF)).astype(np.uint16) for v in vals]).astype(np.uint32)
+              for k in (0, 16)]
+    return halves[0] | (halves[1] << np.uint32(16))
+
+
+def _scalar(type_: str) -> str | None:
+    """The type an immediate of this instruction is read as (packed operands: raw bits)."""
+    return None if type_ in ("f16x2", "bf16x2") else type_
 
 
 def _int_typed(mods) -> bool:

@@ -185,6 +185,17 @@ class Abi:
     params: list = field(default_factory=list)   # entry: every param in order (name, type)
     input_regions: list = field(default_factory=list)
     output_region: int = -1
+    by_pointer: bool = False  # func: operands and result through pointer parameters (half2 .func)
+
+    @property
+    def in_memory(self) -> bool:
+        """Operands and result live in memory regions (``.entry``, or a ``.func`` by pointer)."""
+        return self.kind == "entry" or self.by_pointer
+
+    def describe(self) -> str:
+        """The ABI in a report: ``.func``, ``.func (by pointer)`` or ``.entry``, with the lanes."""
+        return (f".{self.kind}" + (" (operands and result by pointer)" if self.by_pointer else "")
+                + (f", {self.lanes} lanes per {self.width}-bit element" if self.lanes > 1 else ""))
 
 
 def _param_width(p) -> int:
@@ -199,6 +210,10 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
     here = Location(path, fn.line, fn.col)
     fw = ref.fmt.width
     if fn.kind == "func":
+        if not fn.returns and fn.params and all(_param_width(p) == 64 and p.array is None for p in fn.params):
+            # nvcc's .func for half2/bf162 values: the result and each operand through a generic
+            # pointer parameter (ld.u32 [%rd2] ... st.u32 [%rd1]); found by running it like a kernel
+            return _memory_abi(plan, ref, here, 2 * fw // 8)
         if len(fn.returns) != 1:
             raise UnsupportedPtxError(f".func {fn.name} must have one return parameter (has {len(fn.returns)})", here)
         width = _param_width(fn.returns[0])
@@ -210,7 +225,17 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
             raise UnsupportedPtxError(f".func {fn.name} takes {len(fn.params)} operand(s); {ref.text} takes "
                                       f"{ref.arity}", here)
         return Abi("func", width // fw, width, [p.name for p in fn.params], fn.returns[0].name)
-    # .entry: run 64 threads on distinct buffers, see what is read and what is written
+    return _memory_abi(plan, ref, here, None)
+
+
+def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None) -> Abi:
+    """The ABI of code that reads its operands from and writes its result to memory: an ``.entry``
+    kernel (``stride`` None: every thread gets the same pointers and indexes them by its thread
+    index) or a ``.func`` taking pointers (``stride``: lane i gets pointers to element i). Runs 64
+    lanes on distinct buffers and sees what is read and what is written."""
+    fn = plan.function
+    fw = ref.fmt.width
+    kind = "entry" if stride is None else "func"
     n = 64
     params = [(p.name, p.ptx_type) for p in fn.params]
     pointers = [name for name, t in params if t in ("u64", "b64", "s64")]
@@ -221,6 +246,8 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
     for name, t in params:
         if name in pointers:
             lanes.params[name] = np.full(n, memory.pointer(pointers.index(name)), dtype=np.uint64)
+            if stride is not None:
+                lanes.params[name] += np.arange(n, dtype=np.uint64) * np.uint64(stride)
         else:
             lanes.params[name] = np.full(n, n, dtype=np.uint64)  # a count parameter: every thread in range
     ctx = RunContext(approx="reference", memory=memory, block=32)
@@ -232,30 +259,37 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
     for region, nbytes, offs, vals, done in lanes.stores:
         written.setdefault(region, set()).add(nbytes)
     if len(written) != 1:
-        raise UnsupportedPtxError(f".entry {fn.name}: expected an elementwise kernel writing one buffer; it wrote "
+        raise UnsupportedPtxError(f".{kind} {fn.name}: expected an elementwise kernel writing one buffer; it wrote "
                                   f"{len(written)} ({', '.join(pointers[k] for k in written) or 'none'})", here)
     out_region = next(iter(written))
     if out_region in read:
-        raise UnsupportedPtxError(f".entry {fn.name}: the output buffer {pointers[out_region]} is also read", here)
+        raise UnsupportedPtxError(f".{kind} {fn.name}: the output buffer {pointers[out_region]} is also read", here)
     widths = set().union(*read.values(), *written.values()) if read else set()
     if len(widths) != 1:
-        raise UnsupportedPtxError(f".entry {fn.name}: accesses of {sorted(w * 8 for w in widths)} bits; an elementwise "
+        raise UnsupportedPtxError(f".{kind} {fn.name}: accesses of {sorted(w * 8 for w in widths)} bits; an elementwise "
                                   "kernel reads and writes one element width", here)
     width = 8 * widths.pop()
     if width not in (fw, 2 * fw):
-        raise UnsupportedPtxError(f".entry {fn.name}: {width}-bit elements do not match {ref.text}", here)
+        raise UnsupportedPtxError(f".{kind} {fn.name}: {width}-bit elements do not match {ref.text}", here)
     inputs = sorted(read)
     if len(inputs) != ref.arity:
-        raise UnsupportedPtxError(f".entry {fn.name} reads {len(inputs)} buffer(s); {ref.text} takes {ref.arity} "
+        raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s); {ref.text} takes {ref.arity} "
                                   "operand(s)", here)
-    # elementwise: thread i touches element i of every buffer
+    # elementwise: thread (lane) i touches element i of every buffer
     for region, nbytes, offs in lanes.loads:
-        if offs.shape[0] and not (offs == lanes.origin[:offs.shape[0]] * nbytes).all():
+        step = nbytes if stride is None else stride
+        if stride is not None and not (offs == lanes.origin[:offs.shape[0]] * step).all():
+            raise UnsupportedPtxError(f".func {fn.name}: lane i does not read only the element its pointer "
+                                      f"{pointers[region]} points at", here)
+        if offs.shape[0] and not (offs == lanes.origin[:offs.shape[0]] * step).all():
             if not np.array_equal(np.sort(offs), np.arange(offs.shape[0]) * nbytes):
-                raise UnsupportedPtxError(f".entry {fn.name}: thread i does not read element i of "
+                raise UnsupportedPtxError(f".{kind} {fn.name}: thread i does not read element i of "
                                           f"{pointers[region]}", here)
-    return Abi("entry", width // fw, width, [pointers[k] for k in inputs], pointers[out_region], params,
-               inputs, out_region)
+    if stride is not None and width != 8 * stride:
+        raise UnsupportedPtxError(f".func {fn.name}: {width}-bit elements by pointer do not match {ref.text} "
+                                  f"({8 * stride}-bit packed pairs)", here)
+    return Abi(kind, width // fw, width, [pointers[k] for k in inputs], pointers[out_region], params,
+               inputs, out_region, by_pointer=stride is not None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,7 +313,7 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
     n = elements[0].shape[0]
     lanes = plan.new_lanes(n)
     ctx = RunContext(trace=trace, **ctx_args)
-    if abi.kind == "func":
+    if not abi.in_memory:
         for name, e in zip(abi.inputs, elements):
             lanes.params[name] = e.astype(np.uint64)
     else:
@@ -298,11 +332,13 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
         for name, t in abi.params:
             if name in abi.inputs or name == abi.output:
                 lanes.params[name] = np.full(n, memory.pointer(names.index(name)), dtype=np.uint64)
+                if abi.by_pointer:  # lane i's pointers point at element i
+                    lanes.params[name] += np.arange(n, dtype=np.uint64) * np.uint64(nbytes)
             else:
                 lanes.params[name] = np.full(n, n, dtype=np.uint64)
         # the thread index must equal the element index: one block of `n` elements starting at 0
     plan.run(lanes, ctx)
-    if abi.kind == "func":
+    if not abi.in_memory:
         got = lanes.params.get(abi.output)
         if got is None:
             got = np.zeros(lanes.size, dtype=np.uint64)
@@ -612,7 +648,7 @@ def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, secon
     out = Outcome(p.path, p.entry, p.against, verdict, bool(exhaustive), tally.checked, tally.lanes,
                   tally.inputs[:MISROUNDED_CAP], tally.misrounded, tally.unknown, tally.by_value, counterexamples,
                   p.ctx_args["ulp_reading"], p.ctx_args["approx"],
-                  f".{abi.kind}" + (f", {abi.lanes} lanes per {abi.width}-bit element" if abi.lanes > 1 else ""),
+                  abi.describe(),
                   sampling, approx_forms, seconds, contraction)
     out.unknown_examples = tally.unknown_examples  # type: ignore[attr-defined]
     out.readings = {f: api.reading_used(f, p.ctx_args["ulp_reading"]) for f in approx_forms}  # type: ignore[attr-defined]
@@ -744,7 +780,7 @@ def verify_single(path: str, entry: str, against: str, operands: list[str], *, d
     out = Outcome(path, entry, against, verdict, False, 1, res.lanes,
                   [[int(o[0]) for o in lane_ops]] if bad else [], int(bad), int(unknown), int(res.by_value[0]), cex,
                   ulp_reading, approx,
-                  f".{abi.kind}", {"given": 1}, approx_forms, round(time.time() - started, 3), [])
+                  abi.describe(), {"given": 1}, approx_forms, round(time.time() - started, 3), [])
     out.unknown_examples = []  # type: ignore[attr-defined]
     return out
 
