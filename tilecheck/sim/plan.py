@@ -38,6 +38,7 @@ import numpy as np
 
 from tilecheck.errors import Location
 from tilecheck.formats import get_format
+from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
 from tilecheck.sim.choices import Choices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
@@ -258,7 +259,7 @@ class RunContext:
 
     approx: str = "all"            # all | reference
     ulp_reading: str = "either"
-    tininess: str = "after"
+    tininess: str = TININESS_DEFAULT
     memory: Memory | None = None
     block: int = 256
     thread_base: int = 0
@@ -946,7 +947,7 @@ class _Compiler:
         dst, src = rest
         dw, dk = TYPES[dst]
         sw, sk = TYPES[src]
-        if dk == "x" and src == "f32" and len(rnd) == 1 and rnd[0] in ("rn", "rz", "rm", "rp") and not (ftz or sat):
+        if dk == "x" and src == "f32" and len(rnd) == 1 and rnd[0] in ROUNDINGS and not (ftz or sat):
             if len(ins.operands) != 3:
                 return self.by_spec(ins)
             return self._cvt_pair(ins, dst, src, rnd[0])
@@ -971,7 +972,7 @@ class _Compiler:
             sfmt, dfmt = get_format(_fmt_of(src)), get_format(_fmt_of(dst))
             narrowing = dfmt.precision < sfmt.precision or dfmt.emax < sfmt.emax
             rounding = rnd[0] if rnd else None
-            if sat or (narrowing and rounding not in ("rn", "rz", "rm", "rp")) or \
+            if sat or (narrowing and rounding not in ROUNDINGS) or \
                     (not narrowing and rounding is not None):
                 return self.by_spec(ins)
             if src == "bf16" and dst == "f16":
