@@ -20,6 +20,7 @@ distributed = pytest.importorskip("distributed", reason="Dask is not installed (
 import cloudpickle  # noqa: E402 - a dependency of distributed
 import diffhelpers  # noqa: E402
 from diffhelpers import Faulty, sleepy  # noqa: E402
+from support.dask_cli import DASK_OPTIONS, assert_runs_without_importing_dask, assert_usage_error_without_dask  # noqa: E402
 
 from tilecheck.diff.campaign import BackendSpec, Campaign, Config  # noqa: E402
 from tilecheck.diff.distributed import (
@@ -209,25 +210,14 @@ def test_killed_client_resumes_to_the_serial_result(client, db, tmp_path, monkey
 
 
 def test_without_the_options_nothing_imports_dask(tmp_path):
-    code = ("import sys; from tilecheck.cli import main; "
-            f"rc = main(['fuzz', 'div.rn.f32', '--cases', '500', '--backend', 'model', '--quiet', '--out', "
-            f"{str(tmp_path / 'x')!r}]); "
-            "assert rc == 0, rc; bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')); "
-            "assert not bad, bad")
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
+    assert_runs_without_importing_dask(["fuzz", "div.rn.f32", "--cases", "500", "--backend", "model", "--quiet",
+                                        "--out", str(tmp_path / "x")], 0)
 
 
-@pytest.mark.parametrize("option", [["--workers", "2"], ["--scheduler", "tcp://127.0.0.1:9"]])
+@pytest.mark.parametrize("option", DASK_OPTIONS)
 def test_the_options_without_dask_are_exit_2(capsys, monkeypatch, tmp_path, option):
-    from tilecheck.cli import main
-
-    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now raises ImportError
-    monkeypatch.setitem(sys.modules, "dask", None)
-    code = main(["fuzz", "div.rn.f32", "--cases", "100", "--backend", "model", "--out", str(tmp_path / "x"),
-                 *option])
-    err = capsys.readouterr().err
-    assert code == 2 and "pip install 'tilecheck[dist]'" in err and "Traceback" not in err
+    assert_usage_error_without_dask(monkeypatch, capsys, ["fuzz", "div.rn.f32", "--cases", "100", "--backend", "model",
+                                                          "--out", str(tmp_path / "x"), *option])
 
 
 def test_an_unreachable_scheduler_is_exit_2(capsys, tmp_path):

@@ -16,6 +16,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="Dask is not installed (pip install 'tilecheck[dist]')")
 
+from support.dask_cli import DASK_OPTIONS, assert_runs_without_importing_dask, assert_usage_error_without_dask  # noqa: E402
 from tilecheck.commands.verify_ptx import to_json  # noqa: E402
 from tilecheck.diff.distributed import disconnect, local_cluster  # noqa: E402
 from tilecheck.spec.database import load_database  # noqa: E402
@@ -150,25 +151,15 @@ def test_a_lost_cluster_without_out_says_the_run_kept_nothing(db, monkeypatch, a
 
 
 def test_without_the_options_nothing_imports_dask(tmp_path):
-    code = ("import sys; from tilecheck.cli import main; "
-            f"rc = main(['verify', {HALF!r}, '--entry', 'k_hsqrt_f16', '--against', 'sqrt.rn.f16', '--exhaustive', "
-            f"'--batch', '16384', '--out', {str(tmp_path / 'x')!r}]); "
-            "assert rc == 1, rc; bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')); "
-            "assert not bad, bad")
-    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
+    assert_runs_without_importing_dask(["verify", HALF, "--entry", "k_hsqrt_f16", "--against", "sqrt.rn.f16",
+                                        "--exhaustive", "--batch", "16384", "--out", str(tmp_path / "x")], 1)
     assert sharded.CHECKPOINT in os.listdir(tmp_path / "x")
 
 
-@pytest.mark.parametrize("option", [["--workers", "2"], ["--scheduler", "tcp://127.0.0.1:9"]])
+@pytest.mark.parametrize("option", DASK_OPTIONS)
 def test_the_options_without_dask_are_exit_2(capsys, monkeypatch, at_root, option):
-    from tilecheck.cli import main
-
-    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed now raises ImportError
-    monkeypatch.setitem(sys.modules, "dask", None)
-    code = main(["verify", HALF, "--entry", "k_hsqrt_f16", "--against", "sqrt.rn.f16", "--exhaustive", *option])
-    err = capsys.readouterr().err
-    assert code == 2 and "pip install 'tilecheck[dist]'" in err and "Traceback" not in err
+    assert_usage_error_without_dask(monkeypatch, capsys, ["verify", HALF, "--entry", "k_hsqrt_f16", "--against",
+                                                          "sqrt.rn.f16", "--exhaustive", *option])
 
 
 def test_batched_options_are_checked(capsys, at_root, tmp_path):

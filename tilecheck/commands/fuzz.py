@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from tilecheck.commands.options import nonnegative_int, positive_int
+from tilecheck.commands.options import add_dask_options, dask_banner, nonnegative_int, on_dask, positive_int
 from tilecheck.diff import backends
 from tilecheck.diff.backends import NAMES, verdict_text
 from tilecheck.diff.campaign import CHECKPOINT, BackendSpec, Campaign, Config, read_checkpoint
@@ -83,12 +83,8 @@ def add_parser(sub):
                         "rounded result (the CUDA guide's), or either (default: either)")
     p.add_argument("--stop-after", type=positive_int, default=None, metavar="N",
                    help="stop after N batches of this run, checkpointed (continue later with --resume)")
-    dist = p.add_mutually_exclusive_group()
-    dist.add_argument("--workers", type=positive_int, default=None, metavar="N",
-                      help="run the batches on a local Dask cluster of N worker processes (--backend gpu: one "
-                           "per GPU); needs tilecheck[dist]")
-    dist.add_argument("--scheduler", metavar="ADDRESS",
-                      help="run the batches on the Dask cluster at ADDRESS (tcp://host:8786); needs tilecheck[dist]")
+    add_dask_options(p, "run the batches on a local Dask cluster of N worker processes (--backend gpu: one "
+                        "per GPU); needs tilecheck[dist]")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     return p
 
@@ -183,13 +179,12 @@ def run(args) -> int:
     if args.replay:
         if args.forms:
             raise UsageError("--replay takes no FORM arguments (the findings name their forms)")
-        if args.resume or args.workers is not None or args.scheduler is not None:
+        if args.resume or on_dask(args):
             raise UsageError("--replay runs in this process: it takes no --resume, --workers or --scheduler")
         return _replay(args, load_database())
     db = load_database()
     config = _resumed_config(args, db) if args.resume else _new_config(args, db)
-    distributed = args.workers is not None or args.scheduler is not None
-    if distributed:
+    if on_dask(args):
         return _campaign_on_dask(args, db, config)
     return _campaign(args, db, config, BackendSpec.of(config).build(db=db), None)
 
@@ -197,11 +192,7 @@ def run(args) -> int:
 def _campaign_on_dask(args, db, config) -> int:
     executor = DaskExecutor.start(BackendSpec.of(config), workers=args.workers, scheduler=args.scheduler)
     try:
-        where = (f"local Dask cluster of {args.workers} worker(s)" if args.workers is not None
-                 else f"Dask scheduler {args.scheduler}")
-        dashboard = executor.dashboard
-        sys.stderr.write(f"dask: {where} at {executor.address}, {executor.workers()} worker(s) connected; dashboard: "
-                         f"{dashboard or 'not served by this scheduler'}\n")
+        sys.stderr.write(dask_banner(args, executor.address, executor.workers(), executor.dashboard))
         sys.stderr.flush()
         view = executor.describe(config.forms)
         return _campaign(args, db, config, view, executor)

@@ -20,7 +20,7 @@ import shlex
 import sys
 import time
 
-from tilecheck.commands.options import positive_int
+from tilecheck.commands.options import add_dask_options, dask_banner, on_dask, positive_int
 from tilecheck.diff.distributed import connect, dashboard_link, disconnect, workers_alive
 from tilecheck.errors import UsageError
 from tilecheck.spec.database import load_database
@@ -45,12 +45,8 @@ def add_arguments(p) -> None:
                    help="approximate instructions: every allowed result (default) or only the model's representative")
     g.add_argument("--input", metavar="A[,B,...]", help="check one input (hex or decimal operands): a repro")
     d = p.add_argument_group("exhaustive FILE.ptx runs in batches: resumable, on Dask (needs tilecheck[dist])")
-    where = d.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=positive_int, default=None, metavar="N",
-                       help="run the batches on a local Dask cluster of N worker processes, one thread each "
-                            "(as in fuzz; without it: two threads of this process)")
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="run the batches on the Dask cluster at ADDRESS (tcp://host:8786)")
+    add_dask_options(d, "run the batches on a local Dask cluster of N worker processes, one thread each "
+                        "(as in fuzz; without it: two threads of this process)")
     d.add_argument("--out", metavar="DIR",
                    help="keep DIR/checkpoint.json (after every batch) and DIR/batches.jsonl: a resumable run")
     d.add_argument("--resume", action="store_true",
@@ -113,14 +109,11 @@ def run(args) -> int:
 def _run_batched(args, path: str, db) -> int:
     """An exhaustive run in batches, on Dask with ``--workers``/``--scheduler``."""
     client = cluster = None
-    if args.workers is not None or args.scheduler is not None:
+    if on_dask(args):
         client, cluster = connect(workers=args.workers, scheduler=args.scheduler)
     try:
         if client is not None:
-            where = (f"local Dask cluster of {args.workers} worker(s)" if args.workers is not None
-                     else f"Dask scheduler {args.scheduler}")
-            sys.stderr.write(f"dask: {where} at {client.scheduler.address}, {workers_alive(client)} worker(s) "
-                             f"connected; dashboard: {dashboard_link(client) or 'not served by this scheduler'}\n")
+            sys.stderr.write(dask_banner(args, client.scheduler.address, workers_alive(client), dashboard_link(client)))
             sys.stderr.flush()
         run = sharded.verify_batched(path, args.entry, args.against, db=db, ulp_reading=args.ulp_reading,
                                      approx=args.approx, batch=args.batch, out=args.out, resume=args.resume,
