@@ -27,8 +27,8 @@ Usage: ``python bench/bench_diff.py [--n 262144] [--repeat 3] [--slice 24] [--fu
 from __future__ import annotations
 
 import argparse
-import os
-import time
+
+from benchkit import best_time, load, machine_line
 
 from tilecheck.diff import backends, cases
 from tilecheck.diff.verdict import disagreements
@@ -36,16 +36,6 @@ from tilecheck.model import api
 from tilecheck.spec.database import load_database
 
 FORMS = ("div.rn.f32", "sqrt.rz.f32", "div.rn.f64")
-
-
-def best_time(fn, repeat: int) -> float:
-    """Best wall time of ``repeat`` calls."""
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 SWEEPS = ([(op, "f32", r, ftz) for op in ("sqrt", "rcp") for r in ("rn", "rz", "rm", "rp") for ftz in (False, True)]
@@ -98,25 +88,13 @@ def header(args) -> list[str]:
     import numba
     import numpy as np
 
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = os.cpu_count() or 1
     from tilecheck.diff.sweep import _workers
 
-    return [f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.machine()}; "
-            f"{os.cpu_count()} CPUs ({cpus} usable); {_load()}.",
+    return [machine_line(),
             f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}; sweep "
             f"workers {args.workers or _workers()} (threads), slices of 2^18 points, specialised certificate kernels; "
             + ("all 2^32 points per sweep." if args.full else
                f"2^{args.slice} points per sweep in 16 pieces, full times projected.")]
-
-
-def _load() -> str:
-    try:
-        return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "load average unknown"
 
 
 def main() -> None:
@@ -141,7 +119,7 @@ def main() -> None:
         print("exhaustive sweeps judged by certificate (the model's results; the certificate shares no "
               "arithmetic with it):")
     rows = sweeps(args)
-    after = _load()
+    after = load()
     if args.markdown:
         how = "measured" if args.full else f"projected from 2^{args.slice} points per sweep (16 pieces)"
         print("  \n".join(before) + f"  \nAfter the run: {after}. Full 2^32 sweep times {how}, compile time "

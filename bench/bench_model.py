@@ -26,12 +26,12 @@ says when, where and under what load it ran. Usage:
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import sys
 import time
 
 import numpy as np
+from benchkit import best_time, load, machine_line
 
 import tilecheck
 from tilecheck.formats import get_format
@@ -54,16 +54,6 @@ def random_inputs(kind: str, fmt_name: str, n: int, rng: np.random.Generator, po
     if not positive:
         bits |= rng.integers(0, 2, n, dtype=utype) << utype(width - 1)
     return bits
-
-
-def best_time(fn, repeat: int) -> float:
-    """Best wall time of ``repeat`` calls."""
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def numpy_native(op: str, fmt_name: str, operands: list[np.ndarray]):
@@ -161,20 +151,6 @@ def targets(op: str, fmt_name: str, rounding: str, rate: float, vs_numpy: float,
     return "missed (" + ", ".join(missed) + ")" if missed else "met"
 
 
-def _load() -> str:
-    try:
-        return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "load average unknown"
-
-
-def _usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
 def header(args) -> list[str]:
     """Lines saying when, where, with what and under what load the run took place."""
     import gmpy2
@@ -183,8 +159,7 @@ def header(args) -> list[str]:
     from tilecheck.model.api import _threads
 
     return [
-        f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.machine()}; "
-        f"{os.cpu_count()} CPUs ({_usable_cpus()} usable); {_load()}.",
+        machine_line(),
         f"python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}, "
         f"gmpy2 {gmpy2.version()}; model threads {_threads()} (binary64: compiled Numba loops); numpy native "
         f"and MPFR on one thread; {args.n} elements per model/numpy run (best of {args.repeat}), "
@@ -254,7 +229,7 @@ def main() -> None:
             else:
                 print(f"{r['case']:<13} {kind:<7} {r['rate']:>10.1f} {r['np']:>10.1f} {r['vs_np']:>6.1f}x "
                       f"{r['x_a']:>8.1f}x {r['x_b']:>8.1f}x {r['first']:>8.2f}  {check:<6} {r['targets']}", flush=True)
-    print(("\n" if args.markdown else "") + f"After the run: {_load()}.")
+    print(("\n" if args.markdown else "") + f"After the run: {load()}.")
 
 
 if __name__ == "__main__":
