@@ -379,7 +379,10 @@ def test_jit_mutant_is_caught(monkeypatch, kernel, old, new, op, roundings):
     """Each plausible rounding bug in a kernel, compiled from the kernel's own source, must make
     the comparison with the exact path fail in every rounding mode it affects."""
     _mutant(monkeypatch, kernel, old, new)
-    if kernel == "_step_mag":  # the op's kernel calls it: recompile that against the mutant
-        _mutant(monkeypatch, {"mul": "_mul_kernel", "div": "_div_kernel", "fma": "_fma_kernel"}[op])
+    if kernel == "_step_mag":  # the op's kernel calls it (mul, div through _step_product): recompile those
+        callers = {"mul": ("_step_product", "_mul_kernel"), "div": ("_step_product", "_div_kernel"),
+                   "fma": ("_fma_kernel",)}[op]
+        for caller in callers:
+            _mutant(monkeypatch, caller)
     for rounding in roundings:
         assert _mismatches(op, rounding, 2000, path="jit") > 0, rounding

@@ -100,26 +100,10 @@ def _fma_intrinsic(typingctx, a, b, c):
     return sig, codegen
 
 
-@intrinsic
-def _bits(typingctx, x):
-    """The int64 bit pattern of a float64."""
-    sig = types.int64(types.float64)
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.IntType(64))
-
-    return sig, codegen
-
-
-@intrinsic
-def _float(typingctx, x):
-    """The float64 with int64 bit pattern ``x``."""
-    sig = types.float64(types.int64)
-
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-
-    return sig, codegen
+_bits = njit.bitcast(types.float64, types.int64, "_bits")
+"""The int64 bit pattern of a float64."""
+_float = njit.bitcast(types.int64, types.float64, "_float")
+"""The float64 with int64 bit pattern ``x``."""
 
 
 @_jit
@@ -131,6 +115,17 @@ def _step_mag(bits, sm, rounding):
     move = ((rounding == _RZ) & (sm < 0)) | ((rounding == _RP) & (sv > 0)) | ((rounding == _RM) & (sv < 0))
     # +1 on a pattern is a step away from zero, -1 toward it, for either sign
     return bits + (sm if move else 0)
+
+
+@_jit
+def _step_product(bits, sm, ma, mb, rounding):
+    """:func:`_step_mag` for a product or quotient of operand magnitudes ``ma``, ``mb`` whose
+    residual has sign ``sm``: an over- or underflowed result lies beyond the exact value; a zero or
+    infinite operand makes the result exact."""
+    mr = bits & _MAG
+    sm = -1 if mr == _INF else (1 if mr == 0 else sm)
+    exact = (ma >= _INF) | (mb >= _INF) | (ma == 0) | (mb == 0)
+    return _step_mag(bits, 0 if exact else sm, rounding)
 
 
 @_jit
@@ -205,11 +200,7 @@ def _mul_kernel(a, b, out, fail, rounding, nan_mode, nan_fixed, nan_invalid):
             up = _UP if mp < _SMALL else 1.0
             ax = abs(x) * (up if ma <= mb else 1.0)
             ay = abs(y) * (1.0 if ma <= mb else up)
-            sm = _sign(_fma_intrinsic(ax, ay, -(abs(p) * up)))
-            # over- and underflowed products lie beyond the exact value
-            sm = -1 if mp == _INF else (1 if mp == 0 else sm)
-            exact = (ma >= _INF) | (mb >= _INF) | (ma == 0) | (mb == 0)
-            bits = _step_mag(bits, 0 if exact else sm, rounding)
+            bits = _step_product(bits, _sign(_fma_intrinsic(ax, ay, -(abs(p) * up))), ma, mb, rounding)
         if nan:
             bits = _nan(ai, bi, 0, 2, nan_mode, nan_fixed, nan_invalid)
         out[i] = bits
@@ -231,11 +222,7 @@ def _div_kernel(a, b, out, fail, rounding, reciprocal, nan_mode, nan_fixed, nan_
             mb = bi & _MAG
             mq = bits & _MAG
             up = _UP if (ma < _SMALL) | (mq < _MIN_NORMAL) else 1.0
-            sm = _sign(_fma_intrinsic(-(abs(q) * up), abs(y), abs(x) * up))
-            # over- and underflowed quotients lie beyond the exact value
-            sm = -1 if mq == _INF else (1 if mq == 0 else sm)
-            exact = (ma >= _INF) | (mb >= _INF) | (ma == 0) | (mb == 0)
-            bits = _step_mag(bits, 0 if exact else sm, rounding)
+            bits = _step_product(bits, _sign(_fma_intrinsic(-(abs(q) * up), abs(y), abs(x) * up)), ma, mb, rounding)
         if nan:
             bits = _nan(ai, bi, 0, 2, nan_mode, nan_fixed, nan_invalid)
         out[i] = bits

@@ -1,4 +1,4 @@
-"""Numba compilation with an on-disk cache that never stops an import.
+"""Numba compilation with an on-disk cache that never stops an import, and bit casts for kernels.
 
 ``numba.njit(cache=True)`` raises ``RuntimeError`` at decoration time when none of Numba's cache
 locations is usable (a read-only install and no writable user cache directory); the model's
@@ -8,8 +8,9 @@ compiled kernels then compile once per process instead.
 from __future__ import annotations
 
 import numba
+from numba.extending import intrinsic
 
-__all__ = ["cached", "enabled"]
+__all__ = ["bitcast", "cached", "enabled"]
 
 
 def cached(**options):
@@ -28,3 +29,18 @@ def enabled() -> bool:
     """Whether Numba compiles (``NUMBA_DISABLE_JIT=1`` runs kernels as Python, where the kernels'
     LLVM intrinsics do not exist: callers then take their numpy paths)."""
     return not numba.config.DISABLE_JIT
+
+
+def bitcast(source, target, name: str):
+    """A Numba intrinsic ``name(x)`` that reads the bits of a ``source`` value (a Numba type) as a
+    ``target`` of the same width: one register move, no conversion (float <-> its bit pattern)."""
+
+    def typer(typingctx, x):
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], context.get_value_type(target))
+
+        return target(source), codegen
+
+    typer.__name__ = typer.__qualname__ = name
+    typer.__doc__ = f"The {target} with the bits of a {source}."
+    return intrinsic(typer)
