@@ -35,6 +35,10 @@ FORMATS = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23)}
 OPS = {"sqrt": 0, "rcp": 1, "div": 2, "mul": 3, "add": 4, "sub": 5, "fma": 6}
 """Operation codes of the kernels."""
 
+# The names below (operand counts, roundings, NaN policies, tininess) restate the spec registry's
+# vocabulary on purpose, as check() repeats tilecheck.oracle.common.check_call's argument checks:
+# this module imports nothing from tilecheck (tests/diff/test_certificate.py holds it to that), so
+# that no table or check it shares with the model can be wrong in both at once.
 ARITY = {"sqrt": 1, "rcp": 1, "div": 2, "mul": 2, "add": 2, "sub": 2, "fma": 3}
 
 ROUNDINGS = {"rn": 0, "rz": 1, "rm": 2, "rp": 3}
@@ -581,6 +585,7 @@ def check(op: str, fmt: str, rounding: str, result, *operands, ftz: bool = False
     NaN, ``canonical``: exactly ``nan_bits``, ``propagate``: a NaN operand's payload quieted, any
     NaN for invalid operations). Large inputs are split over ``threads`` (default: one per CPU,
     at most 8; ``TILECHECK_THREADS``). Raises ``ValueError`` for what is not certified."""
+    # argument checks of our own, not oracle.common's (see the note above ARITY)
     if not supports(op, fmt):
         raise ValueError(f"no certificate for {op} on {fmt}")
     if rounding not in ROUNDINGS:

@@ -150,6 +150,9 @@ def _nan(a, b, c, nops, nan_mode, nan_fixed, nan_invalid):
     return nan_invalid
 
 
+# Each operation has its own kernel, and each kernel spells out the same lane skeleton (load, the
+# native operation, its pattern, the NaN test, the step, the NaN rule): one loop per operation has
+# no per-lane dispatch on the operation, and the shared arithmetic is already in the helpers above.
 @_jit
 def _add_kernel(a, b, out, fail, rounding, negate, nan_mode, nan_fixed, nan_invalid):
     nfail = 0

@@ -188,6 +188,9 @@ def block(op: str, fmt: Format, operands, mode, rule, out=None):
     return out
 
 
+# _loop32 repeats _loop's lane skeleton (flushing, the step, the NaN rule) on uint32 patterns and
+# without the widening table: binary32 keeps its own loop so that each compiles to straight-line
+# code for its width, without the narrow formats' branches per lane.
 @_jit
 def _loop32(op, rnd, flush_in, flush_out, fixed, propagate, invalid, a, b, out):
     """binary32 div (op 5), sqrt (0), rcp (1) of ``a`` (and ``b``) into ``out``."""
