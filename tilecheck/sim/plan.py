@@ -40,7 +40,7 @@ from tilecheck.errors import Location
 from tilecheck.formats import get_format
 from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
-from tilecheck.sim.choices import Choices, allowed_choices
+from tilecheck.sim.choices import Choices, ScaledChoices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Function, Instr, Label
 from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
@@ -1144,6 +1144,7 @@ def _approximate_runner(form, readers, write, wname):
 
 
 _CHOICE_CACHE: dict = {}
+_SCALED: dict = {}  # (form, reading, tininess) -> ScaledChoices
 _CHOICE_CACHE_LIMIT = 1 << 18
 
 
@@ -1158,6 +1159,11 @@ def _choices_dedup(form, vals, c):
     uniform = bool((key == first).all())
     if uniform:
         uniq, inv = key[:1], None
+    elif ScaledChoices.applies(form):
+        table_key = (form.name, c.ulp_reading, c.tininess)
+        if table_key not in _SCALED:
+            _SCALED[table_key] = ScaledChoices(form, c.ulp_reading, c.tininess)
+        return _SCALED[table_key].choices(key)
     else:
         uniq, inv = np.unique(key, return_inverse=True)
         if uniq.shape[0] * 2 > n:
