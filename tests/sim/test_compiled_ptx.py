@@ -515,3 +515,30 @@ def test_pointer_parameter_attributes_parse(tmp_path, db):
     inputs = np.arange(1 << 16, dtype=np.uint64).astype(np.uint16)
     assert _hsqrt_misrounded(db, str(path), "k_hsqrt_f16", inputs) == \
         _hsqrt_misrounded(db, str(ROOT / "examples" / "cuda" / "half.ptx"), "k_hsqrt_f16", inputs)
+
+
+@pytest.mark.parametrize("name,reading", [("rcp.approx.ftz.f32", "either"), ("sqrt.approx.f32", "exact"),
+                                          ("rsqrt.approx.ftz.f32", "either"), ("rcp.approx.f32", "correctly-rounded")])
+def test_choices_remembered_per_binade_equal_the_direct_ones(db, name, reading):
+    """Allowed results taken from the canonical input's table entry, exponent moved, are exactly
+    the contract's own: the same sets and representative values, specials and edges included."""
+    from tilecheck.sim.choices import ScaledChoices, allowed_choices
+
+    form = db.resolve(name)
+    assert ScaledChoices.applies(form)
+    rng = np.random.default_rng(7)
+    x = np.concatenate([
+        rng.integers(0, 1 << 32, 6000, dtype=np.uint64).astype(np.uint32),
+        # one significand in every binade (the table serves them all from one entry per parity)
+        (np.arange(1, 255, dtype=np.uint32) << np.uint32(23)) | np.uint32(0x2AAAAB),
+        np.array([0, 1, 0x007FFFFF, 0x00800000, 0x7F7FFFFF, 0x7F800000, 0xFF800000, 0x7FC00000, 0xBF800000],
+                 dtype=np.uint32)])
+    table = ScaledChoices(form, reading, "after")
+    got = table.choices(x)
+    again = table.choices(x[::-1])  # entries now come from the table
+    want = allowed_choices(form, [x], ulp_reading=reading)
+    as_sets = lambda ch: [frozenset(v[m].tolist()) for v, m in zip(ch.values, ch.valid)]  # noqa: E731
+    assert as_sets(got) == as_sets(want)
+    assert as_sets(again) == as_sets(want)[::-1]
+    assert np.array_equal(got.reference, want.reference) and np.array_equal(got.unbounded, want.unbounded)
+    assert table.plain[table.count > 0].mean() > 0.9  # the table, not the direct path, served most lanes

@@ -122,3 +122,106 @@ def contract_allows(form, result: np.ndarray, operands: list, *, ulp_reading: st
     with np.errstate(all="ignore"):
         return np.asarray(api.allowed(form, np.asarray(result).astype(dtype), *ops, tininess=tininess,
                                       ulp_reading=ulp_reading), dtype=bool)
+
+
+class ScaledChoices:
+    """Allowed results of a unary binary32 ``rcp``/``sqrt``/``rsqrt`` contract, remembered per binade.
+
+    Scaling a positive normal ``x`` by ``2**k`` (``k`` even for the roots) scales the exact result,
+    its round-to-nearest value and a relative or ulp bound by ``2**-k`` (rcp), ``2**(k/2)`` (sqrt)
+    or ``2**(-k/2)`` (rsqrt) exactly, as long as every value involved is normal: the allowed results
+    of ``x`` are those of its *canonical* input (its significand with the exponent of 1, or of 2 to
+    keep the parity for the roots) with the exponent field moved. A table over the 2^24 canonical
+    inputs (about 160 MB when full; filled as inputs arrive) keeps, per canonical input, the first
+    allowed value, how many follow and the representative value, so an exhaustive run computes the
+    contract once per significand instead of once per input. Inputs outside the safe exponent
+    range, negative or special ones, and canonical inputs whose allowed set is not one plain run of
+    values, take the direct computation (:func:`allowed_choices`).
+    """
+
+    SAFE_EXPONENTS = (8, 246)  # biased exponents of inputs whose results (and neighbours) stay normal
+
+    def __init__(self, form, ulp_reading: str, tininess: str):
+        self.form = form
+        self.fn = form.contract.operation
+        self.ulp_reading = ulp_reading
+        self.tininess = tininess
+        size = 1 << 24
+        self.first = np.zeros(size, dtype=np.uint32)
+        self.reference = np.zeros(size, dtype=np.uint32)
+        self.plain = np.zeros(size, dtype=bool)
+        self.count = np.zeros(size, dtype=np.uint8)  # 0: not computed yet (written last)
+
+    @staticmethod
+    def applies(form) -> bool:
+        """Whether ``form``'s contract has the scaling property this table relies on."""
+        c = form.contract
+        return (form.kind == "contract" and c is not None and c.operation in ("rcp", "sqrt", "rsqrt")
+                and form.element_format == "f32" and PTX_TYPES[form.type].bits == 32 and not c.rules
+                and len(form.sources) == 1)
+
+    def choices(self, x: np.ndarray) -> Choices:
+        """The allowed results for the binary32 patterns ``x`` (uint32), like :func:`allowed_choices`."""
+        x = x.astype(np.uint32, copy=False)
+        e = ((x >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int64)
+        lo_e, hi_e = self.SAFE_EXPONENTS
+        ok = ((x >> np.uint32(31)) == 0) & (e >= lo_e) & (e <= hi_e)
+        if self.fn == "rcp":
+            ce = np.full(e.shape, 127, dtype=np.int64)
+            shift = 127 - e
+        else:
+            ce = 127 + ((e - 127) & 1)
+            shift = (e - ce) // 2 if self.fn == "sqrt" else (ce - e) // 2
+        index = (((ce - 127) << 23) | (x & np.uint32(0x7FFFFF)).astype(np.int64))
+        todo = ok & (self.count[np.where(ok, index, 0)] == 0)
+        if todo.any():
+            self._fill(np.unique(index[todo]))
+        ok &= self.plain[np.where(ok, index, 0)]
+        rest = np.flatnonzero(~ok)
+        cnt = np.where(ok, self.count[index], 0).astype(np.int64)
+        k = int(cnt.max()) if cnt.size else 0
+        step = shift.astype(np.int64) << 23
+        base = (self.first[index].astype(np.int64) + step).astype(np.uint32)
+        width = k + 1
+        other = None
+        if rest.size:
+            other = allowed_choices(self.form, [x[rest]], ulp_reading=self.ulp_reading, tininess=self.tininess)
+            width = max(width, other.values.shape[1])
+        n = x.shape[0]
+        values = np.zeros((n, width), dtype=np.uint32)
+        valid = np.zeros((n, width), dtype=bool)
+        for j in range(k):
+            values[:, j] = base + np.uint32(j)
+            valid[:, j] = j < cnt
+        values[:, -1] = np.uint32(get_format("f32").canonical_nan)  # the NaN column: never allowed here
+        reference = (self.reference[index].astype(np.int64) + step).astype(np.uint32)
+        unbounded = np.zeros(n, dtype=bool)
+        if other is not None:
+            w = other.values.shape[1]
+            # align the NaN column last, as allowed_choices lays it out
+            values[rest, :w - 1] = other.values[:, :w - 1]
+            valid[rest, :w - 1] = other.valid[:, :w - 1]
+            values[rest, w - 1:] = 0
+            valid[rest, w - 1:] = False
+            values[rest, -1] = other.values[:, -1]
+            valid[rest, -1] = other.valid[:, -1]
+            reference[rest] = other.reference
+            unbounded[rest] = other.unbounded
+        return Choices(values, valid, unbounded, reference)
+
+    def _fill(self, index: np.ndarray) -> None:
+        canonical = ((index >> 23) + 127).astype(np.uint32) << np.uint32(23) | (index & 0x7FFFFF).astype(np.uint32)
+        ch = allowed_choices(self.form, [canonical], ulp_reading=self.ulp_reading, tininess=self.tininess)
+        cnt = ch.valid.sum(axis=1)
+        first_col = np.argmax(ch.valid, axis=1)
+        # plain: the allowed values are the first `cnt` columns (one run of positive normal values)
+        cols = np.arange(ch.valid.shape[1])
+        run = (first_col == 0)[:, None] & (ch.valid == (cols[None, :] < cnt[:, None]))
+        plain = run.all(axis=1) & ~ch.unbounded & (cnt > 0) & (cnt < 255)
+        first = ch.values[np.arange(index.size), first_col].astype(np.uint32)
+        finite = (first & np.uint32(0x7F800000)) != np.uint32(0x7F800000)
+        plain &= finite & (first >= np.uint32(0x00800000)) & ((first >> np.uint32(31)) == 0)
+        self.first[index] = first
+        self.reference[index] = ch.reference.astype(np.uint32)
+        self.plain[index] = plain
+        self.count[index] = np.where(plain, cnt, 255).astype(np.uint8)

@@ -38,8 +38,9 @@ import numpy as np
 
 from tilecheck.errors import Location
 from tilecheck.formats import get_format
+from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
-from tilecheck.sim.choices import Choices, allowed_choices
+from tilecheck.sim.choices import Choices, ScaledChoices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Function, Instr, Label
 from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
@@ -258,7 +259,7 @@ class RunContext:
 
     approx: str = "all"            # all | reference
     ulp_reading: str = "either"
-    tininess: str = "after"
+    tininess: str = TININESS_DEFAULT
     memory: Memory | None = None
     block: int = 256
     thread_base: int = 0
@@ -496,11 +497,18 @@ class _Compiler:
                 raise self.error(ins, f"ld.param from unknown parameter {addr.base!r}", unsupported=False)
             pname, off = addr.base.name, addr.offset
 
+            reg_type = wname and self.reg_types[wname]
+            # the register's own width truncates when it is not wider than the load: no mask then
+            mask = np.uint64((1 << width) - 1) if reg_type in TYPES and TYPES[reg_type][0] > width else None
+
             def ldparam(L, s, c):
                 v = L.params[pname]
                 v = v if s is None else v[s]
-                v = (v >> np.uint64(8 * off)) & np.uint64((1 << width) - 1)
-                write(L, s, _extend(v, width, signed, wname and self.reg_types[wname]))
+                if off:
+                    v = v >> np.uint64(8 * off)
+                if mask is not None:
+                    v = v & mask
+                write(L, s, _extend(v, width, signed, reg_type))
             return self._step(ins, ldparam, [PARAM + pname], [wname])
         if space is None and not isinstance(addr.base, Reg):
             raise self.unsupported(ins)
@@ -570,8 +578,13 @@ class _Compiler:
             mask = np.uint64(((1 << width) - 1) << (8 * off))
 
             def stparam(L, s, c):
-                v = read(L, s, c).astype(np.uint64) << np.uint64(8 * off)
+                v = read(L, s, c).astype(np.uint64)  # a copy: never the register's own array
+                if off:
+                    v = v << np.uint64(8 * off)
                 cur = L.params.get(pname)
+                if cur is None and s is None:
+                    L.params[pname] = v
+                    return
                 if cur is None:
                     cur = np.zeros(L.size, dtype=np.uint64)
                 cur = cur.copy()
@@ -935,7 +948,7 @@ class _Compiler:
         dst, src = rest
         dw, dk = TYPES[dst]
         sw, sk = TYPES[src]
-        if dk == "x" and src == "f32" and len(rnd) == 1 and rnd[0] in ("rn", "rz", "rm", "rp") and not (ftz or sat):
+        if dk == "x" and src == "f32" and len(rnd) == 1 and rnd[0] in ROUNDINGS and not (ftz or sat):
             if len(ins.operands) != 3:
                 return self.by_spec(ins)
             return self._cvt_pair(ins, dst, src, rnd[0])
@@ -960,7 +973,7 @@ class _Compiler:
             sfmt, dfmt = get_format(_fmt_of(src)), get_format(_fmt_of(dst))
             narrowing = dfmt.precision < sfmt.precision or dfmt.emax < sfmt.emax
             rounding = rnd[0] if rnd else None
-            if sat or (narrowing and rounding not in ("rn", "rz", "rm", "rp")) or \
+            if sat or (narrowing and rounding not in ROUNDINGS) or \
                     (not narrowing and rounding is not None):
                 return self.by_spec(ins)
             if src == "bf16" and dst == "f16":
@@ -1132,6 +1145,7 @@ def _approximate_runner(form, readers, write, wname):
 
 
 _CHOICE_CACHE: dict = {}
+_SCALED: dict = {}  # (form, reading, tininess) -> ScaledChoices
 _CHOICE_CACHE_LIMIT = 1 << 18
 
 
@@ -1146,6 +1160,11 @@ def _choices_dedup(form, vals, c):
     uniform = bool((key == first).all())
     if uniform:
         uniq, inv = key[:1], None
+    elif ScaledChoices.applies(form):
+        table_key = (form.name, c.ulp_reading, c.tininess)
+        if table_key not in _SCALED:
+            _SCALED[table_key] = ScaledChoices(form, c.ulp_reading, c.tininess)
+        return _SCALED[table_key].choices(key)
     else:
         uniq, inv = np.unique(key, return_inverse=True)
         if uniq.shape[0] * 2 > n:

@@ -34,6 +34,7 @@ import numpy as np
 
 from tilecheck.errors import Location, UsageError
 from tilecheck.formats import get_format
+from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.inputs.forms import hard_cases
 from tilecheck.model import api, contracts, ops
 from tilecheck.sim.choices import READINGS, contract_allows
@@ -520,7 +521,7 @@ class Prepared:
 
 
 def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "either", approx: str = "all",
-            tininess: str = "after", text: str | None = None) -> Prepared:
+            tininess: str = TININESS_DEFAULT, text: str | None = None) -> Prepared:
     """Parse ``path`` (or ``text``, its contents, when given: a worker need not have the file),
     compile ``entry`` and find its ABI against ``against``."""
     if ulp_reading not in READINGS:
@@ -669,7 +670,7 @@ def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, secon
 
 
 def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None, cases: int | None = None,
-               seed: int = 0, ulp_reading: str = "either", approx: str = "all", tininess: str = "after",
+               seed: int = 0, ulp_reading: str = "either", approx: str = "all", tininess: str = TININESS_DEFAULT,
                block: int | None = None, threads: int | None = None, progress=None, limit: int | None = None,
                report_limit: int = 3) -> Outcome:
     """Verify function ``entry`` of the PTX file ``path`` against ``against`` (see the module doc).
@@ -771,7 +772,7 @@ def _ord(bits: int, fmt) -> int:
 
 
 def verify_single(path: str, entry: str, against: str, operands: list[str], *, db, ulp_reading="either",
-                  approx="all", tininess="after") -> Outcome:
+                  approx="all", tininess=TININESS_DEFAULT) -> Outcome:
     """Verify one input (``--input a,b``): the repro of a counterexample."""
     with open(path, encoding="utf-8") as fh:
         text = fh.read()

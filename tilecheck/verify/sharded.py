@@ -35,6 +35,7 @@ from tilecheck.diff.campaign import atomic_write, read_log, worker_name
 from tilecheck.diff.distributed import ordered
 from tilecheck.errors import ClusterError, UsageError
 from tilecheck.spec.database import load_database
+from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.verify.compiled import (
     EXHAUSTIVE_BLOCK,
     Outcome,
@@ -186,7 +187,7 @@ def _prepare_out(out: str) -> None:
 
 
 def verify_batched(path: str, entry: str, against: str, *, db, ulp_reading: str = "either", approx: str = "all",
-                   tininess: str = "after", batch: int | None = None, limit: int | None = None,
+                   tininess: str = TININESS_DEFAULT, batch: int | None = None, limit: int | None = None,
                    out: str | None = None, resume: bool = False, client=None, threads: int | None = None,
                    progress=None, stop_after: int | None = None) -> Run:
     """Verify every input of ``entry`` in ``path`` against ``against`` in batches (module doc).
