@@ -470,6 +470,53 @@ def test_surrounding_instructions_match_their_spec_forms(tmp_path, db, opcode):
     assert bad.size == 0, [(hex(int(vals[0][i])), hex(int(got[i])), hex(int(want[i]))) for i in bad[:5]]
 
 
+# --- nvcc's other ways of writing the same code ---------------------------------------------------
+
+def _opcodes(text: str, path: str) -> dict:
+    module = parse_module(text, path)
+    return {name: [(i.opcode, i.operands) for i in fn.body if hasattr(i, "opcode")]
+            for name, fn in module.functions.items() if fn.defined}
+
+
+def test_lineinfo_loc_lines_hide_no_instruction():
+    """``.loc`` lines (nvcc -lineinfo) end without ';': each instruction after one is still there."""
+    path = ROOT / "examples" / "cuda" / "half_variants.ptx"
+    text = path.read_text()
+    assert text.count("\t.loc\t") > 20 and ", inlined_at " in text
+    stripped = re.sub(r"^\s*\.loc\b.*\n", "", text, flags=re.M)
+    assert _opcodes(text, str(path)) == _opcodes(stripped, str(path))
+
+
+def test_grid_stride_loop_under_lineinfo_agrees_with_the_plain_kernel(db):
+    inputs = np.arange(1 << 16, dtype=np.uint64).astype(np.uint16)
+    variants = str(ROOT / "examples" / "cuda" / "half_variants.ptx")
+    plain = _hsqrt_misrounded(db, str(ROOT / "examples" / "cuda" / "half.ptx"), "k_hsqrt_f16", inputs)
+    assert _hsqrt_misrounded(db, variants, "k_hsqrt_f16_grid_stride", inputs) == plain and plain
+
+
+def test_operands_by_const_reference_agree_with_operands_by_value(db):
+    by_ref = compiled.verify_ptx(str(ROOT / "examples" / "cuda" / "half_variants.ptx"), "hdiv_f16_ref", "div.rn.f16",
+                                 db=db, cases=4000)
+    by_value = compiled.verify_ptx(str(ROOT / "examples" / "cuda" / "half_func.ptx"), "hdiv_f16_func", "div.rn.f16",
+                                   db=db, cases=4000)
+    assert by_ref.abi == ".func (operands by pointer)" and by_value.abi == ".func"
+    assert by_ref.misrounded == by_value.misrounded and by_ref.misrounded
+
+
+def test_pointer_parameter_attributes_parse(tmp_path, db):
+    """sm_100 kernels declare ``.param .u64 .ptr .global .align 2 NAME``: the same 64-bit pointer."""
+    half = (ROOT / "examples" / "cuda" / "half.ptx").read_text()
+    text = re.sub(r"\.param \.u64 (k_hsqrt_f16_param_\d)", r".param .u64 .ptr .global .align 2 \1", half)
+    text = text.replace(".param .u64 .ptr .global .align 2 k_hsqrt_f16_param_1", ".param .u64 .ptr .align 1 "
+                        "k_hsqrt_f16_param_1")
+    assert text.count(".ptr") == 2
+    path = tmp_path / "ptr.ptx"
+    path.write_text(text)
+    inputs = np.arange(1 << 16, dtype=np.uint64).astype(np.uint16)
+    assert _hsqrt_misrounded(db, str(path), "k_hsqrt_f16", inputs) == \
+        _hsqrt_misrounded(db, str(ROOT / "examples" / "cuda" / "half.ptx"), "k_hsqrt_f16", inputs)
+
+
 @pytest.mark.parametrize("name,reading", [("rcp.approx.ftz.f32", "either"), ("sqrt.approx.f32", "exact"),
                                           ("rsqrt.approx.ftz.f32", "either"), ("rcp.approx.f32", "correctly-rounded")])
 def test_choices_remembered_per_binade_equal_the_direct_ones(db, name, reading):

@@ -105,13 +105,18 @@ class PtxModule:
 
 
 _IDENT = r"[A-Za-z_$%][A-Za-z0-9_$]*"
-_PARAM = re.compile(r"^\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+(" + _IDENT + r")(?:\s*\[\s*(\d*)\s*\])?$")
+# `.ptr [.space] [.align N]` after the type (kernel pointer parameters, as nvcc writes them for
+# sm_100 and later) says what the pointer points at; the parameter's value is the same 64 bits
+_PARAM = re.compile(r"^\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+"
+                    r"(?:\.ptr\s+(?:\.(?:global|const|shared|local)\s+)?(?:\.align\s+\d+\s+)?)?"
+                    r"(" + _IDENT + r")(?:\s*\[\s*(\d*)\s*\])?$")
 _REG_RANGE = re.compile(r"^(%[A-Za-z_$][A-Za-z0-9_$]*)<(\d+)>$")
 _REG_NAME = re.compile(r"^%?[A-Za-z_$][A-Za-z0-9_$]*$")
 _LABEL = re.compile(r"^([A-Za-z_$][A-Za-z0-9_$]*)\s*:$")
 _GUARD = re.compile(r"^@(!?)(%?[A-Za-z_$][A-Za-z0-9_$]*)\s+")
 _FUNC_HEAD = re.compile(r"((?:\.(?:visible|weak|extern)\s+)*)\.(entry|func)\b")
 _IGNORED_BODY = (".loc", ".pragma")
+_LINE_DIRECTIVE = re.compile(r"\.loc\s")
 _PERF_DIRECTIVES = (".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", ".noreturn",
                     ".maxclusterrank", ".reqnctapercluster", ".explicitcluster")
 
@@ -304,6 +309,15 @@ def _parse_body(t: _Text, start: int, end: int):
                     raise t.error(i, "unbalanced '}'", unsupported=False)
                 scopes.pop()
                 i += 1
+                continue
+            if _LINE_DIRECTIVE.match(clean, i):
+                # `.loc FILE LINE COL[, function_name ..., inlined_at ...]` ends at the end of its line,
+                # with no ';' (nvcc -lineinfo): read as a statement up to the next ';' it would
+                # swallow the instruction that follows
+                nl = clean.find("\n", i, end)
+                nl = end if nl < 0 else nl
+                _statement(t, i, " ".join(clean[i:nl].rstrip().rstrip(";").split()), registers, scopes, counter, body)
+                i = nl
                 continue
             buf = i
             depth = 0

@@ -263,6 +263,12 @@ def _parse_body(clean: str, start: int, end: int, source):
             if c.isspace():
                 i += 1
                 continue
+            if re.match(r"\.loc\s", clean[i:i + 5]):
+                # `.loc ...` ends at the end of its line, with no ';' (nvcc -lineinfo): it must not
+                # swallow the instruction that follows
+                nl = clean.find("\n", i, end)
+                i = end if nl < 0 else nl
+                continue
             buf_start = i
             if c == "{":
                 raise PtxError("nested { } scopes are not supported", _line_at(clean, i), source)

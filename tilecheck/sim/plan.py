@@ -263,6 +263,7 @@ class RunContext:
     memory: Memory | None = None
     block: int = 256
     thread_base: int = 0
+    threads: int = 0               # threads launched (%nctaid = ceil(threads / block)); 0: not known
     trace: bool = False
     step_limit: int = DEFAULT_STEP_LIMIT
     contraction: bool = True
@@ -1447,7 +1448,10 @@ def _special(name: str, L: Lanes, s, c: RunContext) -> np.ndarray:
     if base == "%ctaid":
         return (gid // c.block) if axis == "x" else np.zeros_like(gid)
     if base == "%nctaid":
-        return np.full(gid.shape, 1 << 24 if axis == "x" else 1, dtype=np.int64)
+        # the grid that covers the launched threads: a grid-stride loop then runs once per thread
+        # (a fixed large grid would make blockDim * gridDim wrap to 0 in 32 bits: an endless loop)
+        grid = -(-c.threads // c.block) if c.threads else 1 << 24
+        return np.full(gid.shape, grid if axis == "x" else 1, dtype=np.int64)
     if base == "%laneid":
         return gid % 32
     if base == "%warpid":

@@ -186,7 +186,8 @@ class Abi:
     params: list = field(default_factory=list)   # entry: every param in order (name, type)
     input_regions: list = field(default_factory=list)
     output_region: int = -1
-    by_pointer: bool = False  # func: operands and result through pointer parameters (half2 .func)
+    by_pointer: bool = False  # func: operands (and the result, unless returned) through pointer parameters
+    returned: bool = False    # by_pointer: the result is the return parameter ``output``
 
     @property
     def in_memory(self) -> bool:
@@ -195,7 +196,8 @@ class Abi:
 
     def describe(self) -> str:
         """The ABI in a report: ``.func``, ``.func (by pointer)`` or ``.entry``, with the lanes."""
-        return (f".{self.kind}" + (" (operands and result by pointer)" if self.by_pointer else "")
+        how = " (operands by pointer)" if self.returned else " (operands and result by pointer)"
+        return (f".{self.kind}" + (how if self.by_pointer else "")
                 + (f", {self.lanes} lanes per {self.width}-bit element" if self.lanes > 1 else ""))
 
 
@@ -211,10 +213,14 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
     here = Location(path, fn.line, fn.col)
     fw = ref.fmt.width
     if fn.kind == "func":
-        if not fn.returns and fn.params and all(_param_width(p) == 64 and p.array is None for p in fn.params):
+        pointers = fw < 64 and fn.params and all(_param_width(p) == 64 and p.array is None for p in fn.params)
+        if pointers and not fn.returns:
             # nvcc's .func for half2/bf162 values: the result and each operand through a generic
             # pointer parameter (ld.u32 [%rd2] ... st.u32 [%rd1]); found by running it like a kernel
             return _memory_abi(plan, ref, here, 2 * fw // 8)
+        if pointers and len(fn.returns) == 1 and _param_width(fn.returns[0]) in (fw, 2 * fw):
+            # operands by reference (`const __half&`), the result returned
+            return _memory_abi(plan, ref, here, _param_width(fn.returns[0]) // 8, fn.returns[0].name)
         if len(fn.returns) != 1:
             raise UnsupportedPtxError(f".func {fn.name} must have one return parameter (has {len(fn.returns)})", here)
         width = _param_width(fn.returns[0])
@@ -229,11 +235,12 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
     return _memory_abi(plan, ref, here, None)
 
 
-def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None) -> Abi:
+def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, returned: str = "") -> Abi:
     """The ABI of code that reads its operands from and writes its result to memory: an ``.entry``
     kernel (``stride`` None: every thread gets the same pointers and indexes them by its thread
-    index) or a ``.func`` taking pointers (``stride``: lane i gets pointers to element i). Runs 64
-    lanes on distinct buffers and sees what is read and what is written."""
+    index) or a ``.func`` taking pointers (``stride``: lane i gets pointers to element i; the result
+    is the return parameter ``returned`` if given, else written through a pointer). Runs 64 lanes
+    on distinct buffers and sees what is read and what is written."""
     fn = plan.function
     fw = ref.fmt.width
     kind = "entry" if stride is None else "func"
@@ -251,7 +258,7 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None) 
                 lanes.params[name] += np.arange(n, dtype=np.uint64) * np.uint64(stride)
         else:
             lanes.params[name] = np.full(n, n, dtype=np.uint64)  # a count parameter: every thread in range
-    ctx = RunContext(approx="reference", memory=memory, block=32)
+    ctx = RunContext(approx="reference", memory=memory, block=32, threads=n)
     plan.run(lanes, ctx)
     read = {}
     for region, nbytes, offs in lanes.loads:
@@ -259,6 +266,11 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None) 
     written = {}
     for region, nbytes, offs, vals, done in lanes.stores:
         written.setdefault(region, set()).add(nbytes)
+    if returned:
+        if written:
+            raise UnsupportedPtxError(f".func {fn.name}: returns its result and also writes memory "
+                                      f"({', '.join(pointers[k] for k in written)})", here)
+        written = {-1: {stride}}
     if len(written) != 1:
         raise UnsupportedPtxError(f".{kind} {fn.name}: expected an elementwise kernel writing one buffer; it wrote "
                                   f"{len(written)} ({', '.join(pointers[k] for k in written) or 'none'})", here)
@@ -289,8 +301,8 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None) 
     if stride is not None and width != 8 * stride:
         raise UnsupportedPtxError(f".func {fn.name}: {width}-bit elements by pointer do not match {ref.text} "
                                   f"({8 * stride}-bit packed pairs)", here)
-    return Abi(kind, width // fw, width, [pointers[k] for k in inputs], pointers[out_region], params,
-               inputs, out_region, by_pointer=stride is not None)
+    return Abi(kind, width // fw, width, [pointers[k] for k in inputs], returned or pointers[out_region], params,
+               inputs, out_region, by_pointer=stride is not None, returned=bool(returned))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,6 +341,7 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
         memory = Memory(regions)
         ctx.memory = memory
         ctx.block = 256
+        ctx.threads = n
         names = [name for name, _ in abi.params]
         for name, t in abi.params:
             if name in abi.inputs or name == abi.output:
@@ -339,7 +352,7 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
                 lanes.params[name] = np.full(n, n, dtype=np.uint64)
         # the thread index must equal the element index: one block of `n` elements starting at 0
     plan.run(lanes, ctx)
-    if not abi.in_memory:
+    if not abi.in_memory or abi.returned:
         got = lanes.params.get(abi.output)
         if got is None:
             got = np.zeros(lanes.size, dtype=np.uint64)
