@@ -140,19 +140,19 @@ class SpecDatabase:
         directly follow the opcode (``div.ftz.full.f32`` denotes nothing: ptxas rejects it).
         """
         form = self._by_key.get(spelling_key(spelling))
-        if form is not None and self._order_problem(form, spelling):
+        if form is not None and self._order_problem(form, spelling) is not None:
             return None
         return form
 
-    def _order_problem(self, form: Form, spelling: str) -> str:
-        """Why ``spelling`` puts an opcode qualifier of ``form`` in the wrong place ('' if it does not)."""
+    def _order_problem(self, form: Form, spelling: str) -> str | None:
+        """Why ``spelling`` puts an opcode qualifier of ``form`` in the wrong place (None if it does not)."""
         family = self.families.get(form.family)
         fixed = [m for m in form.modifiers if family is not None and m in family.opcode_qualifiers]
         if not fixed:
-            return ""
+            return None
         _, mods, _ = split_spelling(spelling)
         if list(mods[:len(fixed)]) == fixed:
-            return ""
+            return None
         lead = "".join("." + m for m in fixed)
         return (f"'{lead}' is part of the opcode '{form.opcode}{lead}' and must directly follow "
                 f"'{form.opcode}' (write {form.name})")
@@ -176,9 +176,9 @@ class SpecDatabase:
         spelling = spelling.strip()
         tinfo = self.target(target) if target else None
         form = self._by_key.get(spelling_key(spelling))
-        if form is not None and self._order_problem(form, spelling):
-            return Verdict(spelling, False, None, self._order_problem(form, spelling), None,
-                           tinfo.name if tinfo else None)
+        problem = self._order_problem(form, spelling) if form is not None else None
+        if problem is not None:
+            return Verdict(spelling, False, None, problem, None, tinfo.name if tinfo else None)
         if form is not None:
             if tinfo is not None and tinfo.sm < form.target.sm:
                 return Verdict(spelling, False, form,

@@ -35,6 +35,7 @@ from tilecheck.diff import cases as gen
 from tilecheck.diff.backends import kernel_target
 from tilecheck.diff.cases import source_layout
 from tilecheck.diff.findings import describe_operand
+from tilecheck.diff.support import SUPPORTED, Support
 from tilecheck.diff.verdict import ok_mask
 from tilecheck.emit import single_instruction_kernel
 from tilecheck.errors import TilecheckError
@@ -73,7 +74,7 @@ class Context:
     rcp: str = "contract"
     sequence_cases: int = DEFAULT_CASES
     # filled by the checks
-    ptxas_missing: str | None = None  # '' when ptxas is available, else why not
+    ptxas_support: Support | None = None  # whether ptxas is available (None: not asked yet)
     ptxas_version: str | None = None
     ptxas: dict | None = None  # version, path and source of the ptxas used
     resolved_backend: object = None  # the backend object, or a string saying why there is none
@@ -86,17 +87,17 @@ class Context:
 # helpers
 
 
-def _ptxas_missing(ctx: Context) -> str:
-    """'' when ptxas is available, else the reason (cached)."""
-    if ctx.ptxas_missing is None:
+def ptxas_support(ctx: Context) -> Support:
+    """Whether ptxas is available to the run, or why not (asked once per run)."""
+    if ctx.ptxas_support is None:
         try:
             info = ptxas.ptxas_info()  # version, path and source: every ptxas-dependent result names them
             ctx.ptxas = info
             ctx.ptxas_version = info["version"]
-            ctx.ptxas_missing = ""
+            ctx.ptxas_support = SUPPORTED
         except TilecheckError as exc:
-            ctx.ptxas_missing = f"ptxas not available ({exc.message})"
-    return ctx.ptxas_missing
+            ctx.ptxas_support = Support(f"ptxas not available ({exc.message})")
+    return ctx.ptxas_support
 
 
 def _run_forms(ctx: Context, form: Form) -> list[Form]:
@@ -109,12 +110,12 @@ def _kernel_target(ctx: Context, form: Form) -> str:
     return kernel_target(ctx.db, form, ctx.target)
 
 
-def _unavailable(ctx: Context, form: Form) -> str:
-    """Why ``form`` has no kernel on the run's target ('' when it has one)."""
+def _kernel_support(ctx: Context, form: Form) -> Support:
+    """Whether ``form`` has a kernel on the run's target, or why not."""
     target = _kernel_target(ctx, form)
     if ctx.db.target(target).sm < form.target.sm:
-        return f"{form.name} needs sm_{form.target.sm}; the target is {target}"
-    return ""
+        return Support(f"{form.name} needs sm_{form.target.sm}; the target is {target}")
+    return SUPPORTED
 
 
 def _below_gate(ctx: Context, form: Form):
@@ -161,7 +162,7 @@ def _ptxas_legality(ctx: Context, forms: list[Form]) -> dict:
     cache = ctx.ptxas_legality
     todo: dict[tuple[str, str], list[Form]] = {}
     for f in forms:
-        targets = {_kernel_target(ctx, f)} if _unavailable(ctx, f) else \
+        targets = {_kernel_target(ctx, f)} if not _kernel_support(ctx, f).ok else \
             {_kernel_target(ctx, f), getattr(_below_gate(ctx, f), "name", None)} - {None}
         for target in targets:
             if (f.name, target) not in cache:
@@ -180,7 +181,7 @@ def check_legality(form: Form, ctx: Context) -> CheckResult:
     result = CheckResult("legality")
     target = _kernel_target(ctx, form)
     below = _below_gate(ctx, form)
-    if _unavailable(ctx, form):
+    if not _kernel_support(ctx, form).ok:
         expect = [(target, False)]  # an explicit --target older than the form's gate
     else:
         expect = [(target, True)] + ([(below.name, False)] if below is not None else [])
@@ -191,9 +192,9 @@ def check_legality(form: Form, ctx: Context) -> CheckResult:
             result.failures += 1
             result.details.append(f"spec verdict on {name}: {'legal' if verdict.legal else 'illegal'}, expected "
                                   f"{'legal' if legal else 'illegal'} ({verdict.reason})")
-    missing = _ptxas_missing(ctx)
-    if missing:
-        result.details.append(f"ptxas half skipped: {missing}")
+    have_ptxas = ptxas_support(ctx)
+    if not have_ptxas.ok:
+        result.details.append(f"ptxas half skipped: {have_ptxas.reason}")
         return result
     cache = _ptxas_legality(ctx, _run_forms(ctx, form))
     for name, legal in expect:
@@ -272,7 +273,7 @@ def check_emission(form: Form, ctx: Context) -> CheckResult:
     """The form's kernels are emitted with the documented ABI and the lowest ``.version``, and
     the simulator's parser reads them."""
     result = CheckResult("emission")
-    result.skipped = _unavailable(ctx, form)
+    result.skipped = _kernel_support(ctx, form).reason
     if result.skipped:
         return result
     target = _kernel_target(ctx, form)
@@ -310,7 +311,7 @@ def _assemble_all(ctx: Context, forms: list[Form]) -> dict:
     cache = ctx.assembled
     groups: dict[str, list] = {}
     for f in forms:
-        if _unavailable(ctx, f):
+        if not _kernel_support(ctx, f).ok:
             continue
         for kernel in _kernels(ctx, f):
             if kernel.name not in cache:
@@ -336,7 +337,7 @@ def _assemble_all(ctx: Context, forms: list[Form]) -> dict:
 def check_ptxas(form: Form, ctx: Context) -> CheckResult:
     """ptxas assembles the form's kernels (plain and predicated) to cubins for their target."""
     result = CheckResult("ptxas")
-    result.skipped = _ptxas_missing(ctx) or _unavailable(ctx, form)
+    result.skipped = ptxas_support(ctx).reason or _kernel_support(ctx, form).reason
     if result.skipped:
         return result
     cache = _assemble_all(ctx, _run_forms(ctx, form))

@@ -33,7 +33,7 @@ from tilecheck.legality.checker import check_program
 from tilecheck.sim import interpret_program, run_program
 from tilecheck.sim.errors import ApproximateReferenceWarning
 from tilecheck.tile.loader import load_programs
-from tilecheck.verify.checks import _ptxas_missing, backend_for
+from tilecheck.verify.checks import backend_for, ptxas_support
 from tilecheck.verify.report import CheckResult
 
 __all__ = ["verify_program", "program_inputs", "TRIALS"]
@@ -119,9 +119,7 @@ def verify_program(item, ctx) -> list[CheckResult]:
         legality.details.append(str(exc))
         return [legality]
     target = ctx.db.target(ctx.target).name
-    missing = _ptxas_missing(ctx)
-    if missing:
-        ptx_check.skipped = missing
+    ptx_check.skipped = ptxas_support(ctx).reason
     for program in programs:
         legality.cases += 1
         errors = [d for d in check_program(program, target, db=ctx.db) if d.severity == "error"]
@@ -136,7 +134,7 @@ def verify_program(item, ctx) -> list[CheckResult]:
             emission.failures += 1
             emission.details.append(f"{program.name}: {exc}")
             continue
-        if not missing:
+        if not ptx_check.skipped:
             ptx_check.cases += 1
             outcome = ptxas.assemble(ptx, target)
             if not outcome.ok:
