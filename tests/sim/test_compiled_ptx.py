@@ -60,6 +60,9 @@ def test_inline_asm_scopes_rename_their_registers(db):
      "unsupported instruction 'frob.b32'", 7, 3),
     (".visible .entry k()\n{\n .shared .b32 buf;\n ret;\n}\n", "unsupported directive '.shared'", 6, 2),
     (".global .b32 g;\n", "unsupported module-level directive '.global'", 4, 1),
+    # a spec form whose model refuses it (one memory, no .shared window): still a located error
+    (".visible .func (.param .b64 r) f(.param .b64 a)\n{\n .reg .b64 %rd<3>;\n  cvta.shared.u64 %rd1, %rd2;\n ret;\n}\n",
+     "unsupported instruction 'cvta.shared.u64'", 7, 3),
 ])
 def test_unsupported_ptx_is_a_located_error_with_exit_2(tmp_path, capsys, body, what, line, col):
     path = _write(tmp_path, body)
@@ -412,7 +415,9 @@ _REG = {16: "b16", 32: "b32", 64: "b64"}
 @pytest.mark.parametrize("opcode", ["neg.f16x2", "abs.bf16x2", "abs.ftz.f16x2", "min.f16x2", "max.NaN.bf16x2",
                                     "min.ftz.NaN.f16x2", "neg.bf16", "min.NaN.f16", "cvt.rni.s32.f16",
                                     "cvt.rzi.s16.f16", "cvt.rn.f16.s32", "cvt.rn.f16.u16", "cvt.rni.s32.bf16",
-                                    "cvt.rzi.s32.f32", "cvt.rn.f32.s32", "cvt.rmi.u32.f64", "cvt.rn.satfinite.f16.f32"])
+                                    "cvt.rzi.s32.f32", "cvt.rn.f32.s32", "cvt.rmi.u32.f64", "cvt.rn.satfinite.f16.f32",
+                                    "mul.hi.u64", "mul.hi.s64", "mad.hi.u64", "cnot.b32", "add.sat.s32",
+                                    "sub.sat.s32", "min.relu.s32"])
 def test_surrounding_instructions_match_their_spec_forms(tmp_path, db, opcode):
     """Each instruction nvcc emits around the arithmetic, run by the plan on edge and random bit
     patterns, equals the model's evaluation of its spec form (NaNs by class where the form leaves

@@ -36,7 +36,7 @@ from typing import Callable
 
 import numpy as np
 
-from tilecheck.errors import Location
+from tilecheck.errors import Location, TilecheckError
 from tilecheck.formats import get_format
 from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
@@ -403,13 +403,36 @@ class _Compiler:
             return Step("ret", None, ins)
         handler = getattr(self, "op_" + head, None)
         if handler is not None:
-            result = handler(ins, mods)
+            try:
+                result = handler(ins, mods)
+            except UnsupportedPtxError as exc:
+                # a variant the dedicated step does not cover (mul.hi.u64, cnot, add.sat.s32, ...)
+                # runs its spec form's model when the spec has one; else the step's own error
+                if not exc.unsupported:
+                    raise
+                return self._spec_or(ins, exc)
             if result is not None:
                 return result
         form = self.db.resolve(ins.opcode)
         if form is not None and form.kind in ("exact", "contract"):
             return self.model(ins, form)
-        raise self.unsupported(ins)
+        return self._spec_or(ins, self.unsupported(ins))
+
+    def _spec_or(self, ins: Instr, error: UnsupportedPtxError) -> Step:
+        form = self.db.resolve(ins.opcode)
+        if form is None or form.kind != "function" or any(o.role == "addr" for o in form.operands):
+            raise error
+        # the model refuses some forms as written (cvta.shared: one memory; setp.f16x2 with one
+        # destination, which the ISA leaves undefined): probe it now, so that they stay located
+        # errors here instead of failing while running
+        probe = [np.zeros(1, dtype=bool if o.ptx_type == "pred" else _UINT[max(8, o.container_bits)])
+                 for o in form.operands if o.role != "dst"]
+        try:
+            with np.errstate(all="ignore"):
+                api.evaluate(form, *probe)
+            return self.model(ins, form)
+        except (UnsupportedPtxError, TilecheckError):
+            raise error from None
 
     def by_spec(self, ins: Instr) -> Step:
         """An instruction around the arithmetic that has no dedicated step here but a spec form with
