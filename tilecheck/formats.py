@@ -219,6 +219,15 @@ class Format:
             value = Fraction(frac + (1 << self.mantissa_bits)) * Fraction(2) ** (exp - self.bias - self.mantissa_bits)
         return sign * value
 
+    def power_bits(self, n: int) -> int:
+        """The pattern of ``2**n``, clamped to the format's range (0 below it, infinity above it):
+        the magnitude a contract rule's ``|x| > 2**n`` compares with."""
+        if n > self.emax:
+            return self.inf
+        if n < self.emin - self.mantissa_bits:
+            return 0
+        return self.from_fraction(Fraction(2) ** n)
+
     def from_fraction(self, value: Fraction, rounding: str = "rn", negative_zero: bool = False) -> int:
         """Correctly round an exact rational to this format (scalar, exact; subnormals and
         overflow included). ``negative_zero`` gives the sign of a zero ``value``."""

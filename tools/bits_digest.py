@@ -39,9 +39,9 @@ UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 def _operands(form, fmt, rng: random.Random, n: int, edges: list[int]) -> list[list[int]]:
     """``len(form.sources)`` lists of container values: edge values and random ones."""
-    from tilecheck.spec.forms import TYPE_INFO
+    from tilecheck.spec.types import PTX_TYPES
 
-    container = TYPE_INFO[form.type][3]
+    container = PTX_TYPES[form.type].bits
     lanes = form.lanes
     width = fmt.width
     out = []
@@ -76,8 +76,8 @@ def digest(cases: int, sim_cases: int) -> dict:
     from tilecheck.formats import get_format
     from tilecheck.model import api
     from tilecheck.spec.database import load_database
-    from tilecheck.spec.forms import TYPE_INFO
-    from tilecheck.testing.edges import edge_values
+    from tilecheck.inputs.edges import edge_values
+    from tilecheck.spec.types import PTX_TYPES
 
     db = load_database()
     cpu = CpuBackend(db=db)
@@ -86,7 +86,7 @@ def digest(cases: int, sim_cases: int) -> dict:
         if form.kind not in ("exact", "contract"):
             continue
         fmt = get_format(form.element_format)
-        container = TYPE_INFO[form.type][3]
+        container = PTX_TYPES[form.type].bits
         rng = random.Random(form.name)
         ops = _operands(form, fmt, rng, cases, sorted(set(int(v) for v in edge_values(fmt))))
         native = [np.array(o, dtype=UNSIGNED[container]) for o in ops]

@@ -42,49 +42,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tilecheck import ptxas  # noqa: E402  (after the path fix so a checkout works uninstalled)
 from tilecheck.errors import SpecError  # noqa: E402
-from tilecheck.spec.forms import TYPE_INFO  # noqa: E402
-from tilecheck.spec.registry import OPERATIONS  # noqa: E402
+from tilecheck.spec.types import PTX_TYPES  # noqa: E402
+from tilecheck.testing.ptxas_grid import ARITY, arithmetic_candidates, memory_candidates, render  # noqa: E402
 
 TARGETS = ("sm_80", "sm_90", "sm_100")
 OLD_TARGETS = ("sm_10", "sm_13", "sm_20", "sm_30", "sm_50", "sm_53", "sm_60", "sm_70", "sm_75",
                "sm_80", "sm_86", "sm_89", "sm_90", "sm_100")
-# the arithmetic opcodes of the candidate grid, with their arity from the spec registry
-ARITY = {op: OPERATIONS[op] for op in ("div", "rcp", "sqrt", "rsqrt", "add", "sub", "mul", "fma")}
-ROUNDING = ("approx", "full", "rn", "rz", "rm", "rp", "")
-TYPES = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "f32x2")
-WITH_SAT = ("add", "sub", "mul", "fma")
-MEMORY_TYPES = ("b16", "b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64", "f16", "bf16", "f16x2", "bf16x2", "f32x2")
 
 
 # ---- candidates ---------------------------------------------------------------------------
-
-
-def arithmetic_grid() -> list[str]:
-    """Every candidate spelling of the arithmetic grid, in a stable order."""
-    out = []
-    for family in ARITY:
-        sats = ("sat", "") if family in WITH_SAT else ("",)
-        for rnd, ftz, sat, type_ in itertools.product(ROUNDING, ("ftz", ""), sats, TYPES):
-            out.append(".".join(t for t in (family, rnd, ftz, sat, type_) if t))
-    return out
-
-
-def memory_grid() -> list[str]:
-    """ld/st.global{.vec}.type candidates."""
-    return [".".join(t for t in (op, "global", vec, type_) if t)
-            for op, type_, vec in itertools.product(("ld", "st"), MEMORY_TYPES, ("", "v2", "v4", "v8"))]
-
-
-def render(spelling: str) -> str:
-    """A batch statement for any candidate spelling."""
-    tokens = spelling.split(".")
-    opcode, type_ = tokens[0], tokens[-1]
-    register = TYPE_INFO[type_][2]
-    if opcode in ARITY:
-        return ptxas.candidate_instruction(spelling, register, ARITY[opcode])
-    vec = [int(t[1:]) for t in tokens if t in ("v2", "v4", "v8")]
-    return ptxas.candidate_instruction(spelling, register, vector=vec[0] if vec else 1,
-                                       memory="load" if opcode == "ld" else "store")
 
 
 def judge(spellings: list[str], target: str, version: str = "9.0", arch: str | None = None,
@@ -119,7 +85,7 @@ def table(rows: list[list[str]], header: list[str]) -> None:
 
 
 def section_grid(db, rows_mode: str) -> dict:
-    spellings = arithmetic_grid()
+    spellings = arithmetic_candidates()
     results = {t: judge(spellings, t) for t in TARGETS}
     print(f"\n== grid: {len(spellings)} candidates x {len(TARGETS)} targets at .version 9.0 ==")
     rows, disagreements = [], []
@@ -181,7 +147,7 @@ def section_order(results: dict) -> None:
 def section_memory(db) -> list[str]:
     """Memory forms judged by parsing AND by building a cubin: ptxas 13.0 parses some spellings
     (ld.global.v8.b16) that it then crashes on when generating code."""
-    spellings = memory_grid()
+    spellings = memory_candidates()
     parsed = {t: judge(spellings, t) for t in TARGETS}
     built = {t: judge(spellings, t, build=True) for t in TARGETS}
     print(f"\n== ld/st.global: {len(spellings)} candidates (parse / build) ==")
@@ -307,7 +273,7 @@ def _kernel(instruction: str, register: str, count: int, target: str) -> str:
 def section_lenient() -> None:
     print("\n== lenient: ISA-undefined spellings ptxas accepts, compiled (sm_80, sm_90, sm_100) ==")
     pairs = [(f"rcp.{r}.ftz.f64", f"rcp.{r}.f64", "f64", 1) for r in ("rn", "rz", "rm", "rp")]
-    pairs += [(f"fma.{r}.{t}", f"fma.rn.{t}", TYPE_INFO[t][2], 3) for t in ("bf16", "bf16x2") for r in ("rz", "rm", "rp")]
+    pairs += [(f"fma.{r}.{t}", f"fma.rn.{t}", PTX_TYPES[t].register, 3) for t in ("bf16", "bf16x2") for r in ("rz", "rm", "rp")]
     pairs += [("st.global.v8.b16", "st.global.v4.b32", None, 0)]  # ld.global.v8.b16 crashes ptxas: see memory
     disasm = os.environ.get("TILECHECK_NVDISASM") or shutil.which("nvdisasm")
     rows = []
@@ -411,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         section_order(results)
     legal_memory = section_memory(db) if {"memory", "versions"} & set(sections) else []
     if "versions" in sections:
-        legal = [s for s in arithmetic_grid() if any(results[t][s].accepted for t in TARGETS)]
+        legal = [s for s in arithmetic_candidates() if any(results[t][s].accepted for t in TARGETS)]
         section_versions(db, legal + legal_memory)
     if "lenient" in sections:
         section_lenient()

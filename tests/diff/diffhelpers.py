@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -46,3 +48,13 @@ def sleepy(index: int, delay: float) -> int:
     """``index``, after ``delay`` seconds (jobs that finish out of order)."""
     time.sleep(delay)
     return index
+
+
+def done_batches(out: Path) -> int:
+    """Batches a campaign in ``out`` has checkpointed so far (0 before its first checkpoint, or
+    while the file is being replaced)."""
+    try:
+        data = json.loads((out / "checkpoint.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return 0
+    return sum(s["done_batches"] for s in data["states"].values())

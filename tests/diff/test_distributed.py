@@ -19,7 +19,7 @@ distributed = pytest.importorskip("distributed", reason="Dask is not installed (
 
 import cloudpickle  # noqa: E402 - a dependency of distributed
 import diffhelpers  # noqa: E402
-from diffhelpers import Faulty, sleepy  # noqa: E402
+from diffhelpers import Faulty, done_batches, sleepy  # noqa: E402
 from support.dask_cli import DASK_OPTIONS, assert_runs_without_importing_dask, assert_usage_error_without_dask  # noqa: E402
 
 from tilecheck.diff.campaign import BackendSpec, Campaign, Config  # noqa: E402
@@ -158,14 +158,6 @@ def _fuzz_args(out: str) -> list[str]:
             "--backend", "cpu", "--seed", "11", "--max-findings", "150", "--shrink", "4", "--quiet", "--out", out]
 
 
-def _done_batches(out: Path) -> int:
-    try:
-        data = json.loads((out / "checkpoint.json").read_text())
-    except (OSError, json.JSONDecodeError):
-        return 0
-    return sum(s["done_batches"] for s in data["states"].values())
-
-
 def test_killed_client_resumes_to_the_serial_result(client, db, tmp_path, monkeypatch):
     """``fuzz --workers 2`` killed with SIGKILL mid-run, then ``--resume --scheduler``: the same
     checkpoint and findings, byte for byte, as the serial run (``--tininess before`` makes the
@@ -186,7 +178,7 @@ def test_killed_client_resumes_to_the_serial_result(client, db, tmp_path, monkey
                             start_new_session=True)
     try:
         deadline = time.monotonic() + 120
-        while _done_batches(work / "run") < 4 and proc.poll() is None and time.monotonic() < deadline:
+        while done_batches(work / "run") < 4 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert proc.poll() is None, "the campaign ended before it could be killed: " + proc.stderr.read().decode()
         os.kill(proc.pid, signal.SIGKILL)
@@ -197,7 +189,7 @@ def test_killed_client_resumes_to_the_serial_result(client, db, tmp_path, monkey
         except ProcessLookupError:
             pass
         proc.stderr.close()
-    killed_at = _done_batches(work / "run")
+    killed_at = done_batches(work / "run")
     assert 4 <= killed_at < 24
     address = client.scheduler.address
     resumed = subprocess.run([sys.executable, "-m", "tilecheck", "fuzz", "--resume", "--out", "run", "--scheduler",

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from diffhelpers import Faulty
+from diffhelpers import Faulty, done_batches
 
 from tilecheck.diff.campaign import Campaign, Config
 
@@ -96,14 +96,6 @@ FUZZ = ["div.rn.ftz.f32", "div.rp.ftz.f32", "--tininess", "before", "--cases", "
         "--backend", "cpu", "--seed", "11", "--max-findings", "150", "--shrink", "4", "--quiet"]
 
 
-def _done_batches(out: Path) -> int:
-    try:
-        data = json.loads((out / "checkpoint.json").read_text())
-    except (OSError, json.JSONDecodeError):
-        return 0
-    return sum(s["done_batches"] for s in data["states"].values())
-
-
 def test_killed_campaign_resumes_to_the_same_result(tmp_path):
     """kill -9 mid-campaign, --resume: same case count, mismatch count and findings as a run that
     was never interrupted. ``--tininess before`` makes the verdict disagree with the simulator on
@@ -117,12 +109,12 @@ def test_killed_campaign_resumes_to_the_same_result(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "tilecheck", "fuzz", *FUZZ, "--out", str(out)], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
-    while _done_batches(out) < 5 and proc.poll() is None and time.monotonic() < deadline:
+    while done_batches(out) < 5 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     assert proc.poll() is None, "the campaign finished before it could be killed"
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    killed_at = _done_batches(out)
+    killed_at = done_batches(out)
     assert 5 <= killed_at < 32
     resumed = _fuzz(*FUZZ, "--out", str(out), "--resume")
     assert resumed.returncode == 1, resumed.stderr

@@ -19,19 +19,12 @@ import pytest
 
 from tilecheck import ptxas
 from tilecheck.errors import ToolNotFoundError
-from tilecheck.spec.database import load_database, split_spelling
-from tilecheck.spec.types import PTX_TYPES
-from tilecheck.spec.registry import OPERATIONS
-from tilecheck.testing import surround_grid
+from tilecheck.spec.database import load_database
+from tilecheck.testing import ptxas_grid, surround_grid
 
 pytestmark = pytest.mark.ptxas
 
 TARGETS = ("sm_80", "sm_90", "sm_100")
-# the arithmetic opcodes of the candidate grid, with their arity from the spec registry
-ARITY = {op: OPERATIONS[op] for op in ("div", "rcp", "sqrt", "rsqrt", "add", "sub", "mul", "fma")}
-ROUNDING = ("approx", "full", "rn", "rz", "rm", "rp", "")
-TYPES = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "f32x2")
-WITH_SAT = ("add", "sub", "mul", "fma")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -47,33 +40,10 @@ def db():
     return load_database()
 
 
-def _candidates() -> list[str]:
-    out = []
-    for family in ARITY:
-        sats = ("sat", "") if family in WITH_SAT else ("",)
-        for rnd, ftz, sat, type_ in itertools.product(ROUNDING, ("ftz", ""), sats, TYPES):
-            out.append(".".join(t for t in (family, rnd, ftz, sat, type_) if t))
-    return out
-
-
-def _render(db, spelling: str) -> str:
-    """One batch-register statement for any spelling of a known family (legal or not)."""
-    opcode, mods, type_ = split_spelling(spelling)
-    register = PTX_TYPES[type_].register if type_ in PTX_TYPES else "b32"
-    if opcode in surround_grid.FAMILIES and not (opcode in ARITY and type_ in TYPES):
-        return surround_grid.render(spelling)
-    if opcode in ARITY:
-        return ptxas.candidate_instruction(spelling, register, ARITY[opcode])
-    assert opcode in ("ld", "st"), spelling
-    vec = [int(m[1:]) for m in mods if m in ("v2", "v4", "v8")]
-    return ptxas.candidate_instruction(spelling, register, vector=vec[0] if vec else 1,
-                                       memory="load" if opcode == "ld" else "store")
-
-
 @pytest.fixture(scope="module")
 def grid(db):
-    spellings = _candidates()
-    lines = [_render(db, s) for s in spellings]
+    spellings = ptxas_grid.arithmetic_candidates()
+    lines = [ptxas_grid.render(s) for s in spellings]
     return spellings, {t: ptxas.check_instructions(lines, t) for t in TARGETS}
 
 
@@ -129,7 +99,7 @@ def test_qualifier_permutations_agree_with_ptxas(db):
     assert perms  # guard the guard: forms with several qualifiers exist
     lenient = _lenient(db)
     for target in ("sm_100",):
-        judged = ptxas.check_instructions([_render(db, p) for p in perms], target)
+        judged = ptxas.check_instructions([ptxas_grid.render(p) for p in perms], target)
         bad = [f"{p}: spec legal={db.verdict(p, target).legal}, ptxas {v.error or 'accepts'}"
                for p, v in zip(perms, judged) if p not in lenient and db.verdict(p, target).legal != v.accepted]
         assert not bad, "\n".join(bad)
@@ -185,7 +155,7 @@ def test_recorded_illegal_spellings_are_rejected_with_the_recorded_message(db):
     """Illegal on every target; the recorded message is sm_100's (an older target may first
     report the gate of the type, e.g. "Feature 'add.f32x2' requires .target sm_100 or higher")."""
     illegal = [i for fam in db.families.values() if fam.isa == "ptx" for i in fam.illegal]
-    lines = [_render(db, i.spelling) for i in illegal]
+    lines = [ptxas_grid.render(i.spelling) for i in illegal]
     problems = []
     for target in TARGETS:
         # built to a cubin: "accepted" means ptxas generates code for it, and a crash is recorded

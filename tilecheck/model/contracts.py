@@ -196,15 +196,6 @@ def class_match(xp, fmt: Format, bits, word: str):
     return hit & (neg if sign < 0 else ~neg)
 
 
-def _power_bits(fmt: Format, n: int) -> int:
-    """The pattern of 2**n, clamped to the format's range (0 below it, infinity above it)."""
-    if n > fmt.emax:
-        return fmt.inf
-    if n < fmt.emin - fmt.mantissa_bits:
-        return 0
-    return fmt.from_fraction(Fraction(2) ** n)
-
-
 def _condition(xp, fmt: Format, bits, cond):
     """Does each operand pattern meet a rule's :class:`~tilecheck.spec.contract.OperandCondition`?"""
     mag = bits & u64(xp, fmt.magnitude_mask)
@@ -215,9 +206,9 @@ def _condition(xp, fmt: Format, bits, cond):
             hit = hit | class_match(xp, fmt, bits, word)
         ok = hit if not (cond.above_log2 is not None or cond.below_log2 is not None) else ok & hit
     if cond.above_log2 is not None:
-        ok = ok & (mag > u64(xp, _power_bits(fmt, cond.above_log2)))
+        ok = ok & (mag > u64(xp, fmt.power_bits(cond.above_log2)))
     if cond.below_log2 is not None:
-        ok = ok & (mag < u64(xp, _power_bits(fmt, cond.below_log2)))
+        ok = ok & (mag < u64(xp, fmt.power_bits(cond.below_log2)))
     return ok
 
 

@@ -382,17 +382,7 @@ def compare(xp, form: Form, cmp: str, a, b, ftz: bool):
         else:
             x, y = a & u64(xp, _mask(w)), b & u64(xp, _mask(w))
         return _relation(xp, _ORDERED[cmp], x, y)
-    fmt = get_format(fmt_name)
-    x = _to_f64(xp, fmt, _flush(xp, fmt, a, ftz))
-    y = _to_f64(xp, fmt, _flush(xp, fmt, b, ftz))
-    unordered = xp.isnan(x) | xp.isnan(y)
-    if cmp == "num":
-        return ~unordered
-    if cmp == "nan":
-        return unordered
-    if cmp.endswith("u"):
-        return _relation(xp, cmp[:-1], x, y) | unordered
-    return _relation(xp, cmp, x, y) & ~unordered  # ordered: false on NaN, ne included
+    return _compare_floats(xp, get_format(fmt_name), cmp, a, b, ftz)
 
 
 def _combine(xp, boolop: str, t, c):
@@ -410,14 +400,14 @@ def _setp_lanes(xp, form, a, b, p):
     for i in range(lanes):
         shift = u64(xp, i * fmt.width)
         m = u64(xp, _mask(fmt.width))
-        out.append(_compare_lane(xp, form, fmt, p, (a >> shift) & m, (b >> shift) & m))
+        out.append(_compare_floats(xp, fmt, p["cmp"], (a >> shift) & m, (b >> shift) & m, bool(p.get("ftz"))))
     return out
 
 
-def _compare_lane(xp, form, fmt, p, a, b):
-    x = _to_f64(xp, fmt, _flush(xp, fmt, a, bool(p.get("ftz"))))
-    y = _to_f64(xp, fmt, _flush(xp, fmt, b, bool(p.get("ftz"))))
-    cmp = p["cmp"]
+def _compare_floats(xp, fmt, cmp: str, a, b, ftz: bool):
+    """``a CMP b`` on patterns of float format ``fmt`` (inputs flushed under ``ftz``)."""
+    x = _to_f64(xp, fmt, _flush(xp, fmt, a, ftz))
+    y = _to_f64(xp, fmt, _flush(xp, fmt, b, ftz))
     unordered = xp.isnan(x) | xp.isnan(y)
     if cmp == "num":
         return ~unordered
@@ -425,7 +415,7 @@ def _compare_lane(xp, form, fmt, p, a, b):
         return unordered
     if cmp.endswith("u"):
         return _relation(xp, cmp[:-1], x, y) | unordered
-    return _relation(xp, cmp, x, y) & ~unordered
+    return _relation(xp, cmp, x, y) & ~unordered  # ordered: false on NaN, ne included
 
 
 def _setp(xp, form, args, p, destinations: int = 1):

@@ -230,21 +230,12 @@ def _condition(fmt: Format, b, cond) -> z3.BoolRef:
     if cond.classes:
         parts.append(z3.Or(*[_class_match(fmt, b, word) for word in cond.classes]))
     if cond.above_log2 is not None:
-        parts.append(z3.UGT(mag, _power_bits(fmt, cond.above_log2)))
+        parts.append(z3.UGT(mag, fmt.power_bits(cond.above_log2)))
     if cond.below_log2 is not None:
-        parts.append(z3.ULT(mag, _power_bits(fmt, cond.below_log2)))
+        parts.append(z3.ULT(mag, fmt.power_bits(cond.below_log2)))
     if cond.classes and cond.above_log2 is None and cond.below_log2 is None:
         parts = parts[1:]  # a class list alone may name NaN
     return z3.And(*parts)
-
-
-def _power_bits(fmt: Format, n: int) -> int:
-    """The pattern of 2**n, clamped to the format's range (0 below it, infinity above it)."""
-    if n > fmt.emax:
-        return fmt.inf
-    if n < fmt.emin - fmt.mantissa_bits:
-        return 0
-    return fmt.from_fraction(Fraction(2) ** n)
 
 
 def _word_bits(fmt: Format, word: str) -> int | None:
