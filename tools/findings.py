@@ -40,6 +40,8 @@ def ptx_line(path: Path, entry: str) -> str:
     for item in fn.body:
         if not isinstance(item, Instr) or _BOILERPLATE.match(item.opcode):
             continue
+        if item.opcode == "bra.uni" and getattr(item.operands[0], "name", "").startswith("$return@"):
+            continue  # the return of an inlined call
         op = ("@p " if item.guard else "") + item.opcode
         if out and out[-1].split(" x")[0] == op:
             head, _, n = out[-1].partition(" x")

@@ -3,7 +3,7 @@
     python tools/regen_corpus.py            # needs nvcc (CUDA 13) and llc-19 on PATH
 
 nvcc -arch=sm_90 -ptx for every examples/cuda/*.cu (float_div.cu also with -use_fast_math,
--prec-div=false and -ftz=true; half_func.cu, half2_func.cu and half_variants.cu with -rdc=true so the device functions stay;
+-prec-div=false and -ftz=true; half_func.cu, half2_func.cu, calls.cu and half_variants.cu with -rdc=true so the device functions stay;
 half_variants.cu also with -lineinfo, its .file names relative to examples/cuda), and
 llc-19 -march=nvptx64 -mcpu=sm_75/sm_80/sm_90 for examples/llvm/*.ll. The PTX is committed; the
 tests and tools/findings.py read the committed files, so neither needs the compilers.
@@ -21,7 +21,7 @@ CUDA = ROOT / "examples" / "cuda"
 LLVM = ROOT / "examples" / "llvm"
 NVCC_VARIANTS = {"float_div.cu": {"": [], "_fast_math": ["-use_fast_math"], "_prec_div_false": ["-prec-div=false"],
                                   "_ftz": ["-ftz=true"]},
-                 "half_func.cu": {"": ["-rdc=true"]}, "half2_func.cu": {"": ["-rdc=true"]},
+                 "half_func.cu": {"": ["-rdc=true"]}, "half2_func.cu": {"": ["-rdc=true"]}, "calls.cu": {"": ["-rdc=true"]},
                  "half_variants.cu": {"": ["-rdc=true", "-lineinfo"]}}
 LLC_CPUS = ("sm_75", "sm_80", "sm_90")
 

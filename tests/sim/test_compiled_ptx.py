@@ -40,7 +40,7 @@ def _write(tmp_path, body: str, name="k.ptx") -> str:
 @pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
 def test_every_corpus_function_parses_and_compiles(path, db):
     module = parse_module(path.read_text(), str(path))
-    defined = [f for f in module.functions.values() if f.defined]
+    defined = [module.function(f.name) for f in module.functions.values() if f.defined]  # calls inlined
     assert defined
     for fn in defined:
         plan = compile_function(fn, db, str(path))
@@ -547,3 +547,41 @@ def test_choices_remembered_per_binade_equal_the_direct_ones(db, name, reading):
     assert as_sets(again) == as_sets(want)[::-1]
     assert np.array_equal(got.reference, want.reference) and np.array_equal(got.unbounded, want.unbounded)
     assert table.plain[table.count > 0].mean() > 0.9  # the table, not the direct path, served most lanes
+
+
+CALLS = str(ROOT / "examples" / "cuda" / "calls.ptx")
+
+
+def test_a_kernel_calling_a_function_is_verified_through_the_callee(db):
+    """nvcc's call.uni (arguments and result in .param of a callseq scope) is inlined: the kernel
+    that calls the non-inlined hsqrt misrounds exactly the inputs the function itself misrounds."""
+    via_call = compiled.verify_ptx(CALLS, "k_hsqrt_call", "sqrt.rn.f16", db=db, exhaustive=True)
+    direct = compiled.verify_ptx(CALLS, "hsqrt_callee", "sqrt.rn.f16", db=db, exhaustive=True)
+    assert via_call.exhaustive and via_call.verdict == "counterexample"
+    assert via_call.misrounded == direct.misrounded and via_call.misrounded_count == 15
+    nested = compiled.verify_ptx(CALLS, "k_frcp_nested_call", "rcp.rn.f32", db=db, cases=2000)
+    assert nested.verdict == "verified" and nested.inputs_checked > 1000
+
+
+@pytest.mark.parametrize("callee,message", [("missing", "does not define"), ("spin", "recursive call")])
+def test_calls_that_cannot_be_inlined_are_located_errors(tmp_path, capsys, callee, message):
+    body = f"""
+.visible .func (.param .b32 r) spin(.param .b32 a)
+{{
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [a];
+  {{
+  .param .b32 p0;
+  st.param.b32 [p0+0], %r1;
+  .param .b32 q0;
+  call.uni (q0), {callee}, (p0);
+  ld.param.b32 %r2, [q0+0];
+  }}
+  st.param.b32 [r], %r2;
+  ret;
+}}
+"""
+    path = _write(tmp_path, body)
+    assert main(["verify", path, "--entry", "spin", "--against", "rcp.rn.f32", "--cases", "10"]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:13:" in err and message in err

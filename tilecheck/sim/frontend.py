@@ -6,7 +6,8 @@ bodies or as prototypes. Parameters: ``.param .u64 name``, ``.param .align 2 .b8
 Bodies: ``.reg`` declarations (``%r<N>`` ranges declare ``%r0 .. %r{N-1}``), nested ``{ ... }``
 scopes (inline asm) whose ``.reg`` declarations are local to the scope (renamed here so they never
 clash), labels, ``@p``/``@!p`` guards, ``.loc``/``.pragma`` (ignored: they do not change what the
-code computes). Comments ``//`` and ``/* */`` are blanked with their newlines kept, so every
+code computes), in-body ``.param`` declarations and direct ``call``s, whose callee
+:meth:`PtxModule.function` inlines. Comments ``//`` and ``/* */`` are blanked with their newlines kept, so every
 statement keeps its line and column.
 
 Anything else is an :class:`~tilecheck.sim.errors.UnsupportedPtxError` located ``FILE:line:col``
@@ -82,6 +83,7 @@ class Function:
     line: int = 0
     col: int = 0
     defined: bool = True
+    locals: tuple[Param, ...] = ()  # .param declared in the body (a call's arguments and result)
 
 
 @dataclass
@@ -101,7 +103,7 @@ class PtxModule:
             have = ", ".join(f"{f.name} (.{f.kind})" for f in self.functions.values() if f.defined)
             raise UnsupportedPtxError(f"no function {name!r} defined in the module (defined: {have or 'none'})",
                                       Location(self.path), unsupported=False)
-        return fn
+        return _inline_calls(self, fn, (fn.name,), [0])
 
 
 _IDENT = r"[A-Za-z_$%][A-Za-z0-9_$]*"
@@ -274,8 +276,10 @@ def _parse_function(t: _Text, pos: int, m) -> tuple[Function, int]:
     _check_directives(t, p, brace)
     end = _matching_brace(t, brace, head_pos)
     registers, body = _parse_body(t, brace + 1, end)
+    locals_ = registers.pop(_LOCAL_PARAM, ())
     where = t.where(head_pos)
-    return Function(name, kind, params, returns, registers, tuple(body), where.line, where.column), end + 1
+    return (Function(name, kind, params, returns, registers, tuple(body), where.line, where.column, locals=locals_),
+            end + 1)
 
 
 def _check_directives(t: _Text, start: int, end: int) -> None:
@@ -371,6 +375,18 @@ def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) 
             return
         if word in _IGNORED_BODY:
             return  # debug line info and pragmas do not change what the code computes
+        if word == ".param":
+            # a call's argument or result ("callseq" scopes): local to its scope, renamed like .reg
+            m = _PARAM.match(text)
+            if m is None:
+                raise t.error(pos, f"unsupported parameter declaration {text!r}")
+            counter[0] += 1
+            unique = f"{m.group(3)}#{counter[0]}"
+            scopes[-1][("param", m.group(3))] = unique
+            array = int(m.group(4)) if m.group(4) else None
+            registers[_LOCAL_PARAM] = registers.get(_LOCAL_PARAM, ()) + (
+                Param(unique, m.group(2), int(m.group(1)) if m.group(1) else None, array),)
+            return
         raise t.error(pos, f"unsupported directive {word!r}")
     guard = None
     gm = _GUARD.match(text)
@@ -380,6 +396,9 @@ def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) 
         body_text = text[gm.end():]
     parts = body_text.split(None, 1)
     opcode = parts[0]
+    if opcode.split(".")[0] == "call":
+        body.append(_call(t, pos + (gm.end() if gm else 0), body_text, guard, scopes))
+        return
     try:
         operands = tuple(_operand(o, where.line, t.path) for o in _split_operands(parts[1])) if len(parts) > 1 else ()
     except PtxError as exc:
@@ -388,6 +407,95 @@ def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) 
     op_pos = pos + (gm.end() if gm else 0)
     op_where = t.where(op_pos)
     body.append(Instr(op_where.line, op_where.column, text, opcode, operands, guard))
+
+
+_LOCAL_PARAM = " locals"  # the body's .param declarations, kept among the registers while parsing (no
+# register name has a space) and moved to Function.locals
+_CALL = re.compile(r"^(call(?:\.uni)?)\s+(?:\(([^()]*)\)\s*,\s*)?(" + _IDENT + r")\s*(?:,\s*\(([^()]*)\))?$")
+
+
+def _call(t: _Text, pos: int, text: str, guard, scopes) -> Instr:
+    """``call{.uni} (results), NAME, (arguments)`` to a function of the module; indirect calls
+    (through a register, with a prototype) are unsupported."""
+    m = _CALL.match(text)
+    if m is None or m.group(3).startswith("%"):
+        raise t.error(pos, f"unsupported call {text[:80]!r} (direct calls to a function of the module only)")
+    names = [tuple(_resolve_param(x.strip(), scopes) for x in (g or "").split(",") if x.strip())
+             for g in (m.group(2), m.group(4))]
+    where = t.where(pos)
+    return Instr(where.line, where.column, text, m.group(1), (names[0], Symbol(m.group(3)), names[1]), guard)
+
+
+def _inline_calls(module: "PtxModule", fn: Function, stack: tuple, counter: list) -> Function:
+    """``fn`` with every call replaced by the callee's body: its registers, labels and local
+    parameters renamed apart, its parameters read from the call's argument parameters, its
+    return parameter written to the call's result parameter, ``ret`` a branch past the body."""
+    if not any(isinstance(i, Instr) and i.opcode.startswith("call") for i in fn.body):
+        return fn
+    locals_ = fn.locals
+    registers = dict(fn.registers)
+    body: list = []
+    for item in fn.body:
+        if not (isinstance(item, Instr) and item.opcode.startswith("call")):
+            body.append(item)
+            continue
+        results, callee_sym, args = item.operands
+        here = Location(module.path, item.line, item.col)
+        if item.guard is not None:
+            raise UnsupportedPtxError("unsupported predicated call", here)
+        callee = module.functions.get(callee_sym.name)
+        if callee is None or not callee.defined:
+            raise UnsupportedPtxError(f"call to {callee_sym.name!r}, which the module does not define", here)
+        if callee.name in stack:
+            raise UnsupportedPtxError(f"recursive call to {callee.name!r}", here)
+        if len(args) != len(callee.params) or len(results) != len(callee.returns):
+            raise UnsupportedPtxError(f"call to {callee.name!r} with {len(args)} argument(s) and {len(results)} "
+                                      f"result(s); it takes {len(callee.params)} and returns {len(callee.returns)}",
+                                      here, unsupported=False)
+        inner = _inline_calls(module, callee, stack + (callee.name,), counter)
+        counter[0] += 1
+        tag = f"@{counter[0]}"
+        regs = {name: name + tag for name in inner.registers}
+        names = {p.name: a for p, a in zip(inner.params, args)}
+        names.update({p.name: r for p, r in zip(inner.returns, results)})
+        names.update({p.name: p.name + tag for p in inner.locals})
+        names.update({i.name: i.name + tag for i in inner.body if isinstance(i, Label)})
+        end = "$return" + tag
+        registers.update({regs[k]: v for k, v in inner.registers.items()})
+        locals_ += tuple(Param(p.name + tag, p.ptx_type, p.align, p.array) for p in inner.locals)
+
+        def rename(op):
+            if isinstance(op, Reg):
+                return Reg(regs.get(op.name, op.name))
+            if isinstance(op, Symbol):
+                return Symbol(names.get(op.name, op.name))
+            if isinstance(op, Vec):
+                return Vec(tuple(rename(o) for o in op.items))
+            if isinstance(op, Addr):
+                return Addr(rename(op.base), op.offset)
+            return op
+
+        for sub in inner.body:
+            if isinstance(sub, Label):
+                body.append(Label(sub.line, sub.col, names[sub.name]))
+                continue
+            guard = (regs.get(sub.guard[0], sub.guard[0]), sub.guard[1]) if sub.guard else None
+            if sub.opcode == "ret" or sub.opcode.startswith("ret."):
+                body.append(Instr(sub.line, sub.col, sub.text, "bra.uni", (Symbol(end),), guard))
+            else:
+                body.append(Instr(sub.line, sub.col, sub.text, sub.opcode, tuple(rename(o) for o in sub.operands),
+                                  guard))
+        body.append(Label(item.line, item.col, end))
+    return Function(fn.name, fn.kind, fn.params, fn.returns, registers, tuple(body), fn.line, fn.col, fn.defined,
+                    locals_)
+
+
+def _resolve_param(name: str, scopes) -> str:
+    """The unique name of a parameter declared in the body (a call's), or ``name`` itself."""
+    for scope in reversed(scopes):
+        if ("param", name) in scope:
+            return scope[("param", name)]
+    return name
 
 
 def _resolve_name(name: str, scopes) -> str:
@@ -403,6 +511,9 @@ def _resolve(op, scopes):
     if isinstance(op, Reg):
         return Reg(_resolve_name(op.name, scopes))
     if isinstance(op, Symbol):
+        param = _resolve_param(op.name, scopes)
+        if param != op.name:
+            return Symbol(param)
         resolved = _resolve_name(op.name, scopes)
         return Reg(resolved) if resolved != op.name or any(op.name in s for s in scopes) else op
     if isinstance(op, Vec):

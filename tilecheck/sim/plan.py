@@ -151,7 +151,7 @@ class Plan:
         self.backward = any(s.kind == "bra" and s.target <= i for i, s in enumerate(steps))
         # parameters are live like registers: read by ld.param; the return parameters are read by
         # the caller after the run
-        params = {PARAM + p.name for p in function.params + function.returns}
+        params = {PARAM + p.name for p in function.params + function.returns + function.locals}
         every = frozenset(function.registers) | params
         end = frozenset(PARAM + p.name for p in function.returns)
         n = len(steps)
@@ -286,7 +286,7 @@ class _Compiler:
         self.db = db
         self.path = path
         self.reg_types = dict(fn.registers)
-        self.params = {p.name: p for p in fn.params + fn.returns}
+        self.params = {p.name: p for p in fn.params + fn.returns + fn.locals}
         labels = {}
         pos = 0
         for item in fn.body:
