@@ -585,3 +585,50 @@ def test_calls_that_cannot_be_inlined_are_located_errors(tmp_path, capsys, calle
     assert main(["verify", path, "--entry", "spin", "--against", "rcp.rn.f32", "--cases", "10"]) == 2
     err = capsys.readouterr().err
     assert f"{path}:13:" in err and message in err
+
+
+STORE_LOOP = """
+.visible .entry accumulate(.param .u64 pin, .param .u64 pout, .param .u32 trips)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  ld.param.u32 %r5, [trips];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  mov.u32 %r2, 0;
+$L_loop:
+  add.rn.f32 %f1, %f1, 0f3F800000;
+  st.global.f32 [%rd5], %f1;
+  add.s32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, %r5;
+  @%p1 bra $L_loop;
+  ret;
+}
+"""
+
+
+def test_a_loop_keeps_one_store_record_per_store_instruction(tmp_path, db):
+    """Each store instruction keeps one per-lane record that later iterations update (the newest
+    store per lane wins), so a long loop takes constant memory and the result is the last store."""
+    from tilecheck.sim.plan import Memory
+
+    path = _write(tmp_path, STORE_LOOP)
+    plan = compile_function(parse_module(Path(path).read_text(), path).function("accumulate"), db, path)
+    n = 256
+    x = np.arange(n, dtype=np.float32)
+    memory = Memory([("pin", x.view(np.uint8).copy()), ("pout", np.zeros(4 * n, dtype=np.uint8))])
+    lanes = plan.new_lanes(n)
+    lanes.params.update(pin=np.full(n, memory.pointer(0), dtype=np.uint64),
+                        pout=np.full(n, memory.pointer(1), dtype=np.uint64), trips=np.full(n, 3000, dtype=np.uint64))
+    plan.run(lanes, RunContext(memory=memory, block=n, threads=n))
+    assert len(lanes.stores) == 1 and not lanes.loads
+    region, nbytes, offs, vals, done = lanes.stores[0]
+    assert region == 1 and done.all() and np.array_equal(offs, np.arange(n) * 4)
+    assert np.array_equal(vals.astype(np.uint32).view(np.float32), x + np.float32(3000))

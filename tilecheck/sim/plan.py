@@ -75,6 +75,7 @@ class Lanes:
     stores: list = field(default_factory=list)       # per-lane store records (region, offset, width, value, done)
     trace: dict = field(default_factory=dict)        # step index -> (returned, reference, low, high) per lane
     loads: list = field(default_factory=list)        # (region, width, offsets) seen (ABI discovery)
+    store_slots: dict = field(default_factory=dict)  # store step -> its record's index in ``stores``
     dtypes: dict = field(default_factory=dict)       # register name -> dtype (registers may be dropped)
 
     @property
@@ -265,6 +266,7 @@ class RunContext:
     thread_base: int = 0
     threads: int = 0               # threads launched (%nctaid = ceil(threads / block)); 0: not known
     trace: bool = False
+    record_loads: bool = False     # keep every load's (region, width, offsets): ABI discovery only
     step_limit: int = DEFAULT_STEP_LIMIT
     contraction: bool = True
     approx_used: set = field(default_factory=set)
@@ -546,7 +548,8 @@ class _Compiler:
             data = c.memory.regions[region][1]
             words = data.view(_UINT[width])
             v = words[offs // nbytes]
-            L.loads.append((region, nbytes, offs))
+            if c.record_loads:
+                L.loads.append((region, nbytes, offs))
             write(L, s, _extend(v.astype(np.uint64), width, signed, wname and self.reg_types[wname]))
         return self._step(ins, ldglobal, reads, [wname])
 
@@ -563,7 +566,8 @@ class _Compiler:
             a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
             region, offs = _locate(c.memory, a, nbytes * vec, where)
             words = c.memory.regions[region][1].view(_UINT[width])
-            L.loads.append((region, nbytes * vec, offs))
+            if c.record_loads:
+                L.loads.append((region, nbytes * vec, offs))
             for j, (w, wn) in enumerate(writers):
                 v = words[offs // nbytes + j].astype(np.uint64)
                 w(L, s, _extend(v, width, kind == "s", wn and self.reg_types[wn]))
@@ -591,7 +595,7 @@ class _Compiler:
                 val = np.zeros(L.size if s is None else s.size, dtype=np.uint64)
                 for j, (r, _) in enumerate(readers):
                     val |= r(L, s, c).astype(np.uint64) << np.uint64(j * width)
-                _record_store(L, s, region, nbytes * vec, offs, val)
+                _record_store(L, s, region, nbytes * vec, offs, val, c.step)
             return self._step(ins, stvec, set(breads).union(*[r for _, r in readers]), [])
         read, reads = self.reader(ins, src, width, type_ if TYPES[type_][1] == "f" else None)
         if space == "param":
@@ -627,7 +631,7 @@ class _Compiler:
         def stglobal(L, s, c):
             a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
             region, offs = _locate(c.memory, a, nbytes, where)
-            _record_store(L, s, region, nbytes, offs, read(L, s, c).astype(np.uint64))
+            _record_store(L, s, region, nbytes, offs, read(L, s, c).astype(np.uint64), c.step)
         return self._step(ins, stglobal, set(reads) | set(breads), [])
 
     # -- predicates and selection ---------------------------------------------------------------
@@ -1334,17 +1338,31 @@ def _native_convert(src: str, dst: str, rounding: str | None, ftz: bool):
     return None
 
 
-def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values) -> None:
-    """Record a store per lane (lanes fork after it: stores are lane state, not shared memory)."""
-    n = L.size
-    rec_off = np.zeros(n, dtype=np.int64)
-    rec_val = np.zeros(n, dtype=np.uint64)
-    done = np.zeros(n, dtype=bool)
+def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values, step: int) -> None:
+    """Record a store per lane (lanes fork after it: stores are lane state, not shared memory).
+
+    A lane's newest store to a region supersedes its older ones (the caller reads, per lane, the
+    one store left), and each store instruction keeps one record that later executions update:
+    a loop's stores take constant space however many times it runs."""
     idx = slice(None) if s is None else s
-    rec_off[idx] = offs
-    rec_val[idx] = values
-    done[idx] = True
-    L.stores.append((region, nbytes, rec_off, rec_val, done))
+    pos = L.store_slots.get(step)
+    for k, (r, nb, o, v, d) in enumerate(L.stores):
+        if r == region and k != pos and d[idx].any():
+            d = d.copy()
+            d[idx] = False
+            L.stores[k] = (r, nb, o, v, d)
+    if pos is None:
+        n = L.size
+        rec = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=bool))
+        L.store_slots[step] = len(L.stores)
+        L.stores.append((region, nbytes) + rec)
+        pos = L.store_slots[step]
+    r, nb, o, v, d = L.stores[pos]
+    o, v, d = o.copy(), v.copy(), d.copy()
+    o[idx] = offs
+    v[idx] = values
+    d[idx] = True
+    L.stores[pos] = (region, nbytes, o, v, d)
 
 
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2")

@@ -258,7 +258,7 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
                 lanes.params[name] += np.arange(n, dtype=np.uint64) * np.uint64(stride)
         else:
             lanes.params[name] = np.full(n, n, dtype=np.uint64)  # a count parameter: every thread in range
-    ctx = RunContext(approx="reference", memory=memory, block=32, threads=n)
+    ctx = RunContext(approx="reference", memory=memory, block=32, threads=n, record_loads=True)
     plan.run(lanes, ctx)
     read = {}
     for region, nbytes, offs in lanes.loads:
