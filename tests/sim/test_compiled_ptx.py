@@ -632,3 +632,25 @@ def test_a_loop_keeps_one_store_record_per_store_instruction(tmp_path, db):
     region, nbytes, offs, vals, done = lanes.stores[0]
     assert region == 1 and done.all() and np.array_equal(offs, np.arange(n) * 4)
     assert np.array_equal(vals.astype(np.uint32).view(np.float32), x + np.float32(3000))
+
+
+def test_vector_loads_from_a_parameter(db):
+    """``ld.param.v2.f32`` (a float2 parameter) gives each element its own register."""
+    body = """
+.visible .func (.param .b32 r) first_over_second(.param .align 8 .b8 p[8])
+{
+  .reg .f32 %f<4>;
+  ld.param.v2.f32 {%f1, %f2}, [p];
+  div.rn.f32 %f3, %f1, %f2;
+  st.param.f32 [r], %f3;
+  ret;
+}
+"""
+    plan = compile_function(parse_module(HEADER + body, "v.ptx").function("first_over_second"), db, "v.ptx")
+    a = np.array([3.0, 1.0, -0.0], dtype=np.float32).view(np.uint32).astype(np.uint64)
+    b = np.array([2.0, 4.0, 5.0], dtype=np.float32).view(np.uint32).astype(np.uint64)
+    lanes = plan.new_lanes(3)
+    lanes.params["p"] = a | (b << np.uint64(32))
+    plan.run(lanes, RunContext())
+    assert lanes.params["r"].astype(np.uint32).view(np.float32).tolist() == [1.5, 0.25, -0.0]
+    assert str(np.float32(-0.0)) == str(lanes.params["r"].astype(np.uint32).view(np.float32)[2])

@@ -512,8 +512,10 @@ class _Compiler:
             raise self.unsupported(ins)
         d, addr = ins.operands
         if vec > 1:
-            if space == "param" or not isinstance(d, Vec) or len(d.items) != vec:
+            if not isinstance(d, Vec) or len(d.items) != vec:
                 raise self.unsupported(ins)
+            if space == "param":
+                return self._ld_param_vector(ins, d, addr, width, kind, vec)
             return self._ld_vector(ins, d, addr, width, kind, vec)
         write, wname = self.writer(ins, d)
         signed = kind == "s"
@@ -552,6 +554,26 @@ class _Compiler:
                 L.loads.append((region, nbytes, offs))
             write(L, s, _extend(v.astype(np.uint64), width, signed, wname and self.reg_types[wname]))
         return self._step(ins, ldglobal, reads, [wname])
+
+    def _ld_param_vector(self, ins, d, addr, width, kind, vec):
+        """``ld.param.vN`` (``float2`` parameters, say): N consecutive elements of a parameter.
+        Parameters are held in 64 bits per lane: wider accesses are unsupported."""
+        if not isinstance(addr.base, Symbol) or addr.base.name not in self.params:
+            raise self.error(ins, f"ld.param from unknown parameter {addr.base!r}", unsupported=False)
+        pname, off = addr.base.name, addr.offset
+        if 8 * off + vec * width > 64:
+            raise self.error(ins, f"ld.param of {8 * off + vec * width} bits: parameters wider than 64 bits "
+                                  "are not supported")
+        writers = [self.writer(ins, o) for o in d.items]
+        mask = np.uint64((1 << width) - 1)
+
+        def ldparamvec(L, s, c):
+            v = L.params[pname]
+            v = v if s is None else v[s]
+            for j, (w, wn) in enumerate(writers):
+                part = (v >> np.uint64(8 * off + j * width)) & mask
+                w(L, s, _extend(part, width, kind == "s", wn and self.reg_types[wn]))
+        return self._step(ins, ldparamvec, [PARAM + pname], [wn for _, wn in writers])
 
     def _ld_vector(self, ins, d, addr, width, kind, vec):
         """``ld.global.vN``: N consecutive elements; recorded as one access of N elements."""
