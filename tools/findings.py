@@ -3,6 +3,7 @@
     python tools/findings.py                       # both manifests, markdown table on stdout
     python tools/findings.py --readme README.md    # also rewrite the table between its markers
     python tools/findings.py --only hdiv           # entries whose function or entry contains 'hdiv'
+    python tools/findings.py --readme README.md --only hdiv   # rerun those rows, keep the others
 
 Each manifest entry (examples/cuda/manifest.yaml, examples/llvm/manifest.yaml) is run through
 tilecheck.verify.compiled.verify_ptx on the committed PTX, with every result the documented
@@ -86,26 +87,39 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="run only entries whose function or entry contains this text")
     args = ap.parse_args(argv)
     db = load_database()
-    lines = ["| function | documented result | PTX (one line; address arithmetic left out) | inputs checked | "
-             "verdict under the documented contracts (ulp reading: either) | counterexample and repro |",
-             "|---|---|---|---|---|---|"]
+    header = ["| function | documented result | PTX (one line; address arithmetic left out) | inputs checked | "
+              "verdict under the documented contracts (ulp reading: either) | counterexample and repro |",
+              "|---|---|---|---|---|---|"]
+    body = Path(args.readme).read_text() if args.readme else ""
+    if args.readme and (BEGIN not in body or END not in body):
+        print(f"{args.readme}: no {BEGIN} ... {END} markers", file=sys.stderr)
+        return 2
+    # with --only, the other rows of the README's table are kept as they are (matched by function)
+    kept = {}
+    if args.readme:
+        for line in body.split(BEGIN, 1)[1].split(END, 1)[0].splitlines()[2:]:
+            if line.startswith("| "):
+                kept[line.split(" | ", 1)[0][2:]] = line
+    fresh, table_rows = [], []
     for manifest in MANIFESTS:
         for entry in yaml.safe_load(manifest.read_text())["entries"]:
             if args.only and args.only not in entry["function"] and args.only not in entry["entry"]:
+                old = kept.get(entry["function"])
+                if old is None and args.readme:
+                    print(f"{entry['function']}: not in {args.readme}'s table yet; run without --only",
+                          file=sys.stderr)
+                    return 2
+                table_rows.append(old)
                 continue
             text, _ = row(entry, db)
-            lines.append(text)
-    table = "\n".join(lines)
-    print(table)
+            fresh.append(text)
+            table_rows.append(text)
+    print("\n".join(header + fresh))
     if args.readme:
-        readme = Path(args.readme)
-        body = readme.read_text()
-        if BEGIN not in body or END not in body:
-            print(f"{args.readme}: no {BEGIN} ... {END} markers", file=sys.stderr)
-            return 2
         head, rest = body.split(BEGIN, 1)
         _, tail = rest.split(END, 1)
-        readme.write_text(f"{head}{BEGIN}\n{table}\n{END}{tail}")
+        table = "\n".join(header + [r for r in table_rows if r is not None])
+        Path(args.readme).write_text(f"{head}{BEGIN}\n{table}\n{END}{tail}")
     return 0
 
 
