@@ -37,10 +37,22 @@ it got):
    (with the first inputs), maximum error in ulp or relative as the contract states, its argmax
    input, an error histogram. -> ``sweeps.json``.
 
+4. **The compiler-PTX corpus** (``examples/cuda/manifest.yaml``): every ``.entry`` kernel with the
+   elementwise ABI on a 16-bit unary or binary domain or an f32 unary one, its nvcc PTX loaded as it
+   is (driver JIT) and run over every input (2^16 or 2^32; a 2^32 domain stops at its time share and
+   says how far it got), each result compared with the correctly rounded reference (NaN by class).
+   -> ``corpus/ENTRY.vec`` (the same header; one line per input the device does not round correctly:
+   ``ENTRY OPERAND_HEX... RESULT_HEX  # correctly rounded``, read by :func:`read_corpus_vectors`, not
+   by ``tilecheck verify --vectors``: the lines are a kernel's results, not a form's) and
+   ``corpus.json`` (per kernel: inputs, checked, hardware_misrounded, the first ones). ``--phases``
+   picks phases, ``--corpus`` kernels. A misrounding kernel does not change the exit code: it is
+   what the phase measures.
+
 Everything goes under ``$OUT`` (or ``--out``): ``summary.json`` (device: name, compute capability,
 driver and runtime versions, CuPy, ptxas; timings; totals; the tininess tally), ``forms.json``,
 ``sweeps.json``, the four vector files (``specials.vec.gz`` gzip-compressed; ``tilecheck verify
---vectors`` reads it as it is) and ``log.txt`` -- eight files. An error on one form (say, a kernel
+--vectors`` reads it as it is) and ``log.txt`` -- eight files, plus ``corpus.json`` and ``corpus/``
+from phase 4. An error on one form (say, a kernel
 the driver's JIT rejects) is logged, listed under ``errors`` in summary.json, and the campaign goes
 on. Exit 0 when every case agreed with the model and nothing failed, 1 when something disagreed or
 failed (the files say what), 2 when the campaign could not run at all.
@@ -58,6 +70,7 @@ import numpy as np
 
 FILES = ("summary.json", "forms.json", "sweeps.json", "nan.vec", "ftz_tininess.vec", "div_approx_subnormal.vec",
          "specials.vec.gz", "log.txt")
+PHASES = ("questions", "forms", "sweeps", "corpus")
 SWEEPS = ("rcp.approx.ftz.f32", "sqrt.approx.ftz.f32", "rsqrt.approx.ftz.f32", "rcp.rn.f32", "sqrt.rn.f32",
           "rcp.approx.ftz.f64", "rsqrt.approx.ftz.f64")
 
@@ -545,6 +558,164 @@ def phase_sweeps(dev, db, out_dir: str, log, chunk: int, points: int | None, dea
 
 
 # ---------------------------------------------------------------------------------------------
+# phase 4: the compiler-PTX corpus on the device
+
+
+CORPUS_MANIFEST = os.path.join("examples", "cuda", "manifest.yaml")
+CORPUS_BLOCK = 256
+"""Threads per block of a corpus launch; every chunk is padded to a multiple of it (the corpus
+kernels index by thread without a bounds check)."""
+
+
+def corpus_entries(root: str, db, names: tuple[str, ...], log) -> list[tuple[dict, object]]:
+    """The manifest entries the corpus phase runs, each with its :class:`Prepared`: an ``.entry``
+    kernel with the elementwise ABI, on a 16-bit unary or binary domain or an f32 unary one.
+    ``names`` limits them to those kernels (empty: all); the others are logged as skipped."""
+    import yaml
+
+    from tilecheck.verify.compiled import prepare
+
+    with open(os.path.join(root, CORPUS_MANIFEST), encoding="utf-8") as fh:
+        entries = yaml.safe_load(fh)["entries"]
+    chosen = []
+    for e in entries:
+        if names and e["entry"] not in names:
+            continue
+        try:
+            p = prepare(os.path.join(root, e["file"]), e["entry"], e["against"], db=db, approx="reference")
+        except Exception as exc:  # noqa: BLE001 - an entry the verifier cannot take is skipped, said
+            log(f"corpus {e['entry']}: skipped ({type(exc).__name__}: {exc})")
+            continue
+        ref, abi = p.ref, p.abi
+        fits = (ref.fmt.width == 16 and ref.arity in (1, 2)) or (ref.fmt.name == "f32" and ref.arity == 1)
+        if abi.kind != "entry" or abi.by_pointer or not fits:
+            log(f"corpus {e['entry']}: skipped ({abi.describe()}, {ref.arity} {ref.fmt.name} operand(s))")
+            continue
+        chosen.append((e, p))
+    return chosen
+
+
+def _corpus_args(xp, p, inputs: list, out, n: int) -> tuple:
+    """Kernel arguments in parameter order: input and output arrays by name, any other parameter
+    (an element count) as a numpy scalar of its width holding ``n``."""
+    args = []
+    for name, t in p.abi.params:
+        if name in p.abi.inputs:
+            args.append(inputs[p.abi.inputs.index(name)])
+        elif name == p.abi.output:
+            args.append(out)
+        else:
+            bits = int("".join(ch for ch in t if ch.isdigit()) or 64)
+            args.append(np.dtype(f"{'i' if t.startswith('s') else 'u'}{bits // 8}").type(n))
+    return tuple(args)
+
+
+def corpus_entry(dev, entry: dict, p, chunk: int, share: float, out_dir: str, header: dict, log) -> dict:
+    """Run one corpus kernel over its whole input domain on the device (chunks of ``chunk``
+    inputs, within ``share`` seconds): every lane holds the same input, each lane's result is
+    compared on the host with the correctly rounded reference (NaN by class); the inputs where the
+    hardware is not correctly rounded go to ``corpus/ENTRY.vec``."""
+    from tilecheck.diff.vectors import VectorWriter
+    from tilecheck.verify.compiled import _exhaustive_block
+
+    xp = dev.xp
+    cupy = dev.backend.cupy
+    ref, abi = p.ref, p.abi
+    with open(p.path, "rb") as fh:
+        image = fh.read()
+    module = cupy.cuda.function.Module()
+    module.load(image + b"\0")
+    kernel = module.get_function(p.entry)
+    container = {16: np.uint16, 32: np.uint32, 64: np.uint64}[abi.width]
+    fw = ref.fmt.width
+    domain = p.domain
+    path = os.path.join(out_dir, "corpus", f"{p.entry}.vec")
+    t0 = time.perf_counter()
+    done, bad, first = 0, 0, []
+    with VectorWriter(path, {**header, "entry": p.entry, "file": entry["file"], "against": p.against,
+                             "function": entry.get("function", "")}) as writer:
+        writer.comment("ENTRY OPERAND_HEX... RESULT_HEX: each input the device does not round correctly, "
+                       "operands in the kernel's order, the result container (every lane holds the input); "
+                       f"the correctly rounded {p.against} after '#'")
+        while done < domain:
+            if time.perf_counter() - t0 > share:
+                log(f"corpus {p.entry}: time share used up after {done} of {domain} inputs")
+                break
+            m = min(chunk, domain - done)
+            padded = -(-m // CORPUS_BLOCK) * CORPUS_BLOCK
+            ops = _exhaustive_block(ref, done, done + m)  # operand 0 varies fastest
+            packed = []
+            for o in ops:
+                c = np.zeros(padded, dtype=np.uint64)
+                for lane in range(abi.lanes):
+                    c[:m] |= o.astype(np.uint64) << np.uint64(lane * fw)
+                packed.append(c.astype(container))
+            dev_in = [dev.asarray(c) for c in packed]
+            dev_out = xp.zeros(padded, dtype=container)
+            kernel((padded // CORPUS_BLOCK,), (CORPUS_BLOCK,), _corpus_args(xp, p, dev_in, dev_out, padded))
+            got = dev.host(dev_out)[:m].astype(np.uint64)
+            expected = ref.expected(ops)
+            wrong = np.zeros(m, dtype=bool)
+            for lane in range(abi.lanes):
+                g = ((got >> np.uint64(lane * fw)) & np.uint64((1 << fw) - 1)).astype(ref.fmt.uint)
+                wrong |= ~ref.judge(g, ops, expected)
+            sel = np.flatnonzero(wrong)
+            bad += sel.size
+            for i in sel:
+                operands = [int(packed[k][i]) for k in range(len(packed))]
+                fields = " ".join(f"0x{v:0{abi.width // 4}x}" for v in (*operands, int(got[i])))
+                writer.line(f"{p.entry} {fields}  # {p.against} 0x{int(expected[i]):0{fw // 4}x}")
+                if len(first) < 16:
+                    first.append({"inputs": [f"0x{int(o[i]):x}" for o in ops], "result": f"0x{int(got[i]):x}",
+                                  "correctly_rounded": f"0x{int(expected[i]):x}"})
+            done += m
+    report = {"file": entry["file"], "against": p.against, "abi": abi.describe(), "inputs": domain, "checked": done,
+              "complete": done == domain, "hardware_misrounded": bad, "first": first,
+              "seconds": round(time.perf_counter() - t0, 2), "vectors": os.path.relpath(path, out_dir)}
+    log(f"corpus {p.entry}: {done} of {domain} inputs, {bad} not correctly rounded by the device")
+    return report
+
+
+def read_corpus_vectors(path: str) -> tuple[dict, list[tuple[str, list[int], int]]]:
+    """(header, [(entry, operands, result)]) of a corpus vector file written by :func:`corpus_entry`."""
+    header, rows = {}, []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.startswith("#"):
+                if ":" in line and not rows:
+                    key, _, value = line[1:].partition(":")
+                    header.setdefault(key.strip(), value.strip())
+                continue
+            body = line.split("#", 1)[0].split()
+            if body:
+                rows.append((body[0], [int(x, 16) for x in body[1:-1]], int(body[-1], 16)))
+    return header, rows
+
+
+def phase_corpus(dev, db, root: str, out_dir: str, log, chunk: int, deadline: float, names: tuple[str, ...],
+                 errors: list) -> dict:
+    """Phase 4: every corpus kernel over its exhaustive input set on the device -> ``corpus.json``
+    and ``corpus/ENTRY.vec`` (the inputs the hardware does not round correctly)."""
+    report: dict = {}
+    if dev.dry:
+        log("corpus: skipped (the dry run has no device to load nvcc's PTX on)")
+        return report
+    info = dev.info()
+    header = {"gpu": info.get("gpu", "-"), "compute_capability": info.get("compute_capability", "-"),
+              "driver": info.get("driver", "-"), "runtime": info.get("runtime", "-"), "cupy": info.get("cupy", "-"),
+              "code": "jit", "source": "tools/gpu_campaign.py corpus phase"}
+    chosen = corpus_entries(root, db, names, log)
+    for k, (entry, p) in enumerate(chosen):
+        share = (deadline - time.perf_counter()) / max(1, len(chosen) - k)
+        got = guarded(log, errors, f"corpus {p.entry}", corpus_entry, dev, entry, p, chunk, share, out_dir,
+                      header, log)
+        report[p.entry] = got if got is not None else {"error": errors[-1]["error"]}
+    with open(os.path.join(out_dir, "corpus.json"), "w", encoding="utf-8") as fh:
+        json.dump(report, fh, indent=1)
+    return report
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -560,7 +731,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="limit phases 1 and 2 to these comma-separated families (default: all)")
     parser.add_argument("--sweeps", default=",".join(SWEEPS), metavar="FORMS",
                         help="comma-separated forms to sweep (default: the seven of the docstring)")
+    parser.add_argument("--phases", default=",".join(PHASES), metavar="PHASES",
+                        help=f"comma-separated phases to run, of {','.join(PHASES)} (default: all)")
+    parser.add_argument("--corpus", default="", metavar="ENTRIES",
+                        help="limit the corpus phase to these comma-separated kernels (default: every fitting one)")
     args = parser.parse_args(argv)
+    phases = [x for x in args.phases.split(",") if x]
+    if any(x not in PHASES for x in phases):
+        parser.error(f"--phases: expected some of {', '.join(PHASES)}")
     global ONLY
     ONLY = tuple(x for x in args.only.split(",") if x)
     sweeps = [x for x in args.sweeps.split(",") if x]
@@ -584,17 +762,32 @@ def main(argv: list[str] | None = None) -> int:
         dev = Device(db, args.dry_run)
         summary["device"] = dev.info()
         log(f"device: {summary['device']}")
-        t = time.perf_counter()
-        bad = phase_questions(dev, db, args.out, log, tiny, started + 0.15 * args.budget, summary, errors)
-        summary["seconds_questions"] = round(time.perf_counter() - t, 2)
-        t = time.perf_counter()
-        cases = args.cases or (256 if tiny else 1 << 16)
-        _, bad_forms = phase_forms(dev, db, args.out, log, cases, started + 0.45 * args.budget, errors)
-        summary["seconds_forms"] = round(time.perf_counter() - t, 2)
-        t = time.perf_counter()
-        chunk = 1 << (12 if tiny else 27)
-        _, bad_sweeps = phase_sweeps(dev, db, args.out, log, chunk, 1 << 14 if tiny else None, end, sweeps, errors)
-        summary["seconds_sweeps"] = round(time.perf_counter() - t, 2)
+        bad = bad_forms = bad_sweeps = 0
+        sweeps_end = started + (0.7 if "corpus" in phases else 1.0) * args.budget
+        if "questions" in phases:
+            t = time.perf_counter()
+            bad = phase_questions(dev, db, args.out, log, tiny, started + 0.15 * args.budget, summary, errors)
+            summary["seconds_questions"] = round(time.perf_counter() - t, 2)
+        if "forms" in phases:
+            t = time.perf_counter()
+            cases = args.cases or (256 if tiny else 1 << 16)
+            _, bad_forms = phase_forms(dev, db, args.out, log, cases, started + 0.45 * args.budget, errors)
+            summary["seconds_forms"] = round(time.perf_counter() - t, 2)
+        if "sweeps" in phases:
+            t = time.perf_counter()
+            chunk = 1 << (12 if tiny else 27)
+            _, bad_sweeps = phase_sweeps(dev, db, args.out, log, chunk, 1 << 14 if tiny else None, sweeps_end,
+                                         sweeps, errors)
+            summary["seconds_sweeps"] = round(time.perf_counter() - t, 2)
+        if "corpus" in phases:
+            t = time.perf_counter()
+            names = tuple(x for x in args.corpus.split(",") if x)
+            corpus = phase_corpus(dev, db, root, args.out, log, 1 << (16 if tiny else 24), end, names, errors)
+            # a misrounding kernel is a measurement of the compiled code, not a model disagreement
+            summary["corpus"] = {k: {"inputs": v.get("inputs"), "checked": v.get("checked"),
+                                     "hardware_misrounded": v.get("hardware_misrounded")}
+                                 for k, v in corpus.items()}
+            summary["seconds_corpus"] = round(time.perf_counter() - t, 2)
         summary["disagreements"] = {"questions": bad, "forms": bad_forms, "sweeps": bad_sweeps}
         code = 1 if (bad or bad_forms or bad_sweeps or errors) else 0
     except TilecheckError as exc:
@@ -605,7 +798,8 @@ def main(argv: list[str] | None = None) -> int:
     summary["seconds"] = round(time.perf_counter() - started, 2)
     with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as fh:
         json.dump(summary, fh, indent=1, default=str)
-    log(f"done in {summary['seconds']} s, exit {code}; files: {', '.join(FILES)}")
+    written = sorted(os.path.relpath(os.path.join(d, f), args.out) for d, _, fs in os.walk(args.out) for f in fs)
+    log(f"done in {summary['seconds']} s, exit {code}; {len(written)} files: {', '.join(written)}")
     log.close()
     return code
 

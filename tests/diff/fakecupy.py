@@ -20,7 +20,11 @@ to run on a device:
   the kernel asked for; it is executed through the PTX it was assembled from, identified by
   assembling each PTX the fake has seen with ptxas for the device and comparing the bytes. A
   launch runs the kernel through :func:`tilecheck.sim.execute`; a Python int argument is refused
-  (CuPy would pass it as 8 bytes).
+  (CuPy would pass it as 8 bytes). A PTX that executor cannot parse (nvcc's, say the corpus of
+  ``examples/cuda``) is run by the compiled-PTX executor (``tilecheck.sim.plan``, approximate
+  instructions giving the model's representative value): array arguments are memory regions, a
+  wrong argument count or scalar size is CUDA_ERROR_INVALID_VALUE, and an access outside the
+  arrays (a grid larger than the data of a kernel without bounds check) CUDA_ERROR_ILLEGAL_ADDRESS.
 * errors are CuPy's types: ``cuda.runtime.CUDARuntimeError``, ``cuda.driver.CUDADriverError``
   (message ``CUDA_ERROR_...: ...``), ``cuda.compiler.CompileException``; ``STATE.fail`` injects
   them (``{"nvrtc": "..."}`` makes every elementwise operation fail to compile,
@@ -370,8 +374,8 @@ _ENTRY = re.compile(r"\.entry\s+([A-Za-z_$][\w$]*)")
 
 
 class _Function:
-    def __init__(self, name: str, ptx: str):
-        self.name, self.ptx = name, ptx
+    def __init__(self, name: str, ptx: str, compiled=None):
+        self.name, self.ptx, self.compiled = name, ptx, compiled
 
     def __call__(self, grid, block, args, shared_mem=0, stream=None):
         from tilecheck import sim
@@ -390,7 +394,10 @@ class _Function:
             else:
                 # CuPy would pass a Python int as 8 bytes (cupy#8485): the backend must not do that
                 raise TypeError(f"kernel argument {a!r} is not a numpy scalar or device array")
-        sim.execute(self.ptx, self.name, host_args, grid=grid, block=block, db=load_database())
+        if self.compiled is not None:
+            _run_compiled(self.compiled, self.name, host_args, grid, block)
+        else:
+            sim.execute(self.ptx, self.name, host_args, grid=grid, block=block, db=load_database())
         STATE.launches.append((self.name, grid, block))
         if STATE.corrupt:
             # the output array is the last array before the optional mask and the count
@@ -406,6 +413,7 @@ class Module:
 
     def __init__(self):
         self.ptx = None
+        self.compiled = None  # the compiled-PTX front end's module, for PTX the older parser rejects
         self.symbols: set[str] = set()
 
     def load(self, image: bytes):
@@ -435,10 +443,16 @@ class Module:
                                        f"on sm_{device_sm}")
         from tilecheck.sim.parser import parse_ptx
 
+        self.compiled = None
         try:
             parse_ptx(ptx)
-        except Exception as exc:  # the simulator's parser stands in for the driver's
-            raise CUDADriverError(218, f"CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed: {exc}") from exc
+        except Exception as exc:  # the simulator's parsers stand in for the driver's
+            from tilecheck.sim.frontend import parse_module
+
+            try:  # nvcc's PTX: the compiled-PTX executor's front end
+                self.compiled = parse_module(ptx, "<module>")
+            except Exception:
+                raise CUDADriverError(218, f"CUDA_ERROR_INVALID_PTX: a PTX JIT compilation failed: {exc}") from exc
         self.ptx = ptx
         self.symbols = set(_ENTRY.findall(ptx))
         register_ptx(ptx)
@@ -449,7 +463,64 @@ class Module:
             raise CUDADriverError(400, "CUDA_ERROR_INVALID_HANDLE: invalid resource handle (nothing loaded)")
         if name not in self.symbols:
             raise CUDADriverError(500, "CUDA_ERROR_NOT_FOUND: named symbol not found")
-        return _Function(name, self.ptx)
+        return _Function(name, self.ptx, self.compiled)
+
+
+def _run_compiled(module, name: str, host_args: list, grid: tuple, block: tuple) -> None:
+    """Run an ``.entry`` that the older executor cannot parse (nvcc's PTX) with the compiled-PTX
+    executor, approximate instructions returning the model's representative value: each array
+    argument is a memory region at its pointer, each scalar its value; the kernel's stores are
+    written back into the arrays. Strict like a device: the argument count and scalar sizes must
+    match the parameters, and an access outside the arrays (a grid larger than the data of a kernel
+    without bounds check) is an illegal-address launch failure."""
+    from tilecheck.errors import TilecheckError
+    from tilecheck.sim.plan import Memory, RunContext, compile_function
+    from tilecheck.spec.database import load_database
+
+    fn = module.function(name)
+    if fn.kind != "entry":
+        raise CUDADriverError(500, "CUDA_ERROR_NOT_FOUND: named symbol not found (not an .entry)")
+    if len(host_args) != len(fn.params):
+        raise CUDADriverError(1, f"CUDA_ERROR_INVALID_VALUE: {name} takes {len(fn.params)} parameters, "
+                                 f"launched with {len(host_args)}")
+    if len(grid) > 3 or len(block) > 3 or int(np.prod(block)) > 1024 or min(*grid, *block) < 1:
+        raise CUDADriverError(1, "CUDA_ERROR_INVALID_VALUE: invalid launch configuration")
+    if (*grid[1:], *block[1:]).count(1) != len(grid) + len(block) - 2:  # (this module's `any` is CuPy's)
+        raise AssertionError("fake cupy runs compiled PTX on one-dimensional launches only")
+    plan = compile_function(fn, load_database(), name)
+    regions = [(p.name, a.reshape(-1).view(np.uint8)) for p, a in zip(fn.params, host_args)
+               if isinstance(a, np.ndarray)]
+    memory = Memory(regions)
+    threads = int(grid[0]) * int(block[0])
+    lanes = plan.new_lanes(threads)
+    k = 0
+    for p, a in zip(fn.params, host_args):
+        pbits = 8 * p.nbytes
+        if isinstance(a, np.ndarray):
+            if pbits != 64:
+                raise CUDADriverError(1, f"CUDA_ERROR_INVALID_VALUE: pointer for the {pbits}-bit parameter {p.name}")
+            lanes.params[p.name] = np.full(threads, memory.pointer(k), dtype=np.uint64)
+            k += 1
+        else:
+            if 8 * a.dtype.itemsize != pbits:
+                raise CUDADriverError(1, f"CUDA_ERROR_INVALID_VALUE: a {8 * a.dtype.itemsize}-bit value for the "
+                                         f"{pbits}-bit parameter {p.name}")
+            bits = np.asarray(a).view(np.dtype(f"u{a.dtype.itemsize}")).astype(np.uint64)
+            lanes.params[p.name] = np.full(threads, bits, dtype=np.uint64)
+    ctx = RunContext(approx="reference", memory=memory, block=int(block[0]), threads=threads)
+    try:
+        lanes = plan.run(lanes, ctx)
+    except TilecheckError as exc:
+        raise CUDADriverError(700, f"CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered "
+                                   f"({exc})") from exc
+    if lanes.size != threads or (lanes.unknown is not None and bool(lanes.unknown.sum())):
+        raise AssertionError(f"fake cupy cannot give one result per thread of {name} (lanes forked or unknown)")
+    for region, nbytes, offs, vals, done in lanes.stores:
+        data = memory.regions[region][1]
+        o = offs[done]
+        v = vals[done].astype(np.uint64)
+        for b in range(nbytes):
+            data[o + b] = ((v >> np.uint64(8 * b)) & np.uint64(0xFF)).astype(np.uint8)
 
 
 def _source_of(cubin: bytes, sm: int) -> str:

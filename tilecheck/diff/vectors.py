@@ -215,6 +215,12 @@ class VectorWriter:
         self._fh.write(f"{name} {fields}" + (f"  # {comment}" if comment else "") + "\n")
         self.count += 1
 
+    def line(self, text: str) -> None:
+        """One line as it is, flushed (files whose lines are not forms' cases, such as the GPU
+        campaign's corpus files, keep this header)."""
+        self._fh.write(text.rstrip("\n") + "\n")
+        self._fh.flush()
+
     def cases(self, form, operands, results, comments=None) -> None:
         """Many case lines: ``operands`` one array per source, ``results`` an array."""
         columns = [list(map(int, o)) for o in operands]
