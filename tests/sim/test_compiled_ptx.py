@@ -654,3 +654,37 @@ def test_vector_loads_from_a_parameter(db):
     plan.run(lanes, RunContext())
     assert lanes.params["r"].astype(np.uint32).view(np.float32).tolist() == [1.5, 0.25, -0.0]
     assert str(np.float32(-0.0)) == str(lanes.params["r"].astype(np.uint32).view(np.float32)[2])
+
+
+@pytest.mark.parametrize("setp,want", [
+    ("setp.gt.f16x2", [1, 2, 3, 2]),   # p: the low lanes' comparison, q: the high lanes'
+    ("setp.lt.f32", [1, 2, 2, 2]),     # p = (a < b), q = !p (NaN compares false)
+])
+def test_setp_with_two_destinations(db, setp, want):
+    body = f"""
+.visible .func (.param .b32 r) cmp2(.param .b32 a, .param .b32 b)
+{{
+  .reg .pred %p<3>;
+  .reg .b32 %r<6>;
+  ld.param.b32 %r1, [a];
+  ld.param.b32 %r2, [b];
+  {setp} %p1|%p2, %r1, %r2;
+  selp.b32 %r3, 1, 0, %p1;
+  selp.b32 %r4, 2, 0, %p2;
+  or.b32 %r5, %r3, %r4;
+  st.param.b32 [r], %r5;
+  ret;
+}}
+"""
+    plan = compile_function(parse_module(HEADER + body, "p.ptx").function("cmp2"), db, "p.ptx")
+    if setp.endswith("x2"):
+        h = lambda lo, hi: int(np.array([lo, hi], dtype=np.float16).view(np.uint32)[0])  # noqa: E731
+        a = [h(2, 1), h(1, 2), h(3, 3), h(np.nan, 5)]
+        b = [h(1, 1)] * 4
+    else:
+        a = np.array([1.0, 3.0, np.nan, 2.5], dtype=np.float32).view(np.uint32).tolist()
+        b = np.array([2.0, 2.0, 2.0, 2.0], dtype=np.float32).view(np.uint32).tolist()
+    lanes = plan.new_lanes(4)
+    lanes.params["a"], lanes.params["b"] = np.array(a, dtype=np.uint64), np.array(b, dtype=np.uint64)
+    plan.run(lanes, RunContext())
+    assert lanes.params["r"].tolist() == want

@@ -508,8 +508,8 @@ def _resolve_name(name: str, scopes) -> str:
 def _resolve(op, scopes):
     """Map scope-local register names to their unique names; bare identifiers declared as registers
     (``low``, ``high`` in nvcc's inline asm) become registers."""
-    if isinstance(op, Reg):
-        return Reg(_resolve_name(op.name, scopes))
+    if isinstance(op, Reg):  # `%p|%q` (setp's two destinations): each name resolved
+        return Reg("|".join(_resolve_name(part, scopes) for part in op.name.split("|")))
     if isinstance(op, Symbol):
         param = _resolve_param(op.name, scopes)
         if param != op.name:

@@ -431,7 +431,7 @@ class _Compiler:
                  for o in form.operands if o.role != "dst"]
         try:
             with np.errstate(all="ignore"):
-                api.evaluate(form, *probe)
+                api.evaluate(form, *probe, destinations=2 if ins.operands and _pair(ins.operands[0]) else 1)
             return self.model(ins, form)
         except (UnsupportedPtxError, TilecheckError):
             raise error from None
@@ -670,8 +670,8 @@ class _Compiler:
         width, kind = TYPES[type_]
         nops = 4 if boolop else 3
         dst = ins.operands[0]
-        if kind == "x" or len(ins.operands) != nops or isinstance(dst, Vec):
-            raise self.unsupported(ins)
+        if kind == "x" or len(ins.operands) != nops or isinstance(dst, Vec) or _pair(dst):
+            raise self.unsupported(ins)  # packed and two-destination forms run from their spec
         ra, r1 = self.reader(ins, ins.operands[1], width, type_ if kind == "f" else None)
         rb, r2 = self.reader(ins, ins.operands[2], width, type_ if kind == "f" else None)
         rc, r3 = (self.reader(ins, ins.operands[3], 1) if boolop else (None, set()))
@@ -1056,9 +1056,14 @@ class _Compiler:
                              unsupported=False)
         width = form.operands[0].container_bits
         ftype = form.type if form.type in ("f16", "bf16", "f32", "f64") else None
-        readers, write, wname = [], None, None
+        readers, write, wname, pair = [], None, None, None
         for spec, op in zip(form.operands, ins.operands):
-            if spec.role == "dst":
+            if spec.role == "dst" and _pair(op):
+                # `setp ... p|q`: both destinations (the complement, or the high lane of a packed pair)
+                pair = [self.writer(ins, Reg(name)) for name in _pair(op)]
+                write, wname = pair[0]
+                dst = spec
+            elif spec.role == "dst":
                 write, wname = self.writer(ins, op)
                 dst = spec
             elif form.kind == "function":
@@ -1072,6 +1077,15 @@ class _Compiler:
             signed = TYPES.get(dst.ptx_type, (0, ""))[1] == "s"
             reg_type = self.reg_types.get(wname)
             dbits = dst.container_bits
+
+            if pair is not None:
+                def function_pair(L, s, c):
+                    vals = [r(L, s, c) for r, _ in readers]
+                    with np.errstate(all="ignore"):
+                        outs = api.evaluate(form, *vals, tininess=c.tininess, destinations=2)
+                    for (w, _), out in zip(pair, outs):
+                        w(L, s, np.asarray(out))
+                return self._step(ins, function_pair, reads, [name for _, name in pair])
 
             def function(L, s, c):
                 vals = [r(L, s, c) for r, _ in readers]
@@ -1388,6 +1402,14 @@ def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values, step: int
 
 
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2")
+
+
+def _pair(op) -> tuple[str, str] | None:
+    """The two register names of a ``p|q`` destination, else None."""
+    if isinstance(op, Reg) and "|" in op.name:
+        names = tuple(op.name.split("|"))
+        return names if len(names) == 2 and all(names) else None
+    return None
 
 
 def _per_element(one, type_: str, *vals: np.ndarray) -> np.ndarray:
