@@ -112,7 +112,7 @@ def simulator_targets(db):
     ref = compiled.parse_reference("div.rn.f16", db)
     abi = compiled.find_abi(plan, ref, path)
     m = 1 << 20
-    ops = compiled._exhaustive_block(ref, 1 << 24, (1 << 24) + m)
+    ops = compiled.exhaustive_block(ref, 1 << 24, (1 << 24) + m)
     t0 = time.perf_counter()
     res = compiled.run_block(plan, abi, ref, compiled._pack(abi, ref, ops),
                              dict(approx="all", ulp_reading="either", tininess="after"))

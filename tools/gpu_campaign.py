@@ -616,7 +616,7 @@ def corpus_entry(dev, entry: dict, p, chunk: int, share: float, out_dir: str, he
     compared on the host with the correctly rounded reference (NaN by class); the inputs where the
     hardware is not correctly rounded go to ``corpus/ENTRY.vec``."""
     from tilecheck.diff.vectors import VectorWriter
-    from tilecheck.verify.compiled import _exhaustive_block
+    from tilecheck.verify.compiled import exhaustive_block
 
     xp = dev.xp
     cupy = dev.backend.cupy
@@ -643,7 +643,7 @@ def corpus_entry(dev, entry: dict, p, chunk: int, share: float, out_dir: str, he
                 break
             m = min(chunk, domain - done)
             padded = -(-m // CORPUS_BLOCK) * CORPUS_BLOCK
-            ops = _exhaustive_block(ref, done, done + m)  # operand 0 varies fastest
+            ops = exhaustive_block(ref, done, done + m)  # operand 0 varies fastest
             packed = []
             for o in ops:
                 c = np.zeros(padded, dtype=np.uint64)

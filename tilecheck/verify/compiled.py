@@ -491,7 +491,7 @@ def _domain(ref: Reference, abi: Abi) -> int:
     return 1 << (ref.fmt.width * ref.arity)
 
 
-def _exhaustive_block(ref: Reference, start: int, stop: int) -> list[np.ndarray]:
+def exhaustive_block(ref: Reference, start: int, stop: int) -> list[np.ndarray]:
     """Inputs ``start .. stop-1`` of the exhaustive enumeration: operand 0 varies fastest, so a block
     of 2^16 pairs of a 16-bit binary operation has one divisor, whose allowed approximate results
     are then the same for every lane of the block (forked by copying blocks, computed once)."""
@@ -620,7 +620,7 @@ def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLO
         raise ValueError(f"start {start} is not a multiple of the block {block}")
 
     def work(s):
-        lane_ops = _exhaustive_block(p.ref, s, min(s + block, stop))
+        lane_ops = exhaustive_block(p.ref, s, min(s + block, stop))
         return lane_ops, run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args)
 
     tally = Tally(keep=keep)
