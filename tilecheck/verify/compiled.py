@@ -23,17 +23,21 @@ double-rounds), and uniform bit patterns.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import sys
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tilecheck.errors import Location, UsageError
 from tilecheck.formats import get_format
+from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.inputs.forms import hard_cases
 from tilecheck.model import api, contracts, ops
@@ -48,6 +52,15 @@ EXHAUSTIVE_LIMIT = 1 << 32
 DEFAULT_CASES = 1 << 16
 MISROUNDED_CAP = 1 << 18  # misrounded inputs listed in full (beyond: counted, and the report says so)
 EXHAUSTIVE_BLOCK = 1 << 16  # inputs per block of an exhaustive run
+RUN_CHUNK = 1 << 14
+"""Inputs per run of the plan within a block of code without packed lanes: a run's live registers
+(a few per forked lane) then stay in one core's cache; 2^16-input runs spill it and cost about a
+quarter more per input. The results do not depend on it (inputs are judged one by one)."""
+PROCESS_MIN = 1 << 24
+"""Parallel exhaustive runs of at least this many inputs use worker processes instead of threads:
+the simulator's numpy passes over cache-sized runs hold the GIL for much of their time, so two
+threads overlap poorly, while processes do not contend (and start in under a second)."""
+PROCESS_TASK = 1 << 20  # inputs handed to a worker process at a time
 _UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
@@ -513,6 +526,8 @@ class Prepared:
     plan: Plan
     abi: Abi
     ctx_args: dict
+    text: str = ""                 # the PTX (a worker process compiles it again)
+    spec_root: str | None = None   # the spec database's folder (likewise)
 
     @property
     def domain(self) -> int:
@@ -539,7 +554,8 @@ def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "eith
     plan = compile_function(module.function(entry), db, path)
     abi = find_abi(plan, ref, path)
     return Prepared(path, entry, against, ref, plan, abi,
-                    dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess))
+                    dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess), text,
+                    str(db.root) if getattr(db, "root", None) is not None else None)
 
 
 @dataclass
@@ -621,7 +637,7 @@ def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLO
 
     def work(s):
         lane_ops = exhaustive_block(p.ref, s, min(s + block, stop))
-        return lane_ops, run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args)
+        return lane_ops, run_inputs(p, lane_ops)
 
     tally = Tally(keep=keep)
     if threads > 1 and len(starts) > 1:
@@ -637,6 +653,98 @@ def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLO
             tally.add(lane_ops, res)
             if progress:
                 progress(lane_ops[0].shape[0])
+    return tally
+
+
+def run_inputs(p: Prepared, lane_ops: list[np.ndarray]) -> BlockResult:
+    """:func:`run_block` on the inputs ``lane_ops`` (one array per operand), in runs of at most
+    :data:`RUN_CHUNK` inputs where the code has no packed lanes (packed code pairs the inputs of
+    the whole block, so it runs the block at once); the per-input results are the same."""
+    n = lane_ops[0].shape[0]
+    if p.abi.lanes != 1 or n <= RUN_CHUNK:
+        return run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args)
+    parts = [run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, [o[s:s + RUN_CHUNK] for o in lane_ops]),
+                       p.ctx_args) for s in range(0, n, RUN_CHUNK)]
+    return BlockResult(np.concatenate([r.bad for r in parts]), np.concatenate([r.unknown for r in parts]),
+                       sum(r.lanes for r in parts), np.concatenate([r.got for r in parts]),
+                       np.concatenate([r.by_value for r in parts]))
+
+
+_WORKER: dict = {}  # in a worker process: the Prepared function it runs (see run_range_processes)
+
+
+def _worker_start(key: tuple) -> None:
+    """Initialise a worker process: compile the function once (a forked worker inherits it)."""
+    if _WORKER.get("key") == key:
+        return
+    path, text, entry, against, ctx_args, root = key
+    _WORKER["p"] = prepare(path, entry, against, db=load_database(root), text=text, **ctx_args)
+    _WORKER["key"] = key
+
+
+def _worker_range(start: int, stop: int, block: int, keep: int):
+    """Run ``start .. stop-1`` in a worker process; None if it failed (the parent then reruns the
+    range itself, so that the error is raised, and reported, exactly as in a serial run)."""
+    try:
+        return run_range(_WORKER["p"], start, stop, block=block, keep=keep)
+    except Exception:  # noqa: BLE001 -- rerun in the parent, which raises it
+        return None
+
+
+def run_range_processes(p: Prepared, start: int, stop: int, *, workers: int, block: int = EXHAUSTIVE_BLOCK,
+                        progress=None, keep: int = 3) -> Tally:
+    """:func:`run_range` over ``workers`` worker processes in tasks of :data:`PROCESS_TASK` inputs
+    (whole blocks), merged in input order: the same tally as the serial run."""
+    if start % block:
+        raise ValueError(f"start {start} is not a multiple of the block {block}")
+    task = max(block, PROCESS_TASK // block * block)
+    return run_ranges(p, [(s, min(s + task, stop)) for s in range(start, stop, task)], workers=workers,
+                      block=block, progress=progress, keep=keep)
+
+
+def run_ranges(p: Prepared, ranges: list, *, workers: int, block: int = EXHAUSTIVE_BLOCK, progress=None,
+               keep: int = 3) -> Tally:
+    """Run each input range ``(start, stop)`` (``start`` a multiple of ``block``) as :func:`run_range`
+    does, ``workers`` at a time in worker processes, and merge their tallies in the order given.
+    ``progress(n)`` after each range merged, with its inputs. Workers are forked when this process
+    runs no other thread (they then share the compiled plan and the contract tables filled so
+    far), else started afresh ("spawn") and compile the function themselves. Where worker
+    processes cannot start or die, what is left runs in this process (:func:`run_range`); a range
+    whose run fails in a worker runs again here, so that its error is raised as a serial run's."""
+    key = (p.path, p.text, p.entry, p.against, dict(p.ctx_args), p.spec_root)
+    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
+        else "spawn"
+    if method == "fork":
+        _WORKER.update(p=p, key=key)
+    tally = Tally(keep=keep)
+    done = 0
+
+    def merge(part, n):
+        nonlocal done
+        tally.merge(part)
+        done += 1
+        if progress:
+            progress(n)
+
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                                 initializer=_worker_start, initargs=(key,)) as pool:
+            futures = [pool.submit(_worker_range, s, e, block, keep) for s, e in ranges]
+            try:
+                for (s, e), fut in zip(ranges, futures):
+                    part = fut.result()
+                    merge(part if part is not None else run_range(p, s, e, block=block, keep=keep), e - s)
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                raise
+    except (BrokenProcessPool, OSError):
+        pass  # no worker processes here (or they died): the rest runs in this process
+    finally:
+        if method == "fork":
+            _WORKER.clear()
+    for s, e in ranges[done:]:
+        merge(run_range(p, s, e, block=block, threads=workers, keep=keep), e - s)
     return tally
 
 
@@ -672,12 +780,14 @@ def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, secon
 def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None, cases: int | None = None,
                seed: int = 0, ulp_reading: str = "either", approx: str = "all", tininess: str = TININESS_DEFAULT,
                block: int | None = None, threads: int | None = None, progress=None, limit: int | None = None,
-               report_limit: int = 3) -> Outcome:
+               report_limit: int = 3, processes: bool | None = None) -> Outcome:
     """Verify function ``entry`` of the PTX file ``path`` against ``against`` (see the module doc).
 
     ``limit`` stops an exhaustive run after that many inputs (for measuring; the outcome then says
-    ``exhaustive: False``). ``threads``: blocks run at once in this process (default: 2, at most
-    the CPUs; sharding over processes and machines is :mod:`tilecheck.verify.sharded`).
+    ``exhaustive: False``). ``threads``: blocks run at once (default: 2, at most the CPUs): by
+    worker processes when ``processes`` (default: for runs of at least :data:`PROCESS_MIN` inputs),
+    else by threads of this process; the outcome is the same. Sharding over machines, with
+    checkpoints, is :mod:`tilecheck.verify.sharded`.
     ``progress(done, total)`` is called after each block."""
     started = time.time()
     p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess)
@@ -693,8 +803,15 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
             if progress:
                 progress(done, total)
 
-        tally = run_range(p, 0, total, block=block or EXHAUSTIVE_BLOCK,
-                          threads=threads or min(2, os.cpu_count() or 1), progress=step, keep=report_limit)
+        workers = threads or min(2, os.cpu_count() or 1)
+        if processes is None:
+            processes = total >= PROCESS_MIN
+        if processes and workers > 1:
+            tally = run_range_processes(p, 0, total, workers=workers, block=block or EXHAUSTIVE_BLOCK, progress=step,
+                                        keep=report_limit)
+        else:
+            tally = run_range(p, 0, total, block=block or EXHAUSTIVE_BLOCK, threads=workers, progress=step,
+                              keep=report_limit)
         return finish(p, tally, exhaustive=total == p.domain, sampling={"exhaustive": total},
                       seconds=round(time.time() - started, 3))
     n = cases or DEFAULT_CASES
