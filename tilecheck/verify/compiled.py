@@ -261,7 +261,7 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     ctx = RunContext(approx="reference", memory=memory, block=32, threads=n, record_loads=True)
     plan.run(lanes, ctx)
     read = {}
-    for region, nbytes, offs in lanes.loads:
+    for region, nbytes, _, _ in lanes.loads:
         read.setdefault(region, set()).add(nbytes)
     written = {}
     for region, nbytes, offs, vals, done in lanes.stores:
@@ -289,12 +289,12 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s); {ref.text} takes {ref.arity} "
                                   "operand(s)", here)
     # elementwise: thread (lane) i touches element i of every buffer
-    for region, nbytes, offs in lanes.loads:
+    for region, nbytes, offs, origin in lanes.loads:
         step = nbytes if stride is None else stride
-        if stride is not None and not (offs == lanes.origin[:offs.shape[0]] * step).all():
+        if stride is not None and not (offs == origin * step).all():
             raise UnsupportedPtxError(f".func {fn.name}: lane i does not read only the element its pointer "
                                       f"{pointers[region]} points at", here)
-        if offs.shape[0] and not (offs == lanes.origin[:offs.shape[0]] * step).all():
+        if offs.shape[0] and not (offs == origin * step).all():
             if not np.array_equal(np.sort(offs), np.arange(offs.shape[0]) * nbytes):
                 raise UnsupportedPtxError(f".{kind} {fn.name}: thread i does not read element i of "
                                           f"{pointers[region]}", here)
