@@ -146,6 +146,7 @@ class ScaledChoices:
         self.fn = form.contract.operation
         self.ulp_reading = ulp_reading
         self.tininess = tininess
+        self.nan = np.uint32(get_format(form.element_format).canonical_nan)
         size = 1 << 24
         self.first = np.zeros(size, dtype=np.uint32)
         self.reference = np.zeros(size, dtype=np.uint32)
@@ -199,7 +200,7 @@ class ScaledChoices:
         for j in range(k):
             np.add(base, np.uint32(j), out=values[:, j])
             np.greater(cnt, np.uint8(j), out=valid[:, j])
-        values[:, -1] = np.uint32(get_format("f32").canonical_nan)  # the NaN column: never allowed here
+        values[:, -1] = self.nan  # the NaN column: never allowed here
         reference = self.reference[index] + step
         unbounded = np.zeros(n, dtype=bool)
         if other is not None:

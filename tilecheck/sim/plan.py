@@ -121,6 +121,8 @@ class Lanes:
         self.params = {k: grow(v) for k, v in self.params.items() if PARAM + k in keep}
         self.stores = [tuple(grow(x) if isinstance(x, np.ndarray) else x for x in st) for st in self.stores]
         self.trace = {k: tuple(grow(x) for x in v) for k, v in self.trace.items()}
+        if self.local is not None:
+            self.local = grow(self.local)
 
     def take(self, rep: np.ndarray, keep: set | None) -> None:
         """Replace every per-lane array by ``array[rep]`` (lane forking); dead registers and
@@ -204,7 +206,9 @@ class Plan:
         """Fresh lanes (zeroed registers; ``origin`` defaults to 0..n-1)."""
         dtypes = {name: _UINT[TYPES[t][0]] if t in TYPES else np.dtype(np.uint64)
                   for name, t in self.function.registers.items()}
-        regs = {name: np.zeros(n, dtype=dt) for name, dt in dtypes.items()}
+        # one zero array per dtype, shared: registers are never written in place
+        zeros = {dt: np.zeros(n, dtype=dt) for dt in set(dtypes.values())}
+        regs = {name: zeros[dt] for name, dt in dtypes.items()}
         origin = np.arange(n, dtype=np.int64) if origin is None else origin.astype(np.int64)
         # local memory starts as zeros; the ISA leaves unwritten local memory undefined, and code
         # nvcc writes stores a frame slot before it loads it

@@ -104,11 +104,12 @@ class Reference:
         if self.contract:
             return contract_allows(self.form, got.astype(expected.dtype), operands, ulp_reading=ulp_reading,
                                    reference=expected.astype(got.dtype))
-        g = got.astype(np.uint64)
-        e = expected.astype(np.uint64)
         f = self.fmt
-        gn = (g & np.uint64(f.magnitude_mask)) > np.uint64(f.exponent_mask)
-        en = (e & np.uint64(f.magnitude_mask)) > np.uint64(f.exponent_mask)
+        u = f.uint  # the format's own width: no widening passes
+        g = np.asarray(got).astype(u, copy=False)
+        e = np.asarray(expected).astype(u, copy=False)
+        gn = (g & u(f.magnitude_mask)) > u(f.exponent_mask)
+        en = (e & u(f.magnitude_mask)) > u(f.exponent_mask)
         return (g == e) | (gn & en)
 
 
@@ -157,20 +158,23 @@ def _half_reference(op: str, fmt, operands: list[np.ndarray]) -> np.ndarray:
 def _rsqrt_reference(fmt, a: np.ndarray, rounding: str) -> np.ndarray:
     """Correctly rounded 1/sqrt (round to nearest) for f16/bf16/f32: the float64 value (two
     roundings, within 2 ulp of float64) rounded once to the format; lanes whose float64 value lies
-    within 2^-48 (relative) of a midpoint of the format are decided exactly with integers. f64: exact."""
+    within 2^-48 (relative) of a midpoint of the format are decided exactly with integers. f64: exact.
+
+    f32 takes a shortcut to the same bits (:func:`_rsqrt_reference_f32`)."""
     a = np.asarray(a).astype(fmt.uint)
     mode = ops.Mode("rn")
     rule = ops.NanRule(False, fmt.default_nan, fixed=fmt.default_nan)
     if fmt.width == 64:
         return np.asarray(contracts._rsqrt_rn(np, fmt, a.astype(np.uint64), mode, rule)).astype(fmt.uint)
-    f64 = get_format("f64")
+    if fmt.width == 32 and fmt.mantissa_bits == 23:
+        return _rsqrt_reference_f32(fmt, a, mode)
     x = fmt.to_float64(a)
     with np.errstate(all="ignore"):
         y = 1.0 / np.sqrt(x)
         if fmt.width == 32:
             r = y.astype(np.float32).view(np.uint32).astype(fmt.uint)
         else:
-            r = ops.convert(np, f64, fmt, y.view(np.uint64), mode, rule).astype(fmt.uint)
+            r = ops.convert(np, get_format("f64"), fmt, y.view(np.uint64), mode, rule).astype(fmt.uint)
         fin = np.isfinite(y) & (y > 0) & np.isfinite(x) & (x > 0)
         r_v = fmt.to_float64(r)
         mag = r.astype(np.uint64) & np.uint64(fmt.magnitude_mask)
@@ -179,6 +183,25 @@ def _rsqrt_reference(fmt, a: np.ndarray, rounding: str) -> np.ndarray:
         near = np.minimum(np.abs(y - (r_v + up) / 2), np.abs(y - (r_v + dn) / 2)) <= np.abs(y) * 2.0 ** -48
     out = np.where(np.isnan(y), fmt.uint(fmt.default_nan), r).astype(fmt.uint)
     for i in np.flatnonzero(near & fin).tolist():
+        out[i] = contracts._rsqrt_exact_bits(fmt, int(a[i]), mode)
+    return out
+
+
+def _rsqrt_reference_f32(fmt, a: np.ndarray, mode) -> np.ndarray:
+    """:func:`_rsqrt_reference` for binary32 in fewer passes, with the same result. 1/sqrt of a
+    positive finite binary32 is a normal binary32 number, so the float64 value ``y`` rounds to
+    binary32 by its 29 low significand bits, and a binary32 midpoint has them equal to 2^28 in the
+    same binade as every ``y`` that is within 32 float64 ulps of it (a midpoint lies at least
+    2^-25 of its binade from a power of two). Lanes whose 29 low bits are within 64 of 2^28 are
+    decided exactly: a superset of the lanes within 2^-48 (relative, under 32 ulps) of a midpoint."""
+    with np.errstate(all="ignore"):
+        x = a.view(np.float32).astype(np.float64)
+        y = 1.0 / np.sqrt(x)
+        r = y.astype(np.float32).view(np.uint32)
+        low = (y.view(np.uint64) & np.uint64((1 << 29) - 1)).view(np.int64) - np.int64(1 << 28)
+        near = (np.abs(low) <= 64) & (x > 0) & (x < np.inf)
+    out = np.where(np.isnan(y), np.uint32(fmt.default_nan), r)
+    for i in np.flatnonzero(near).tolist():
         out[i] = contracts._rsqrt_exact_bits(fmt, int(a[i]), mode)
     return out
 
@@ -379,26 +402,37 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
                 got = np.where(done, vals, got)
                 stored |= done
     fw = ref.fmt.width
+    u = ref.fmt.uint
     mask = np.uint64((1 << fw) - 1)
     bad = np.zeros(lanes.size, dtype=bool)
     bad_in = np.zeros(n, dtype=bool)
     value_in = np.zeros(n, dtype=bool)
+    origin = lanes.origin
     for lane in range(abi.lanes):
-        shift = np.uint64(lane * fw)
-        ops_lane = [((e.astype(np.uint64) >> shift) & mask).astype(ref.fmt.uint) for e in elements]
+        if abi.lanes == 1:  # one element per container: the bits themselves
+            ops_lane = [e.astype(u, copy=False) for e in elements]
+            g = got.astype(u)
+        else:
+            shift = np.uint64(lane * fw)
+            ops_lane = [((e.astype(np.uint64) >> shift) & mask).astype(u) for e in elements]
+            g = ((got >> shift) & mask).astype(u)
         expected = ref.expected(ops_lane)
-        g = ((got >> shift) & mask).astype(ref.fmt.uint)
-        per_lane_ops = [o[lanes.origin] for o in ops_lane]
-        ok = ref.judge(g, per_lane_ops, expected[lanes.origin], ctx.ulp_reading)
+        exp_lanes = expected[origin]
+        # only a contract's judgement looks at the operands
+        per_lane_ops = [o[origin] for o in ops_lane] if ref.contract else []
+        ok = ref.judge(g, per_lane_ops, exp_lanes, ctx.ulp_reading)
+        if ok.all():
+            continue
         bad |= ~ok
-        bad_in[(lanes.origin[~ok] - lane) % n] = True  # lane j of element i holds input i - j
+        bad_in[(origin[~ok] - lane) % n] = True  # lane j of element i holds input i - j
         # a zero of the wrong sign is a misrounding too; count separately the inputs misrounded in value
-        mag = np.uint64(ref.fmt.magnitude_mask)
-        by_value = ~ok & ~(((g.astype(np.uint64) & mag) == 0) & ((expected[lanes.origin].astype(np.uint64) & mag) == 0))
-        value_in[(lanes.origin[by_value] - lane) % n] = True
+        mag = u(ref.fmt.magnitude_mask)
+        by_value = ~ok & ~(((g.astype(u) & mag) == 0) & ((exp_lanes.astype(u) & mag) == 0))
+        value_in[(origin[by_value] - lane) % n] = True
     unk_in = np.zeros(n, dtype=bool)
-    for lane in range(abi.lanes):
-        unk_in[(lanes.origin[lanes.unknown] - lane) % n] = True
+    if lanes.unknown.any():
+        for lane in range(abi.lanes):
+            unk_in[(origin[lanes.unknown] - lane) % n] = True
     if trace:
         return BlockResult(bad_in, unk_in, lanes.size, got, value_in), lanes, bad, ctx
     return BlockResult(bad_in, unk_in, lanes.size, got, value_in)
@@ -676,17 +710,19 @@ def run_range_processes(p: Prepared, start: int, stop: int, *, workers: int, blo
 
 
 def run_ranges(p: Prepared, ranges: list, *, workers: int, block: int = EXHAUSTIVE_BLOCK, progress=None,
-               keep: int = 3) -> Tally:
+               keep: int = 3, method: str | None = None) -> Tally:
     """Run each input range ``(start, stop)`` (``start`` a multiple of ``block``) as :func:`run_range`
     does, ``workers`` at a time in worker processes, and merge their tallies in the order given.
     ``progress(n)`` after each range merged, with its inputs. Workers are forked when this process
     runs no other thread (they then share the compiled plan and the contract tables filled so
     far), else started afresh ("spawn") and compile the function themselves. Where worker
     processes cannot start or die, what is left runs in this process (:func:`run_range`); a range
-    whose run fails in a worker runs again here, so that its error is raised as a serial run's."""
+    whose run fails in a worker runs again here, so that its error is raised as a serial run's.
+    ``method`` forces a start method ("fork" or "spawn")."""
     key = (p.path, p.text, p.entry, p.against, dict(p.ctx_args), p.spec_root)
-    method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
-        else "spawn"
+    if method is None:
+        method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
+            else "spawn"
     if method == "fork":
         _WORKER.update(p=p, key=key)
     tally = Tally(keep=keep)
