@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from tilecheck.formats import Format, get_format
+from tilecheck.formats import Format
 from tilecheck.inputs import boundaries, generators
 
 __all__ = ["source_layout", "form_operands", "campaign_lane", "edge_lane", "hard_cases", "LaneGenerator"]
@@ -121,7 +121,7 @@ def form_operands(form, n: int, rng: np.random.Generator, lane: LaneGenerator = 
     if form.element_format is None or any(o.element_format is None for o in form.sources):
         return [_random_containers(o.container_bits, n, rng).astype(dtype)
                 for o, (_, dtype, _) in zip(form.sources, layout)]
-    fmt = get_format(form.element_format)
+    fmt = form.format
     arity = len(form.sources)
     containers = [np.zeros(n, dtype=np.uint64) for _ in range(arity)]
     for k in range(form.lanes):
