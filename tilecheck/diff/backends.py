@@ -565,7 +565,7 @@ class GpuBackend(Backend):
         the numpy tensor arrays in ``arrays`` receive the device's results in place."""
         cp = self.cupy
         kernel = program_kernel(program, target=target or self.target, db=self.db)
-        args = bind_arguments(program, arrays)  # validated numpy arrays and width-exact numpy scalars
+        args = bind_arguments(program, arrays, self.db.formats)  # validated numpy arrays and width-exact numpy scalars
         with device_errors(cp, f"running program {kernel.name} on the device"):
             module = cp.cuda.function.Module()
             module.load(kernel.ptx.encode("utf-8") + b"\0")

@@ -112,6 +112,8 @@ def ieee_op(op: str, fmt: str | Format, rounding: str, *operand_bits, ftz: bool 
     NaN, or ``nan`` when given (``nan`` then also replaces propagated NaNs).
 
     Example: ``ieee_op("div", "f16", "rz", 0x3c00, 0x4200)`` -> ``0x3555`` (1/3 rounded toward 0).
+    ``fmt`` is a :class:`Format` (``form.format``, ``db.formats[...]``) or a name, looked up in the
+    default spec root's formats.
     """
     fmt = get_format(fmt)
     if op not in ops.OPS:
