@@ -40,6 +40,7 @@ from tilecheck.errors import Location, TilecheckError
 from tilecheck.formats import get_format
 from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
+from tilecheck.sim import fused
 from tilecheck.sim.choices import Choices, ScaledChoices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Function, Instr, Label
@@ -149,6 +150,7 @@ class Plan:
         self.function = function
         self.steps = steps
         self.path = path
+        self.regions: dict = {}  # first step -> fused.Region (set by compile_function)
         self.backward = any(s.kind == "bra" and s.target <= i for i, s in enumerate(steps))
         # parameters are live like registers: read by ld.param; the return parameters are read by
         # the caller after the run
@@ -206,6 +208,13 @@ class Plan:
                     lanes.pcs, sel = None, None
                 else:
                     sel = np.flatnonzero(here)
+            if lanes.pcs is None and cur in self.regions and ctx.fuse and not ctx.trace:
+                region = self.regions[cur]
+                if region.usable(ctx):
+                    # every lane stands at the region's first step: one compiled loop runs it
+                    region.run(lanes)
+                    pc = region.end
+                    continue
             step = steps[cur]
             guard = None
             if step.guard is not None:
@@ -269,6 +278,7 @@ class RunContext:
     record_loads: bool = False     # keep every load's (region, width, offsets): ABI discovery only
     step_limit: int = DEFAULT_STEP_LIMIT
     contraction: bool = True
+    fuse: bool = field(default_factory=fused.enabled)  # fused regions (sim/fused.py); off: every step as numpy
     approx_used: set = field(default_factory=set)
     live: frozenset = frozenset()
     step: int = 0
@@ -1565,4 +1575,7 @@ def _locate(memory: Memory | None, addr: np.ndarray, nbytes: int, where: Locatio
 
 def compile_function(function: Function, db, path: str) -> Plan:
     """Compile ``function`` once into a :class:`Plan`; unsupported instructions are located errors."""
-    return Plan(function, _Compiler(function, db, path).compile(), path)
+    comp = _Compiler(function, db, path)
+    plan = Plan(function, comp.compile(), path)
+    plan.regions = fused.find_regions(plan, comp)
+    return plan
