@@ -10,6 +10,7 @@ from tilecheck.diff import backends, cases, hostref
 from tilecheck.formats import get_format
 from tilecheck.inputs import boundaries, exhaustive
 from tilecheck.model import api
+from tilecheck.spec.registry import OPERATIONS
 
 
 def test_batches_are_a_pure_function_of_seed_form_and_index(db):
@@ -141,3 +142,29 @@ def test_host_reference_refuses_what_it_does_not_cover(db):
         bool(hostref.support(db.form("div.rz.f64")))
     assert not hostref.support(db.form("rcp.approx.f32")).ok
     assert not backends.HostBackend().support(db.form("fma.rn.f32")).ok
+
+
+def test_every_declared_construction_has_a_numpy_and_a_hypothesis_implementation():
+    from tilecheck.inputs import forms, mix
+    from tilecheck.testing import strategies
+
+    assert set(mix.CONSTRUCTIONS) == set(forms.CONSTRUCTIONS) == set(strategies.CONSTRUCTIONS)
+    assert set(mix.HARD_CASES) <= set(OPERATIONS)
+
+
+@pytest.mark.parametrize("op", sorted(OPERATIONS))
+def test_mixed_operands_follow_the_declared_proportions(op):
+    from tilecheck.inputs import forms, mix
+
+    arity, n = OPERATIONS[op], 4000
+    cols, drawn = forms.mixed_operands(op, get_format("f32"), "rz", n, np.random.default_rng(5), arity)
+    assert len(cols) == arity and all(c.size == n for c in cols)
+    assert sum(drawn.values()) == n and drawn["uniform"] == int(n * mix.MIX.uniform)
+    # an operation without a construction gives the hard share to the edge-biased part
+    assert drawn["hard"] == (int(n * mix.MIX.hard) if op in mix.HARD_CASES else 0)
+    # the hard part is exactly what hard_cases builds from the same stream position
+    if op in mix.HARD_CASES:
+        rng = np.random.default_rng(5)
+        hard = forms.hard_cases(op, get_format("f32"), "rz", drawn["hard"], rng, arity)
+        lo = drawn["edge"]
+        assert all(np.array_equal(c[lo:lo + drawn["hard"]], h) for c, h in zip(cols, hard))

@@ -7,11 +7,11 @@ so results against MPFR are compared bit for bit; against TestFloat (SoftFloat's
 NaN) NaN results are compared by class.
 
 * every line of every TestFloat file, one vectorised ``ieee_op`` call per file;
-* Hypothesis batches (edge-biased bits, hard divisions and square roots, FTZ boundary cases) vs
+* Hypothesis batches (edge-biased bits, the hard cases of :mod:`tilecheck.inputs.mix`) vs
   :func:`tilecheck.oracle.mpfr.mpfr_op`, without FTZ and with FTZ under both tininess settings,
   for f16/bf16/f32/f64 and add, sub, mul, fma, div, sqrt, rcp;
-* numpy campaigns from :mod:`tilecheck.inputs.generators` vs the MPFR oracle, every rounding and
-  FTZ setting;
+* numpy campaigns in the differential campaigns' mix (:func:`tilecheck.inputs.forms.mixed_operands`)
+  vs the MPFR oracle, every rounding and FTZ setting;
 * FTZ boundary cases whose answer is known by construction (no oracle involved);
 * f16/bf16 sqrt and rcp over (a stride of) every input pattern; every pattern under the deep
   profile.
@@ -31,6 +31,7 @@ from tilecheck.formats import ROUNDINGS, get_format
 from tilecheck.oracle import testfloat
 from tilecheck.oracle.mpfr import mpfr_op
 from tilecheck.inputs import generators
+from tilecheck.inputs.forms import mixed_operands
 from tilecheck.testing import construct
 from tilecheck.testing import strategies as tst
 from tilecheck.testing.compare import describe_case, mismatch_mask
@@ -118,17 +119,9 @@ def test_model_matches_mpfr_on_hypothesis_batches(fmt, op):
 # ---- (c) numpy campaigns vs the MPFR oracle ----------------------------------------------------
 
 def _campaign_inputs(f, op, rng, n):
-    cols = [generators.edge_biased(f, n, rng) for _ in range(ARITY[op])]
-    if op == "div":
-        a, b = generators.hard_division_pairs(f, n, rng)
-        c, d = generators.ftz_boundary_pairs(f, n // 4, rng, "div", "rn")
-        cols = [np.concatenate([cols[0], a, c]), np.concatenate([cols[1], b, d])]
-    elif op == "sqrt":
-        cols = [np.concatenate([cols[0], generators.hard_sqrt_inputs(f, n, rng)])]
-    elif op in ("mul", "fma"):
-        extra = generators.ftz_boundary_pairs(f, n // 2, rng, op, "rn")
-        cols = [np.concatenate([c, e]) for c, e in zip(cols, extra)]
-    return cols
+    """The differential campaigns' mix (edge-biased, hard cases of ``op``, uniform), 2n cases."""
+    cols, _ = mixed_operands(op, f, "rn", 2 * n, rng, ARITY[op])
+    return [c.astype(f.uint) for c in cols]
 
 
 @pytest.mark.parametrize("fmt", MODEL_FORMATS)

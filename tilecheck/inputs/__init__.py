@@ -4,9 +4,12 @@
 * :mod:`tilecheck.inputs.generators` -- fast numpy generators (edge-biased, hard divisions and
   square roots, FTZ boundaries);
 * :mod:`tilecheck.inputs.boundaries` -- operands whose results sit on rounding and range boundaries;
-* :mod:`tilecheck.inputs.exhaustive` -- the chunks of an exhaustive sweep.
+* :mod:`tilecheck.inputs.exhaustive` -- the chunks of an exhaustive sweep;
+* :mod:`tilecheck.inputs.mix` -- the operand mix (proportions, hard-case constructions per
+  operation), declared once for the numpy generators and the Hypothesis strategies;
+* :mod:`tilecheck.inputs.forms` -- a whole form's source containers in that mix.
 
-numpy and :mod:`tilecheck.formats` only: the model, the Z3 encoding and the oracles are judged on
-these inputs, so none of them is imported here. The Hypothesis strategies for test suites are in
+numpy, :mod:`tilecheck.formats` and the spec registry only: the model, the Z3 encoding and the
+oracles are judged on these inputs, so none of them is imported here. The Hypothesis strategies for test suites are in
 :mod:`tilecheck.testing`.
 """

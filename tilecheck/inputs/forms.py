@@ -7,8 +7,9 @@ sources are integers or bits, uniformly random containers; for floating-point fo
 columns per lane (packed forms: lanes independent, element 0 in the low bits) from a *lane
 generator*. Two lane generators are defined here:
 
-* :func:`campaign_lane` (the default) -- edge-biased patterns, constructed hard cases of the form's
-  operation and uniform patterns, shuffled (the differential campaigns' mix);
+* :func:`campaign_lane` (the default) -- :func:`mixed_operands` shuffled: edge-biased patterns,
+  constructed hard cases of the form's operation and uniform patterns in the proportions of
+  :mod:`tilecheck.inputs.mix` (the differential campaigns' mix);
 * :func:`edge_lane` -- edge-biased patterns only, each operand independent (``tilecheck verify``'s
   contract check).
 
@@ -22,9 +23,11 @@ from typing import Callable
 import numpy as np
 
 from tilecheck.formats import Format, get_format
-from tilecheck.inputs import boundaries, generators
+from tilecheck.inputs import boundaries, generators, mix
+from tilecheck.spec.registry import OPERATIONS
 
-__all__ = ["source_layout", "form_operands", "campaign_lane", "edge_lane", "hard_cases", "LaneGenerator"]
+__all__ = ["source_layout", "form_operands", "campaign_lane", "edge_lane", "hard_cases", "mixed_operands",
+           "CONSTRUCTIONS", "LaneGenerator"]
 
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
@@ -44,49 +47,58 @@ def source_layout(form) -> list[tuple[str, type, int]]:
     return [(o.name, _UINT[o.container_bits], 1) for o in form.sources]
 
 
-def _split(n: int, weights: list[float]) -> list[int]:
-    """Integer counts summing to ``n`` in the given proportions (remainder to the first part)."""
-    total = float(sum(weights))
-    counts = [int(n * w / total) for w in weights]
-    counts[0] += n - sum(counts)
-    return counts
+def _hard_division(op, fmt, rounding, n, rng):
+    return list(generators.hard_division_pairs(fmt, n, rng))
+
+
+def _hard_sqrt(op, fmt, rounding, n, rng):
+    return [generators.hard_sqrt_inputs(fmt, n, rng)]
+
+
+def _ftz_boundary(op, fmt, rounding, n, rng):
+    return list(generators.ftz_boundary_pairs(fmt, n, rng, op, mix.ftz_rounding(rounding)))
+
+
+def _rcp_ftz_boundary(op, fmt, rounding, n, rng):
+    return [boundaries.rcp_ftz_boundary(fmt, n, rng)]
+
+
+def _tie_sum(op, fmt, rounding, n, rng):
+    return list(boundaries.tie_sums(fmt, n, rng))
+
+
+CONSTRUCTIONS: dict[str, Callable] = {
+    "hard-division": _hard_division,
+    "hard-sqrt": _hard_sqrt,
+    "ftz-boundary": _ftz_boundary,
+    "rcp-ftz-boundary": _rcp_ftz_boundary,
+    "tie-sum": _tie_sum,
+}
+"""The numpy implementation of each construction of :data:`tilecheck.inputs.mix.HARD_CASES`:
+``(op, fmt, rounding, n, rng) -> operand arrays``."""
 
 
 def hard_cases(op: str, fmt, rounding: str, n: int, rng: np.random.Generator, arity: int):
     """``n`` constructed hard operand tuples for one element format (a list of uint64 arrays),
-    or None when the operation has no construction."""
-    if n <= 0:
+    or None when the operation has no construction (:data:`tilecheck.inputs.mix.HARD_CASES`) or
+    ``arity`` is not the operation's."""
+    parts = mix.HARD_CASES.get(op)
+    if n <= 0 or parts is None or OPERATIONS.get(op) != arity:
         return None
-    u = np.uint64
-    if op == "div":
-        n_ftz = n // 4
-        a, b = generators.hard_division_pairs(fmt, n - n_ftz, rng)
-        if n_ftz:
-            mode = rounding if rounding in ("rn", "rp", "rm") else "rn"
-            fa, fb = generators.ftz_boundary_pairs(fmt, n_ftz, rng, "div", mode)
-            a, b = np.concatenate([a, fa]), np.concatenate([b, fb])
-        return [a.astype(u), b.astype(u)]
-    if op in ("sqrt", "rsqrt"):
-        return [generators.hard_sqrt_inputs(fmt, n, rng).astype(u)]
-    if op == "rcp":
-        return [boundaries.rcp_ftz_boundary(fmt, n, rng).astype(u)]
-    if op in ("add", "sub"):
-        a, b = boundaries.tie_sums(fmt, n, rng)
-        return [a.astype(u), b.astype(u)]
-    if op in ("mul", "fma") and arity in (2, 3):
-        mode = rounding if rounding in ("rn", "rp", "rm") else "rn"
-        return [x.astype(u) for x in generators.ftz_boundary_pairs(fmt, n, rng, op, mode)]
-    return None
+    counts = mix.split(n, [w for _, w in parts])
+    built = [CONSTRUCTIONS[name](op, fmt, rounding, k, rng) for (name, _), k in zip(parts, counts) if k]
+    return [np.concatenate([b[i] for b in built]).astype(np.uint64) for i in range(arity)]
 
 
-def campaign_lane(form, fmt: Format, n: int, rng: np.random.Generator, arity: int) -> list[np.ndarray]:
-    """``n`` operand tuples of one lane: half edge-biased, about a third constructed hard cases of
-    the form's operation (when it has a construction), the rest uniform patterns, shuffled."""
-    n_edge, n_hard, n_uniform = _split(n, [0.5, 0.35, 0.15])
-    rounding = str(form.semantics.params.get("rounding", "rn"))
-    hard = hard_cases(form.semantics.operation, fmt, rounding, n_hard, rng, arity)
+def mixed_operands(op: str, fmt: Format, rounding: str, n: int, rng: np.random.Generator,
+                   arity: int) -> tuple[list[np.ndarray], dict[str, int]]:
+    """``n`` operand tuples of one element format in the proportions of
+    :data:`tilecheck.inputs.mix.MIX` (edge-biased, constructed hard cases of ``op``, uniform), in
+    that order (not shuffled), and how many of each: ``{"edge": .., "hard": .., "uniform": ..}``."""
+    n_edge, n_hard, n_uniform = mix.split(n, [mix.MIX.edge, mix.MIX.hard, mix.MIX.uniform])
+    hard = hard_cases(op, fmt, rounding, n_hard, rng, arity)
     if hard is None:
-        n_edge += n_hard
+        n_edge, n_hard = n_edge + n_hard, 0
     parts = [[generators.edge_biased(fmt, n_edge, rng).astype(np.uint64) for _ in range(arity)]]
     if hard is not None:
         parts.append(hard)
@@ -95,6 +107,14 @@ def campaign_lane(form, fmt: Format, n: int, rng: np.random.Generator, arity: in
                   | (rng.integers(0, 2, n_uniform, dtype=np.uint64) << np.uint64(63))
                   for _ in range(arity)])
     columns = [np.concatenate([p[i] for p in parts]) for i in range(arity)]
+    return columns, {"edge": n_edge, "hard": n_hard, "uniform": n_uniform}
+
+
+def campaign_lane(form, fmt: Format, n: int, rng: np.random.Generator, arity: int) -> list[np.ndarray]:
+    """``n`` operand tuples of one lane in the mix of :func:`mixed_operands` for the form's
+    operation and rounding, shuffled."""
+    rounding = str(form.semantics.params.get("rounding", "rn"))
+    columns, _ = mixed_operands(form.semantics.operation, fmt, rounding, n, rng, arity)
     order = rng.permutation(n)
     return [c[order] for c in columns]
 

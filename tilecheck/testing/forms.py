@@ -3,9 +3,8 @@
 :func:`form_operands` draws one tuple of source containers for a :class:`~tilecheck.spec.forms.Form`
 (what :func:`tilecheck.allowed` and the differential backends take), built from the element
 strategies of :mod:`tilecheck.testing.strategies`: edge-biased patterns mixed with the hard cases
-of the form's operation (hard divisions and square roots, FTZ-boundary quotients, products and
-fma results); packed forms draw each lane independently, element 0 in the low bits; memory forms
-(``ld``/``st``) draw, per source of their single-instruction kernel (the memory an ``ld`` reads,
+:mod:`tilecheck.inputs.mix` declares for the form's operation; packed forms draw each lane
+independently, element 0 in the low bits; memory forms (``ld``/``st``) draw, per source of their single-instruction kernel (the memory an ``ld`` reads,
 the value an ``st`` writes), a tuple of ``registers`` raw containers. Values are plain ints, so a
 failing example pastes straight into ``tilecheck eval``.
 """
@@ -15,20 +14,21 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from tilecheck.formats import get_format
+from tilecheck.inputs.mix import HARD_CASES
+from tilecheck.spec.registry import OPERATIONS
 from tilecheck.testing import strategies as elem
 
 __all__ = ["form_operands", "forms"]
 
-# operations with constructed hard cases (tilecheck.testing.construct)
-_HARD_OPS = ("div", "sqrt", "rsqrt", "mul", "fma", "rcp", "add", "sub")
-
-
 def _lane_tuples(form) -> st.SearchStrategy[tuple[int, ...]]:
+    """One lane's operand tuples: the hard cases of the form's operation
+    (:data:`tilecheck.inputs.mix.HARD_CASES`) mixed with edge-biased patterns."""
     fmt = get_format(form.element_format)
     op = form.semantics.operation
     arity = len(form.sources)
-    if op in _HARD_OPS:
-        return elem.hard_cases(fmt, op)
+    if op in HARD_CASES and OPERATIONS[op] == arity:
+        rounding = form.semantics.params.get("rounding")
+        return elem.hard_cases(fmt, op, None if rounding is None else str(rounding))
     return elem.operands(fmt, arity)
 
 

@@ -14,6 +14,7 @@ so that a failing example prints as something you can paste into ``tilecheck eva
   :mod:`tilecheck.testing.construct`).
 * :func:`ftz_boundary` -- operands whose exact result is below the smallest normal but rounds to
   it: the cases where flushing "before rounding" and "after rounding" disagree.
+* :func:`hard_cases` -- the constructions :mod:`tilecheck.inputs.mix` declares for an operation.
 
 Nothing here registers profiles or touches global Hypothesis settings; see
 :mod:`tilecheck.testing.profiles`.
@@ -21,15 +22,18 @@ Nothing here registers profiles or touches global Hypothesis settings; see
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import strategies as st
 
 from tilecheck.formats import ROUNDINGS, Format, get_format
+from tilecheck.inputs import forms as input_forms
 from tilecheck.inputs.edges import edge_values, interesting_exponent_fields, interesting_fractions
+from tilecheck.inputs.mix import FTZ_ROUNDINGS, HARD_CASES, ftz_rounding
 from tilecheck.spec.registry import OPERATIONS
 from tilecheck.testing import construct
 
 __all__ = ["bits", "operands", "roundings", "hard_division", "hard_sqrt", "ftz_boundary",
-           "hard_cases"]
+           "hard_cases", "CONSTRUCTIONS"]
 
 
 def bits(fmt: Format | str) -> st.SearchStrategy[int]:
@@ -119,17 +123,37 @@ def ftz_boundary(fmt: Format | str, op: str = "div", rounding: str = "rn") -> st
         st.booleans())
 
 
-def hard_cases(fmt: Format | str, op: str) -> st.SearchStrategy[tuple[int, ...]]:
-    """Hard operand tuples for ``op``, mixed with :func:`operands`: hard divisions and FTZ-boundary
-    quotients (div), hard square roots (sqrt, rsqrt), FTZ-boundary cases (mul, fma). add, sub
-    and rcp have no construction here, so for them this is :func:`operands` alone."""
+def _from_numpy(name: str, f: Format, op: str, rounding: str | None) -> st.SearchStrategy[tuple[int, ...]]:
+    """One case of the numpy construction ``name`` (:data:`tilecheck.inputs.forms.CONSTRUCTIONS`),
+    seeded by a drawn integer: for constructions without a scalar twin in :mod:`construct`."""
+    build = input_forms.CONSTRUCTIONS[name]
+    return st.integers(0, (1 << 64) - 1).map(
+        lambda seed: tuple(int(c[0]) for c in build(op, f, rounding or "rn", 1, np.random.default_rng(seed))))
+
+
+def _ftz_any(f: Format, op: str, rounding: str | None) -> st.SearchStrategy[tuple[int, ...]]:
+    if rounding is not None:
+        return ftz_boundary(f, op, ftz_rounding(rounding))
+    return st.one_of(*[ftz_boundary(f, op, r) for r in FTZ_ROUNDINGS])
+
+
+# the Hypothesis implementation of each construction of tilecheck.inputs.mix.HARD_CASES:
+# (format, op, rounding or None) -> strategy of operand tuples
+CONSTRUCTIONS = {
+    "hard-division": lambda f, op, rounding: hard_division(f),
+    "hard-sqrt": lambda f, op, rounding: hard_sqrt(f).map(lambda a: (a,)),
+    "ftz-boundary": _ftz_any,
+    "rcp-ftz-boundary": lambda f, op, rounding: _from_numpy("rcp-ftz-boundary", f, op, rounding),
+    "tie-sum": lambda f, op, rounding: _from_numpy("tie-sum", f, op, rounding),
+}
+
+
+def hard_cases(fmt: Format | str, op: str, rounding: str | None = None) -> st.SearchStrategy[tuple[int, ...]]:
+    """Hard operand tuples for ``op``, mixed with :func:`operands`: the constructions
+    :data:`tilecheck.inputs.mix.HARD_CASES` declares for ``op``, repeated by weight (an operation
+    without one gets :func:`operands` alone). FTZ-boundary cases target ``rounding`` (``None``: rn,
+    rp and rm)."""
     f = get_format(fmt)
-    arity = OPERATIONS[op]
-    plain = operands(f, arity)
-    if op == "div":
-        return st.one_of(hard_division(f), ftz_boundary(f, "div", "rn"), ftz_boundary(f, "div", "rp"), plain)
-    if op in ("sqrt", "rsqrt"):
-        return st.one_of(hard_sqrt(f).map(lambda a: (a,)), plain)
-    if op in ("mul", "fma"):
-        return st.one_of(ftz_boundary(f, op, "rn"), ftz_boundary(f, op, "rm"), plain)
-    return plain
+    plain = operands(f, OPERATIONS[op])
+    parts = [CONSTRUCTIONS[name](f, op, rounding) for name, weight in HARD_CASES.get(op, ()) for _ in range(weight)]
+    return st.one_of(*parts, plain)

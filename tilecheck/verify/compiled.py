@@ -35,7 +35,7 @@ import numpy as np
 from tilecheck.errors import Location, UsageError
 from tilecheck.formats import get_format
 from tilecheck.spec.registry import TININESS_DEFAULT
-from tilecheck.inputs.forms import hard_cases
+from tilecheck.inputs.forms import mixed_operands
 from tilecheck.model import api, contracts, ops
 from tilecheck.sim.choices import READINGS, contract_allows
 from tilecheck.sim.errors import UnsupportedPtxError
@@ -215,8 +215,10 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
     if fn.kind == "func":
         pointers = fw < 64 and fn.params and all(_param_width(p) == 64 and p.array is None for p in fn.params)
         if pointers and not fn.returns:
-            # nvcc's .func for half2/bf162 values: the result and each operand through a generic
-            # pointer parameter (ld.u32 [%rd2] ... st.u32 [%rd1]); found by running it like a kernel
+            # the result and each operand through a generic pointer parameter: nvcc's .func for
+            # half2/bf162 values (ld.u32 [%rd2] ... st.u32 [%rd1]) or `void f(const float*, float*)`;
+            # found by running it like a kernel, lane i's pointers a packed pair apart (the element
+            # width is what it reads and writes)
             return _memory_abi(plan, ref, here, 2 * fw // 8)
         if pointers and len(fn.returns) == 1 and _param_width(fn.returns[0]) in (fw, 2 * fw):
             # operands by reference (`const __half&`), the result returned
@@ -248,7 +250,8 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     params = [(p.name, p.ptx_type) for p in fn.params]
     pointers = [name for name, t in params if t in ("u64", "b64", "s64")]
     rng = np.random.default_rng(0)
-    regions = [(name, rng.integers(0, 256, n * 8, dtype=np.uint8)) for name in pointers]
+    # 16 bytes per thread: a vector access (float4) is seen and reported, not an access outside
+    regions = [(name, rng.integers(0, 256, n * 16, dtype=np.uint8)) for name in pointers]
     memory = Memory(regions)
     lanes = plan.new_lanes(n)
     for name, t in params:
@@ -261,7 +264,7 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     ctx = RunContext(approx="reference", memory=memory, block=32, threads=n, record_loads=True)
     plan.run(lanes, ctx)
     read = {}
-    for region, nbytes, offs in lanes.loads:
+    for region, nbytes, _, _ in lanes.loads:
         read.setdefault(region, set()).add(nbytes)
     written = {}
     for region, nbytes, offs, vals, done in lanes.stores:
@@ -289,18 +292,18 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s); {ref.text} takes {ref.arity} "
                                   "operand(s)", here)
     # elementwise: thread (lane) i touches element i of every buffer
-    for region, nbytes, offs in lanes.loads:
+    for region, nbytes, offs, origin in lanes.loads:
         step = nbytes if stride is None else stride
-        if stride is not None and not (offs == lanes.origin[:offs.shape[0]] * step).all():
+        if stride is not None and not (offs == origin * step).all():
             raise UnsupportedPtxError(f".func {fn.name}: lane i does not read only the element its pointer "
                                       f"{pointers[region]} points at", here)
-        if offs.shape[0] and not (offs == lanes.origin[:offs.shape[0]] * step).all():
+        if offs.shape[0] and not (offs == origin * step).all():
             if not np.array_equal(np.sort(offs), np.arange(offs.shape[0]) * nbytes):
                 raise UnsupportedPtxError(f".{kind} {fn.name}: thread i does not read element i of "
                                           f"{pointers[region]}", here)
-    if stride is not None and width != 8 * stride:
+    if stride is not None and (width > 8 * stride or (returned and width != 8 * stride)):
         raise UnsupportedPtxError(f".func {fn.name}: {width}-bit elements by pointer do not match {ref.text} "
-                                  f"({8 * stride}-bit packed pairs)", here)
+                                  f"({8 * stride}-bit {'result' if returned else 'elements at most'})", here)
     return Abi(kind, width // fw, width, [pointers[k] for k in inputs], returned or pointers[out_region], params,
                inputs, out_region, by_pointer=stride is not None, returned=bool(returned))
 
@@ -395,47 +398,20 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
 # inputs
 
 
-def _edge_values(fmt) -> np.ndarray:
-    one = fmt.from_fraction(__import__("fractions").Fraction(1))
-    vals = {0, fmt.inf, fmt.default_nan, fmt.max_finite, fmt.min_normal, fmt.min_subnormal,
-            fmt.min_normal - 1, fmt.min_normal + 1, fmt.max_finite - 1, one, one + 1, one - 1,
-            2 * fmt.min_normal, fmt.mantissa_mask}
-    for e in range(1, (1 << fmt.exponent_bits) - 1, max(1, ((1 << fmt.exponent_bits) - 2) // 24)):
-        vals.add(e << fmt.mantissa_bits)
-        vals.add((e << fmt.mantissa_bits) | fmt.mantissa_mask)
-    base = np.array(sorted(vals), dtype=np.uint64)
-    return np.concatenate([base, base | np.uint64(fmt.sign_mask)])
-
-
 def sampled_inputs(ref: Reference, n: int, seed: int) -> tuple[list[np.ndarray], dict]:
-    """``n`` operand tuples: all pairs of special values (up to a quarter), hard cases, uniform."""
+    """Up to ``n`` distinct operand tuples in the mix of :func:`tilecheck.inputs.forms.mixed_operands`
+    (edge-class patterns, constructed hard cases of the operation, uniform patterns), shuffled by
+    ``seed``; and how many of each were drawn: ``{"special": .., "hard": .., "uniform": ..}``."""
     fmt = ref.fmt
     rng = np.random.default_rng([seed, 12])
-    edges = _edge_values(fmt)
-    k = ref.arity
-    n_edge = min(n // 4, edges.size ** k)
-    idx = rng.integers(0, edges.size, (n_edge, k))
-    parts = [[edges[idx[:, j]] for j in range(k)]]
-    n_hard = n // 2
-    op = ref.op or (ref.form.semantics.key.split(".")[-1] if ref.form is not None else "div")
-    rounding = ref.rounding or "rn"
-    hard = hard_cases(op, fmt, rounding, n_hard, rng, k) if op in REF_OPS else None
-    if hard is not None and len(hard) == k:
-        parts.append([h.astype(np.uint64) for h in hard])
-        n_hard = hard[0].shape[0]
-    else:
-        n_hard = 0
-    n_uni = n - n_edge - n_hard
-    top = 1 << fmt.width
-    parts.append([rng.integers(0, top, n_uni, dtype=np.uint64) if fmt.width < 64 else
-                  rng.integers(0, 1 << 63, n_uni, dtype=np.uint64) | (rng.integers(0, 2, n_uni, dtype=np.uint64)
-                                                                        << np.uint64(63)) for _ in range(k)])
-    cols = [np.concatenate([p[j] for p in parts]).astype(np.uint64) for j in range(k)]
-    # each input once (special pairs and hard cases may repeat); a seeded shuffle keeps blocks mixed
+    op = ref.op or ref.form.semantics.operation
+    rounding = ref.rounding or str(ref.form.semantics.params.get("rounding", "rn"))
+    cols, drawn = mixed_operands(op, fmt, rounding, n, rng, ref.arity)
+    # each input once (edge patterns and hard cases may repeat); a seeded shuffle keeps blocks mixed
     uniq = np.unique(np.stack(cols, axis=1), axis=0)
     uniq = uniq[rng.permutation(uniq.shape[0])]
-    cols = [uniq[:, j].astype(fmt.uint) for j in range(k)]
-    return cols, {"special": n_edge, "hard": n_hard, "uniform": n_uni}
+    cols = [uniq[:, j].astype(fmt.uint) for j in range(ref.arity)]
+    return cols, {"special": drawn["edge"], "hard": drawn["hard"], "uniform": drawn["uniform"]}
 
 
 def _pack(abi: Abi, ref: Reference, lane_ops: list[np.ndarray]) -> list[np.ndarray]:
