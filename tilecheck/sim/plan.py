@@ -522,7 +522,22 @@ class _Compiler:
                 vec = int(v[1])
         return [m for m in mods if m not in ("v2", "v4")], vec
 
+    def _memory_form(self, ins):
+        """The spec form (spec/ptx/ld.yaml, st.yaml) an ``ld``/``st`` spelling denotes; a located
+        error naming the spelling when the database has none (``ld.shared``, ``ld.param.nc``,
+        cache operators): the steps below execute exactly the spec's memory forms."""
+        form = self.db.resolve(ins.opcode)
+        if form is None or form.kind != "memory":
+            try:  # the spec's reason when it records or derives one (ld.param.nc: .nc is global-only)
+                reason = self.db.verdict(ins.opcode).reason
+            except TilecheckError:  # a token no form uses (.shared, .ca)
+                reason = ""
+            raise self.error(ins, f"unsupported instruction '{ins.opcode}': not a form of "
+                                  f"spec/ptx/{ins.opcode.split('.')[0]}.yaml" + (f" ({reason})" if reason else ""))
+        return form
+
     def op_ld(self, ins, mods):
+        self._memory_form(ins)
         mods, vec = self._vector(mods)
         space, type_ = self._mem_type(ins, mods, ("param", "global", "local"))
         width, kind = TYPES[type_]
@@ -604,6 +619,7 @@ class _Compiler:
         return self._step(ins, ldvec, reads, [wn for _, wn in writers])
 
     def op_st(self, ins, mods):
+        self._memory_form(ins)
         mods, vec = self._vector(mods)
         space, type_ = self._mem_type(ins, mods, ("param", "global", "local"))
         width, _ = TYPES[type_]
