@@ -416,9 +416,9 @@ def phase_forms(dev, db, out_dir: str, log, cases: int, deadline: float, errors:
         if time.perf_counter() > deadline:
             log("phase 2: time budget reached; forms.json is partial")
             break
-        reason = dev.backend.support(form).reason
-        if reason:
-            report[form.name] = {"skipped": reason}
+        support = dev.backend.support(form)
+        if not support.ok:
+            report[form.name] = {"skipped": support.reason}
             continue
         entry = guarded(log, errors, f"phase 2 {form.name}", one_form, form)
         report[form.name] = entry if entry is not None else {"error": errors[-1]["error"]}

@@ -4,7 +4,8 @@
 
 nvcc -arch=sm_90 -ptx for every examples/cuda/*.cu (float_div.cu also with -use_fast_math,
 -prec-div=false and -ftz=true; half_func.cu, half2_func.cu, calls.cu and half_variants.cu with -rdc=true so the device functions stay;
-half_variants.cu also with -lineinfo, its .file names relative to examples/cuda), and
+half_variants.cu with -lineinfo and, as half_variants_debug.ptx, with -G (a debug build: .local stack
+frames, generic loads and stores), their .file names relative to examples/cuda), and
 llc-19 -march=nvptx64 -mcpu=sm_75/sm_80/sm_90 for examples/llvm/*.ll. The PTX is committed; the
 tests and tools/findings.py read the committed files, so neither needs the compilers.
 """
@@ -22,7 +23,7 @@ LLVM = ROOT / "examples" / "llvm"
 NVCC_VARIANTS = {"float_div.cu": {"": [], "_fast_math": ["-use_fast_math"], "_prec_div_false": ["-prec-div=false"],
                                   "_ftz": ["-ftz=true"]},
                  "half_func.cu": {"": ["-rdc=true"]}, "half2_func.cu": {"": ["-rdc=true"]}, "calls.cu": {"": ["-rdc=true"]},
-                 "half_variants.cu": {"": ["-rdc=true", "-lineinfo"]}}
+                 "half_variants.cu": {"": ["-rdc=true", "-lineinfo"], "_debug": ["-rdc=true", "-G"]}}
 LLC_CPUS = ("sm_75", "sm_80", "sm_90")
 
 
@@ -43,7 +44,8 @@ def main() -> int:
             for suffix, flags in NVCC_VARIANTS.get(cu.name, {"": []}).items():
                 out = cu.with_name(cu.stem + suffix + ".ptx")
                 run([nvcc, "-arch=sm_90", "-ptx", *flags, str(cu), "-o", str(out)])
-                if "-lineinfo" in flags:  # .file names the source absolutely: keep it checkout-independent
+                if "-lineinfo" in flags or "-G" in flags:
+                    # .file names the source absolutely: keep it checkout-independent
                     out.write_text(out.read_text().replace(f'"{CUDA}/', '"'))
     if llc:
         for ll in sorted(LLVM.glob("*.ll")):

@@ -66,8 +66,8 @@ def test_every_form_ran_its_differential_cases(full_run):
         if item["kind"] != "form":
             continue
         diff = next(c for c in item["checks"] if c["name"].startswith("differential"))
-        assert diff["skipped"] or diff["cases"] >= 2000, item["name"]
-        assert not diff["skipped"], (item["name"], diff["skipped"])
+        assert diff["skipped"] is None, (item["name"], diff["skipped"])
+        assert diff["cases"] >= 2000, item["name"]
 
 
 def test_verify_family_and_table(capsys):
@@ -78,6 +78,23 @@ def test_verify_family_and_table(capsys):
     expected = [f.name for f in load_database().families["rcp"].forms if f.kind in KERNEL_KINDS]
     assert sorted(r.split()[0] for r in rows) == sorted(expected) and all("SLE" in r for r in rows)
     assert out.strip().splitlines()[-1].endswith("0 mismatches, 0 failures")
+
+
+def test_a_check_that_ran_has_no_skip_reason_and_a_skipped_one_says_why(db):
+    from tilecheck.diff.support import Support
+    from tilecheck.verify.checks import Context, check_contract_reference
+    from tilecheck.verify.report import Row, _checks_text
+
+    ctx = Context(db=db, cases=50)
+    ran = check_contract_reference(db.form("rcp.approx.f32"), ctx)
+    skipped = check_contract_reference(db.form("rcp.rn.f32"), ctx)
+    assert ran.skipped is None and ran.cases > 0
+    assert skipped.skipped == "exact form" and skipped.cases == 0
+    assert _checks_text(Row("x", "form", [ran, skipped])) == "Cc"
+    assert Row("x", "form", [ran]).to_json()["checks"][0]["skipped"] is None
+    assert Support().ok and not Support("no ptxas").ok
+    with pytest.raises(ValueError):
+        Support("")  # a no without its reason
 
 
 def test_verify_gpu_without_a_gpu_is_exit_2(capsys, monkeypatch):

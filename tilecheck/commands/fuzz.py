@@ -338,9 +338,9 @@ def _replay(args, db) -> int:
             name = _resolve_backend(backend_name, False, [form.name], db, vectors)
             backends[key] = BackendSpec(name, target, gpu_code, vectors).build(db=db)
         backend = backends[key]
-        reason = backend.support(form).reason
-        if reason:
-            raise UsageError(f"backend {backend.name}: {reason}", where)
+        support = backend.support(form)
+        if not support.ok:
+            raise UsageError(f"backend {backend.name}: {support.reason}", where)
         sets = [("recorded", rec["operands"])]
         if "shrunk" in rec:
             shrunk = _field(rec, "shrunk", dict, where)

@@ -408,13 +408,14 @@ def device_errors(cupy, doing: str):
 
 @dataclass(frozen=True)
 class GpuStatus:
-    """Whether the gpu backend works here: ``available``, else ``reason``; ``details`` holds
-    what the probe learned (device, compute capability, driver and runtime versions, CuPy).
+    """Whether the gpu backend works here: ``available`` (``reason`` None), else ``reason`` says why
+    not; ``details`` holds what the probe learned (device, compute capability, driver and runtime
+    versions, CuPy).
 
     Not usable as a bool on purpose (test ``.available``): an empty reason once meant "yes"."""
 
     available: bool
-    reason: str = ""
+    reason: str | None = None
     details: dict = field(default_factory=dict)
 
     def __bool__(self):
@@ -451,7 +452,7 @@ def gpu_status(*, db) -> GpuStatus:
     if found.count or got.tolist() != np.asarray(api.evaluate(form, *ops)).tolist():
         return GpuStatus(False, f"the probe kernel ({PROBE_FORM}) gave wrong results on the device: "
                                 f"{[hex(v) for v in got.tolist()]}", dict(backend.details))
-    return GpuStatus(True, "", dict(backend.details))
+    return GpuStatus(True, None, dict(backend.details))
 
 
 class GpuBackend(Backend):

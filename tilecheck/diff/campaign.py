@@ -280,7 +280,7 @@ class BackendView:
 
     def support(self, form) -> Support:
         """Whether the backend can run ``form`` (the reason when it cannot)."""
-        return Support(self.reasons.get(form.name, ""))
+        return Support(self.reasons.get(form.name))
 
     def recorded_total(self, form) -> int | None:
         """Recorded cases of ``form`` (vectors backend), else None."""
@@ -307,9 +307,9 @@ def describe_backend(spec: BackendSpec, form_names: Iterable[str]) -> BackendVie
     reasons, totals = {}, {}
     for name in form_names:
         form = db.form(name)
-        reason = backend.support(form).reason
-        if reason:
-            reasons[name] = reason
+        support = backend.support(form)
+        if not support.ok:
+            reasons[name] = support.reason
         total = _recorded_total(backend, form)
         if total is not None:
             totals[name] = total
@@ -559,9 +559,9 @@ class Campaign:
         self.executor = executor
         self.forms = [self.db.form(name) for name in config.forms]
         for form in self.forms:
-            reason = backend.support(form).reason
-            if reason:
-                raise UsageError(f"backend {backend.name}: {reason}")
+            support = backend.support(form)
+            if not support.ok:
+                raise UsageError(f"backend {backend.name}: {support.reason}")
             if config.exhaustive and _recorded_total(backend, form) is None and _cases.exhaustive_size(form) is None:
                 raise UsageError(f"{form.name}: --exhaustive needs a domain of at most 2**32 inputs "
                                  "(unary f32, unary or binary f16/bf16, the upper-word f64 forms)")

@@ -7,7 +7,9 @@ Bodies: ``.reg`` declarations (``%r<N>`` ranges declare ``%r0 .. %r{N-1}``), nes
 scopes (inline asm) whose ``.reg`` declarations are local to the scope (renamed here so they never
 clash), labels, ``@p``/``@!p`` guards, ``.loc``/``.pragma`` (ignored: they do not change what the
 code computes), in-body ``.param`` declarations and direct ``call``s, whose callee
-:meth:`PtxModule.function` inlines. Comments ``//`` and ``/* */`` are blanked with their newlines kept, so every
+:meth:`PtxModule.function` inlines, and ``.local`` arrays (the stack frames of ``-G`` builds,
+``.local .align 8 .b8 __local_depot0[16]``), which :attr:`Function.frames` lists.
+Comments ``//`` and ``/* */`` are blanked with their newlines kept, so every
 statement keeps its line and column.
 
 Anything else is an :class:`~tilecheck.sim.errors.UnsupportedPtxError` located ``FILE:line:col``
@@ -84,6 +86,7 @@ class Function:
     col: int = 0
     defined: bool = True
     locals: tuple[Param, ...] = ()  # .param declared in the body (a call's arguments and result)
+    frames: tuple[Param, ...] = ()  # .local arrays declared in the body (per-thread memory)
 
 
 @dataclass
@@ -118,6 +121,7 @@ _LABEL = re.compile(r"^([A-Za-z_$][A-Za-z0-9_$]*)\s*:$")
 _GUARD = re.compile(r"^@(!?)(%?[A-Za-z_$][A-Za-z0-9_$]*)\s+")
 _FUNC_HEAD = re.compile(r"((?:\.(?:visible|weak|extern)\s+)*)\.(entry|func)\b")
 _IGNORED_BODY = (".loc", ".pragma")
+_LOCAL_ARRAY = re.compile(r"^\.local\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+(" + _IDENT + r")(?:\s*\[\s*(\d+)\s*\])?$")
 _LINE_DIRECTIVE = re.compile(r"\.loc\s")
 _PERF_DIRECTIVES = (".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm", ".maxnreg", ".noreturn",
                     ".maxclusterrank", ".reqnctapercluster", ".explicitcluster")
@@ -277,9 +281,10 @@ def _parse_function(t: _Text, pos: int, m) -> tuple[Function, int]:
     end = _matching_brace(t, brace, head_pos)
     registers, body = _parse_body(t, brace + 1, end)
     locals_ = registers.pop(_LOCAL_PARAM, ())
+    frames = registers.pop(_LOCAL_FRAME, ())
     where = t.where(head_pos)
-    return (Function(name, kind, params, returns, registers, tuple(body), where.line, where.column, locals=locals_),
-            end + 1)
+    return (Function(name, kind, params, returns, registers, tuple(body), where.line, where.column, locals=locals_,
+                     frames=frames), end + 1)
 
 
 def _check_directives(t: _Text, start: int, end: int) -> None:
@@ -387,6 +392,15 @@ def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) 
             registers[_LOCAL_PARAM] = registers.get(_LOCAL_PARAM, ()) + (
                 Param(unique, m.group(2), int(m.group(1)) if m.group(1) else None, array),)
             return
+        if word == ".local":
+            # a per-thread array (nvcc -G's stack frame): named at function level, never in a scope
+            m = _LOCAL_ARRAY.match(text)
+            if m is None or m.group(2) not in PTX_TYPES or len(scopes) > 1:
+                raise t.error(pos, f"unsupported local declaration {text!r}")
+            registers[_LOCAL_FRAME] = registers.get(_LOCAL_FRAME, ()) + (
+                Param(m.group(3), m.group(2), int(m.group(1)) if m.group(1) else None,
+                      int(m.group(4)) if m.group(4) else None),)
+            return
         raise t.error(pos, f"unsupported directive {word!r}")
     guard = None
     gm = _GUARD.match(text)
@@ -409,6 +423,7 @@ def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) 
     body.append(Instr(op_where.line, op_where.column, text, opcode, operands, guard))
 
 
+_LOCAL_FRAME = " frames"  # the body's .local arrays, kept like _LOCAL_PARAM while parsing
 _LOCAL_PARAM = " locals"  # the body's .param declarations, kept among the registers while parsing (no
 # register name has a space) and moved to Function.locals
 _CALL = re.compile(r"^(call(?:\.uni)?)\s+(?:\(([^()]*)\)\s*,\s*)?(" + _IDENT + r")\s*(?:,\s*\(([^()]*)\))?$")
@@ -433,6 +448,7 @@ def _inline_calls(module: "PtxModule", fn: Function, stack: tuple, counter: list
     if not any(isinstance(i, Instr) and i.opcode.startswith("call") for i in fn.body):
         return fn
     locals_ = fn.locals
+    frames = fn.frames
     registers = dict(fn.registers)
     body: list = []
     for item in fn.body:
@@ -458,11 +474,12 @@ def _inline_calls(module: "PtxModule", fn: Function, stack: tuple, counter: list
         regs = {name: name + tag for name in inner.registers}
         names = {p.name: a for p, a in zip(inner.params, args)}
         names.update({p.name: r for p, r in zip(inner.returns, results)})
-        names.update({p.name: p.name + tag for p in inner.locals})
+        names.update({p.name: p.name + tag for p in inner.locals + inner.frames})
         names.update({i.name: i.name + tag for i in inner.body if isinstance(i, Label)})
         end = "$return" + tag
         registers.update({regs[k]: v for k, v in inner.registers.items()})
         locals_ += tuple(Param(p.name + tag, p.ptx_type, p.align, p.array) for p in inner.locals)
+        frames += tuple(Param(p.name + tag, p.ptx_type, p.align, p.array) for p in inner.frames)
 
         def rename(op):
             if isinstance(op, Reg):
@@ -487,7 +504,7 @@ def _inline_calls(module: "PtxModule", fn: Function, stack: tuple, counter: list
                                   guard))
         body.append(Label(item.line, item.col, end))
     return Function(fn.name, fn.kind, fn.params, fn.returns, registers, tuple(body), fn.line, fn.col, fn.defined,
-                    locals_)
+                    locals_, frames)
 
 
 def _resolve_param(name: str, scopes) -> str:

@@ -39,6 +39,7 @@ import numpy as np
 from tilecheck.errors import Location, TilecheckError
 from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
+from tilecheck.sim import fused
 from tilecheck.sim.choices import Choices, ScaledChoices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Function, Instr, Label
@@ -60,6 +61,9 @@ PARAM = "param "
 
 REGION_SHIFT = 40
 REGION_BASE = 1 << 44
+LOCAL_BASE = 1 << 62
+"""Address of a thread's first local byte (its ``.local`` arrays, ``-G`` builds' stack frames, one
+after another): far above every global buffer, so a generic address says which memory it names."""
 
 
 @dataclass
@@ -73,9 +77,10 @@ class Lanes:
     params: dict = field(default_factory=dict)       # param name -> per-lane uint64 bits (.func ABI)
     stores: list = field(default_factory=list)       # per-lane store records (region, offset, width, value, done)
     trace: dict = field(default_factory=dict)        # step index -> (returned, reference, low, high) per lane
-    loads: list = field(default_factory=list)        # (region, width, offsets) seen (ABI discovery)
+    loads: list = field(default_factory=list)        # (region, width, offsets, origins) seen (ABI discovery)
     store_slots: dict = field(default_factory=dict)  # store step -> its record's index in ``stores``
     dtypes: dict = field(default_factory=dict)       # register name -> dtype (registers may be dropped)
+    local: np.ndarray | None = None                  # lanes x bytes of the .local arrays (None: none declared)
 
     @property
     def size(self) -> int:
@@ -100,6 +105,7 @@ class Lanes:
         self.params = {k: tile(v) for k, v in self.params.items() if PARAM + k in keep}
         self.stores = [tuple(tile(x) for x in st) for st in self.stores]
         self.trace = {k: tuple(tile(x) for x in v) for k, v in self.trace.items()}
+        self.local = tile(self.local)
 
     def take(self, rep: np.ndarray, keep: set | None) -> None:
         """Replace every per-lane array by ``array[rep]`` (lane forking); dead registers and
@@ -112,6 +118,8 @@ class Lanes:
         self.params = {k: v[rep] for k, v in self.params.items() if keep is None or PARAM + k in keep}
         self.stores = [tuple(x[rep] if isinstance(x, np.ndarray) else x for x in s) for s in self.stores]
         self.trace = {k: tuple(x[rep] for x in v) for k, v in self.trace.items()}
+        if self.local is not None:
+            self.local = self.local[rep]
 
 
 @dataclass
@@ -148,6 +156,8 @@ class Plan:
         self.function = function
         self.steps = steps
         self.path = path
+        self.regions: dict = {}  # first step -> fused.Region (set by compile_function)
+        self.local_bytes = frame_layout(function)[1]
         self.backward = any(s.kind == "bra" and s.target <= i for i, s in enumerate(steps))
         # parameters are live like registers: read by ld.param; the return parameters are read by
         # the caller after the run
@@ -182,7 +192,10 @@ class Plan:
                   for name, t in self.function.registers.items()}
         regs = {name: np.zeros(n, dtype=dt) for name, dt in dtypes.items()}
         origin = np.arange(n, dtype=np.int64) if origin is None else origin.astype(np.int64)
-        return Lanes(regs, origin, None, np.zeros(n, dtype=bool), dtypes=dtypes)
+        # local memory starts as zeros; the ISA leaves unwritten local memory undefined, and code
+        # nvcc writes stores a frame slot before it loads it
+        local = np.zeros((n, self.local_bytes), dtype=np.uint8) if self.local_bytes else None
+        return Lanes(regs, origin, None, np.zeros(n, dtype=bool), dtypes=dtypes, local=local)
 
     def run(self, lanes: Lanes, ctx: "RunContext") -> Lanes:
         """Execute the plan on ``lanes`` (modified and returned; forking replaces its arrays)."""
@@ -205,6 +218,13 @@ class Plan:
                     lanes.pcs, sel = None, None
                 else:
                     sel = np.flatnonzero(here)
+            if lanes.pcs is None and cur in self.regions and ctx.fuse and not ctx.trace:
+                region = self.regions[cur]
+                if region.usable(ctx):
+                    # every lane stands at the region's first step: one compiled loop runs it
+                    region.run(lanes)
+                    pc = region.end
+                    continue
             step = steps[cur]
             guard = None
             if step.guard is not None:
@@ -265,9 +285,10 @@ class RunContext:
     thread_base: int = 0
     threads: int = 0               # threads launched (%nctaid = ceil(threads / block)); 0: not known
     trace: bool = False
-    record_loads: bool = False     # keep every load's (region, width, offsets): ABI discovery only
+    record_loads: bool = False     # keep every load's (region, width, offsets, origins): ABI discovery only
     step_limit: int = DEFAULT_STEP_LIMIT
     contraction: bool = True
+    fuse: bool = field(default_factory=fused.enabled)  # fused regions (sim/fused.py); off: every step as numpy
     approx_used: set = field(default_factory=set)
     live: frozenset = frozenset()
     step: int = 0
@@ -301,6 +322,7 @@ class _Compiler:
                 pos += 1
         self.labels = labels
         self.instrs = [i for i in fn.body if isinstance(i, Instr)]
+        self.frames, self.local_bytes = frame_layout(fn)
 
     def error(self, ins: Instr, message: str, unsupported: bool = True) -> UnsupportedPtxError:
         return UnsupportedPtxError(message, Location(self.path, ins.line, ins.col), unsupported=unsupported)
@@ -339,6 +361,9 @@ class _Compiler:
         if isinstance(op, Special):
             name = op.name
             return (lambda L, s, c: _special(name, L, s, c).astype(dt)), set()
+        if isinstance(op, Symbol) and op.name in self.frames and width == 64:
+            address = np.uint64(LOCAL_BASE + self.frames[op.name])  # a .local array's address
+            return (lambda L, s, c: np.full(L.size if s is None else s.size, address, dtype=dt)), set()
         raise self.error(ins, f"unsupported operand {op!r}")
 
     def immediate(self, ins: Instr, op: Imm, width: int, ftype: str | None) -> int:
@@ -486,7 +511,10 @@ class _Compiler:
         return self._step(ins, lambda L, s, c: write(L, s, read(L, s, c)), reads, [wname])
 
     def op_cvta(self, ins, mods):
-        if mods not in (["to", "global", "u64"], ["global", "u64"]) or len(ins.operands) != 2:
+        # generic and global/local addresses are the same numbers here (LOCAL_BASE sets the local
+        # window apart), so every conversion between them is the identity
+        if mods not in (["to", "global", "u64"], ["global", "u64"], ["to", "local", "u64"], ["local", "u64"]) \
+                or len(ins.operands) != 2:
             raise self.unsupported(ins)
         read, reads = self.reader(ins, ins.operands[1], 64)
         write, wname = self.writer(ins, ins.operands[0])
@@ -507,9 +535,24 @@ class _Compiler:
                 vec = int(v[1])
         return [m for m in mods if m not in ("v2", "v4")], vec
 
+    def _memory_form(self, ins):
+        """The spec form (spec/ptx/ld.yaml, st.yaml) an ``ld``/``st`` spelling denotes; a located
+        error naming the spelling when the database has none (``ld.shared``, ``ld.param.nc``,
+        cache operators): the steps below execute exactly the spec's memory forms."""
+        form = self.db.resolve(ins.opcode)
+        if form is None or form.kind != "memory":
+            try:  # the spec's reason when it records or derives one (ld.param.nc: .nc is global-only)
+                reason = self.db.verdict(ins.opcode).reason
+            except TilecheckError:  # a token no form uses (.shared, .ca)
+                reason = ""
+            raise self.error(ins, f"unsupported instruction '{ins.opcode}': not a form of "
+                                  f"spec/ptx/{ins.opcode.split('.')[0]}.yaml" + (f" ({reason})" if reason else ""))
+        return form
+
     def op_ld(self, ins, mods):
+        self._memory_form(ins)
         mods, vec = self._vector(mods)
-        space, type_ = self._mem_type(ins, mods, ("param", "global"))
+        space, type_ = self._mem_type(ins, mods, ("param", "global", "local"))
         width, kind = TYPES[type_]
         if len(ins.operands) != 2 or not isinstance(ins.operands[1], Addr):
             raise self.unsupported(ins)
@@ -519,7 +562,7 @@ class _Compiler:
                 raise self.unsupported(ins)
             if space == "param":
                 return self._ld_param_vector(ins, d, addr, width, kind, vec)
-            return self._ld_vector(ins, d, addr, width, kind, vec)
+            return self._ld_vector(ins, d, addr, width, kind, vec, space)
         write, wname = self.writer(ins, d)
         signed = kind == "s"
         if space == "param":
@@ -540,23 +583,18 @@ class _Compiler:
                     v = v & mask
                 write(L, s, _extend(v, width, signed, reg_type))
             return self._step(ins, ldparam, [PARAM + pname], [wname])
-        if space is None and not isinstance(addr.base, Reg):
+        if space is None and not isinstance(addr.base, (Reg, Symbol)):
             raise self.unsupported(ins)
         base, reads = self.reader(ins, addr.base, 64)
         off = addr.offset
         nbytes = width // 8
         where = Location(self.path, ins.line, ins.col)
 
-        def ldglobal(L, s, c):
+        def ldmemory(L, s, c):
             a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
-            region, offs = _locate(c.memory, a, nbytes, where)
-            data = c.memory.regions[region][1]
-            words = data.view(_UINT[width])
-            v = words[offs // nbytes]
-            if c.record_loads:
-                L.loads.append((region, nbytes, offs))
-            write(L, s, _extend(v.astype(np.uint64), width, signed, wname and self.reg_types[wname]))
-        return self._step(ins, ldglobal, reads, [wname])
+            v = _load(L, s, c, a, nbytes, 1, space, where)[0]
+            write(L, s, _extend(v, width, signed, wname and self.reg_types[wname]))
+        return self._step(ins, ldmemory, reads, [wname])
 
     def _ld_param_vector(self, ins, d, addr, width, kind, vec):
         """``ld.param.vN`` (``float2`` parameters, say): N consecutive elements of a parameter.
@@ -578,9 +616,9 @@ class _Compiler:
                 w(L, s, _extend(part, width, kind == "s", wn and self.reg_types[wn]))
         return self._step(ins, ldparamvec, [PARAM + pname], [wn for _, wn in writers])
 
-    def _ld_vector(self, ins, d, addr, width, kind, vec):
+    def _ld_vector(self, ins, d, addr, width, kind, vec, space):
         """``ld.global.vN``: N consecutive elements; recorded as one access of N elements."""
-        if not isinstance(addr.base, Reg):
+        if not isinstance(addr.base, (Reg, Symbol)):
             raise self.unsupported(ins)
         base, reads = self.reader(ins, addr.base, 64)
         writers = [self.writer(ins, o) for o in d.items]
@@ -589,18 +627,14 @@ class _Compiler:
 
         def ldvec(L, s, c):
             a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
-            region, offs = _locate(c.memory, a, nbytes * vec, where)
-            words = c.memory.regions[region][1].view(_UINT[width])
-            if c.record_loads:
-                L.loads.append((region, nbytes * vec, offs))
-            for j, (w, wn) in enumerate(writers):
-                v = words[offs // nbytes + j].astype(np.uint64)
+            for (w, wn), v in zip(writers, _load(L, s, c, a, nbytes, vec, space, where)):
                 w(L, s, _extend(v, width, kind == "s", wn and self.reg_types[wn]))
         return self._step(ins, ldvec, reads, [wn for _, wn in writers])
 
     def op_st(self, ins, mods):
+        self._memory_form(ins)
         mods, vec = self._vector(mods)
-        space, type_ = self._mem_type(ins, mods, ("param", "global"))
+        space, type_ = self._mem_type(ins, mods, ("param", "global", "local"))
         width, _ = TYPES[type_]
         if len(ins.operands) != 2 or not isinstance(ins.operands[0], Addr):
             raise self.unsupported(ins)
@@ -616,11 +650,7 @@ class _Compiler:
 
             def stvec(L, s, c):
                 a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
-                region, offs = _locate(c.memory, a, nbytes * vec, where)
-                val = np.zeros(L.size if s is None else s.size, dtype=np.uint64)
-                for j, (r, _) in enumerate(readers):
-                    val |= r(L, s, c).astype(np.uint64) << np.uint64(j * width)
-                _record_store(L, s, region, nbytes * vec, offs, val, c.step)
+                _store(L, s, c, a, nbytes, [r(L, s, c) for r, _ in readers], space, where)
             return self._step(ins, stvec, set(breads).union(*[r for _, r in readers]), [])
         read, reads = self.reader(ins, src, width, type_ if TYPES[type_][1] == "f" else None)
         if space == "param":
@@ -646,18 +676,17 @@ class _Compiler:
                     cur[s] = (cur[s] & ~mask) | v
                 L.params[pname] = cur
             return self._step(ins, stparam, set(reads) | {PARAM + pname}, [])
-        if space is None and not isinstance(addr.base, Reg):
+        if space is None and not isinstance(addr.base, (Reg, Symbol)):
             raise self.unsupported(ins)
         base, breads = self.reader(ins, addr.base, 64)
         off = addr.offset
         nbytes = width // 8
         where = Location(self.path, ins.line, ins.col)
 
-        def stglobal(L, s, c):
+        def stmemory(L, s, c):
             a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
-            region, offs = _locate(c.memory, a, nbytes, where)
-            _record_store(L, s, region, nbytes, offs, read(L, s, c).astype(np.uint64), c.step)
-        return self._step(ins, stglobal, set(reads) | set(breads), [])
+            _store(L, s, c, a, nbytes, [read(L, s, c)], space, where)
+        return self._step(ins, stmemory, set(reads) | set(breads), [])
 
     # -- predicates and selection ---------------------------------------------------------------
 
@@ -1568,6 +1597,99 @@ def _locate(memory: Memory | None, addr: np.ndarray, nbytes: int, where: Locatio
     return k, offs
 
 
+def frame_layout(function: Function) -> tuple[dict, int]:
+    """Where each ``.local`` array of ``function`` starts in a thread's local memory (byte offsets,
+    each aligned as declared) and the bytes they take together."""
+    offsets, size = {}, 0
+    for frame in function.frames:
+        align = frame.align or max(1, frame.nbytes // (frame.array or 1))
+        size = -(-size // align) * align
+        offsets[frame.name] = size
+        size += frame.nbytes
+    return offsets, size
+
+
+def _split_local(L: Lanes, s, a: np.ndarray, space: str | None):
+    """(lanes, addresses) of the accesses that name local memory and of those that name global
+    memory: by the space the instruction names, or, for a generic access, by each address."""
+    rows = np.arange(L.size) if s is None else s
+    if space == "local":
+        return (rows, a), None
+    if space == "global":
+        return None, (s, a)
+    local = a >= np.uint64(LOCAL_BASE)
+    if not local.any():
+        return None, (s, a)
+    if local.all():
+        return (rows, a), None
+    return (rows[local], a[local]), (rows[~local], a[~local])
+
+
+def _local_columns(L: Lanes, a: np.ndarray, nbytes: int, where: Location) -> np.ndarray:
+    """Per access, the byte columns of the lanes' local memory it covers; an execution error for
+    an address outside the declared local arrays or misaligned."""
+    size = 0 if L.local is None else L.local.shape[1]
+    offs = a.astype(np.int64) - np.int64(LOCAL_BASE)  # below the window: negative (or huge) offsets
+    if ((a < np.uint64(LOCAL_BASE)).any() or (offs < 0).any() or (offs + nbytes > size).any()
+            or (offs % nbytes).any()):
+        raise ExecutionError(f"{where}: a local memory access outside (or misaligned in) the function's "
+                             f".local arrays ({size} bytes)")
+    return offs[:, None] + np.arange(nbytes)
+
+
+def _load(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, count: int, space: str | None,
+          where: Location) -> list:
+    """``count`` consecutive elements of ``nbytes`` each at addresses ``a`` (per lane, uint64), from
+    local or global memory as the space and the addresses say."""
+    local, glob = _split_local(L, s, a, space)
+    out = [np.zeros(a.shape[0], dtype=np.uint64) for _ in range(count)]
+    if local is not None:
+        rows, addr = local
+        cols = _local_columns(L, addr, nbytes * count, where)
+        data = np.ascontiguousarray(L.local[rows[:, None], cols])
+        pick = slice(None) if glob is None else (a >= np.uint64(LOCAL_BASE))
+        for j in range(count):
+            out[j][pick] = data[:, j * nbytes:(j + 1) * nbytes].copy().view(_UINT[8 * nbytes]).reshape(-1)
+    if glob is not None:
+        addr = glob[1]
+        region, offs = _locate(c.memory, addr, nbytes * count, where)
+        words = c.memory.regions[region][1].view(_UINT[8 * nbytes])
+        if c.record_loads:
+            L.loads.append((region, nbytes * count, offs, L.origin if glob[0] is None else L.origin[glob[0]]))
+        pick = slice(None) if local is None else (a < np.uint64(LOCAL_BASE))
+        for j in range(count):
+            out[j][pick] = words[offs // nbytes + j]
+    return out
+
+
+def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list, space: str | None,
+           where: Location) -> None:
+    """Store ``values`` (consecutive elements of ``nbytes`` each) at addresses ``a``: local memory
+    is per-lane state written in place; a global store is recorded per lane (``_record_store``)."""
+    local, glob = _split_local(L, s, a, space)
+    if local is not None:
+        rows, addr = local
+        cols = _local_columns(L, addr, nbytes * len(values), where)
+        pick = slice(None) if glob is None else (a >= np.uint64(LOCAL_BASE))
+        parts = [np.asarray(v)[pick].astype(_UINT[8 * nbytes]).view(np.uint8).reshape(-1, nbytes) for v in values]
+        # lanes own their rows (forking copies them), so writing in place touches no other lane
+        L.local[rows[:, None], cols] = np.concatenate(parts, axis=1)
+    if glob is not None:
+        if nbytes * len(values) > 8:  # a store record holds 64 bits per lane
+            raise UnsupportedPtxError(f"a store of {8 * nbytes * len(values)} bits to global memory (at most 64 are "
+                                      "supported)", where)
+        sub, addr = glob
+        region, offs = _locate(c.memory, addr, nbytes * len(values), where)
+        pick = slice(None) if local is None else (a < np.uint64(LOCAL_BASE))
+        val = np.zeros(addr.shape[0], dtype=np.uint64)
+        for j, v in enumerate(values):
+            val |= np.asarray(v)[pick].astype(np.uint64) << np.uint64(j * 8 * nbytes)
+        _record_store(L, sub, region, nbytes * len(values), offs, val, c.step)
+
+
 def compile_function(function: Function, db, path: str) -> Plan:
     """Compile ``function`` once into a :class:`Plan`; unsupported instructions are located errors."""
-    return Plan(function, _Compiler(function, db, path).compile(), path)
+    comp = _Compiler(function, db, path)
+    plan = Plan(function, comp.compile(), path)
+    plan.regions = fused.find_regions(plan, comp)
+    return plan

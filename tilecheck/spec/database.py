@@ -44,6 +44,10 @@ from tilecheck.specio.yamlio import LocatedDocument, load_yaml
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 KERNEL_KINDS = ("exact", "contract", "memory")
 """Registry kinds whose forms the single-instruction kernel pipeline handles (see ``kernel_forms``)."""
+KERNEL_SPACE = "global"
+"""The state space of the memory forms the single-instruction kernel pipeline handles: its kernels
+load and store through global pointers (``.param`` forms need a parameter, generic ones a
+generic pointer, ``.nc`` ones read-only data: the compiled-PTX executor runs those)."""
 SPEC_FOLDERS = ("ptx", "amdgpu", "sequences", "targets")
 
 
@@ -130,8 +134,10 @@ class SpecDatabase:
         """The PTX forms of the single-instruction kernel pipeline (emitter, simulator, differential
         engine, goldens): arithmetic (exact and approximate) and memory forms, in file order. The
         instructions around the arithmetic (registry kind ``function``: cvt, setp, selp, mov, ...)
-        are evaluated by the model and the Z3 encoding but not emitted as kernels of their own."""
-        return [f for f in self.ptx_forms() if f.kind in KERNEL_KINDS]
+        are evaluated by the model and the Z3 encoding but not emitted as kernels of their own, and
+        of the memory forms only the plain ``.global`` ones (:data:`KERNEL_SPACE`) are."""
+        return [f for f in self.ptx_forms() if f.kind in KERNEL_KINDS
+                and (f.kind != "memory" or (f.semantics.get("space") == KERNEL_SPACE and not f.semantics.get("nc")))]
 
     def resolve(self, spelling: str) -> Form | None:
         """The form a spelling denotes, or None.

@@ -172,7 +172,7 @@ def _ptxas_legality(ctx: Context, forms: list[Form]) -> dict:
     for (target, version), group in todo.items():
         verdicts = ptxas.check_instructions([ptxas.form_instruction(f) for f in group], target, version)
         for f, v in zip(group, verdicts):
-            cache[(f.name, target)] = (v.accepted, v.error or "")
+            cache[(f.name, target)] = (v.accepted, v.error)
     return cache
 
 
@@ -274,7 +274,7 @@ def check_emission(form: Form, ctx: Context) -> CheckResult:
     the simulator's parser reads them."""
     result = CheckResult("emission")
     result.skipped = _kernel_support(ctx, form).reason
-    if result.skipped:
+    if result.skipped is not None:
         return result
     target = _kernel_target(ctx, form)
     want_version = ctx.db.min_version(form, target)
@@ -337,8 +337,10 @@ def _assemble_all(ctx: Context, forms: list[Form]) -> dict:
 def check_ptxas(form: Form, ctx: Context) -> CheckResult:
     """ptxas assembles the form's kernels (plain and predicated) to cubins for their target."""
     result = CheckResult("ptxas")
-    result.skipped = ptxas_support(ctx).reason or _kernel_support(ctx, form).reason
-    if result.skipped:
+    for support in (ptxas_support(ctx), _kernel_support(ctx, form)):
+        if not support.ok:
+            result.skipped = support.reason
+            return result
         return result
     cache = _assemble_all(ctx, _run_forms(ctx, form))
     for kernel in _kernels(ctx, form):
@@ -363,9 +365,9 @@ def check_differential(form: Form, ctx: Context) -> CheckResult:
     if isinstance(backend, str):
         result.skipped = backend
         return result
-    reason = backend.support(form).reason
-    if reason:
-        result.skipped = reason
+    support = backend.support(form)
+    if not support.ok:
+        result.skipped = support.reason
         return result
     tininess = ctx.tininess
     operands = gen.batch(form, ctx.seed, 0, ctx.cases)

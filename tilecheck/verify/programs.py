@@ -134,7 +134,7 @@ def verify_program(item, ctx) -> list[CheckResult]:
             emission.failures += 1
             emission.details.append(f"{program.name}: {exc}")
             continue
-        if not ptx_check.skipped:
+        if ptx_check.skipped is None:
             ptx_check.cases += 1
             outcome = ptxas.assemble(ptx, target)
             if not outcome.ok:

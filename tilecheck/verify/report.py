@@ -12,7 +12,8 @@ class CheckResult:
     ``cases`` counts the inputs compared, ``mismatches`` the cases whose result disagreed with the
     reference, ``failures`` the checks that could not pass for another reason (an example that does
     not hold, ptxas rejecting emitted code, a crash). ``details`` are human-readable findings.
-    ``skipped`` carries the reason a check did not run (e.g. no ptxas), which is not a failure.
+    ``skipped`` is None for a check that ran, else the reason it did not (e.g. no ptxas), which is
+    not a failure.
     """
 
     name: str
@@ -20,7 +21,7 @@ class CheckResult:
     mismatches: int = 0
     failures: int = 0
     details: list[str] = field(default_factory=list)
-    skipped: str = ""
+    skipped: str | None = None
 
 
 @dataclass
@@ -83,9 +84,9 @@ def _checks_text(row: Row) -> str:
     for c in row.checks:
         base = c.name.split("(", 1)[0]
         if base not in CHECK_LETTERS:
-            return ",".join(c.name + ("(skipped)" if c.skipped else "") for c in row.checks)
+            return ",".join(c.name + ("(skipped)" if c.skipped is not None else "") for c in row.checks)
         letter = CHECK_LETTERS[base]
-        letters.append(letter.lower() if c.skipped else letter)
+        letters.append(letter.lower() if c.skipped is not None else letter)
     return "".join(letters)
 
 
