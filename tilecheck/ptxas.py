@@ -68,6 +68,25 @@ ADDRESS_REGISTER = "rd15"
 DECLARATIONS = tuple(f".reg .{kind} {prefix}<16>;" for kind, prefix in REGISTER_PREFIX.items())
 """The register declarations of every batch module (sixteen registers of each kind)."""
 
+PARAM_INPUT = "param_in"
+"""The parameter a batched ``ld.param`` candidate reads (``[param_in]``): the kernel's parameter in
+the ``kernel_param`` harness, the function's input parameter in ``func_param``."""
+PARAM_RETURN = "param_out"
+"""The return parameter a batched ``st.param`` candidate writes (``[param_out]``, ``func_param``)."""
+
+_PARAM = ".param .align 16 .b8 {}[32]"  # room for the widest access (.v4 of 64 bits, .v8 of 32)
+HARNESSES = {
+    "kernel": ".visible .entry k()",
+    "kernel_param": f".visible .entry k({_PARAM.format(PARAM_INPUT)})",
+    "func_param": f".visible .func ({_PARAM.format(PARAM_RETURN)}) f({_PARAM.format(PARAM_INPUT)})",
+}
+"""The function a batch module's candidates sit in (one header line each, so line numbers agree).
+``kernel``: an entry without parameters (arithmetic, global and generic memory); ``kernel_param``:
+an entry with one parameter (``ld.param`` of a kernel parameter); ``func_param``: a visible
+function with an input and a return parameter (``ld.param`` of a function parameter, ``st.param``
+of its return value: ptxas rejects a store to an input parameter, "Illegal to write to function
+input parameter", and a load from the return parameter). Visible, so code is generated for it."""
+
 
 class Message(NamedTuple):
     """One ptxas diagnostic: source line (None when not tied to a line), severity, text, and the
@@ -289,8 +308,10 @@ def version_tuple(version: str) -> tuple[int, int]:
     return int(major), int(minor or 0)
 
 
-def module_text(body: Sequence[str], target: str, version: str, declarations: Sequence[str] = DECLARATIONS) -> str:
-    """A PTX module with one kernel ``k`` whose body is ``body`` (one statement per line).
+def module_text(body: Sequence[str], target: str, version: str, declarations: Sequence[str] = DECLARATIONS,
+                harness: str = "kernel") -> str:
+    """A PTX module with one function of :data:`HARNESSES` (``harness``; by default the kernel
+    ``k`` without parameters) whose body is ``body`` (one statement per line).
 
     ``.address_size 64`` is written for ``.version`` 2.3 and later only: ptxas rejects the
     directive below 2.3 (measured), and arithmetic candidates need no addresses. Body line ``i``
@@ -299,7 +320,7 @@ def module_text(body: Sequence[str], target: str, version: str, declarations: Se
     head = [f".version {version}", f".target {target}"]
     if version_tuple(version) >= (2, 3):
         head.append(".address_size 64")
-    head += [".visible .entry k()", "{", *declarations]
+    head += [HARNESSES[harness], "{", *declarations]
     return "\n".join(head + [line.strip() for line in body] + ["ret;", "}", ""])
 
 
@@ -310,7 +331,8 @@ def body_first_line(version: str, declarations: Sequence[str] = DECLARATIONS) ->
 
 
 def check_instructions(instructions: Sequence[str], target: str, version: str = "9.0", *,
-                       arch: str | None = None, timeout: float = 120, build: bool = False) -> list[InstructionVerdict]:
+                       arch: str | None = None, timeout: float = 120, build: bool = False,
+                       harness: str = "kernel") -> list[InstructionVerdict]:
     """ptxas's verdict on each instruction, judged in as few ptxas runs as possible.
 
     Every instruction (one PTX statement ending in ``;``, on one line, using the registers of
@@ -329,7 +351,12 @@ def check_instructions(instructions: Sequence[str], target: str, version: str = 
     spellings when parsing and then fails or crashes generating code (13.0 segfaults building
     ``ld.global.v8.b16``). A crash names no line: the batch is bisected down to the candidate,
     whose verdict has ``crashed`` set.
+
+    ``harness`` names the function of :data:`HARNESSES` the candidates sit in (``func_param`` for
+    ``st.param``, whose operand is the function's return parameter :data:`PARAM_RETURN`).
     """
+    if harness not in HARNESSES:
+        raise TilecheckError(f"unknown batch harness {harness!r}; known: {', '.join(HARNESSES)}")
     items = list(instructions)
     for text in items:
         if "\n" in text:
@@ -341,7 +368,7 @@ def check_instructions(instructions: Sequence[str], target: str, version: str = 
     def judge(indices: list[int]) -> None:
         pending = list(indices)
         while pending:
-            result = assemble(module_text([items[i] for i in pending], target, version), run_arch,
+            result = assemble(module_text([items[i] for i in pending], target, version, harness=harness), run_arch,
                               parse_only=not build, timeout=timeout)
             by_index: dict[int, list[Message]] = {}
             outside, foreign = [], []
@@ -396,6 +423,15 @@ def header_error(target: str, version: str, *, arch: str | None = None, timeout:
     return None if result.ok else (result.errors[0].text if result.errors else result.output.strip())
 
 
+def harness_error(harness: str, target: str, version: str, *, arch: str | None = None,
+                  timeout: float = 60) -> str | None:
+    """ptxas's first error for an empty batch module of ``harness`` (:data:`HARNESSES`), or None
+    when the module assembles (``.param`` function parameters need ``.target sm_20``)."""
+    result = assemble(module_text([], target, version, harness=harness), f"compute_{sm_number(arch or target)}",
+                      parse_only=True, timeout=timeout)
+    return None if result.ok else (result.errors[0].text if result.errors else result.output.strip())
+
+
 def operand_text(register_type: str, index: int) -> str:
     """The name of batch register number ``index`` of a register type (``f32``, 1 -> ``f1``)."""
     return f"{REGISTER_PREFIX[register_type]}{index}"
@@ -429,18 +465,19 @@ def form_instruction(form, spelling: str | None = None) -> str:
 
 
 def candidate_instruction(spelling: str, register_type: str, sources: int = 0, *, vector: int = 1,
-                          memory: str | None = None) -> str:
+                          memory: str | None = None, address: str = ADDRESS_REGISTER) -> str:
     """A statement for a spelling that may be illegal (so there is no Form to render).
 
     Arithmetic (``memory`` None): a destination and ``sources`` source registers of
     ``register_type``. ``memory="load"``: ``{d...}, [rd15]``; ``memory="store"``:
-    ``[rd15], {b...}``, with ``vector`` registers in the braces (none for 1).
+    ``[rd15], {b...}``, with ``vector`` registers in the braces (none for 1). ``address`` replaces
+    ``rd15`` (a parameter name for ``ld.param``/``st.param``: :data:`PARAM_INPUT`, :data:`PARAM_RETURN`).
     """
     if memory is None:
         return instruction_text(spelling, [operand_text(register_type, i) for i in range(1, sources + 2)])
     names = [operand_text(register_type, i) for i in range(1, vector + 1)]
     value = names[0] if vector == 1 else "{" + ", ".join(names) + "}"
-    address = f"[{ADDRESS_REGISTER}]"
+    address = f"[{address}]"
     if memory == "load":
         return instruction_text(spelling, [value, address])
     if memory == "store":

@@ -9,9 +9,12 @@ grid      div/rcp/sqrt/rsqrt/add/sub/mul/fma x {approx, full, rn, rz, rm, rp, no
           sm_80, sm_90, sm_100 at .version 9.0; ptxas's verdict and message per target, the spec's
           verdict next to it (when the spec database loads), rejection messages counted.
 order     every qualifier permutation of every spelling legal on sm_100; the ones ptxas rejects.
-memory    ld/st.global{.v2,.v4,.v8} over the register types, on the three targets, each parsed
+memory    ld/st in the global (with and without .nc), param and generic state spaces (and .nc on
+          each) x {"", .v2, .v4, .v8} x the register types, on the three targets, each parsed
           (-arch=compute_XX) and built to a cubin (-arch=sm_XX): ptxas 13.0 parses
-          ld.global.v8.b16 and then segfaults generating code, which only a build shows.
+          ld.global.v8.b16 and then segfaults generating code, which only a build shows. A .param
+          load is judged in a kernel and in a function, a .param store in a function writing its
+          return parameter (tilecheck/testing/ptxas_grid.py: harnesses).
 versions  for every legal spelling, the lowest .version ptxas accepts with .target sm_80, sm_90
           and sm_100 (each target's own floor first), and the gates ptxas enforces on old targets:
           the lowest .target (sm_10 ... sm_100, at .version 9.0) and the lowest .version on it.
@@ -43,7 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tilecheck import ptxas  # noqa: E402  (after the path fix so a checkout works uninstalled)
 from tilecheck.errors import SpecError  # noqa: E402
 from tilecheck.spec.types import PTX_TYPES  # noqa: E402
-from tilecheck.testing.ptxas_grid import ARITY, arithmetic_candidates, memory_candidates, render  # noqa: E402
+from tilecheck.testing import ptxas_grid  # noqa: E402
+from tilecheck.testing.ptxas_grid import ARITY, arithmetic_candidates, memory_candidates  # noqa: E402
 
 TARGETS = ("sm_80", "sm_90", "sm_100")
 OLD_TARGETS = ("sm_10", "sm_13", "sm_20", "sm_30", "sm_50", "sm_53", "sm_60", "sm_70", "sm_75",
@@ -57,7 +61,7 @@ def judge(spellings: list[str], target: str, version: str = "9.0", arch: str | N
           build: bool = False) -> dict:
     """spelling -> InstructionVerdict for one module configuration (``build``: generate a cubin,
     not only parse; a spelling ptxas crashes on is then not accepted and marked ``crashed``)."""
-    verdicts = ptxas.check_instructions([render(s) for s in spellings], target, version, arch=arch, build=build)
+    verdicts = ptxas_grid.judge(spellings, target, version, arch=arch, build=build)
     return dict(zip(spellings, verdicts))
 
 
@@ -150,7 +154,7 @@ def section_memory(db) -> list[str]:
     spellings = memory_candidates()
     parsed = {t: judge(spellings, t) for t in TARGETS}
     built = {t: judge(spellings, t, build=True) for t in TARGETS}
-    print(f"\n== ld/st.global: {len(spellings)} candidates (parse / build) ==")
+    print(f"\n== ld/st (global, global.nc, param, generic): {len(spellings)} candidates (parse / build) ==")
     rows = []
 
     def mark(t, s):

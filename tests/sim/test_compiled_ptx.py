@@ -63,6 +63,17 @@ def test_inline_asm_scopes_rename_their_registers(db):
     # a spec form whose model refuses it (one memory, no .shared window): still a located error
     (".visible .func (.param .b64 r) f(.param .b64 a)\n{\n .reg .b64 %rd<3>;\n  cvta.shared.u64 %rd1, %rd2;\n ret;\n}\n",
      "unsupported instruction 'cvta.shared.u64'", 7, 3),
+    # ld/st run only as forms of spec/ptx/ld.yaml and st.yaml: another state space, .nc outside
+    # .global, a store through the read-only cache are located errors naming the spelling
+    (".visible .func (.param .b32 r) f(.param .b64 a)\n{\n .reg .b64 %rd<3>;\n .reg .f32 %f<3>;\n"
+     "  ld.shared.f32 %f1, [%rd1];\n st.param.f32 [r], %f1;\n ret;\n}\n",
+     "unsupported instruction 'ld.shared.f32': not a form of spec/ptx/ld.yaml", 8, 3),
+    (".visible .func (.param .b32 r) f(.param .b32 a)\n{\n .reg .f32 %f<3>;\n  ld.param.nc.f32 %f1, [a];\n"
+     " st.param.f32 [r], %f1;\n ret;\n}\n",
+     "unsupported instruction 'ld.param.nc.f32': not a form of spec/ptx/ld.yaml", 7, 3),
+    (".visible .func (.param .b32 r) f(.param .b32 a)\n{\n .reg .f32 %f<3>;\n .reg .b64 %rd<3>;\n"
+     "  ld.param.f32 %f1, [a];\n  st.global.nc.f32 [%rd1], %f1;\n st.param.f32 [r], %f1;\n ret;\n}\n",
+     "unsupported instruction 'st.global.nc.f32': not a form of spec/ptx/st.yaml", 9, 3),
 ])
 def test_unsupported_ptx_is_a_located_error_with_exit_2(tmp_path, capsys, body, what, line, col):
     path = _write(tmp_path, body)

@@ -38,3 +38,9 @@ def ptx_example_count(spec: Path = SPEC) -> int:
 def ptx_illegal_count(spec: Path = SPEC) -> int:
     """Illegal spellings recorded in the PTX family files."""
     return sum(len(data.get("illegal", ())) for data in _families(spec).values())
+
+
+def ptx_lenient_spellings(spec: Path = SPEC) -> set[str]:
+    """Illegal spellings recorded with ``ptxas_accepts: true`` (ptxas assembles them anyway)."""
+    return {ill["spelling"] for data in _families(spec).values() for ill in data.get("illegal", ())
+            if ill.get("ptxas_accepts")}

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tilecheck.formats import get_format
 from tilecheck.model import contracts, ops
 from tilecheck.sim import plan as plan_module
 from tilecheck.spec.database import load_database
@@ -88,7 +87,8 @@ def test_runs_within_a_block_give_the_whole_block_result(frsqrt, monkeypatch):
 def test_binary32_rsqrt_reference_is_correctly_rounded():
     """The binary32 shortcut equals the model's exact 1/sqrt, on random patterns, specials and
     inputs whose 1/sqrt lies next to a binary32 midpoint (the lanes it decides exactly)."""
-    f32 = get_format("f32")
+    formats = load_database().formats
+    f32 = formats["f32"]
     rng = np.random.default_rng(5)
     near = [0x3F09F038, 0x3F3A18E3, 0x3F7FFFFE, 0x3F8A5C86, 0x3FBA2A39, 0x3FD2208F, 0x3FED3230, 0x4009F038,
             0x007FFFFF]
@@ -96,7 +96,7 @@ def test_binary32_rsqrt_reference_is_correctly_rounded():
                         np.arange(1 << 12, dtype=np.uint32), np.array(near, dtype=np.uint32),
                         np.array([0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 0x80000000, 0x80000001, 0x7F7FFFFF,
                                   0x00800000, 1], dtype=np.uint32)])
-    got = compiled._rsqrt_reference(f32, a, "rn")
+    got = compiled._rsqrt_reference(f32, a, "rn", formats["f64"])
     rule = ops.NanRule(False, f32.default_nan, fixed=f32.default_nan)
     with np.errstate(all="ignore"):
         want = np.asarray(contracts._rsqrt_rn(np, f32, a.astype(np.uint64), ops.Mode("rn"), rule)).astype(np.uint32)

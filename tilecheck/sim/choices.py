@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilecheck.formats import get_format
 from tilecheck.model import api
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.spec.types import PTX_TYPES
@@ -54,7 +53,7 @@ class Choices:
 def allowed_choices(form, operands: list[np.ndarray], *, ulp_reading: str = "either",
                     tininess: str = TININESS_DEFAULT) -> Choices:
     """The allowed results of approximate ``form`` for each lane of ``operands`` (unsigned arrays)."""
-    fmt = get_format(form.element_format)
+    fmt = form.format
     width = PTX_TYPES[form.type].bits
     dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
     ops = [np.asarray(o).astype(dtype, copy=False) for o in operands]
@@ -146,7 +145,7 @@ class ScaledChoices:
         self.fn = form.contract.operation
         self.ulp_reading = ulp_reading
         self.tininess = tininess
-        self.nan = np.uint32(get_format(form.element_format).canonical_nan)
+        self.nan = np.uint32(form.format.canonical_nan)
         size = 1 << 24
         self.first = np.zeros(size, dtype=np.uint32)
         self.reference = np.zeros(size, dtype=np.uint32)

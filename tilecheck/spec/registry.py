@@ -85,6 +85,10 @@ _INT_RND = Param("choice", "rzi", ("rni", "rzi", "rmi", "rpi"), "integer roundin
 _CMP = Param("choice", "eq", ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
                               "gtu", "geu", "num", "nan"), "comparison operator")
 _NANQ = Param("bool", False, (), "(.NaN) any NaN operand gives the canonical NaN")
+_SPACE = Param("choice", "global", ("global", "param", "generic"),
+               "state space: .global, .param (kernel and function parameters) or none (generic address)")
+_NC = Param("bool", False, (), "(.nc) through the non-coherent read-only cache: the data must not change while "
+                               "the kernel runs; the bits loaded are those of ld.global")
 _TESTP = Param("choice", "finite", ("finite", "infinite", "number", "notanumber", "normal", "subnormal"),
                "the class tested")
 
@@ -107,8 +111,9 @@ ENTRIES: dict[str, Entry] = {
               "f64 reciprocal from the upper 32 bits of a (1.11.20); low result word zero"),
         Entry("approx.rsqrt_hi", "contract", 1,
               "f64 reciprocal square root from the upper 32 bits of a; low result word zero"),
-        Entry("mem.ld", "memory", 1, "load registers from memory", {}),
-        Entry("mem.st", "memory", 2, "store registers to memory", {}),
+        Entry("mem.ld", "memory", 1, "load registers from memory: the bits unchanged",
+              {"space": _SPACE, "nc": _NC}),
+        Entry("mem.st", "memory", 2, "store registers to memory: the bits unchanged", {"space": _SPACE}),
         # -- the instructions around the arithmetic (kind "function": one result per input, operand
         # types per operand; implemented by tilecheck.model.instructions and tilecheck.smt.instructions)
         Entry("bits.mov", "function", 1, "copy the source bits (reinterpretation between same-size types)"),

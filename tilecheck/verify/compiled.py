@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tilecheck.errors import Location, UsageError
-from tilecheck.formats import get_format
 from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.inputs.forms import mixed_operands
@@ -70,7 +69,8 @@ _UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 @dataclass
 class Reference:
-    """What the code must compute: an IEEE operation or a spec form (exact or a contract)."""
+    """What the code must compute: an IEEE operation or a spec form (exact or a contract).
+    ``formats`` is the spec database's formats table (``fmt`` is one of them)."""
 
     text: str
     fmt: object
@@ -78,6 +78,7 @@ class Reference:
     op: str | None = None
     rounding: str | None = None
     form: object = None
+    formats: dict = field(default_factory=dict, repr=False)
 
     @property
     def contract(self) -> bool:
@@ -92,7 +93,7 @@ class Reference:
                     return np.asarray(api.evaluate(self.form, *operands))
                 return np.asarray(api.reference(self.form, *operands))
             if self.op == "rsqrt":
-                return _rsqrt_reference(self.fmt, operands[0], self.rounding)
+                return _rsqrt_reference(self.fmt, operands[0], self.rounding, self.formats.get("f64"))
             if self.rounding == "rn" and self.fmt.name in ("f16", "bf16") and self.op != "fma":
                 return _half_reference(self.op, self.fmt, operands)
             return np.asarray(api.ieee_op(self.op, self.fmt, self.rounding, *operands))
@@ -120,12 +121,12 @@ def parse_reference(text: str, db) -> Reference:
         op, rnd, fmt = m.groups()
         if op == "rsqrt" and rnd != "rn":
             raise UsageError(f"--against {text}: rsqrt is available round-to-nearest only (rsqrt.rn.FMT)")
-        return Reference(text, get_format(fmt), REF_OPS[op], op=op, rounding=rnd)
+        return Reference(text, db.formats[fmt], REF_OPS[op], op=op, rounding=rnd, formats=db.formats)
     form = db.resolve(text)
     if form is None or form.kind not in ("exact", "contract") or form.lanes != 1:
         raise UsageError(f"--against {text!r}: expected OP.RND.FMT (OP one of {', '.join(REF_OPS)}; RND rn rz rm rp; "
                          f"FMT {' '.join(REF_FORMATS)}) or a scalar floating-point PTX form name")
-    return Reference(text, get_format(form.element_format), len(form.sources), form=form)
+    return Reference(text, form.format, len(form.sources), form=form, formats=db.formats)
 
 
 def _half_reference(op: str, fmt, operands: list[np.ndarray]) -> np.ndarray:
@@ -155,12 +156,12 @@ def _half_reference(op: str, fmt, operands: list[np.ndarray]) -> np.ndarray:
         return np.where(np.isnan(x), np.uint16(fmt.default_nan), out)
 
 
-def _rsqrt_reference(fmt, a: np.ndarray, rounding: str) -> np.ndarray:
+def _rsqrt_reference(fmt, a: np.ndarray, rounding: str, f64) -> np.ndarray:
     """Correctly rounded 1/sqrt (round to nearest) for f16/bf16/f32: the float64 value (two
     roundings, within 2 ulp of float64) rounded once to the format; lanes whose float64 value lies
     within 2^-48 (relative) of a midpoint of the format are decided exactly with integers. f64: exact.
-
-    f32 takes a shortcut to the same bits (:func:`_rsqrt_reference_f32`)."""
+    ``f64`` is the spec database's binary64 format. f32 takes a shortcut to the same bits
+    (:func:`_rsqrt_reference_f32`)."""
     a = np.asarray(a).astype(fmt.uint)
     mode = ops.Mode("rn")
     rule = ops.NanRule(False, fmt.default_nan, fixed=fmt.default_nan)
@@ -174,7 +175,7 @@ def _rsqrt_reference(fmt, a: np.ndarray, rounding: str) -> np.ndarray:
         if fmt.width == 32:
             r = y.astype(np.float32).view(np.uint32).astype(fmt.uint)
         else:
-            r = ops.convert(np, get_format("f64"), fmt, y.view(np.uint64), mode, rule).astype(fmt.uint)
+            r = ops.convert(np, f64, fmt, y.view(np.uint64), mode, rule).astype(fmt.uint)
         fin = np.isfinite(y) & (y > 0) & np.isfinite(x) & (x > 0)
         r_v = fmt.to_float64(r)
         mag = r.astype(np.uint64) & np.uint64(fmt.magnitude_mask)
@@ -251,8 +252,10 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
     if fn.kind == "func":
         pointers = fw < 64 and fn.params and all(_param_width(p) == 64 and p.array is None for p in fn.params)
         if pointers and not fn.returns:
-            # nvcc's .func for half2/bf162 values: the result and each operand through a generic
-            # pointer parameter (ld.u32 [%rd2] ... st.u32 [%rd1]); found by running it like a kernel
+            # the result and each operand through a generic pointer parameter: nvcc's .func for
+            # half2/bf162 values (ld.u32 [%rd2] ... st.u32 [%rd1]) or `void f(const float*, float*)`;
+            # found by running it like a kernel, lane i's pointers a packed pair apart (the element
+            # width is what it reads and writes)
             return _memory_abi(plan, ref, here, 2 * fw // 8)
         if pointers and len(fn.returns) == 1 and _param_width(fn.returns[0]) in (fw, 2 * fw):
             # operands by reference (`const __half&`), the result returned
@@ -284,7 +287,8 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     params = [(p.name, p.ptx_type) for p in fn.params]
     pointers = [name for name, t in params if t in ("u64", "b64", "s64")]
     rng = np.random.default_rng(0)
-    regions = [(name, rng.integers(0, 256, n * 8, dtype=np.uint8)) for name in pointers]
+    # 16 bytes per thread: a vector access (float4) is seen and reported, not an access outside
+    regions = [(name, rng.integers(0, 256, n * 16, dtype=np.uint8)) for name in pointers]
     memory = Memory(regions)
     lanes = plan.new_lanes(n)
     for name, t in params:
@@ -334,9 +338,9 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
             if not np.array_equal(np.sort(offs), np.arange(offs.shape[0]) * nbytes):
                 raise UnsupportedPtxError(f".{kind} {fn.name}: thread i does not read element i of "
                                           f"{pointers[region]}", here)
-    if stride is not None and width != 8 * stride:
+    if stride is not None and (width > 8 * stride or (returned and width != 8 * stride)):
         raise UnsupportedPtxError(f".func {fn.name}: {width}-bit elements by pointer do not match {ref.text} "
-                                  f"({8 * stride}-bit packed pairs)", here)
+                                  f"({8 * stride}-bit {'result' if returned else 'elements at most'})", here)
     return Abi(kind, width // fw, width, [pointers[k] for k in inputs], returned or pointers[out_region], params,
                inputs, out_region, by_pointer=stride is not None, returned=bool(returned))
 
@@ -861,7 +865,7 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
                         "reference": int(refv[lane_ix]), "low": int(lo[lane_ix]), "high": int(hi[lane_ix])})
     for rec in choices:
         width = 64 if rec["returned"] >> 32 or rec["reference"] >> 32 else 32
-        ffmt = get_format("f64" if width == 64 else "f32")
+        ffmt = ref.formats["f64" if width == 64 else "f32"]
         d = _ord(rec["returned"], ffmt) - _ord(rec["reference"], ffmt)
         rec["position"] = "RN" if d == 0 else f"RN{d:+d}ulp"
         rec["allowed"] = f"[{ffmt.hex(rec['low'])}, {ffmt.hex(rec['high'])}]"
