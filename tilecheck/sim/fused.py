@@ -77,8 +77,9 @@ TYPES = {t.name: (t.bits, t.kind) for t in PTX_TYPES.values()}
 
 
 def enabled() -> bool:
-    """Whether fused regions run (``TILECHECK_FUSE`` unset or not ``0``)."""
-    return os.environ.get(ENV, "1") != "0"
+    """Whether fused regions run: ``TILECHECK_FUSE`` unset or not ``0``, and Numba compiling
+    (under ``NUMBA_DISABLE_JIT=1`` the kernel's bit-cast intrinsics do not exist)."""
+    return os.environ.get(ENV, "1") != "0" and njit.enabled()
 
 
 # ---------------------------------------------------------------------------------------------
