@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilecheck.formats import get_format
 from tilecheck.model import api
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.spec.types import PTX_TYPES
@@ -54,7 +53,7 @@ class Choices:
 def allowed_choices(form, operands: list[np.ndarray], *, ulp_reading: str = "either",
                     tininess: str = TININESS_DEFAULT) -> Choices:
     """The allowed results of approximate ``form`` for each lane of ``operands`` (unsigned arrays)."""
-    fmt = get_format(form.element_format)
+    fmt = form.format
     width = PTX_TYPES[form.type].bits
     dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
     ops = [np.asarray(o).astype(dtype, copy=False) for o in operands]
@@ -193,7 +192,7 @@ class ScaledChoices:
         for j in range(k):
             values[:, j] = base + np.uint32(j)
             valid[:, j] = j < cnt
-        values[:, -1] = np.uint32(get_format("f32").canonical_nan)  # the NaN column: never allowed here
+        values[:, -1] = np.uint32(self.form.format.canonical_nan)  # the NaN column: never allowed here
         reference = (self.reference[index].astype(np.int64) + step).astype(np.uint32)
         unbounded = np.zeros(n, dtype=bool)
         if other is not None:

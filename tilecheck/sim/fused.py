@@ -39,7 +39,6 @@ from numba.core import types
 from numba.np import numpy_support
 from numba.typed import List
 
-from tilecheck.formats import get_format
 from tilecheck.model import api, njit
 from tilecheck.model.narrowjit import _round_nearest
 from tilecheck.sim.parser import Imm, Reg
@@ -715,16 +714,16 @@ class _Translator:
             if kind is None or (kind >= 2 and rnd != ["rn"]) or (kind < 2 and rnd) or "sat" in mods:
                 return None
             d = self.dst(ins.operands[0])
-            a = self.operand(ins, ins.operands[1], get_format(src_t).width)
+            a = self.operand(ins, ins.operands[1], self.comp.db.formats[src_t].width)
             if d is None or a is None or d[1] == 0:
                 return None
-            kon[K_NAN] = get_format(dst_t).canonical_nan
+            kon[K_NAN] = self.comp.db.formats[dst_t].canonical_nan
             r = self.row(OP=CVTF, DST=d[0], DWIDTH=d[1], A=a, P1=kind, P2=int("ftz" in mods))
         elif head in ("abs", "neg") and q.endswith("<lambda>") and "_absneg" in q:
             type_ = [m for m in mods if m != "ftz"][0]
             if type_ not in _FMT:
                 return None
-            fmt = get_format(type_)
+            fmt = self.comp.db.formats[type_]
             d = self.dst(ins.operands[0])
             a = self.operand(ins, ins.operands[1], fmt.width, type_)
             if d is None or a is None or d[1] == 0:
@@ -749,7 +748,7 @@ class _Translator:
             if kind == "f":
                 if type_ not in _FMT:
                     return None
-                fmt = get_format(type_)
+                fmt = self.comp.db.formats[type_]
                 unordered = len(cmp) == 3 and cmp.endswith("u")
                 base = cmp[:-1] if unordered else cmp
                 if base not in _CMP or base in ("lo", "ls", "hi", "hs"):
@@ -817,7 +816,7 @@ class _Translator:
                 return None
             if form.type != fmt_name or len(ins.operands) != len(form.operands):
                 return None
-            fmt = get_format(fmt_name)
+            fmt = form.format
             rule = api.nan_rule(form, fmt)
             d = self.dst(ins.operands[0])
             srcs = [self.operand(ins, o, fmt.width, fmt_name) for o in ins.operands[1:]]

@@ -37,7 +37,6 @@ from typing import Callable
 import numpy as np
 
 from tilecheck.errors import Location, TilecheckError
-from tilecheck.formats import get_format
 from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
 from tilecheck.sim import fused
@@ -304,6 +303,10 @@ def _fmt_of(type_: str) -> str:
 
 
 class _Compiler:
+    def _format(self, type_: str):
+        """The element format of a PTX type, from the compiler's own spec database."""
+        return self.db.formats[_fmt_of(type_)]
+
     def __init__(self, fn: Function, db, path: str, module_params: dict | None = None):
         self.fn = fn
         self.db = db
@@ -370,11 +373,11 @@ class _Compiler:
                 return op.value & mask
             value = np.array([op.value], dtype=np.uint32 if op.float_bits == 32 else np.uint64)
             f = value.view(np.float32 if op.float_bits == 32 else np.float64)[0]
-            return _float_bits(float(f), ftype)
+            return _float_bits(float(f), ftype, self.db.formats)
         if op.float_bits == 0:
             if ftype is None:
                 raise self.error(ins, f"floating-point literal {op.text} in an integer operation", unsupported=False)
-            return _float_bits(float(op.value), ftype)
+            return _float_bits(float(op.value), ftype, self.db.formats)
         value = int(op.value)
         if ftype is not None and ftype in ("f32", "f64", "f16", "bf16"):
             raise self.error(ins, f"integer literal {op.text} as a floating-point operand", unsupported=False)
@@ -706,7 +709,7 @@ class _Compiler:
         rc, r3 = (self.reader(ins, ins.operands[3], 1) if boolop else (None, set()))
         write, wname = self.writer(ins, dst)
         if kind == "f":
-            fn = _float_compare(cmp, type_, ftz)
+            fn = _float_compare(cmp, type_, ftz, self.db.formats)
         else:
             fn = _int_compare(cmp, kind, width)
         if fn is None:
@@ -911,7 +914,7 @@ class _Compiler:
         if len(mods) != 1 or mods[0] not in _FLOAT_TYPES or len(ins.operands) != 2:
             raise self.unsupported(ins)
         type_ = mods[0]
-        fmt = get_format(_fmt_of(type_))
+        fmt = self._format(type_)
         width = fmt.width
         ra, r1 = self.reader(ins, ins.operands[1], TYPES[type_][0], _scalar(type_))
         write, wname = self.writer(ins, ins.operands[0])
@@ -936,7 +939,7 @@ class _Compiler:
         if len(mods) != 1 or mods[0] not in _FLOAT_TYPES or len(ins.operands) != 3:
             raise self.unsupported(ins)
         type_ = mods[0]
-        fmt = get_format(_fmt_of(type_))
+        fmt = self._format(type_)
         width = fmt.width
         ra, r1 = self.reader(ins, ins.operands[1], TYPES[type_][0], _scalar(type_))
         rb, r2 = self.reader(ins, ins.operands[2], TYPES[type_][0], _scalar(type_))
@@ -977,7 +980,7 @@ class _Compiler:
         if len(mods) != 2 or mods[1] not in ("f32", "f64") or len(ins.operands) != 2:
             raise self.unsupported(ins)
         test, type_ = mods
-        fmt = get_format(type_)
+        fmt = self._format(type_)
         ra, r1 = self.reader(ins, ins.operands[1], fmt.width, type_)
         write, wname = self.writer(ins, ins.operands[0])
         emask = _UINT[fmt.width].type(fmt.exponent_mask)
@@ -997,8 +1000,8 @@ class _Compiler:
 
     def _cvt_pair(self, ins, dst, src, rounding):
         """``cvt.rn.{f16x2,bf16x2}.f32 d, a, b``: d's upper half is cvt(a), its lower half cvt(b)."""
-        efmt = get_format(_fmt_of(dst))
-        sfmt = get_format(src)
+        efmt = self._format(dst)
+        sfmt = self._format(src)
         ra, r1 = self.reader(ins, ins.operands[1], 32)
         rb, r2 = self.reader(ins, ins.operands[2], 32)
         write, wname = self.writer(ins, ins.operands[0])
@@ -1048,7 +1051,7 @@ class _Compiler:
                 write(L, s, _extend(out, dw, dk == "s", self.reg_types.get(wname)))
             return self._step(ins, icvt, r1, [wname])
         if dk == "f" and sk == "f":
-            sfmt, dfmt = get_format(_fmt_of(src)), get_format(_fmt_of(dst))
+            sfmt, dfmt = self._format(src), self._format(dst)
             narrowing = dfmt.precision < sfmt.precision or dfmt.emax < sfmt.emax
             rounding = rnd[0] if rnd else None
             if sat or (narrowing and rounding not in ROUNDINGS) or \
@@ -1175,7 +1178,7 @@ class _Compiler:
 
 def _contracted_runner(comp: _Compiler, ins, separate, mul_ins, which, head, fma, type_):
     width = TYPES[type_][0]
-    fmt = get_format(type_)
+    fmt = comp._format(type_)
     ma, _ = comp.reader(mul_ins, mul_ins.operands[1], width, type_)
     mb, _ = comp.reader(mul_ins, mul_ins.operands[2], width, type_)
     other, _ = comp.reader(ins, ins.operands[3 - which], width, type_)
@@ -1236,6 +1239,8 @@ def _approximate_runner(form, readers, write, wname):
     return run
 
 
+# keyed by the Form object itself (identity), not its name: two spec databases may define one
+# spelling with different formats or contracts
 _CHOICE_CACHE: dict = {}
 _SCALED: dict = {}  # (form, reading, tininess) -> ScaledChoices
 _CHOICE_CACHE_LIMIT = 1 << 18
@@ -1253,7 +1258,7 @@ def _choices_dedup(form, vals, c):
     if uniform:
         uniq, inv = key[:1], None
     elif ScaledChoices.applies(form):
-        table_key = (form.name, c.ulp_reading, c.tininess)
+        table_key = (form, c.ulp_reading, c.tininess)
         if table_key not in _SCALED:
             _SCALED[table_key] = ScaledChoices(form, c.ulp_reading, c.tininess)
         return _SCALED[table_key].choices(key)
@@ -1261,7 +1266,7 @@ def _choices_dedup(form, vals, c):
         uniq, inv = np.unique(key, return_inverse=True)
         if uniq.shape[0] * 2 > n:
             return allowed_choices(form, vals, ulp_reading=c.ulp_reading, tininess=c.tininess)
-    table = _CHOICE_CACHE.setdefault((form.name, c.ulp_reading, c.tininess), {})
+    table = _CHOICE_CACHE.setdefault((form, c.ulp_reading, c.tininess), {})
     if len(table) > _CHOICE_CACHE_LIMIT:
         table.clear()
     rows = [table.get(int(u)) for u in uniq] if uniq.shape[0] <= 4096 else [None] * uniq.shape[0]
@@ -1474,14 +1479,14 @@ def _extend(v: np.ndarray, width: int, signed: bool, reg_type: str | None) -> np
     return v
 
 
-def _float_bits(value: float, ftype: str) -> int:
+def _float_bits(value: float, ftype: str, formats) -> int:
     if ftype == "f64":
         return int(np.array([value], dtype=np.float64).view(np.uint64)[0])
     if ftype == "f32":
         return int(np.array([value], dtype=np.float32).view(np.uint32)[0])
     if ftype == "f16":
         return int(np.array([value], dtype=np.float16).view(np.uint16)[0])
-    fmt = get_format(ftype)
+    fmt = formats[ftype]
     return fmt.from_fraction(Fraction(value))
 
 
@@ -1512,10 +1517,10 @@ def _to_f64(a: np.ndarray, type_: str) -> np.ndarray:
     return (a.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)  # bf16
 
 
-def _float_compare(cmp: str, type_: str, ftz: bool):
+def _float_compare(cmp: str, type_: str, ftz: bool, formats):
     if type_ not in ("f16", "bf16", "f32", "f64"):
         return None
-    fmt = get_format(type_)
+    fmt = formats[type_]
     base = cmp[:-1] if cmp.endswith("u") and cmp not in ("nu",) and len(cmp) == 3 else cmp
     unordered = len(cmp) == 3 and cmp.endswith("u")
     fns = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tilecheck.errors import Location, UsageError
-from tilecheck.formats import get_format
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.inputs.forms import mixed_operands
 from tilecheck.model import api, contracts, ops
@@ -57,7 +56,8 @@ _UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 @dataclass
 class Reference:
-    """What the code must compute: an IEEE operation or a spec form (exact or a contract)."""
+    """What the code must compute: an IEEE operation or a spec form (exact or a contract).
+    ``formats`` is the spec database's formats table (``fmt`` is one of them)."""
 
     text: str
     fmt: object
@@ -65,6 +65,7 @@ class Reference:
     op: str | None = None
     rounding: str | None = None
     form: object = None
+    formats: dict = field(default_factory=dict, repr=False)
 
     @property
     def contract(self) -> bool:
@@ -79,7 +80,7 @@ class Reference:
                     return np.asarray(api.evaluate(self.form, *operands))
                 return np.asarray(api.reference(self.form, *operands))
             if self.op == "rsqrt":
-                return _rsqrt_reference(self.fmt, operands[0], self.rounding)
+                return _rsqrt_reference(self.fmt, operands[0], self.rounding, self.formats.get("f64"))
             if self.rounding == "rn" and self.fmt.name in ("f16", "bf16") and self.op != "fma":
                 return _half_reference(self.op, self.fmt, operands)
             return np.asarray(api.ieee_op(self.op, self.fmt, self.rounding, *operands))
@@ -106,12 +107,12 @@ def parse_reference(text: str, db) -> Reference:
         op, rnd, fmt = m.groups()
         if op == "rsqrt" and rnd != "rn":
             raise UsageError(f"--against {text}: rsqrt is available round-to-nearest only (rsqrt.rn.FMT)")
-        return Reference(text, get_format(fmt), REF_OPS[op], op=op, rounding=rnd)
+        return Reference(text, db.formats[fmt], REF_OPS[op], op=op, rounding=rnd, formats=db.formats)
     form = db.resolve(text)
     if form is None or form.kind not in ("exact", "contract") or form.lanes != 1:
         raise UsageError(f"--against {text!r}: expected OP.RND.FMT (OP one of {', '.join(REF_OPS)}; RND rn rz rm rp; "
                          f"FMT {' '.join(REF_FORMATS)}) or a scalar floating-point PTX form name")
-    return Reference(text, get_format(form.element_format), len(form.sources), form=form)
+    return Reference(text, form.format, len(form.sources), form=form, formats=db.formats)
 
 
 def _half_reference(op: str, fmt, operands: list[np.ndarray]) -> np.ndarray:
@@ -141,16 +142,16 @@ def _half_reference(op: str, fmt, operands: list[np.ndarray]) -> np.ndarray:
         return np.where(np.isnan(x), np.uint16(fmt.default_nan), out)
 
 
-def _rsqrt_reference(fmt, a: np.ndarray, rounding: str) -> np.ndarray:
+def _rsqrt_reference(fmt, a: np.ndarray, rounding: str, f64) -> np.ndarray:
     """Correctly rounded 1/sqrt (round to nearest) for f16/bf16/f32: the float64 value (two
     roundings, within 2 ulp of float64) rounded once to the format; lanes whose float64 value lies
-    within 2^-48 (relative) of a midpoint of the format are decided exactly with integers. f64: exact."""
+    within 2^-48 (relative) of a midpoint of the format are decided exactly with integers. f64: exact.
+    ``f64`` is the spec database's binary64 format."""
     a = np.asarray(a).astype(fmt.uint)
     mode = ops.Mode("rn")
     rule = ops.NanRule(False, fmt.default_nan, fixed=fmt.default_nan)
     if fmt.width == 64:
         return np.asarray(contracts._rsqrt_rn(np, fmt, a.astype(np.uint64), mode, rule)).astype(fmt.uint)
-    f64 = get_format("f64")
     x = fmt.to_float64(a)
     with np.errstate(all="ignore"):
         y = 1.0 / np.sqrt(x)
@@ -711,7 +712,7 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
                         "reference": int(refv[lane_ix]), "low": int(lo[lane_ix]), "high": int(hi[lane_ix])})
     for rec in choices:
         width = 64 if rec["returned"] >> 32 or rec["reference"] >> 32 else 32
-        ffmt = get_format("f64" if width == 64 else "f32")
+        ffmt = ref.formats["f64" if width == 64 else "f32"]
         d = _ord(rec["returned"], ffmt) - _ord(rec["reference"], ffmt)
         rec["position"] = "RN" if d == 0 else f"RN{d:+d}ulp"
         rec["allowed"] = f"[{ffmt.hex(rec['low'])}, {ffmt.hex(rec['high'])}]"
