@@ -12,7 +12,8 @@ Prints, for the committed nvcc PTX:
 * ``__frsqrt_rn`` (k_frsqrt_rn) against rsqrt.rn.f32: likewise over K blocks of its 2^32 inputs;
 * the simulator targets: a single-instruction kernel (``div.rn.f32``) through the plan vs the model
   evaluating the same inputs (ratio), and lane evaluations per second of the nvcc ``__hdiv``
-  sequence (inputs x allowed choices x instructions executed, per second).
+  sequence (inputs x allowed choices x instructions executed, per second), with the plan's fused
+  regions and with every step as numpy (``RunContext.fuse``).
 
 ``--full`` runs one of the two exhaustive sweeps completely instead of projecting it.
 """
@@ -109,14 +110,23 @@ def simulator_targets(db):
     abi = compiled.find_abi(plan, ref, path)
     m = 1 << 20
     ops = compiled.exhaustive_block(ref, 1 << 24, (1 << 24) + m)
-    t0 = time.perf_counter()
-    res = compiled.run_block(plan, abi, ref, compiled._pack(abi, ref, ops),
-                             dict(approx="all", ulp_reading="either", tininess="after"))
-    dt = time.perf_counter() - t0
+    packed = compiled._pack(abi, ref, ops)
     executed = len(plan.steps)  # upper bound of steps per lane; the fix-up branch skips some
-    print(f"__hdiv sequence (k_hdiv_f16, {len(plan.steps)} instructions, 2^20 inputs, 1 thread): {res.lanes} lanes, "
-          f"{dt:.2f} s, {res.lanes / dt / 1e6:.2f} M lanes/s, <= {res.lanes * executed / dt / 1e6:.0f} M "
-          f"lane-instructions/s (target: 30 M lane-evaluations/s)")
+    fused_steps = sum(r.end - r.start for r in plan.regions.values())
+    rates = {}
+    for fuse in (True, False):  # fused regions (tilecheck/sim/fused.py), and every step as numpy
+        best = float("inf")
+        for _ in range(2):
+            t0 = time.perf_counter()
+            res = compiled.run_block(plan, abi, ref, packed, dict(approx="all", ulp_reading="either",
+                                                                  tininess="after", fuse=fuse))
+            best = min(best, time.perf_counter() - t0)
+        rates[fuse] = res.lanes / best
+        label = f"{fused_steps} of {len(plan.steps)} steps fused" if fuse else "every step as numpy"
+        print(f"__hdiv sequence (k_hdiv_f16, {len(plan.steps)} instructions, 2^20 inputs, 1 thread, {label}): "
+              f"{res.lanes} lanes, {best:.2f} s, {res.lanes / best / 1e6:.2f} M lanes/s, <= "
+              f"{res.lanes * executed / best / 1e6:.0f} M lane-instructions/s (target: 30 M lane-evaluations/s)")
+    print(f"__hdiv sequence: fused / numpy steps {rates[True] / rates[False]:.2f}x")
 
 
 def main() -> int:
