@@ -95,7 +95,7 @@ def test_grid_legal_counts(db, grid):
 def memory(db):
     """The memory grid (ld/st in every state space of ptxas_grid.SPACES, .nc crossed with each,
     x vector widths x types), each built to a cubin on the three targets in its harness."""
-    spellings = ptxas_grid.memory_candidates()
+    spellings = ptxas_grid.memory_candidates(ptxas_grid.memory_types(db))
     return spellings, {t: ptxas_grid.judge(spellings, t, build=True) for t in TARGETS}
 
 

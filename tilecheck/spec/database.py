@@ -136,8 +136,14 @@ class SpecDatabase:
         instructions around the arithmetic (registry kind ``function``: cvt, setp, selp, mov, ...)
         are evaluated by the model and the Z3 encoding but not emitted as kernels of their own, and
         of the memory forms only the plain ``.global`` ones (:data:`KERNEL_SPACE`) are."""
-        return [f for f in self.ptx_forms() if f.kind in KERNEL_KINDS
-                and (f.kind != "memory" or (f.semantics.get("space") == KERNEL_SPACE and not f.semantics.get("nc")))]
+        return [f for f in self.ptx_forms() if self.in_kernel_pipeline(f)]
+
+    @staticmethod
+    def in_kernel_pipeline(form: Form) -> bool:
+        """Whether the single-instruction kernel pipeline takes ``form`` (see :meth:`kernel_forms`)."""
+        if form.kind == "memory":
+            return form.semantics.get("space") == KERNEL_SPACE and not form.semantics.get("nc")
+        return form.kind in KERNEL_KINDS
 
     def resolve(self, spelling: str) -> Form | None:
         """The form a spelling denotes, or None.

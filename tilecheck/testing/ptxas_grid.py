@@ -43,12 +43,20 @@ def arithmetic_candidates() -> list[str]:
     return out
 
 
-def memory_candidates() -> list[str]:
+def memory_types(db=None) -> tuple[str, ...]:
+    """The memory grid's types: :data:`MEMORY_TYPES` (the register types and the float types ld/st
+    lack) and every type an ld/st form of ``db`` uses, so that a form of a new type is crossed with
+    every space and vector width without a change here."""
+    extra = [] if db is None else [f.type for f in db.ptx_forms() if f.family in ("ld", "st")]
+    return tuple(dict.fromkeys((*MEMORY_TYPES, *extra)))
+
+
+def memory_candidates(types: tuple[str, ...] = MEMORY_TYPES) -> list[str]:
     """``ld/st{.space}{.nc}{.v2,.v4,.v8}.TYPE`` candidates over :data:`SPACES` (plus ``.nc`` on param
-    and generic space), in a stable order."""
+    and generic space) and ``types`` (:func:`memory_types`), in a stable order."""
     spaces = (*SPACES, "param.nc", "nc")
     return [".".join(t for t in (op, space, vec, type_) if t)
-            for op, space, type_, vec in itertools.product(("ld", "st"), spaces, MEMORY_TYPES, ("", "v2", "v4", "v8"))]
+            for op, space, type_, vec in itertools.product(("ld", "st"), spaces, types, ("", "v2", "v4", "v8"))]
 
 
 def harnesses(spelling: str) -> tuple[str, ...]:
