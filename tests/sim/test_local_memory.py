@@ -210,3 +210,42 @@ def test_local_declaration_in_an_inner_scope_is_unsupported(tmp_path, db, capsys
     path = _write(tmp_path, text)
     assert main(["verify", path, "--entry", "swap_sub", "--against", "sub.rn.f32", "--cases", "10"]) == 2
     assert "unsupported local declaration" in capsys.readouterr().err
+
+
+SCALAR_BY_POINTER = """
+.visible .func hsqrt_by_pointer(.param .b64 a, .param .b64 out)
+{
+  .reg .b16 %rs<3>;
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [out];
+  ld.u16 %rs1, [%rd1];
+  cvt.f32.f16 %f1, %rs1;
+  sqrt.approx.ftz.f32 %f2, %f1;
+  cvt.rn.f16.f32 %rs2, %f2;
+  st.u16 [%rd2], %rs2;
+  ret;
+}
+.visible .func (.param .b16 r) hsqrt_by_value(.param .b16 a)
+{
+  .reg .b16 %rs<3>;
+  .reg .f32 %f<3>;
+  ld.param.b16 %rs1, [a];
+  cvt.f32.f16 %f1, %rs1;
+  sqrt.approx.ftz.f32 %f2, %f1;
+  cvt.rn.f16.f32 %rs2, %f2;
+  st.param.b16 [r], %rs2;
+  ret;
+}
+"""
+
+
+def test_scalar_operands_and_result_by_pointer(tmp_path, db):
+    """``void f(const __half* a, __half* out)``: one element per pointer, found by running it; the
+    same misrounded inputs as the by-value function of the same body."""
+    path = _write(tmp_path, SCALAR_BY_POINTER)
+    by_pointer = compiled.verify_ptx(path, "hsqrt_by_pointer", "sqrt.rn.f16", db=db, exhaustive=True)
+    by_value = compiled.verify_ptx(path, "hsqrt_by_value", "sqrt.rn.f16", db=db, exhaustive=True)
+    assert by_pointer.abi == ".func (operands and result by pointer)" and by_value.abi == ".func"
+    assert by_pointer.misrounded == by_value.misrounded and by_value.misrounded

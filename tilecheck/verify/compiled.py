@@ -215,8 +215,10 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
     if fn.kind == "func":
         pointers = fw < 64 and fn.params and all(_param_width(p) == 64 and p.array is None for p in fn.params)
         if pointers and not fn.returns:
-            # nvcc's .func for half2/bf162 values: the result and each operand through a generic
-            # pointer parameter (ld.u32 [%rd2] ... st.u32 [%rd1]); found by running it like a kernel
+            # the result and each operand through a generic pointer parameter: nvcc's .func for
+            # half2/bf162 values (ld.u32 [%rd2] ... st.u32 [%rd1]) or `void f(const float*, float*)`;
+            # found by running it like a kernel, lane i's pointers a packed pair apart (the element
+            # width is what it reads and writes)
             return _memory_abi(plan, ref, here, 2 * fw // 8)
         if pointers and len(fn.returns) == 1 and _param_width(fn.returns[0]) in (fw, 2 * fw):
             # operands by reference (`const __half&`), the result returned
@@ -248,7 +250,8 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     params = [(p.name, p.ptx_type) for p in fn.params]
     pointers = [name for name, t in params if t in ("u64", "b64", "s64")]
     rng = np.random.default_rng(0)
-    regions = [(name, rng.integers(0, 256, n * 8, dtype=np.uint8)) for name in pointers]
+    # 16 bytes per thread: a vector access (float4) is seen and reported, not an access outside
+    regions = [(name, rng.integers(0, 256, n * 16, dtype=np.uint8)) for name in pointers]
     memory = Memory(regions)
     lanes = plan.new_lanes(n)
     for name, t in params:
@@ -298,9 +301,9 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
             if not np.array_equal(np.sort(offs), np.arange(offs.shape[0]) * nbytes):
                 raise UnsupportedPtxError(f".{kind} {fn.name}: thread i does not read element i of "
                                           f"{pointers[region]}", here)
-    if stride is not None and width != 8 * stride:
+    if stride is not None and (width > 8 * stride or (returned and width != 8 * stride)):
         raise UnsupportedPtxError(f".func {fn.name}: {width}-bit elements by pointer do not match {ref.text} "
-                                  f"({8 * stride}-bit packed pairs)", here)
+                                  f"({8 * stride}-bit {'result' if returned else 'elements at most'})", here)
     return Abi(kind, width // fw, width, [pointers[k] for k in inputs], returned or pointers[out_region], params,
                inputs, out_region, by_pointer=stride is not None, returned=bool(returned))
 
