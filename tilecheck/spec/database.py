@@ -472,7 +472,12 @@ def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem]) 
         if accepts and "ptxas" in i:
             problems.append(Problem(doc.locate(("illegal", n, "ptxas")),
                                     f"{i['spelling']}: ptxas_accepts is true, so there is no ptxas error message to record"))
-        illegal.append(IllegalSpelling(i["spelling"], i["reason"], i.get("ptxas"), doc.locate(("illegal", n)), accepts))
+        unstable = i.get("ptxas_unstable", False)
+        if unstable and ("ptxas" not in i or accepts):
+            problems.append(Problem(doc.locate(("illegal", n)), f"{i['spelling']}: ptxas_unstable needs the 'ptxas' "
+                                                                "message of the failing runs and no ptxas_accepts"))
+        illegal.append(IllegalSpelling(i["spelling"], i["reason"], i.get("ptxas"), doc.locate(("illegal", n)), accepts,
+                                       unstable))
     examples = []
     for n, e in enumerate(data.get("examples", ())):
         examples.append(Example(e["form"], tuple(int(x, 16) for x in e["operands"]), int(e["result"], 16),
