@@ -333,13 +333,17 @@ def test_amd_instruction_counts_are_instructions_not_keys(capsys):
 
 @pytest.fixture
 def spec_copy(tmp_path, monkeypatch):
+    """A custom spec folder outside the repository: the small fixture trees of the spec and AMD
+    tests with the real schemas (the real instruction files are never edited)."""
     import shutil
 
     from tilecheck.spec.database import clear_cache
     from tilecheck.specio.files import builtin_spec_root
 
     root = tmp_path / "myspec"
-    shutil.copytree(builtin_spec_root(), root)
+    shutil.copytree(REPO / "tests" / "spec" / "fixtures" / "mini", root)
+    shutil.copytree(REPO / "tests" / "amdgpu" / "fixtures" / "mini", root, dirs_exist_ok=True)
+    shutil.copytree(builtin_spec_root() / "schema", root / "schema")
     monkeypatch.setenv("TILECHECK_SPEC_DIR", str(root))
     clear_cache()
     yield root
@@ -356,8 +360,12 @@ def _insert_after(path: Path, anchor: str, line: str) -> tuple[int, int]:
 
 
 def test_custom_spec_errors_name_the_real_file_and_the_field(spec_copy, capsys):
+    from tilecheck.spec.database import clear_cache
+
+    assert run(capsys, "spec", "check")[0] == 0  # the pristine copy is a valid spec
+    clear_cache()
     path = spec_copy / "ptx" / "div.yaml"
-    line, col = _insert_after(path, '    spelling: "div.approx.{ftz}.f32"\n', "    bogus_field: 1\n")
+    line, col = _insert_after(path, '    spelling: "div.full.{ftz}.f32"\n', "    bogus_field: 1\n")
     for argv in (["eval", "div.rn.f32", "1", "2"], ["spec", "check"], ["spec", "check", str(spec_copy)]):
         code, out, err = run(capsys, *argv)
         assert code == 2

@@ -1,8 +1,9 @@
 """Contracts as data: the schema and the loader reject malformed ``contract:`` blocks, located.
 
 Each test writes a one-family spec tree (the real schema, formats and targets, symlinked; one
-fixture ``div.yaml``) and breaks one thing in its contract; the well-formed fixture loads into
-the structured :class:`~tilecheck.spec.contract.Contract`.
+fixture ``div.yaml``, and for AMD contracts one fixture ``amdgpu/v_rcp.yaml``) and breaks one
+thing in its contract; the well-formed fixtures load into the structured
+:class:`~tilecheck.spec.contract.Contract`. The real instruction files are never read.
 """
 
 from __future__ import annotations
@@ -114,31 +115,72 @@ def test_malformed_rules_and_tables_are_rejected_located(tmp_path, old, new, wor
     assert any(words in p for p in problems), problems
 
 
-@pytest.mark.parametrize("old, new, words", [
-    ("f32: {kind: ulp, ulps: 1, readings: [exact],", "f32: {kind: ulp, ulps: 1,", "readings"),
-    ("f32: {kind: ulp, ulps: 1, readings: [exact],", "f32: {kind: ulp, ulps: 1, readings: [correctly-rounded],",
-     "correctly-rounded"),
-    ("f64: {kind: relative, log2: -23,", "f64: {kind: relative, ulps: 2,", "log2"),
-    ("f64: {kind: relative, log2: -23,", "f64: {relative_log2: -23,", "kind"),
-])
-def test_amd_contract_bounds_use_the_same_vocabulary(tmp_path, old, new, words):
-    """AMD contracts load into the same Contract type; a malformed bound is a located problem."""
-    root = tmp_path / "spec"
-    root.mkdir()
-    for part in ("schema", "formats", "targets"):
-        (root / part).symlink_to(SPEC / part, target_is_directory=True)
-    (root / "ptx").mkdir()
-    (root / "ptx" / "div.yaml").write_text(FAMILY.replace("BOUND", GOOD_BOUND), encoding="utf-8")
+AMD_FAMILY = """\
+schema: amdgpu-instruction
+isa: amdgpu
+name: v_rcp
+summary: fixture family for AMD contract data
+reference: {document: "AMD RDNA3 ISA guide", section: "V_RCP_F32 (VOP1 42)"}
+operands:
+  - {name: D, role: dst, kind: float, doc: approximate reciprocal}
+  - {name: S0, role: src, kind: float, doc: operand}
+mode: {round: rn, denorm: 3}
+forms:
+  - name: v_rcp_f64
+    type: f64
+    opcodes: {rdna3: 47}
+  - name: v_rcp_f32
+    type: f32
+    opcodes: {rdna3: 42}
+semantics:
+""" + "".join(f"""\
+  {variant}:
+    source: fixture
+    contract:
+      operation: rcp
+      bounds:
+        f64: F64
+        f32: F32
+      specials:
+        - {{operand: "+0", result: "+inf"}}
+        - {{operand: nan, result: nan}}
+""" for variant in ("documented", "observed"))
+
+AMD_F64 = "{kind: relative, log2: -23, subnormal_ulps: 536870912, flush_inputs: false, flush_outputs: false}"
+AMD_F32 = "{kind: ulp, ulps: 1, readings: [exact], flush_inputs: true, flush_outputs: true}"
+
+
+def _amd_tree(tmp_path: Path, f32: str = AMD_F32, f64: str = AMD_F64) -> Path:
+    """The one-family PTX tree plus ``amdgpu/v_rcp.yaml`` with these bounds in both variants."""
+    root = _tree(tmp_path, FAMILY.replace("BOUND", GOOD_BOUND))
     (root / "amdgpu").mkdir()
-    text = (SPEC / "amdgpu" / "v_rcp.yaml").read_text(encoding="utf-8")
-    clear_cache()
+    (root / "amdgpu" / "v_rcp.yaml").write_text(AMD_FAMILY.replace("F32", f32).replace("F64", f64), encoding="utf-8")
+    return root
+
+
+def test_amd_contracts_load_into_the_same_contract_type(tmp_path):
     from tilecheck.spec.amdgpu import amdgpu_forms
 
-    (root / "amdgpu" / "v_rcp.yaml").write_text(text, encoding="utf-8")
-    c = amdgpu_forms(load_database(root))["v_rcp_f32"].variant("observed").contract
+    clear_cache()
+    forms = amdgpu_forms(load_database(_amd_tree(tmp_path)))
+    clear_cache()
+    c = forms["v_rcp_f32"].variant("observed").contract
     assert c.bound == Bound("ulp", 1, ("exact",)) and c.flush_inputs and c.operation == "rcp"
-    assert text.count(old) == 2  # the documented and the observed variant
-    (root / "amdgpu" / "v_rcp.yaml").write_text(text.replace(old, new), encoding="utf-8")
+    wide = forms["v_rcp_f64"].variant("documented").contract
+    assert wide.bound.kind == "relative" and wide.relative_log2 == -23 and not wide.flush_inputs
+
+
+@pytest.mark.parametrize("f32, f64, words", [
+    ("{kind: ulp, ulps: 1, flush_inputs: true, flush_outputs: true}", AMD_F64, "readings"),
+    ("{kind: ulp, ulps: 1, readings: [correctly-rounded], flush_inputs: true, flush_outputs: true}", AMD_F64,
+     "correctly-rounded"),
+    (AMD_F32, "{kind: relative, ulps: 2, subnormal_ulps: 536870912, flush_inputs: false, flush_outputs: false}",
+     "log2"),
+    (AMD_F32, "{relative_log2: -23, subnormal_ulps: 536870912, flush_inputs: false, flush_outputs: false}", "kind"),
+])
+def test_amd_contract_bounds_use_the_same_vocabulary(tmp_path, f32, f64, words):
+    """A malformed bound in an AMD contract is a located problem, in the PTX contracts' words."""
+    root = _amd_tree(tmp_path, f32, f64)
     clear_cache()
     with pytest.raises(SpecError) as info:
         load_database(root)

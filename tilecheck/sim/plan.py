@@ -40,6 +40,7 @@ from tilecheck.errors import Location, TilecheckError
 from tilecheck.formats import get_format
 from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
+from tilecheck.sim import fused
 from tilecheck.sim.choices import Choices, ScaledChoices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Function, Instr, Label
@@ -156,6 +157,7 @@ class Plan:
         self.function = function
         self.steps = steps
         self.path = path
+        self.regions: dict = {}  # first step -> fused.Region (set by compile_function)
         self.local_bytes = frame_layout(function)[1]
         self.backward = any(s.kind == "bra" and s.target <= i for i, s in enumerate(steps))
         # parameters are live like registers: read by ld.param; the return parameters are read by
@@ -217,6 +219,13 @@ class Plan:
                     lanes.pcs, sel = None, None
                 else:
                     sel = np.flatnonzero(here)
+            if lanes.pcs is None and cur in self.regions and ctx.fuse and not ctx.trace:
+                region = self.regions[cur]
+                if region.usable(ctx):
+                    # every lane stands at the region's first step: one compiled loop runs it
+                    region.run(lanes)
+                    pc = region.end
+                    continue
             step = steps[cur]
             guard = None
             if step.guard is not None:
@@ -280,6 +289,7 @@ class RunContext:
     record_loads: bool = False     # keep every load's (region, width, offsets, origins): ABI discovery only
     step_limit: int = DEFAULT_STEP_LIMIT
     contraction: bool = True
+    fuse: bool = field(default_factory=fused.enabled)  # fused regions (sim/fused.py); off: every step as numpy
     approx_used: set = field(default_factory=set)
     live: frozenset = frozenset()
     step: int = 0
@@ -1674,4 +1684,7 @@ def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list,
 
 def compile_function(function: Function, db, path: str) -> Plan:
     """Compile ``function`` once into a :class:`Plan`; unsupported instructions are located errors."""
-    return Plan(function, _Compiler(function, db, path).compile(), path)
+    comp = _Compiler(function, db, path)
+    plan = Plan(function, comp.compile(), path)
+    plan.regions = fused.find_regions(plan, comp)
+    return plan
