@@ -506,7 +506,13 @@ def all_formats() -> dict[str, Format]:
 
 
 def get_format(name: str | Format) -> Format:
-    """The format called ``name`` (``f16``, ``bf16``, ``f32``, ``f64``, ``tf32``, ``e5m2``, ``e4m3``)."""
+    """The format called ``name`` (``f16``, ``bf16``, ``f32``, ``f64``, ``tf32``, ``e5m2``, ``e4m3``) in the
+    default spec root (:func:`spec_root`); a :class:`Format` is returned unchanged.
+
+    For entry points that hold no database (a bare name from a user, the public functions that
+    accept names). Code working for a loaded database takes its formats from there instead
+    (``db.formats``, ``form.format``, ``form.format_of(name)``), so that a database loaded from
+    another root computes with that root's formats."""
     if isinstance(name, Format):
         return name
     formats = load_formats(spec_root())

@@ -73,7 +73,6 @@ def digest(cases: int, sim_cases: int) -> dict:
     """``{form name: digest}`` of every PTX form (see the module docstring)."""
     import tilecheck
     from tilecheck.diff.backends import CpuBackend
-    from tilecheck.formats import get_format
     from tilecheck.model import api
     from tilecheck.spec.database import load_database
     from tilecheck.inputs.edges import edge_values
@@ -85,7 +84,7 @@ def digest(cases: int, sim_cases: int) -> dict:
     for form in sorted(db.ptx_forms(), key=lambda f: f.name):
         if form.kind not in ("exact", "contract"):
             continue
-        fmt = get_format(form.element_format)
+        fmt = form.format
         container = PTX_TYPES[form.type].bits
         rng = random.Random(form.name)
         ops = _operands(form, fmt, rng, cases, sorted(set(int(v) for v in edge_values(fmt))))

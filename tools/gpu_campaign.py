@@ -177,9 +177,7 @@ def _nan_elements(fmt) -> list[tuple[int, ...]]:
 def _containers(form, element_tuples: list[tuple[int, ...]]) -> list[np.ndarray]:
     """Operand containers for element tuples (packed forms: the tuple in lane 0, 1.0 in the others,
     then the tuple in the last lane)."""
-    from tilecheck.formats import get_format
-
-    fmt = get_format(form.element_format)
+    fmt = form.format
     one = fmt.bias << fmt.mantissa_bits
     arity = len(form.sources)
     rows = []
@@ -202,9 +200,8 @@ def _containers(form, element_tuples: list[tuple[int, ...]]) -> list[np.ndarray]
 def nan_cases(form) -> list[np.ndarray]:
     """NaN operands in every position (others 1.0 or another NaN) and the form's invalid operations."""
     from tilecheck.diff.cases import operation
-    from tilecheck.formats import get_format
 
-    fmt = get_format(form.element_format)
+    fmt = form.format
     one = fmt.bias << fmt.mantissa_bits
     arity = len(form.sources)
     tuples = []
@@ -232,9 +229,7 @@ def specials_cases(form) -> list[np.ndarray]:
     """The cross product of special element values over the form's operands."""
     import itertools
 
-    from tilecheck.formats import get_format
-
-    fmt = get_format(form.element_format)
+    fmt = form.format
     vals = _element_specials(fmt, ternary=len(form.sources) > 2)
     tuples = list(itertools.product(vals, repeat=len(form.sources)))
     return _containers(form, tuples)
@@ -243,12 +238,11 @@ def specials_cases(form) -> list[np.ndarray]:
 def tininess_cases(form, n: int, rng) -> list[np.ndarray] | None:
     """Cases of an ``.ftz`` exact form where flushing before and after rounding may differ."""
     from tilecheck.diff.cases import operation
-    from tilecheck.formats import get_format
     from tilecheck.inputs import boundaries, generators
 
     if form.kind != "exact" or not form.semantics.params.get("ftz") or form.lanes != 1:
         return None
-    fmt = get_format(form.element_format)
+    fmt = form.format
     op = operation(form)
     rounding = form.semantics.params.get("rounding", "rn")
     mode = rounding if rounding in ("rn", "rp", "rm") else "rn"
@@ -276,12 +270,11 @@ def tininess_cases(form, n: int, rng) -> list[np.ndarray] | None:
 
 def div_approx_cases(form, rng, n: int) -> list[np.ndarray] | None:
     """div.approx/div.full with subnormal divisors (and huge ones) against assorted numerators."""
-    from tilecheck.formats import get_format
     from tilecheck.inputs.generators import edge_biased
 
     if form.semantics.key != "approx.div":
         return None
-    fmt = get_format("f32")
+    fmt = form.format  # div.approx/div.full are f32 forms
     sub_b = rng.integers(1, fmt.min_normal, n).astype(np.uint64)
     huge_b = rng.integers(0x7E800001, 0x7F800000, n // 4).astype(np.uint64)
     b = np.concatenate([sub_b, huge_b])

@@ -25,28 +25,26 @@ from __future__ import annotations
 import numpy as np
 
 from tilecheck.errors import UsageError
-from tilecheck.formats import Format, get_format
+from tilecheck.formats import Format
 from tilecheck.model import ops
 from tilecheck.model.contracts import class_match
 from tilecheck.model.ieee import flush_subnormal_bits, quiet
 from tilecheck.spec.amdgpu import AmdForm
 from tilecheck.spec.contract import Contract
 
-F64 = get_format("f64")
 STRATEGIES = ("nearest", "low", "high", "random")
-_F64_NAN = ops.NanRule.ieee(F64)
 _NEAREST = ops.Mode("rn")
 
 
-def _op64(op: str, rounding: str, *operands) -> np.ndarray:
+def _op64(f64: Format, op: str, rounding: str, *operands) -> np.ndarray:
     """One correctly rounded binary64 operation of the reference model on f64 patterns."""
     arrays = np.broadcast_arrays(*(np.asarray(o, dtype=np.uint64) for o in operands))
-    return ops.apply(np, op, F64, list(arrays), ops.Mode(rounding), _F64_NAN)
+    return ops.apply(np, op, f64, list(arrays), ops.Mode(rounding), ops.NanRule.ieee(f64))
 
 
-def _ldexp64(bits, n) -> np.ndarray:
+def _ldexp64(f64: Format, bits, n) -> np.ndarray:
     """``bits * 2**n`` (f64 patterns) rounded to nearest."""
-    return ops.ldexp(np, F64, bits, n, _NEAREST, _F64_NAN)
+    return ops.ldexp(np, f64, bits, n, _NEAREST, ops.NanRule.ieee(f64))
 
 
 def _negative(fmt: Format, bits) -> np.ndarray:
@@ -63,61 +61,61 @@ def _contract(form: AmdForm, variant: str) -> Contract:
     return c
 
 
-def _widen(fmt: Format, bits) -> np.ndarray:
+def _widen(fmt: Format, f64: Format, bits) -> np.ndarray:
     """Patterns of ``fmt`` as f64 patterns (exact)."""
     bits = np.asarray(bits, dtype=np.uint64)
-    return bits if fmt.name == "f64" else ops.convert(np, fmt, F64, bits, _NEAREST, _F64_NAN)
+    return bits if fmt.name == "f64" else ops.convert(np, fmt, f64, bits, _NEAREST, ops.NanRule.ieee(f64))
 
 
 def _f64(value: float) -> np.uint64:
     return np.array([value], dtype=np.float64).view(np.uint64)[0]
 
 
-def _thresholds(fmt: Format, c: Contract, x64: np.ndarray) -> np.ndarray:
+def _thresholds(fmt: Format, f64: Format, c: Contract, x64: np.ndarray) -> np.ndarray:
     """``B * |x|`` as f64 patterns (exact), for finite non-zero f64-widened ``x``."""
-    ax = x64 & np.uint64(F64.magnitude_mask)
-    exp_x = F64.fields(ax)[1] - F64.bias  # x64 is normal (every format here widens to normal f64)
-    frac_zero = (ax & np.uint64(F64.mantissa_mask)) == 0
+    ax = x64 & np.uint64(f64.magnitude_mask)
+    exp_x = f64.fields(ax)[1] - f64.bias  # x64 is normal (every format here widens to normal f64)
+    frac_zero = (ax & np.uint64(f64.mantissa_mask)) == 0
     # floor(log2 |1/x|) = -E(x) - 1, or -E(x) when |x| is a power of two
     e_floor = -exp_x - np.where(frac_zero, 0, 1)
     if c.relative_log2 is not None:
         t = np.full(x64.shape, _f64(2.0 ** c.relative_log2), dtype=np.uint64)
         if c.bound.subnormal_ulps:
             sub = e_floor < fmt.emin
-            alt = _ldexp64(_op64("mul", "rn", _f64(float(c.bound.subnormal_ulps)), ax), fmt.emin - fmt.mantissa_bits)
-            t = np.where(sub & (F64.to_float64(alt) > F64.to_float64(t)), alt, t)
+            alt = _ldexp64(f64, _op64(f64, "mul", "rn", _f64(float(c.bound.subnormal_ulps)), ax), fmt.emin - fmt.mantissa_bits)
+            t = np.where(sub & (f64.to_float64(alt) > f64.to_float64(t)), alt, t)
         return t
     ulp_exp = np.maximum(e_floor, fmt.emin) - fmt.mantissa_bits
-    scaled = _op64("mul", "rn", _f64(float(c.ulp)), ax)
-    return _ldexp64(scaled, ulp_exp)
+    scaled = _op64(f64, "mul", "rn", _f64(float(c.ulp)), ax)
+    return _ldexp64(f64, scaled, ulp_exp)
 
 
-def _within(fmt: Format, c: Contract, r: np.ndarray, x: np.ndarray, t=None) -> np.ndarray:
+def _within(fmt: Format, f64: Format, c: Contract, r: np.ndarray, x: np.ndarray, t=None) -> np.ndarray:
     """Finite non-zero ``x`` (after flushing), finite ``r``: is |r - 1/x| within the bound?
     ``t`` are the thresholds of ``x`` when already computed."""
-    r64, x64 = _widen(fmt, r), _widen(fmt, x)
+    r64, x64 = _widen(fmt, f64, r), _widen(fmt, f64, x)
     minus_one = np.uint64(_f64(-1.0))
-    up = _op64("fma", "rp", r64, x64, minus_one)
-    down = _op64("fma", "rm", r64, x64, minus_one)
+    up = _op64(f64, "fma", "rp", r64, x64, minus_one)
+    down = _op64(f64, "fma", "rm", r64, x64, minus_one)
     if t is None:
-        t = F64.to_float64(_thresholds(fmt, c, x64))
-    return (F64.to_float64(up) <= t) & (F64.to_float64(down) >= -t)
+        t = f64.to_float64(_thresholds(fmt, f64, c, x64))
+    return (f64.to_float64(up) <= t) & (f64.to_float64(down) >= -t)
 
 
-def _bound_reaches(fmt: Format, c: Contract, x: np.ndarray, level_bits: int, above: bool) -> np.ndarray:
+def _bound_reaches(fmt: Format, f64: Format, c: Contract, x: np.ndarray, level_bits: int, above: bool) -> np.ndarray:
     """Does the interval [e - B, e + B] reach ``level`` (a positive pattern of fmt) from below
     (``above``: |e| + B >= level) or from above (|e| - B < level)? Tested as
     ``|1 -/+ B|x|| vs level*|x|`` with directed roundings."""
-    x64 = _widen(fmt, x) & np.uint64(F64.magnitude_mask)
-    t = _thresholds(fmt, c, x64)
-    level = _widen(fmt, np.uint64(level_bits))
-    lx_up = F64.to_float64(_op64("mul", "rp", level, x64))
-    lx_dn = F64.to_float64(_op64("mul", "rm", level, x64))
+    x64 = _widen(fmt, f64, x) & np.uint64(f64.magnitude_mask)
+    t = _thresholds(fmt, f64, c, x64)
+    level = _widen(fmt, f64, np.uint64(level_bits))
+    lx_up = f64.to_float64(_op64(f64, "mul", "rp", level, x64))
+    lx_dn = f64.to_float64(_op64(f64, "mul", "rm", level, x64))
     one = np.uint64(_f64(1.0))
     if above:
-        s = F64.to_float64(_op64("add", "rp", one, t))
+        s = f64.to_float64(_op64(f64, "add", "rp", one, t))
         return s >= lx_dn
-    s = F64.to_float64(_op64("sub", "rm", one, t))
+    s = f64.to_float64(_op64(f64, "sub", "rm", one, t))
     return s < lx_up
 
 
@@ -125,6 +123,7 @@ def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
     """Is ``result`` an allowed output of contract form ``form`` for operand ``x``? (bool array)"""
     c = _contract(form, variant)
     fmt = form.fmt
+    f64 = form.formats["f64"]  # the binary64 of the form's own database
     r = np.asarray(result, dtype=np.uint64)
     x = np.asarray(x, dtype=np.uint64)
     r, x = np.broadcast_arrays(r, x)
@@ -142,11 +141,11 @@ def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
     neg = _negative(fmt, x)
     r_neg = _negative(fmt, r)
     finite = ~fmt.is_nan(r) & ~fmt.is_inf(r)
-    ok = finite & np.where(fmt.is_zero(r), False, _within(fmt, c, np.where(finite, r, 0), x))
+    ok = finite & np.where(fmt.is_zero(r), False, _within(fmt, f64, c, np.where(finite, r, 0), x))
     if c.flush_outputs:
-        zero_ok = _bound_reaches(fmt, c, x, fmt.min_normal, above=False)
+        zero_ok = _bound_reaches(fmt, f64, c, x, fmt.min_normal, above=False)
         ok |= fmt.is_zero(r) & (r_neg == neg) & zero_ok
-    inf_ok = _bound_reaches(fmt, c, x, fmt.max_finite, above=True)
+    inf_ok = _bound_reaches(fmt, f64, c, x, fmt.max_finite, above=True)
     ok |= fmt.is_inf(r) & (r_neg == neg) & inf_ok
     return np.where(regular, ok, out)
 
@@ -164,6 +163,7 @@ def choose(form: AmdForm, variant: str, x, strategy: np.ndarray, rng: np.random.
     (that would be a bug here, not a finding)."""
     c = _contract(form, variant)
     fmt = form.fmt
+    f64 = form.formats["f64"]  # the binary64 of the form's own database
     x = np.asarray(x, dtype=np.uint64)
     strategy = np.broadcast_to(np.asarray(strategy), x.shape)
     xf = flush_subnormal_bits(np, fmt, x) if c.flush_inputs else x
@@ -178,8 +178,8 @@ def choose(form: AmdForm, variant: str, x, strategy: np.ndarray, rng: np.random.
         idx = np.nonzero(regular)[0]
         xs = xf[idx]
         strat = strategy[idx]
-        t = F64.to_float64(_thresholds(fmt, c, _widen(fmt, xs)))
-        lo, hi = _ends(fmt, c, xs, base[idx], t)
+        t = f64.to_float64(_thresholds(fmt, f64, c, _widen(fmt, f64, xs)))
+        lo, hi = _ends(fmt, f64, c, xs, base[idx], t)
         rnd = _random_inside(fmt, xs, lo, hi, rng)
         out[idx] = np.select([strat == 1, strat == 2], [lo, hi], rnd)
     ok = allowed(form, variant, out, x)
@@ -198,40 +198,41 @@ def _step(fmt: Format, bits: np.ndarray, k) -> np.ndarray:
     return sign | mag.astype(np.uint64)
 
 
-def _ends(fmt: Format, c: Contract, x: np.ndarray, base: np.ndarray, t: np.ndarray):
+def _ends(fmt: Format, f64: Format, c: Contract, x: np.ndarray, base: np.ndarray, t: np.ndarray):
     """Lowest and highest (by magnitude) allowed finite results for normal-range reciprocals."""
     if c.relative_log2 is not None:
         # 1 -+ 2^rel is exact in binary64, so each estimate is the end rounded once to nearest
         # (then rounded once more for narrower formats): the end itself or one step outside it
-        x64 = F64.to_float64(_widen(fmt, x))
+        x64 = f64.to_float64(_widen(fmt, f64, x))
         with np.errstate(over="ignore", under="ignore"):
             est_lo = ((1.0 - 2.0 ** c.relative_log2) / x64).view(np.uint64)
             est_hi = ((1.0 + 2.0 ** c.relative_log2) / x64).view(np.uint64)
         if fmt.name != "f64":
             rule = ops.NanRule.ieee(fmt)
-            est_lo = ops.convert(np, F64, fmt, est_lo, _NEAREST, rule)
-            est_hi = ops.convert(np, F64, fmt, est_hi, _NEAREST, rule)
-        lo = np.where(_within(fmt, c, est_lo, x, t), est_lo, _step(fmt, est_lo, 1))
-        hi = np.where(_within(fmt, c, est_hi, x, t), est_hi, _step(fmt, est_hi, -1))
+            est_lo = ops.convert(np, f64, fmt, est_lo, _NEAREST, rule)
+            est_hi = ops.convert(np, f64, fmt, est_hi, _NEAREST, rule)
+        lo = np.where(_within(fmt, f64, c, est_lo, x, t), est_lo, _step(fmt, est_lo, 1))
+        hi = np.where(_within(fmt, f64, c, est_hi, x, t), est_hi, _step(fmt, est_hi, -1))
         return lo, hi
     span = int(np.ceil(c.ulp)) + 2
-    return (_extreme(fmt, c, x, base, span, t, smallest=True),
-            _extreme(fmt, c, x, base, span, t, smallest=False))
+    return (_extreme(fmt, f64, c, x, base, span, t, smallest=True),
+            _extreme(fmt, f64, c, x, base, span, t, smallest=False))
 
 
 def ends_are_tight(form: AmdForm, variant: str, x, lo, hi) -> bool:
     """Self-check used by the tests: ``lo``/``hi`` are allowed and one step outward is not."""
     c = _contract(form, variant)
     fmt = form.fmt
-    t = F64.to_float64(_thresholds(fmt, c, _widen(fmt, x)))
-    inside = _within(fmt, c, lo, x, t) & _within(fmt, c, hi, x, t)
+    f64 = form.formats["f64"]  # the binary64 of the form's own database
+    t = f64.to_float64(_thresholds(fmt, f64, c, _widen(fmt, f64, x)))
+    inside = _within(fmt, f64, c, lo, x, t) & _within(fmt, f64, c, hi, x, t)
     out_lo = _step(fmt, lo, -1)
     out_hi = _step(fmt, hi, 1)
-    outside = ~(_within(fmt, c, out_lo, x, t) & (out_lo != lo)) & ~(_within(fmt, c, out_hi, x, t) & (out_hi != hi))
+    outside = ~(_within(fmt, f64, c, out_lo, x, t) & (out_lo != lo)) & ~(_within(fmt, f64, c, out_hi, x, t) & (out_hi != hi))
     return bool(np.all(inside & outside))
 
 
-def _extreme(fmt: Format, c: Contract, x: np.ndarray, estimate: np.ndarray, span: int, t: np.ndarray,
+def _extreme(fmt: Format, f64: Format, c: Contract, x: np.ndarray, estimate: np.ndarray, span: int, t: np.ndarray,
              smallest: bool) -> np.ndarray:
     """The first allowed value scanning ``estimate -+ span`` steps from the outside in."""
     best = np.zeros(x.shape, dtype=np.uint64)
@@ -239,7 +240,7 @@ def _extreme(fmt: Format, c: Contract, x: np.ndarray, estimate: np.ndarray, span
     order = range(-span, span + 1) if smallest else range(span, -span - 1, -1)
     for k in order:
         cand = _step(fmt, estimate, k)
-        ok = _within(fmt, c, cand, x, t) & ~found
+        ok = _within(fmt, f64, c, cand, x, t) & ~found
         best = np.where(ok, cand, best)
         found |= ok
     if not np.all(found):

@@ -15,7 +15,6 @@ import sys
 
 from tilecheck.commands.output import add_json_option, check_writable, human_stream, write_json
 from tilecheck.errors import OperandError, UsageError, echo
-from tilecheck.formats import get_format
 from tilecheck.model import api
 from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import Form
@@ -57,7 +56,7 @@ def parse_operand(form: Form, index: int, text: str, notes: list | None = None) 
         if value < 0 or value >> width:
             raise OperandError(f"{where}: {echo(text)} does not fit in {width} bits")
         return value
-    fmt = get_format(op.element_format)
+    fmt = op.format
     if op.lanes == 1:
         return fmt.parse_operand(text, where, notes)
     parts = text.split(",")
@@ -84,7 +83,7 @@ def describe(form: Form, bits: int, lanes_of=None) -> str:
     text = f"0x{bits:0{width // 4}x}"
     if form.element_format is None:
         return text
-    fmt = get_format(form.element_format)
+    fmt = form.format
     items = []
     for lane in range(form.lanes):
         lane_bits = (bits >> (lane * fmt.width)) & ((1 << fmt.width) - 1)
@@ -99,7 +98,7 @@ def lanes_json(form: Form, bits: int) -> dict:
     record = {"bits": bits, "hex": f"0x{bits:0{width // 4}x}"}
     if form.element_format is None:
         return record
-    fmt = get_format(form.element_format)
+    fmt = form.format
     lanes = []
     for lane in range(form.lanes):
         lane_bits = (bits >> (lane * fmt.width)) & ((1 << fmt.width) - 1)

@@ -56,7 +56,6 @@ from tilecheck.diff.support import SUPPORTED, Support
 from tilecheck.emit import program_kernel, single_instruction_kernel
 from tilecheck.emit.plan import DEFAULT_LAUNCH
 from tilecheck.errors import DeviceUnavailableError, TilecheckError, UsageError
-from tilecheck.formats import get_format
 from tilecheck.model import api, ops
 from tilecheck.sim.program import bind_arguments
 from tilecheck.spec.contract import ULP_READING_DEFAULT
@@ -264,7 +263,7 @@ class ModelBackend(Backend):
 
 def _exact_path(form, operands, tininess: str) -> np.ndarray:
     """Exact forms through :func:`tilecheck.model.ops.apply` lane by lane (no fast path)."""
-    fmt = get_format(form.element_format)
+    fmt = form.format
     params = form.semantics.params
     op = form.semantics.function
     mode = ops.Mode(params.get("rounding", "rn"), bool(params.get("ftz", False)), tininess)
@@ -567,7 +566,7 @@ class GpuBackend(Backend):
         the numpy tensor arrays in ``arrays`` receive the device's results in place."""
         cp = self.cupy
         kernel = program_kernel(program, target=target or self.target, db=self.db)
-        args = bind_arguments(program, arrays)  # validated numpy arrays and width-exact numpy scalars
+        args = bind_arguments(program, arrays, self.db.formats)  # validated numpy arrays and width-exact numpy scalars
         with device_errors(cp, f"running program {kernel.name} on the device"):
             module = cp.cuda.function.Module()
             module.load(kernel.ptx.encode("utf-8") + b"\0")

@@ -23,7 +23,6 @@ import os
 import shlex
 
 from tilecheck.errors import Location, UsageError
-from tilecheck.formats import get_format
 from tilecheck.model import api
 from tilecheck.spec.contract import ULP_READING_DEFAULT
 from tilecheck.spec.registry import TININESS_DEFAULT
@@ -42,7 +41,7 @@ def describe_operand(form, bits: int) -> str:
     text = hexs(form, [bits])[0]
     if form.element_format is None:
         return text
-    fmt = get_format(form.element_format)
+    fmt = form.format
     parts = []
     for lane in range(form.lanes):
         value, cls = fmt.describe((int(bits) >> (lane * fmt.width)) & ((1 << fmt.width) - 1))

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from tilecheck.diff.cases import source_layout
-from tilecheck.formats import get_format
 from tilecheck.spec.contract import ULP_READING_DEFAULT
 from tilecheck.spec.registry import TININESS_DEFAULT
 
@@ -35,7 +34,7 @@ class Shrunk:
 
 
 def _element_format(form):
-    return get_format(form.element_format) if form.element_format else None
+    return form.format
 
 
 def _lane_score(fmt, bits: int) -> int:

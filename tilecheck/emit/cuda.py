@@ -342,7 +342,7 @@ class _KernelWriter:
 
     def _expr(self, expr, dtype) -> str:
         if isinstance(expr, Const):
-            value = literal_value(expr, dtype)
+            value = literal_value(expr, dtype, self.plan.formats)
             if dtype.kind == "float":
                 return literal(value, self._ctype(dtype))
             if dtype.kind == "bool":

@@ -21,7 +21,7 @@ cell with the bit type of its width, which every PTX instruction of that width a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 import numpy as np
@@ -158,6 +158,7 @@ class KernelPlan:
     cells: tuple[Cell, ...]
     calls: tuple[CallPlan, ...]
     forms: tuple[Form, ...]
+    formats: dict = field(default_factory=dict, repr=False)  # the spec database's (constants' formats)
 
     @property
     def version_text(self) -> str:
@@ -219,10 +220,10 @@ def plan_program(program, target: str | None = None, *, db) -> KernelPlan:
     for ec in expanded:
         raw_calls.append(_plan_call(ec, launch, params_by_buffer, accesses))
     cells, cell_of = _allocate_cells(program, accesses)
-    calls = tuple(_bind_cells(raw, cell_of) for raw in raw_calls)
+    calls = tuple(_bind_cells(raw, cell_of, db.formats) for raw in raw_calls)
     forms = tuple(dict.fromkeys(c.form for c in calls))
     version = max([db.min_version(f, target_name) for f in forms], default=db.target(target_name).min_ptx)
-    return KernelPlan(program, target_name, version, launch, cells, calls, forms)
+    return KernelPlan(program, target_name, version, launch, cells, calls, forms, db.formats)
 
 
 def _plan_call(ec, launch, params_by_buffer, accesses: list[_RawAccess]):
@@ -335,7 +336,7 @@ def _allocate_cells(program, accesses: list[_RawAccess]):
     return tuple(cells), (lookup, unit)
 
 
-def _bind_cells(raw, cell_of) -> CallPlan:
+def _bind_cells(raw, cell_of, formats) -> CallPlan:
     ec, axes, repeat_shape, raw_steps, addresses, pred, preserve = raw
     lookup, unit = cell_of
     steps = []
@@ -357,7 +358,7 @@ def _bind_cells(raw, cell_of) -> CallPlan:
                 _, spec, expr = entry
                 bits = None
                 if isinstance(expr, Const):
-                    bits = constant_bits(expr, spec.ptx_type, spec.container_bits)
+                    bits = constant_bits(expr, spec.ptx_type, spec.container_bits, formats)
                 bound.append(ScalarOperand(spec, expr, bits))
         steps.append(Step(tuple(repeat), tuple(bound)))
     call = ec.call

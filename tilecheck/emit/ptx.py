@@ -318,7 +318,7 @@ class ProgramWriter:
             if dtype.kind == "float":
                 if dtype.bits not in (32, 64):
                     raise EmitError(f"pred cannot compare {dtype} values (only 32/64-bit floats)")
-                return ("float", float_literal(literal_value(expr, dtype), dtype.bits), dtype)
+                return ("float", float_literal(literal_value(expr, dtype, self.plan.formats), dtype.bits), dtype)
             return ("long" if dtype.bits == 64 else "int", str(literal_value(expr, dtype)), dtype)
         if isinstance(expr, ScalarParam):
             if expr.dtype.kind == "float":

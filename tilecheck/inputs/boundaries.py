@@ -15,6 +15,9 @@ of its last bit) and ``b = (2t + 1) * 2**(q - 1)`` for a small ``t``, the sum is
 the sum ``2**-d`` of a half-ulp past the midpoint; ``b`` stays representable because its
 significand has at most ``log2(2t + 1) + d + 1 <= p`` bits. The sign of ``b`` is random, so both
 addition and subtraction of magnitudes occur.
+
+Formats are :class:`~tilecheck.formats.Format` objects or names (looked up in the default spec
+root's formats).
 """
 
 from __future__ import annotations

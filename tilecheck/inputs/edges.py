@@ -5,6 +5,10 @@ The classes follow where floating-point implementations go wrong: signed zeros, 
 and largest subnormals, the subnormal/normal boundary, one and its neighbours, powers of two and
 their neighbours, the largest finite number (overflow), infinities, and NaNs of both kinds with
 and without payloads (quiet-bit handling, payload propagation, sign of NaN).
+
+Each function takes a :class:`~tilecheck.formats.Format` (a loaded database's, ``form.format``)
+or a format name, looked up in the default spec root's formats; results are cached per Format
+value, so two roots whose formats differ never share an entry.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from tilecheck.formats import Format, get_format
+from tilecheck.formats import Format
 from tilecheck.inputs import boundaries, generators, mix
 from tilecheck.spec.registry import OPERATIONS
 
@@ -141,7 +141,7 @@ def form_operands(form, n: int, rng: np.random.Generator, lane: LaneGenerator = 
     if form.element_format is None or any(o.element_format is None for o in form.sources):
         return [_random_containers(o.container_bits, n, rng).astype(dtype)
                 for o, (_, dtype, _) in zip(form.sources, layout)]
-    fmt = get_format(form.element_format)
+    fmt = form.format
     arity = len(form.sources)
     containers = [np.zeros(n, dtype=np.uint64) for _ in range(arity)]
     for k in range(form.lanes):

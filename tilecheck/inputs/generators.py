@@ -1,6 +1,7 @@
 """Fast numpy input generators for differential campaigns (millions of cases per second).
 
-Each function takes a format, a count ``n`` and a ``numpy.random.Generator`` (pass a seeded one
+Each function takes a format (a :class:`~tilecheck.formats.Format`, or a name looked up in the
+default spec root's formats), a count ``n`` and a ``numpy.random.Generator`` (pass a seeded one
 to reproduce a campaign) and returns arrays of the format's unsigned dtype:
 
 * :func:`edge_biased` -- half edge-class patterns, a quarter structured, a quarter uniform (the

@@ -112,6 +112,8 @@ def ieee_op(op: str, fmt: str | Format, rounding: str, *operand_bits, ftz: bool 
     NaN, or ``nan`` when given (``nan`` then also replaces propagated NaNs).
 
     Example: ``ieee_op("div", "f16", "rz", 0x3c00, 0x4200)`` -> ``0x3555`` (1/3 rounded toward 0).
+    ``fmt`` is a :class:`Format` (``form.format``, ``db.formats[...]``) or a name, looked up in the
+    default spec root's formats.
     """
     fmt = get_format(fmt)
     if op not in ops.OPS:
@@ -266,7 +268,7 @@ def _operands(form: Form, operand_bits, xp):
 
 def _exact_lanes(form: Form, arrays, xp, tininess: str):
     """Evaluate an exact form on uint64 container arrays; returns uint64 containers."""
-    fmt = get_format(form.element_format)
+    fmt = form.format
     params = form.semantics.params
     op = form.semantics.function
     mode = ops.Mode(params.get("rounding", "rn"), bool(params.get("ftz", False)), tininess)
@@ -474,7 +476,7 @@ def _allowed_function(form: Form, result_bits, operand_bits, tininess: str):
         exp = xp.asarray(expected).astype(xp.uint64)
         ok = got == exp
         if form.nan.policy == "unspecified" and d.element_format is not None:
-            fmt = get_format(d.element_format)
+            fmt = d.format
             got_l = split_lanes(xp, got, fmt, d.lanes)
             exp_l = split_lanes(xp, exp, fmt, d.lanes)
             lanes_ok = None
@@ -548,7 +550,7 @@ def allowed_results(form, *operand_bits, ulp_reading: str = ULP_READING_DEFAULT,
         raise UsageError(f"{form.name} is packed: call allowed_results on the scalar form for each element")
     xp = namespace(*operand_bits)
     arrays = _operands(form, operand_bits, xp)
-    fmt = get_format(form.element_format)
+    fmt = form.format
     dtype = {16: xp.uint16, 32: xp.uint32, 64: xp.uint64}[form.container_bits]
     if form.kind == "contract":
         parts = contracts.results(xp, form, [a.astype(xp.uint64) for a in arrays], ulp_reading)
@@ -584,7 +586,7 @@ def _exact_results(xp, form: Form, fmt: Format, arrays, tininess: str) -> dict:
 
 
 def _allowed_exact(xp, form: Form, result, arrays, tininess: str):
-    fmt = get_format(form.element_format)
+    fmt = form.format
     expected = _exact_lanes(form, arrays, xp, tininess)
     lanes = form.lanes
     got_l = split_lanes(xp, result, fmt, lanes)

@@ -26,7 +26,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from tilecheck.formats import Format, get_format
+from tilecheck.formats import Format
 from tilecheck.model import ops
 from tilecheck.model.ieee import flush_subnormal_bits, round_pack, unpack
 from tilecheck.model.xp import bit_length, u64
@@ -223,7 +223,7 @@ def _word_bits(fmt: Format, word: str, canonical: int) -> int | None:
 
 def _prepare(xp, form: Form, arrays):
     """Element format, flushed operand bits (uint64) and flags for a contract form."""
-    fmt = get_format(form.element_format)
+    fmt = form.format
     hi_form = form.semantics.high_word
     ftz = form.contract.flush_inputs
     operands = [a.astype(xp.uint64) for a in arrays]

@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 
 from tilecheck.errors import UsageError
-from tilecheck.formats import Format, get_format
+from tilecheck.formats import Format
 from tilecheck.model import ops, wide
 from tilecheck.model.ieee import flush_subnormal_bits, round_pack
 from tilecheck.model.xp import bit_length, shift_right_jam, u64
@@ -82,22 +82,22 @@ def _nan_rule(form: Form, fmt: Format) -> ops.NanRule:
     return ops.NanRule(False, bits, fixed=bits)
 
 
-def _to_f64(xp, fmt: Format, bits):
-    """Exact binary64 values of patterns of ``fmt`` (NaN patterns give some NaN)."""
+def _to_f64(xp, fmt: Format, bits, f64: Format):
+    """Exact binary64 values of patterns of ``fmt`` (NaN patterns give some NaN); ``f64`` is the
+    database's binary64 format."""
     if fmt.name == F64:
         return bits.astype(xp.uint64).view(xp.float64)
-    f64 = get_format(F64)
     wide_bits = ops.convert(xp, fmt, f64, bits, ops.Mode("rn"), ops.NanRule(False, f64.default_nan,
                                                                          fixed=f64.default_nan))
     return wide_bits.view(xp.float64)
 
 
-def _from_f64(xp, fmt: Format, values, nan: int):
+def _from_f64(xp, fmt: Format, values, nan: int, f64: Format):
     """Patterns of ``fmt`` for binary64 values that ``fmt`` holds exactly (NaN -> ``nan``)."""
     bits = xp.asarray(values, dtype=xp.float64).view(xp.uint64)
     if fmt.name == F64:
         return xp.where(xp.isnan(values), u64(xp, nan), bits)
-    return ops.convert(xp, get_format(F64), fmt, bits, ops.Mode("rn"), ops.NanRule(False, nan, fixed=nan))
+    return ops.convert(xp, f64, fmt, bits, ops.Mode("rn"), ops.NanRule(False, nan, fixed=nan))
 
 
 def _flush(xp, fmt: Format, bits, on: bool):
@@ -280,10 +280,10 @@ def _integral(xp, rounding: str, x):
 def _cvt_to_int(xp, form, args, p):
     (a,) = args
     d, s = form.destinations[0].ptx_type, form.sources[0].ptx_type
-    fmt = get_format(s)
+    fmt = form.format_of(s)
     wd = width_of(d)
     bits = _flush(xp, fmt, a, bool(p.get("ftz")))
-    x = _to_f64(xp, fmt, bits)
+    x = _to_f64(xp, fmt, bits, form.format_of(F64))
     nan = xp.isnan(x)
     r = _integral(xp, p["rounding"], xp.where(nan, 0.0, x))
     lo, hi = _int_range(d)
@@ -304,7 +304,7 @@ def _cvt_to_int(xp, form, args, p):
 def _cvt_from_int(xp, form, args, p):
     (a,) = args
     d, s = form.destinations[0].ptx_type, form.sources[0].ptx_type
-    fmt = get_format(d)
+    fmt = form.format_of(d)
     ws = width_of(s)
     src = a & u64(xp, _mask(ws))
     if _is_signed(s):
@@ -332,13 +332,13 @@ def _cvt_from_int(xp, form, args, p):
 def _cvt_float(xp, form, args, p):
     (a,) = args
     d, s = form.destinations[0].ptx_type, form.sources[0].ptx_type
-    dst, src = get_format(d), get_format(s)
+    dst, src, f64 = form.format_of(d), form.format_of(s), form.format_of(F64)
     rounding = p["rounding"]
     ftz = bool(p.get("ftz"))
     nan = _nan_bits(form, dst)
     if rounding in _INTEGRAL:
-        x = _to_f64(xp, src, _flush(xp, src, a, ftz))
-        out = _from_f64(xp, dst, _integral(xp, rounding, x), nan)
+        x = _to_f64(xp, src, _flush(xp, src, a, ftz), f64)
+        out = _from_f64(xp, dst, _integral(xp, rounding, x), nan, f64)
     elif d == s:
         out = _flush(xp, src, a, ftz)
         out = xp.where(_is_nan(xp, src, out), u64(xp, nan), out)
@@ -382,7 +382,7 @@ def compare(xp, form: Form, cmp: str, a, b, ftz: bool):
         else:
             x, y = a & u64(xp, _mask(w)), b & u64(xp, _mask(w))
         return _relation(xp, _ORDERED[cmp], x, y)
-    return _compare_floats(xp, get_format(fmt_name), cmp, a, b, ftz)
+    return _compare_floats(xp, form.format_of(fmt_name), cmp, a, b, ftz, form.format_of(F64))
 
 
 def _combine(xp, boolop: str, t, c):
@@ -395,19 +395,19 @@ def _setp_lanes(xp, form, a, b, p):
     elem, lanes = PTX_TYPES[t].element, PTX_TYPES[t].lanes
     if lanes == 1:
         return [compare(xp, form, p["cmp"], a, b, bool(p.get("ftz")))]
-    fmt = get_format(elem)
+    fmt, f64 = form.format_of(elem), form.format_of(F64)
     out = []
     for i in range(lanes):
         shift = u64(xp, i * fmt.width)
         m = u64(xp, _mask(fmt.width))
-        out.append(_compare_floats(xp, fmt, p["cmp"], (a >> shift) & m, (b >> shift) & m, bool(p.get("ftz"))))
+        out.append(_compare_floats(xp, fmt, p["cmp"], (a >> shift) & m, (b >> shift) & m, bool(p.get("ftz")), f64))
     return out
 
 
-def _compare_floats(xp, fmt, cmp: str, a, b, ftz: bool):
+def _compare_floats(xp, fmt, cmp: str, a, b, ftz: bool, f64: Format):
     """``a CMP b`` on patterns of float format ``fmt`` (inputs flushed under ``ftz``)."""
-    x = _to_f64(xp, fmt, _flush(xp, fmt, a, ftz))
-    y = _to_f64(xp, fmt, _flush(xp, fmt, b, ftz))
+    x = _to_f64(xp, fmt, _flush(xp, fmt, a, ftz), f64)
+    y = _to_f64(xp, fmt, _flush(xp, fmt, b, ftz), f64)
     unordered = xp.isnan(x) | xp.isnan(y)
     if cmp == "num":
         return ~unordered
@@ -441,7 +441,7 @@ def _setp(xp, form, args, p, destinations: int = 1):
 def _fp_sign(op: str):
     def run(xp, form, args, p):
         (a,) = args
-        fmt = get_format(form.element_format)
+        fmt = form.format
         bits = _flush(xp, fmt, a, bool(p.get("ftz")))
         sign = u64(xp, fmt.sign_mask)
         out = bits & ~sign & u64(xp, _mask(fmt.width)) if op == "abs" else bits ^ sign
@@ -458,7 +458,7 @@ def _lanes(fn):
         lanes = PTX_TYPES[t].lanes
         if lanes == 1:
             return fn(xp, form, args, p)
-        fmt = get_format(PTX_TYPES[t].element)
+        fmt = form.format_of(t)
         m = u64(xp, _mask(fmt.width))
         out = None
         for i in range(lanes):
@@ -475,6 +475,7 @@ class _LaneForm:
     def __init__(self, form: Form, elem: str):
         self._form = form
         self.element_format = elem
+        self.format = form.format_of(elem)
         self.nan = form.nan
         self.name = form.name
 
@@ -492,7 +493,7 @@ def _order_key(xp, fmt: Format, bits):
 def _fp_minmax(is_min: bool):
     def run(xp, form, args, p):
         a, b = args
-        fmt = get_format(form.element_format)
+        fmt = form.format
         ftz = bool(p.get("ftz"))
         a, b = _flush(xp, fmt, a, ftz), _flush(xp, fmt, b, ftz)
         ka, kb = _order_key(xp, fmt, a), _order_key(xp, fmt, b)
@@ -510,14 +511,14 @@ def _fp_minmax(is_min: bool):
 
 def _copysign(xp, form, args, p):
     a, b = args  # PTX order: the sign comes from a, the magnitude from b
-    fmt = get_format(form.element_format)
+    fmt = form.format
     sign = u64(xp, fmt.sign_mask)
     return (a & sign) | (b & u64(xp, fmt.magnitude_mask))
 
 
 def _testp(xp, form, args, p):
     (a,) = args
-    fmt = get_format(PTX_TYPES[form.sources[0].ptx_type].element)
+    fmt = form.format_of(form.sources[0].ptx_type)
     mag = a & u64(xp, fmt.magnitude_mask)
     inf_bits = u64(xp, fmt.exponent_mask)
     test = p["test"]

@@ -33,8 +33,9 @@ class Operand:
 
 
 def check_format(fmt) -> Format:
-    """The :class:`Format` for ``fmt``; only IEEE-like formats (with infinities) are accepted,
-    because the oracles' overflow and NaN rules are IEEE 754's."""
+    """The :class:`Format` for ``fmt`` (a Format, or a name looked up in the default spec root's
+    formats); only IEEE-like formats (with infinities) are accepted, because the oracles' overflow
+    and NaN rules are IEEE 754's."""
     f = fmt if isinstance(fmt, Format) else _format_by_name(fmt)
     if f.specials != "ieee":
         raise UsageError(f"the scalar oracles implement IEEE 754 semantics; {f.name} has no infinity "

@@ -78,7 +78,9 @@ def available() -> list[tuple[str, str, str, Path]]:
 
 def load(fmt: str, op: str, rounding: str) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray]:
     """``(operands, results, flags)`` of one vector file, in tilecheck names
-    (``load("f32", "fma", "rz")`` reads ``f32_mulAdd.rminMag.tv.gz``).
+    (``load("f32", "fma", "rz")`` reads ``f32_mulAdd.rminMag.tv.gz``). ``fmt`` is a name (looked
+    up in the default spec root's formats: the files are named by format and only its width is
+    read) or a :class:`~tilecheck.formats.Format`.
 
     ``operands`` is a tuple of 1, 2 or 3 arrays and ``results`` an array, all of the format's
     unsigned dtype; ``flags`` is uint8. Arrays are read-only and cached per file. Raises

@@ -25,7 +25,7 @@ import difflib
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, Mapping
 
 from tilecheck.errors import SemanticsError
 from tilecheck.formats import Format, get_format
@@ -49,7 +49,7 @@ class Type:
 
 
 def float_type(fmt: Format | str) -> Type:
-    """The type of floats of ``fmt``."""
+    """The type of floats of ``fmt`` (a name is looked up in the default spec root's formats)."""
     return Type(FLOAT, get_format(fmt))
 
 
@@ -98,7 +98,8 @@ class Program:
 
     ``inputs``/``outputs``/``params`` map names to types; ``constants`` are extra compile-time
     integer constants (per-form thresholds such as ``T``, ``K``); ``fmt`` is the body's default
-    float format (literals and format-dependent names such as ``INF`` use it).
+    float format (literals and format-dependent names such as ``INF`` use it); ``formats`` the
+    table the format names of the body (``f32``, ``f64``, ...) denote, the spec database's.
     """
 
     source: str
@@ -109,20 +110,27 @@ class Program:
     outputs: dict[str, Type]
     params: dict[str, Type]
     constants: dict[str, int] = field(default_factory=dict)
+    formats: Mapping[str, Format] = field(default_factory=dict, repr=False)
 
 
 def compile_body(source: str, origin: Origin, *, fmt: Format | str, inputs: dict[str, Type],
                  outputs: dict[str, Type], params: dict[str, Type] | None = None,
-                 constants: dict[str, int] | None = None) -> Program:
+                 constants: dict[str, int] | None = None, formats: Mapping[str, Format] | None = None) -> Program:
     """Parse ``source`` and type-check it; raise a located :class:`SemanticsError` on any problem
     (syntax, a construct outside the language, an unknown name or primitive, a type error, a name
-    read before it is assigned on every path, an output not assigned on every path)."""
+    read before it is assigned on every path, an output not assigned on every path).
+
+    ``formats`` (name -> Format) is what the body's format names denote: the spec loader passes its
+    database's table. Without it, and for ``fmt`` given by name, the default spec root's formats
+    are used."""
     tree = parse(source, origin)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and node.func.id not in PRIMITIVES:
             raise error_at(origin, node.func, _unknown_primitive(node.func.id))
+    if formats is None:
+        formats = {name: get_format(name) for name in FORMAT_NAMES}
     program = Program(source, tree, origin, get_format(fmt), dict(inputs), dict(outputs), dict(params or {}),
-                      dict(constants or {}))
+                      dict(constants or {}), formats)
     names = set(program.inputs) | set(program.params) | set(program.constants)
     clash = names & (set(PRIMITIVES) | set(ROUNDING_NAMES) | set(FORMAT_NAMES) | set(_FORMAT_CONSTANTS))
     if clash:
@@ -351,7 +359,9 @@ class _Interp:
         if name in ROUNDING_NAMES:
             return Val(T_ROUNDING, ROUNDING_NAMES[name])
         if name in FORMAT_NAMES:
-            return Val(T_FORMAT, get_format(name))
+            if name not in self.p.formats:
+                raise self.err(node, f"format {name!r} is not in the spec database's formats")
+            return Val(T_FORMAT, self.p.formats[name])
         if name in _FORMAT_CONSTANTS:
             return _FORMAT_CONSTANTS[name](self, self.F)
         if name in PRIMITIVES:

@@ -21,7 +21,6 @@ import math
 
 import numpy as np
 
-from tilecheck.formats import get_format
 from tilecheck.legality.checker import expand_program
 from tilecheck.model import api
 from tilecheck.sim.errors import ExecutionError
@@ -39,8 +38,8 @@ def interpret_program(program, *arrays, target: str | None = None, db, tininess=
     tensor arguments in parameter order. Same conventions as :func:`tilecheck.sim.run_program`
     (approximate forms give the model's reference value and an ``ApproximateReferenceWarning``)."""
     expanded = expand_program(program, target=db.target(target).name, db=db)
-    args = bind_arguments(program, arrays)
-    state = _State(program, args, tininess or TININESS_DEFAULT)
+    args = bind_arguments(program, arrays, db.formats)
+    state = _State(program, args, tininess or TININESS_DEFAULT, db.formats)
     for ec in expanded:
         state.call(ec)
     warn_approximate(state.approximate)
@@ -48,8 +47,9 @@ def interpret_program(program, *arrays, target: str | None = None, db, tininess=
 
 
 class _State:
-    def __init__(self, program, args, tininess: str):
+    def __init__(self, program, args, tininess: str, formats):
         self.program = program
+        self.formats = formats  # the spec database's: the dtypes' formats are looked up there
         self.tininess = tininess
         self.launch = launch_of(program)
         per_block = math.prod(self.launch.block)
@@ -141,7 +141,7 @@ class _State:
     def scalar_operand(self, value, spec) -> int:
         """The bits a scalar operand contributes (constant or scalar parameter)."""
         if isinstance(value, Const):
-            return constant_bits(value, spec.ptx_type, spec.container_bits)
+            return constant_bits(value, spec.ptx_type, spec.container_bits, self.formats)
         if isinstance(value, ScalarParam):
             return self.scalars[value.index]
         raise ExecutionError(f"unsupported scalar operand {value!r}")
@@ -186,9 +186,9 @@ class _State:
         unsigned 64-bit) holding the wrapped value for integers, float64 for floats."""
         n = self.threads
         if isinstance(expr, Const):
-            v = literal_value(expr, dtype)
+            v = literal_value(expr, dtype, self.formats)
             if dtype.kind == "float":
-                return np.full(n, _float_value(v, dtype))
+                return np.full(n, _float_value(v, self.formats[dtype.format]))
             if dtype.kind == "bool":
                 return np.full(n, bool(v))
             return np.full(n, v, dtype=np.uint64 if dtype.kind == "uint" and dtype.bits == 64 else np.int64)
@@ -196,7 +196,7 @@ class _State:
             bits = self.scalars[expr.index]
             d = expr.dtype
             if d.kind == "float":
-                return np.full(n, _float_value(bits, d))
+                return np.full(n, _float_value(bits, self.formats[d.format]))
             if d.kind == "bool":
                 return np.full(n, bool(bits))
             return np.full(n, wrap_int(bits, d), dtype=np.uint64 if d.kind == "uint" and d.bits == 64 else np.int64)
@@ -223,8 +223,7 @@ class _State:
         return values if values.dtype == bool else values != 0
 
 
-def _float_value(bits: int, dtype) -> float:
-    fmt = get_format(dtype.format)
+def _float_value(bits: int, fmt) -> float:
     return float(fmt.to_float64(np.array([bits], dtype=fmt.uint))[0])
 
 

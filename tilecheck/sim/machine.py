@@ -32,7 +32,7 @@ from typing import Callable
 import numpy as np
 
 from tilecheck.errors import UsageError
-from tilecheck.formats import get_format
+from tilecheck.formats import Format
 from tilecheck.model import api
 from tilecheck.sim.errors import ExecutionError, PtxError
 from tilecheck.sim.memory import UINT, GlobalMemory
@@ -453,7 +453,7 @@ class _Compiler:
         if kind == "f":
             ra = self.reader(stmt, stmt.operands[1], width, float_width=width)
             rb = self.reader(stmt, stmt.operands[2], width, float_width=width)
-            compare = _float_compare(cmp, type_)
+            compare = _float_compare(cmp, self.db.formats[PTX_TYPES[type_].element])
             if compare is None:
                 raise self.error(stmt, f"unsupported comparison .{cmp} for .{type_}")
             return lambda m, idx: write(m, idx, compare(_widen(ra(m, idx), idx), _widen(rb(m, idx), idx)))
@@ -706,9 +706,8 @@ def _trunc_div(a, b):
         return np.where((a < 0) != (b < 0), -q, q)
 
 
-def _float_compare(cmp: str, type_: str):
-    """A comparison of float bit patterns of ``type_`` (ordered and unordered forms)."""
-    fmt = get_format(PTX_TYPES[type_].element)
+def _float_compare(cmp: str, fmt: Format):
+    """A comparison of float bit patterns of format ``fmt`` (ordered and unordered forms)."""
 
     def values(bits):
         return fmt.to_float64(np.asarray(bits).astype(fmt.uint))

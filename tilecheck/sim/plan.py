@@ -37,7 +37,6 @@ from typing import Callable
 import numpy as np
 
 from tilecheck.errors import Location, TilecheckError
-from tilecheck.formats import get_format
 from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
 from tilecheck.sim import fused
@@ -107,6 +106,23 @@ class Lanes:
         self.stores = [tuple(tile(x) for x in st) for st in self.stores]
         self.trace = {k: tuple(tile(x) for x in v) for k, v in self.trace.items()}
         self.local = tile(self.local)
+
+    def append_copies(self, rows: np.ndarray, keep: set) -> None:
+        """Append a copy of lanes ``rows`` (in that order) after the existing lanes, dropping dead
+        registers and parameters (not in ``keep``): forking in place of :meth:`take` where the
+        lanes' order does not matter, at the cost of copying only the new lanes."""
+        def grow(v):
+            return np.concatenate([v, v[rows]])
+        self.regs = {k: grow(v) for k, v in self.regs.items() if k in keep}
+        self.origin = grow(self.origin)
+        if self.pcs is not None:
+            self.pcs = grow(self.pcs)
+        self.unknown = grow(self.unknown)
+        self.params = {k: grow(v) for k, v in self.params.items() if PARAM + k in keep}
+        self.stores = [tuple(grow(x) if isinstance(x, np.ndarray) else x for x in st) for st in self.stores]
+        self.trace = {k: tuple(grow(x) for x in v) for k, v in self.trace.items()}
+        if self.local is not None:
+            self.local = grow(self.local)
 
     def take(self, rep: np.ndarray, keep: set | None) -> None:
         """Replace every per-lane array by ``array[rep]`` (lane forking); dead registers and
@@ -191,7 +207,9 @@ class Plan:
         """Fresh lanes (zeroed registers; ``origin`` defaults to 0..n-1)."""
         dtypes = {name: _UINT[TYPES[t][0]] if t in TYPES else np.dtype(np.uint64)
                   for name, t in self.function.registers.items()}
-        regs = {name: np.zeros(n, dtype=dt) for name, dt in dtypes.items()}
+        # one zero array per dtype, shared: registers are never written in place
+        zeros = {dt: np.zeros(n, dtype=dt) for dt in set(dtypes.values())}
+        regs = {name: zeros[dt] for name, dt in dtypes.items()}
         origin = np.arange(n, dtype=np.int64) if origin is None else origin.astype(np.int64)
         # local memory starts as zeros; the ISA leaves unwritten local memory undefined, and code
         # nvcc writes stores a frame slot before it loads it
@@ -304,6 +322,10 @@ def _fmt_of(type_: str) -> str:
 
 
 class _Compiler:
+    def _format(self, type_: str):
+        """The element format of a PTX type, from the compiler's own spec database."""
+        return self.db.formats[_fmt_of(type_)]
+
     def __init__(self, fn: Function, db, path: str, module_params: dict | None = None):
         self.fn = fn
         self.db = db
@@ -370,11 +392,11 @@ class _Compiler:
                 return op.value & mask
             value = np.array([op.value], dtype=np.uint32 if op.float_bits == 32 else np.uint64)
             f = value.view(np.float32 if op.float_bits == 32 else np.float64)[0]
-            return _float_bits(float(f), ftype)
+            return _float_bits(float(f), ftype, self.db.formats)
         if op.float_bits == 0:
             if ftype is None:
                 raise self.error(ins, f"floating-point literal {op.text} in an integer operation", unsupported=False)
-            return _float_bits(float(op.value), ftype)
+            return _float_bits(float(op.value), ftype, self.db.formats)
         value = int(op.value)
         if ftype is not None and ftype in ("f32", "f64", "f16", "bf16"):
             raise self.error(ins, f"integer literal {op.text} as a floating-point operand", unsupported=False)
@@ -706,7 +728,7 @@ class _Compiler:
         rc, r3 = (self.reader(ins, ins.operands[3], 1) if boolop else (None, set()))
         write, wname = self.writer(ins, dst)
         if kind == "f":
-            fn = _float_compare(cmp, type_, ftz)
+            fn = _float_compare(cmp, type_, ftz, self.db.formats)
         else:
             fn = _int_compare(cmp, kind, width)
         if fn is None:
@@ -911,7 +933,7 @@ class _Compiler:
         if len(mods) != 1 or mods[0] not in _FLOAT_TYPES or len(ins.operands) != 2:
             raise self.unsupported(ins)
         type_ = mods[0]
-        fmt = get_format(_fmt_of(type_))
+        fmt = self._format(type_)
         width = fmt.width
         ra, r1 = self.reader(ins, ins.operands[1], TYPES[type_][0], _scalar(type_))
         write, wname = self.writer(ins, ins.operands[0])
@@ -936,7 +958,7 @@ class _Compiler:
         if len(mods) != 1 or mods[0] not in _FLOAT_TYPES or len(ins.operands) != 3:
             raise self.unsupported(ins)
         type_ = mods[0]
-        fmt = get_format(_fmt_of(type_))
+        fmt = self._format(type_)
         width = fmt.width
         ra, r1 = self.reader(ins, ins.operands[1], TYPES[type_][0], _scalar(type_))
         rb, r2 = self.reader(ins, ins.operands[2], TYPES[type_][0], _scalar(type_))
@@ -977,7 +999,7 @@ class _Compiler:
         if len(mods) != 2 or mods[1] not in ("f32", "f64") or len(ins.operands) != 2:
             raise self.unsupported(ins)
         test, type_ = mods
-        fmt = get_format(type_)
+        fmt = self._format(type_)
         ra, r1 = self.reader(ins, ins.operands[1], fmt.width, type_)
         write, wname = self.writer(ins, ins.operands[0])
         emask = _UINT[fmt.width].type(fmt.exponent_mask)
@@ -997,8 +1019,8 @@ class _Compiler:
 
     def _cvt_pair(self, ins, dst, src, rounding):
         """``cvt.rn.{f16x2,bf16x2}.f32 d, a, b``: d's upper half is cvt(a), its lower half cvt(b)."""
-        efmt = get_format(_fmt_of(dst))
-        sfmt = get_format(src)
+        efmt = self._format(dst)
+        sfmt = self._format(src)
         ra, r1 = self.reader(ins, ins.operands[1], 32)
         rb, r2 = self.reader(ins, ins.operands[2], 32)
         write, wname = self.writer(ins, ins.operands[0])
@@ -1048,7 +1070,7 @@ class _Compiler:
                 write(L, s, _extend(out, dw, dk == "s", self.reg_types.get(wname)))
             return self._step(ins, icvt, r1, [wname])
         if dk == "f" and sk == "f":
-            sfmt, dfmt = get_format(_fmt_of(src)), get_format(_fmt_of(dst))
+            sfmt, dfmt = self._format(src), self._format(dst)
             narrowing = dfmt.precision < sfmt.precision or dfmt.emax < sfmt.emax
             rounding = rnd[0] if rnd else None
             if sat or (narrowing and rounding not in ROUNDINGS) or \
@@ -1175,7 +1197,7 @@ class _Compiler:
 
 def _contracted_runner(comp: _Compiler, ins, separate, mul_ins, which, head, fma, type_):
     width = TYPES[type_][0]
-    fmt = get_format(type_)
+    fmt = comp._format(type_)
     ma, _ = comp.reader(mul_ins, mul_ins.operands[1], width, type_)
     mb, _ = comp.reader(mul_ins, mul_ins.operands[2], width, type_)
     other, _ = comp.reader(ins, ins.operands[3 - which], width, type_)
@@ -1236,6 +1258,8 @@ def _approximate_runner(form, readers, write, wname):
     return run
 
 
+# keyed by the Form object itself (identity), not its name: two spec databases may define one
+# spelling with different formats or contracts
 _CHOICE_CACHE: dict = {}
 _SCALED: dict = {}  # (form, reading, tininess) -> ScaledChoices
 _CHOICE_CACHE_LIMIT = 1 << 18
@@ -1253,7 +1277,7 @@ def _choices_dedup(form, vals, c):
     if uniform:
         uniq, inv = key[:1], None
     elif ScaledChoices.applies(form):
-        table_key = (form.name, c.ulp_reading, c.tininess)
+        table_key = (form, c.ulp_reading, c.tininess)
         if table_key not in _SCALED:
             _SCALED[table_key] = ScaledChoices(form, c.ulp_reading, c.tininess)
         return _SCALED[table_key].choices(key)
@@ -1261,7 +1285,7 @@ def _choices_dedup(form, vals, c):
         uniq, inv = np.unique(key, return_inverse=True)
         if uniq.shape[0] * 2 > n:
             return allowed_choices(form, vals, ulp_reading=c.ulp_reading, tininess=c.tininess)
-    table = _CHOICE_CACHE.setdefault((form.name, c.ulp_reading, c.tininess), {})
+    table = _CHOICE_CACHE.setdefault((form, c.ulp_reading, c.tininess), {})
     if len(table) > _CHOICE_CACHE_LIMIT:
         table.clear()
     rows = [table.get(int(u)) for u in uniq] if uniq.shape[0] <= 4096 else [None] * uniq.shape[0]
@@ -1289,6 +1313,8 @@ def _choices_dedup(form, vals, c):
 
 def _fork(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarray, reference) -> None:
     """Give each selected lane one copy per valid value (columns of ``values``) and write it."""
+    if wname is not None and not c.trace and _fork_appending(L, s, c, wname, values, valid):
+        return
     n = L.size
     counts_sub = valid.sum(axis=1)
     idx = np.arange(n) if s is None else s
@@ -1326,6 +1352,47 @@ def _fork(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarr
         lanes_of = np.repeat(np.arange(values.shape[0]), counts_sub)
         _trace_record(L, trace_key, pos, values[valid], reference[lanes_of], values[lanes_of], valid[lanes_of],
                       L.size)
+
+
+def _fork_appending(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarray) -> bool:
+    """:func:`_fork` without tracing, column by column: each selected lane keeps its place with its
+    first valid value, and the copies for its further valid values are appended after all lanes
+    (:meth:`Lanes.append_copies`), instead of every lane being gathered into runs of copies.
+    Lanes come out in another order, holding the same (input, choices) combinations: nothing but
+    a trace depends on the order (results are judged per lane and gathered per input). False, and
+    nothing done, where some selected lane allows no value (:func:`_fork` then drops it)."""
+    seen = chosen = None
+    rows, extra = [], []
+    for j in range(values.shape[1]):
+        ok = valid[:, j]
+        if not ok.any():
+            continue
+        col = values[:, j]
+        if seen is None:
+            chosen, seen = col.copy(), ok.copy()
+            continue
+        more = np.flatnonzero(ok & seen)
+        if more.size:
+            rows.append(more)
+            extra.append(col[more])
+        new = ok & ~seen
+        if new.any():
+            np.copyto(chosen, col, where=new)
+            seen |= new
+    if seen is None or not seen.all():
+        return False
+    dtype = L.dtypes[wname]
+    if s is None:
+        arr = chosen.astype(dtype, copy=False)
+    else:
+        arr = L.reg(wname).copy()
+        arr[s] = chosen
+    if rows:
+        more = np.concatenate(rows)
+        L.append_copies(more if s is None else s[more], c.live | {wname})
+        arr = np.concatenate([arr] + [e.astype(dtype, copy=False) for e in extra])
+    L.regs[wname] = arr
+    return True
 
 
 def _trace_record(L, key, pos, chosen, reference, values, valid, n):
@@ -1416,6 +1483,11 @@ def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values, step: int
             d = d.copy()
             d[idx] = False
             L.stores[k] = (r, nb, o, v, d)
+    if pos is None and s is None:
+        # every lane's first store of this instruction: the arrays are fresh (never updated in place)
+        L.store_slots[step] = len(L.stores)
+        L.stores.append((region, nbytes, offs, np.asarray(values, dtype=np.uint64), np.ones(L.size, dtype=bool)))
+        return
     if pos is None:
         n = L.size
         rec = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=bool))
@@ -1474,14 +1546,14 @@ def _extend(v: np.ndarray, width: int, signed: bool, reg_type: str | None) -> np
     return v
 
 
-def _float_bits(value: float, ftype: str) -> int:
+def _float_bits(value: float, ftype: str, formats) -> int:
     if ftype == "f64":
         return int(np.array([value], dtype=np.float64).view(np.uint64)[0])
     if ftype == "f32":
         return int(np.array([value], dtype=np.float32).view(np.uint32)[0])
     if ftype == "f16":
         return int(np.array([value], dtype=np.float16).view(np.uint16)[0])
-    fmt = get_format(ftype)
+    fmt = formats[ftype]
     return fmt.from_fraction(Fraction(value))
 
 
@@ -1512,10 +1584,10 @@ def _to_f64(a: np.ndarray, type_: str) -> np.ndarray:
     return (a.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)  # bf16
 
 
-def _float_compare(cmp: str, type_: str, ftz: bool):
+def _float_compare(cmp: str, type_: str, ftz: bool, formats):
     if type_ not in ("f16", "bf16", "f32", "f64"):
         return None
-    fmt = get_format(type_)
+    fmt = formats[type_]
     base = cmp[:-1] if cmp.endswith("u") and cmp not in ("nu",) and len(cmp) == 3 else cmp
     unordered = len(cmp) == 3 and cmp.endswith("u")
     fns = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
@@ -1580,14 +1652,21 @@ def _locate(memory: Memory | None, addr: np.ndarray, nbytes: int, where: Locatio
         raise ExecutionError(f"{where}: global memory access in a function run without memory")
     if addr.size == 0:
         return 0, np.zeros(0, dtype=np.int64)
-    region = (addr.astype(np.uint64) - np.uint64(REGION_BASE)) >> np.uint64(REGION_SHIFT)
-    k = int(region[0])
-    if not (region == region[0]).all() or k >= len(memory.regions) or addr[0] < REGION_BASE:
+    addr = addr.astype(np.uint64, copy=False)
+    # every address lies in one region iff the lowest and the highest do (regions are intervals)
+    lo, hi = int(addr.min()), int(addr.max())
+    k = (lo - REGION_BASE) >> REGION_SHIFT
+    if lo < REGION_BASE or (hi - REGION_BASE) >> REGION_SHIFT != k or k >= len(memory.regions):
         raise ExecutionError(f"{where}: a load or store outside the kernel's buffers "
                              "(the elementwise ABI reads each pointer at the thread's index)")
-    offs = (addr - np.uint64(memory.pointer(k))).astype(np.int64)
+    offs = (addr - np.uint64(memory.pointer(k))).view(np.int64)
     size = memory.regions[k][1].size
-    if (offs < 0).any() or (offs + nbytes > size).any() or (offs % nbytes).any():
+    # region starts are aligned far beyond any access width: an offset is aligned iff its address is
+    if nbytes & (nbytes - 1) == 0:
+        misaligned = bool(int(np.bitwise_or.reduce(addr)) & (nbytes - 1))
+    else:
+        misaligned = bool((offs % nbytes).any())
+    if hi - memory.pointer(k) + nbytes > size or misaligned:
         raise ExecutionError(f"{where}: an access outside (or misaligned in) buffer {memory.regions[k][0]}")
     return k, offs
 

@@ -18,7 +18,7 @@ from tilecheck.tile.exprs import Const
 BACKENDS = ("cpu",)
 
 
-def bind_arguments(program, arrays) -> list:
+def bind_arguments(program, arrays, formats=None) -> list:
     """Check ``arrays`` against ``program``'s parameters; return the kernel arguments in order.
 
     Tensor parameters take C-contiguous, writeable numpy arrays of the tensor's size whose element
@@ -26,6 +26,7 @@ def bind_arguments(program, arrays) -> list:
     (a float32 tensor: float32 or uint32), never signed integers or another float type (they
     would be read as bits silently). They are written in place. Scalar parameters take numbers (converted to the parameter's
     dtype, round-to-nearest for floats) or numpy scalars of the same width (taken as bits).
+    ``formats`` is the spec database's formats table (see :meth:`~tilecheck.tile.exprs.Const.bits`).
     """
     params = program.params
     if len(arrays) != len(params):
@@ -53,11 +54,11 @@ def bind_arguments(program, arrays) -> list:
                 raise UsageError(f"{program.name}: argument {p.name!r} must be a C-contiguous, writeable array")
             out.append(value)
         else:
-            out.append(scalar_argument(program.name, p.name, p.scalar.dtype, value))
+            out.append(scalar_argument(program.name, p.name, p.scalar.dtype, value, formats))
     return out
 
 
-def scalar_argument(program: str, name: str, dtype, value) -> np.generic:
+def scalar_argument(program: str, name: str, dtype, value, formats=None) -> np.generic:
     """A scalar argument as a numpy scalar of the parameter's width (``dtype`` is a tile DType)."""
     if isinstance(value, np.generic):
         if dtype.kind == "float" and value.dtype.kind in "ui" and value.dtype.itemsize == dtype.bytes:
@@ -69,7 +70,7 @@ def scalar_argument(program: str, name: str, dtype, value) -> np.generic:
         return np.uint8(bool(value))
     if dtype.kind == "float":
         if dtype.name == "bfloat16":
-            return np.uint16(Const.typed(float(value), dtype).bits())
+            return np.uint16(Const.typed(float(value), dtype).bits(formats=formats))
         return np.dtype(dtype.name).type(value)
     if isinstance(value, float):
         if not value.is_integer():
@@ -115,7 +116,7 @@ def run_program(program, *arrays, backend: str = "cpu", target: str | None = Non
     if backend not in BACKENDS:
         raise UsageError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
     kernel = program_kernel(program, target=target, db=db)
-    args = bind_arguments(program, arrays)
+    args = bind_arguments(program, arrays, db.formats)
     result = execute(kernel, kernel.name, args, grid=kernel.grid, block=kernel.block, db=db, tininess=tininess)
     warn_approximate(result.approximate)
     return tuple(a for p, a in zip(program.params, args) if p.is_tensor)

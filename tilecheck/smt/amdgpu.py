@@ -15,7 +15,7 @@ import itertools
 import z3
 
 from tilecheck.errors import UsageError
-from tilecheck.formats import Format, get_format
+from tilecheck.formats import Format
 from tilecheck.semantics import run
 from tilecheck.smt import fp
 from tilecheck.smt.semantics import Z3Backend
@@ -23,7 +23,6 @@ from tilecheck.spec.amdgpu import AmdForm
 from tilecheck.spec.contract import Contract
 from tilecheck.spec.sequence import Trace, lookup_sequence, mode_params, run_sequence
 
-F64 = get_format("f64")
 _fresh = itertools.count()
 
 
@@ -43,13 +42,13 @@ def encode_instruction(form: AmdForm, variant: str, operands: dict, mode: dict |
     return run(v.program, Z3Backend(), terms, mode_params(form, mode))
 
 
-def _f64(fmt: Format, b) -> z3.FPRef:
+def _f64(fmt: Format, b, f64: Format) -> z3.FPRef:
     x = fp.to_fp(fmt, b)
-    return x if fmt.name == "f64" else z3.fpToFP(z3.RNE(), x, fp.sort(F64))
+    return x if fmt.name == "f64" else z3.fpToFP(z3.RNE(), x, fp.sort(f64))
 
 
-def _const64(value: float) -> z3.FPRef:
-    return z3.FPVal(value, fp.sort(F64))
+def _const64(value: float, f64: Format) -> z3.FPRef:
+    return z3.FPVal(value, fp.sort(f64))
 
 
 def encode_rcp_contract(form: AmdForm, variant: str, result, x) -> z3.BoolRef:
@@ -59,6 +58,7 @@ def encode_rcp_contract(form: AmdForm, variant: str, result, x) -> z3.BoolRef:
     if c is None or c.operation != "rcp":
         raise UsageError(f"{form.name} ({variant}) has no rcp contract")
     fmt = form.fmt
+    f64 = form.formats["f64"]  # the binary64 of the form's own database
     r = fp.bv(fmt, result)
     x = fp.bv(fmt, x)
     if c.flush_inputs:
@@ -71,32 +71,32 @@ def encode_rcp_contract(form: AmdForm, variant: str, result, x) -> z3.BoolRef:
     r_inf = mag(r) == fmt.exponent_mask
     r_zero = mag(r) == 0
     # exact thresholds T = B*|x| in binary64
-    xw = _f64(fmt, x)
+    xw = _f64(fmt, x, f64)
     ax = z3.fpAbs(xw)
-    rw = _f64(fmt, z3.If(z3.Or(r_nan, r_inf), z3.BitVecVal(0, fmt.width), r))
+    rw = _f64(fmt, z3.If(z3.Or(r_nan, r_inf), z3.BitVecVal(0, fmt.width), r), f64)
     # floor(log2 |1/x|) from the binary64 exponent of |x| (as the numpy contract computes it)
-    e64 = z3.ZeroExt(21, z3.Extract(62, 52, z3.fpToIEEEBV(ax))) - F64.bias
+    e64 = z3.ZeroExt(21, z3.Extract(62, 52, z3.fpToIEEEBV(ax))) - f64.bias
     e_floor = -e64 - z3.If(z3.Extract(51, 0, z3.fpToIEEEBV(ax)) == 0, z3.BitVecVal(0, 32), z3.BitVecVal(1, 32))
     if c.relative_log2 is not None:
-        t = _const64(2.0 ** c.relative_log2)
+        t = _const64(2.0 ** c.relative_log2, f64)
         if c.bound.subnormal_ulps:
-            alt = fp.ldexp(F64, "rn", z3.fpMul(z3.RNE(), _const64(float(c.bound.subnormal_ulps)), ax),
+            alt = fp.ldexp(f64, "rn", z3.fpMul(z3.RNE(), _const64(float(c.bound.subnormal_ulps), f64), ax),
                            fmt.emin - fmt.mantissa_bits)
             t = z3.If(z3.And(e_floor < fmt.emin, z3.fpGT(alt, t)), alt, t)
     else:
         ulp_exp = z3.If(e_floor < fmt.emin, z3.BitVecVal(fmt.emin, 32), e_floor) - fmt.mantissa_bits
-        t = fp.ldexp(F64, "rn", z3.fpMul(z3.RNE(), _const64(float(c.ulp)), ax), ulp_exp)
-    minus_one = _const64(-1.0)
+        t = fp.ldexp(f64, "rn", z3.fpMul(z3.RNE(), _const64(float(c.ulp), f64), ax), ulp_exp)
+    minus_one = _const64(-1.0, f64)
     up = z3.fpFMA(z3.RTP(), rw, xw, minus_one)
     down = z3.fpFMA(z3.RTN(), rw, xw, minus_one)
     within = z3.And(z3.fpLEQ(up, t), z3.fpGEQ(down, z3.fpNeg(t)))
-    one = _const64(1.0)
+    one = _const64(1.0, f64)
     ok = z3.And(z3.Not(r_nan), z3.Not(r_inf), z3.Not(r_zero), within)
     if c.flush_outputs:
-        mn = _f64(fmt, fp.const(fmt, fmt.min_normal))
+        mn = _f64(fmt, fp.const(fmt, fmt.min_normal), f64)
         zero_ok = z3.fpLT(z3.fpSub(z3.RTN(), one, t), z3.fpMul(z3.RTP(), mn, ax))
         ok = z3.Or(ok, z3.And(r_zero, neg(r) == neg(x), zero_ok))
-    big = _f64(fmt, fp.const(fmt, fmt.max_finite))
+    big = _f64(fmt, fp.const(fmt, fmt.max_finite), f64)
     inf_ok = z3.fpGEQ(z3.fpAdd(z3.RTP(), one, t), z3.fpMul(z3.RTN(), big, ax))
     ok = z3.Or(ok, z3.And(r_inf, neg(r) == neg(x), inf_ok))
     verdict = ok

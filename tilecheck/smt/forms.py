@@ -31,7 +31,7 @@ import numpy as np
 import z3
 
 from tilecheck.errors import ApproximateFormError, UsageError
-from tilecheck.formats import Format, get_format
+from tilecheck.formats import Format
 from tilecheck.smt import fp
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.forms import Form
@@ -64,7 +64,7 @@ def _elem(form: Form) -> tuple[Format, int, int]:
     elem, lanes, bits = t.element, t.lanes, t.bits
     if elem is None:
         raise UsageError(f"{form.name} has no floating-point element type")
-    return get_format(elem), lanes, bits
+    return form.format, lanes, bits
 
 
 def _lane_bits(form: Form, term, fmt: Format, lanes: int, container: int) -> list:

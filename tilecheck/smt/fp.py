@@ -32,7 +32,8 @@ def _sort(ebits: int, sbits: int) -> z3.FPSortRef:
 
 
 def sort(fmt: Format | str) -> z3.FPSortRef:
-    """The Z3 FP sort of a format (``sbits`` includes the hidden bit)."""
+    """The Z3 FP sort of a format (``sbits`` includes the hidden bit); a name is looked up in the
+    default spec root's formats (kept for callers without a database: only the geometry matters)."""
     fmt = get_format(fmt)
     return _sort(fmt.exponent_bits, fmt.precision)
 

@@ -18,7 +18,7 @@ import numpy as np
 import z3
 
 from tilecheck.errors import UsageError
-from tilecheck.formats import Format, get_format
+from tilecheck.formats import Format
 from tilecheck.smt import fp
 from tilecheck.spec.forms import Form
 from tilecheck.spec.types import INTEGER_KIND, PTX_TYPES
@@ -42,8 +42,9 @@ def _signed(ptx_type: str) -> bool:
     return INTEGER_KIND.get(ptx_type) == "s"
 
 
-def _fmt(ptx_type: str) -> Format:
-    return get_format(PTX_TYPES[ptx_type].element)
+def _fmt(form: Form, ptx_type: str) -> Format:
+    """The element format of a PTX type, from the form's own database."""
+    return form.format_of(ptx_type)
 
 
 def _nan(form: Form, fmt: Format) -> int:
@@ -147,13 +148,13 @@ def _cvt(form: Form, key: str, p: dict, a):
     ftz = bool(p.get("ftz"))
     rounding = p.get("rounding", "")
     if key == "cvt.from_int":
-        dst = _fmt(d)
+        dst = _fmt(form, d)
         rm = fp.rounding_mode(rounding)
         x = z3.fpSignedToFP(rm, a, fp.sort(dst)) if _signed(s) else z3.fpUnsignedToFP(rm, a, fp.sort(dst))
         if p.get("sat"):
             x = _sat(dst, x)
         return z3.fpToIEEEBV(x)
-    src = _fmt(s)
+    src = _fmt(form, s)
     x = fp.to_fp(src, _flush(src, a, ftz and s == "f32"))
     if key == "cvt.to_int":
         wd = _w(d)
@@ -169,7 +170,7 @@ def _cvt(form: Form, key: str, p: dict, a):
         nan_value = (1 << (wd - 1)) if (s == "f64" or wd == 64) else 0
         out = z3.If(z3.fpIsNaN(r), z3.BitVecVal(nan_value, 66), out)
         return z3.Extract(wd - 1, 0, out)
-    dst = _fmt(d)
+    dst = _fmt(form, d)
     if rounding in ("rni", "rzi", "rmi", "rpi"):
         rm = {"rni": z3.RNE(), "rzi": z3.RTZ(), "rmi": z3.RTN(), "rpi": z3.RTP()}[rounding]
         y = z3.fpRoundToIntegral(rm, x)
@@ -222,7 +223,7 @@ def _setp(form: Form, p: dict, xs, destinations: int):
         del w
         results.append(rel)
     else:
-        fmt = get_format(elem)
+        fmt = form.format_of(elem)
         for i in range(lanes):
             la = z3.Extract((i + 1) * fmt.width - 1, i * fmt.width, a)
             lb = z3.Extract((i + 1) * fmt.width - 1, i * fmt.width, b)
@@ -246,7 +247,7 @@ def _setp(form: Form, p: dict, xs, destinations: int):
 def _float_key(form: Form, key: str, p: dict, xs):
     t = form.destinations[0].ptx_type if key != "float.testp" else form.sources[0].ptx_type
     elem, lanes = PTX_TYPES[t].element, PTX_TYPES[t].lanes
-    fmt = get_format(elem)
+    fmt = form.format_of(elem)
     w = fmt.width
     out = []
     for i in range(lanes):

@@ -34,6 +34,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Mapping
 
 import z3
 
@@ -66,10 +67,11 @@ def _describe(fmt: Format, bits: int) -> str:
     return f"0x{bits:0{digits}x} ({text})"
 
 
-def qformat(name: str) -> Format:
-    """``f16 bf16 f32 f64`` (from ``spec/formats``) or ``eXmY`` (:func:`tilecheck.formats.reduced_format`)."""
+def qformat(name: str, formats: Mapping[str, Format] | None = None) -> Format:
+    """``f16 bf16 f32 f64`` (from ``formats``, the spec database's table; without it from the
+    default spec root's ``spec/formats``) or ``eXmY`` (:func:`tilecheck.formats.reduced_format`)."""
     if name in ("f16", "bf16", "f32", "f64"):
-        return get_format(name)
+        return formats[name] if formats is not None else get_format(name)
     m = _REDUCED.match(name)
     if m:
         e, mb = int(m.group(1)), int(m.group(2))
@@ -127,6 +129,10 @@ class _Builder:
         self.memo: dict = {}
         self.choices: list = []  # values the solver chooses inside contracts, for reports
 
+    def _qformat(self, name: str) -> Format:
+        """A query's format name, the named ones from the database's own formats."""
+        return qformat(name, self.db.formats)
+
     def err(self, node, message: str) -> UsageError:
         col = getattr(node, "col_offset", None)
         where = f" (column {col + 1})" if col is not None else ""
@@ -166,10 +172,10 @@ class _Builder:
         form = self._ptx_form(name)
         if form is not None:
             elem = form.element_format
-            return [qformat(elem)] * len(form.sources) if elem else None
+            return [self._qformat(elem)] * len(form.sources) if elem else None
         seq = self._sequence(name)
         if seq is not None:
-            return [qformat(seq.type)] * len(seq.inputs)
+            return [seq.fmt] * len(seq.inputs)
         return None
 
     # ---- lookups ----------------------------------------------------------------------------
@@ -267,7 +273,7 @@ class _Builder:
         fmt_name = self.var_formats.get(n) or (expected.name if expected else None)
         if fmt_name is None:
             raise self.err(node, f"cannot tell the format of {echo(n)}: use it as an operand of a form, or give --var {n[:60]}=f32")
-        fmt = qformat(fmt_name)
+        fmt = self._qformat(fmt_name)
         v = Val(fmt, z3.BitVec(n, fmt.width))
         self.variables[n] = v
         return v
@@ -314,19 +320,19 @@ class _Builder:
     def _hint(self, node) -> Format | None:
         """The format an expression will have, if it can be told without building it."""
         if isinstance(node, ast.Name) and node.id in self.var_formats:
-            return qformat(self.var_formats[node.id])
+            return self._qformat(self.var_formats[node.id])
         if isinstance(node, ast.Call):
             name = _dotted(node.func)
             form = self._ptx_form(name) if name else None
             if form is not None and form.element_format:
-                return qformat(form.element_format)
+                return form.format
             seq = self._sequence(name) if name else None
             if seq is not None:
-                return qformat(seq.type)
+                return seq.fmt
             if name == "cvt" and len(node.args) == 3 and isinstance(node.args[2], ast.Name):
-                return qformat(node.args[2].id)
+                return self._qformat(node.args[2].id)
             if name == "from_bits" and len(node.args) == 2 and isinstance(node.args[1], ast.Name):
-                return qformat(node.args[1].id)
+                return self._qformat(node.args[1].id)
             for a in node.args:
                 h = self._hint(a)
                 if h is not None:
@@ -369,7 +375,7 @@ class _Builder:
         elem = form.element_format
         if not elem or form.lanes != 1:
             raise self.err(node, f"{form.name}: only scalar floating-point forms can be used in queries")
-        f = qformat(elem)
+        f = self._qformat(elem)
         args = self._args(node, [f] * len(form.sources))
         key = (form.name, tuple(a.bits.get_id() for a in args))
         if key in self.memo:
@@ -387,7 +393,7 @@ class _Builder:
     def call_sequence(self, node, seq) -> Val:
         from tilecheck.smt.amdgpu import encode_sequence
 
-        f = qformat(seq.type)
+        f = seq.fmt
         args = self._args(node, [f] * len(seq.inputs))
         key = (seq.name, tuple(a.bits.get_id() for a in args))
         if key not in self.memo:
@@ -418,7 +424,7 @@ class _Builder:
             if len(args) != 3 or not isinstance(args[2], ast.Name):
                 raise self.err(node, "cvt(rm, x, FORMAT)")
             rm = self.rounding(args[0])
-            dst = qformat(args[2].id)
+            dst = self._qformat(args[2].id)
             x = self.float_(args[1], self._hint(args[1]))
             return _from_fp(dst, z3.fpToFP(fp.rounding_mode(rm), x.fp, fp.sort(dst)))
         if name in ("is_nan", "is_inf", "is_zero", "is_subnormal", "is_normal", "is_neg", "is_finite"):
@@ -446,7 +452,7 @@ class _Builder:
         if name == "from_bits":
             if len(args) != 2 or not isinstance(args[0], ast.Constant) or not isinstance(args[1], ast.Name):
                 raise self.err(node, "from_bits(0x..., FORMAT)")
-            f = qformat(args[1].id)
+            f = self._qformat(args[1].id)
             bits = int(args[0].value)
             if not 0 <= bits < (1 << f.width):
                 raise self.err(node, f"{bits:#x} does not fit {f.name}")
@@ -519,7 +525,7 @@ def build(text: str, assumptions=(), var_formats: dict | None = None, semantics:
     """Turn a query (and assumptions, each a boolean query expression) into Z3 terms."""
     builder = _Builder(text, var_formats or {}, semantics, db)
     for name, fname in (var_formats or {}).items():
-        qformat(fname)  # validate early
+        builder._qformat(fname)  # validate early
     claim = builder.build(parse(text))
     assumed = []
     for a in assumptions:

@@ -12,12 +12,13 @@ each sequence step against the instruction forms.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Mapping
 
 from tilecheck.errors import Location, Problem, SemanticsError, UsageError
-from tilecheck.formats import Format, get_format
+from tilecheck.formats import Format
 from tilecheck.semantics import T_BOOL, T_ROUNDING, block_scalar_origin, compile_body, float_type
 from tilecheck.spec.contract import Bound, Contract, Special, class_word_problem
 from tilecheck.spec.forms import Reference
@@ -51,7 +52,8 @@ class AmdVariant:
 
 @dataclass(frozen=True, eq=False)
 class AmdForm:
-    """One concrete AMD instruction form (``v_div_scale_f64``)."""
+    """One concrete AMD instruction form (``v_div_scale_f64``); ``formats`` is the formats table
+    of the database that loaded it."""
 
     name: str
     family: str
@@ -63,10 +65,12 @@ class AmdForm:
     variants: dict
     location: Location
     notes: str = ""
+    formats: Mapping[str, Format] = field(default_factory=dict, repr=False)
 
     @property
     def fmt(self) -> Format:
-        return get_format(self.type)
+        """The form's float format, from its own database."""
+        return self.formats[self.type]
 
     @property
     def sources(self) -> tuple[AmdOperand, ...]:
@@ -158,7 +162,7 @@ class Step:
 
 @dataclass(frozen=True, eq=False)
 class Sequence:
-    """A ``spec/sequences`` file."""
+    """A ``spec/sequences`` file; ``formats`` is the formats table of the database that loaded it."""
 
     name: str
     isa: str
@@ -176,10 +180,12 @@ class Sequence:
     result: str
     notes: str = ""
     location: Location | None = None
+    formats: Mapping[str, Format] = field(default_factory=dict, repr=False)
 
     @property
     def fmt(self) -> Format:
-        return get_format(self.type)
+        """The sequence's float format, from its own database."""
+        return self.formats[self.type]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,7 +200,7 @@ def _file_text(path: Path) -> str:
 
 
 def _compile_variant(doc: LocatedDocument, text: str, family: dict, form: dict, vname: str,
-                     problems: list[Problem], seen: set) -> AmdVariant | None:
+                     problems: list[Problem], seen: set, formats: Mapping[str, Format]) -> AmdVariant | None:
     vdata = family["semantics"][vname]
     here = ("semantics", vname)
     if "contract" in vdata:
@@ -224,7 +230,7 @@ def _compile_variant(doc: LocatedDocument, text: str, family: dict, form: dict, 
                           Contract(bound=bound, source=vdata["source"], operation=c["operation"], specials=specials,
                                    notes=vdata.get("notes", ""), flush_inputs=b.get("flush_inputs", False),
                                    flush_outputs=b.get("flush_outputs", False)))
-    fmt = get_format(form["type"])
+    fmt = formats[form["type"]]
     ftype = float_type(fmt)
     inputs, outputs = {}, {}
     for o in family["operands"]:
@@ -235,7 +241,7 @@ def _compile_variant(doc: LocatedDocument, text: str, family: dict, form: dict, 
     try:
         origin = block_scalar_origin(doc.path, text, line, column)
         program = compile_body(vdata["body"], origin, fmt=fmt, inputs=inputs, outputs=outputs, params=params,
-                               constants=dict(form.get("constants", {})))
+                               constants=dict(form.get("constants", {})), formats=formats)
     except SemanticsError as exc:
         key = (str(exc.location), exc.message)
         if key not in seen:  # the same body fails the same way for every form
@@ -282,9 +288,17 @@ def load_amdgpu_family(doc: LocatedDocument, path: Path, db, problems: list[Prob
         if f["name"] in store["forms"]:
             problems.append(Problem(doc.locate(("forms", fi, "name")), f"form {f['name']} is defined twice"))
             continue
+        if f["type"] not in db.formats:
+            # a format file that failed to load has reported its own problem already
+            if not (db.root / "formats" / f"{f['type']}.yaml").exists():
+                problems.append(Problem(doc.locate(("forms", fi, "type")),
+                                        f"form {f['name']}: type {f['type']} needs the format {f['type']!r}, "
+                                        "which spec/formats lacks"))
+            failed.add(f["name"])
+            continue
         variants = {}
         for vname in VARIANTS:
-            v = _compile_variant(doc, text, data, f, vname, problems, seen)
+            v = _compile_variant(doc, text, data, f, vname, problems, seen, db.formats)
             if v is not None:
                 variants[vname] = v
         if len(variants) != len(VARIANTS):
@@ -294,7 +308,7 @@ def load_amdgpu_family(doc: LocatedDocument, path: Path, db, problems: list[Prob
                          for o in data["operands"])
         form = AmdForm(f["name"], data["name"], f["type"], operands, tuple(sorted(f["opcodes"].items())),
                        tuple(sorted(f.get("constants", {}).items())), tuple(sorted(mode.items())), variants,
-                       doc.locate(("forms", fi)), f.get("notes", ""))
+                       doc.locate(("forms", fi)), f.get("notes", ""), db.formats)
         forms.append(form)
     encodings = []
     for i, e in enumerate(data.get("encodings", ())):
@@ -367,6 +381,11 @@ def load_sequence(doc: LocatedDocument, path: Path, db, problems: list[Problem])
     if data["name"] != path.stem:
         problems.append(Problem(doc.locate(("name",)), f"name {data['name']!r} must equal the file stem {path.stem!r}"))
         return
+    if data["format"] not in db.formats:
+        if not (db.root / "formats" / f"{data['format']}.yaml").exists():
+            problems.append(Problem(doc.locate(("format",)),
+                                    f"format {data['format']!r} is not in spec/formats"))
+        return
     steps = []
     for i, s in enumerate(data["steps"]):
         where = doc.locate(("steps", i))
@@ -388,7 +407,7 @@ def load_sequence(doc: LocatedDocument, path: Path, db, problems: list[Problem])
     seq = Sequence(data["name"], data["isa"], data["summary"], _reference(data["reference"]), doc.path, data["format"],
                    tuple(i["name"] for i in data["inputs"]), computes["operation"], computes["rounding"],
                    computes.get("ftz", False), computes.get("nan", "class"), tuple(sorted(mode.items())),
-                   tuple(steps), data["result"], data.get("notes", ""), doc.locate(()))
+                   tuple(steps), data["result"], data.get("notes", ""), doc.locate(()), db.formats)
     store = db.extras.setdefault("sequences", {})
     if seq.name in store:
         problems.append(Problem(doc.locate(("name",)), f"sequence {seq.name} defined twice"))

@@ -276,7 +276,8 @@ def _substitute(template, values: dict[str, str]):
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
-def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Problem]) -> list[Form]:
+def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Problem],
+                  formats: dict[str, Format]) -> list[Form]:
     group = family["forms"][gi]
     here = ("forms", gi)
     axes: dict[str, list[str]] = group.get("axes", {})
@@ -379,7 +380,7 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
                 break
             t = PTX_TYPES[o_type]
             operands.append(OperandSpec(o["name"], o["role"], o_type, t.register, t.bits, t.element, t.lanes,
-                                        registers, o.get("doc", "")))
+                                        registers, o.get("doc", ""), formats.get(t.element) if t.element else None))
         else:
             operands = tuple(operands)
         if not isinstance(operands, tuple):
@@ -391,7 +392,7 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
             semantics=Semantics(entry.key, tuple(sorted(params.items()))), kind=entry.kind, nan=nan_policy,
             contract=_for_form(contract, entry.key, params),
             reference=_reference(group["reference"]) if "reference" in group else _reference(family["reference"]),
-            location=doc.locate(here), notes=group.get("notes", "")))
+            location=doc.locate(here), notes=group.get("notes", ""), formats=formats))
     return forms
 
 
@@ -442,7 +443,8 @@ def _for_form(contract: Contract | None, key: str, params: dict) -> Contract | N
     return dataclasses.replace(contract, flush_inputs=flush, flush_outputs=flush)
 
 
-def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem]) -> Family | None:
+def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem],
+                     formats: dict[str, Format]) -> Family | None:
     data = doc.data
     if data["name"] != path.stem:
         problems.append(Problem(doc.locate(("name",)), f"name {data['name']!r} must equal the file stem {path.stem!r}"))
@@ -458,7 +460,7 @@ def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem]) 
             problems.append(Problem(doc.locate(("forms", gi, "id")), f"duplicate group id {gid!r}"))
     forms: list[Form] = []
     for gi in range(len(data["forms"])):
-        forms.extend(_expand_group(doc, data, gi, problems))
+        forms.extend(_expand_group(doc, data, gi, problems, formats))
     fixed = tuple(data.get("opcode_qualifiers", ()))
     for gi, group in enumerate(data["forms"]):
         tokens = group["spelling"].split(".")
@@ -609,7 +611,7 @@ def _load_cached(root_text: str, resolved: str = "") -> SpecDatabase:
             continue
         if schema == "ptx-instruction":
             before = len(problems)
-            family = _load_ptx_family(doc, path, problems)
+            family = _load_ptx_family(doc, path, problems, db.formats)
             if family is not None and len(problems) > before:
                 db._incomplete.add(family.name)
             if family is not None:

@@ -7,8 +7,10 @@ and nothing writes them after loading.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
-from tilecheck.errors import Location
+from tilecheck.errors import Location, UnknownFormError
+from tilecheck.formats import Format
 from tilecheck.spec import registry
 from tilecheck.spec.contract import Contract, Special  # noqa: F401 - the contract types, re-exported
 from tilecheck.spec.types import PTX_TYPES
@@ -34,6 +36,8 @@ class OperandSpec:
     ``registers`` is how many native registers the operand spans (the tile atom extent): 1 for
     scalar and packed operands, the vector length for ``ld/st.v2/.v4``. ``ptx_type`` is the
     instruction's type token, ``register_type`` the PTX register type that holds one register.
+    ``format`` is the :class:`~tilecheck.formats.Format` of ``element_format`` taken from the
+    database that loaded the form (``None`` for bit, integer and address operands).
     """
 
     name: str
@@ -45,6 +49,7 @@ class OperandSpec:
     lanes: int
     registers: int
     doc: str = ""
+    format: Format | None = None
 
     @property
     def is_read(self) -> bool:
@@ -138,7 +143,12 @@ class IllegalSpelling:
 
 @dataclass(frozen=True, eq=False)
 class Form:
-    """One concrete instruction form, e.g. ``div.rn.ftz.f32``."""
+    """One concrete instruction form, e.g. ``div.rn.ftz.f32``.
+
+    ``formats`` is the formats table of the database that loaded the form (``spec/formats`` of its
+    root): :attr:`format` and :meth:`format_of` resolve names in it, so that a database loaded
+    from another root computes with that root's formats, never with the default root's.
+    """
 
     name: str
     isa: str
@@ -158,11 +168,29 @@ class Form:
     location: Location
     notes: str = ""
     examples: tuple[Example, ...] = field(default=())
+    formats: Mapping[str, Format] = field(default_factory=dict, repr=False)
 
     @property
     def element_format(self) -> str | None:
-        """The number format of each lane (``None`` for bit and integer types)."""
+        """The name of the number format of each lane (``None`` for bit and integer types)."""
         return PTX_TYPES[self.type].element
+
+    @property
+    def format(self) -> Format | None:
+        """The :class:`~tilecheck.formats.Format` of each lane, from the form's own database
+        (``None`` for bit and integer types)."""
+        name = PTX_TYPES[self.type].element
+        return None if name is None else self.format_of(name)
+
+    def format_of(self, name: str) -> Format:
+        """The format called ``name`` (``f64``, or a PTX type token such as ``f16x2`` for its
+        element format) in the form's own database."""
+        if name in PTX_TYPES and PTX_TYPES[name].element is not None:
+            name = PTX_TYPES[name].element
+        try:
+            return self.formats[name]
+        except KeyError:
+            raise UnknownFormError(f"{self.name}: the spec database has no format {name!r}") from None
 
     @property
     def lanes(self) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from tilecheck.formats import get_format
 from tilecheck.inputs.mix import HARD_CASES
 from tilecheck.spec.registry import OPERATIONS
 from tilecheck.testing import strategies as elem
@@ -23,7 +22,7 @@ __all__ = ["form_operands", "forms"]
 def _lane_tuples(form) -> st.SearchStrategy[tuple[int, ...]]:
     """One lane's operand tuples: the hard cases of the form's operation
     (:data:`tilecheck.inputs.mix.HARD_CASES`) mixed with edge-biased patterns."""
-    fmt = get_format(form.element_format)
+    fmt = form.format
     op = form.semantics.operation
     arity = len(form.sources)
     if op in HARD_CASES and OPERATIONS[op] == arity:
@@ -43,7 +42,7 @@ def form_operands(form) -> st.SearchStrategy[tuple[int, ...]]:
                            .map(tuple) for _ in range(n)])
     if form.lanes == 1:
         return _lane_tuples(form)
-    fmt = get_format(form.element_format)
+    fmt = form.format
     lanes = st.tuples(*[_lane_tuples(form)] * form.lanes)
 
     def pack(per_lane: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:

@@ -177,18 +177,20 @@ class Const(Expr):
         """Problems of this node and its children (see :class:`Expr`)."""
         return [self.problem] if self.problem else []
 
-    def bits(self, dtype: DType | None = None) -> int:
+    def bits(self, dtype: DType | None = None, formats=None) -> int:
         """The constant's bit pattern in ``dtype`` (default: its own dtype).
 
         Floats round to nearest-even into the format; integers are taken modulo 2**bits (two's
         complement for negative values). Raises ``ValueError`` when neither dtype is known.
+        ``formats`` (name -> Format) is the spec database's table the dtype's format is taken from
+        (a NaN literal is that format's default NaN); without it, the default spec root's.
         """
         dtype = dtype or self.const_dtype
         if dtype is None:
             raise ValueError(f"untyped constant {self.value!r} needs a dtype to be encoded")
         value = self.value
         if dtype.kind == "float":
-            fmt = get_format(dtype.format)
+            fmt = formats[dtype.format] if formats else get_format(dtype.format)
             if isinstance(value, int) and not isinstance(value, bool):
                 # exact, and no float() of an int beyond binary64's range (10**400 overflows to inf)
                 return fmt.from_fraction(Fraction(value), "rn")

@@ -77,13 +77,14 @@ def wrap_int(value: int, dtype: DType) -> int:
     return value
 
 
-def literal_value(const: Const, dtype: DType) -> int:
+def literal_value(const: Const, dtype: DType, formats=None) -> int:
     """The value of a constant evaluated in ``dtype``: an integer for bool/int/uint dtypes (wrapped),
-    the bit pattern for float dtypes. A non-integral float literal in an integer context is an
-    :class:`EmitError` (converting it would change what the comparison means)."""
+    the bit pattern for float dtypes (in ``formats``, the spec database's, as :meth:`Const.bits`).
+    A non-integral float literal in an integer context is an :class:`EmitError` (converting it
+    would change what the comparison means)."""
     value = const.value
     if dtype.kind == "float":
-        return const.bits(dtype)
+        return const.bits(dtype, formats)
     if isinstance(value, float):
         if not value.is_integer():
             raise EmitError(f"the float literal {value!r} meets a {dtype} value; write an integer constant")
@@ -97,9 +98,10 @@ def scalar_operand_dtype(ptx_type: str, container_bits: int) -> DType:
     return (float_dtype(t.element) if t is not None and t.is_float else None) or DTYPES[f"uint{container_bits}"]
 
 
-def constant_bits(const: Const, ptx_type: str, container_bits: int) -> int:
+def constant_bits(const: Const, ptx_type: str, container_bits: int, formats=None) -> int:
     """The register bits a constant scalar operand puts in a form operand of ``ptx_type``:
     its own dtype's encoding when typed (a ``T.uint32`` on an ``.f32`` operand is a bit
-    container), the operand's type otherwise (``4`` on ``.f32`` is 4.0)."""
+    container), the operand's type otherwise (``4`` on ``.f32`` is 4.0); float formats from
+    ``formats``, the spec database's (see :meth:`Const.bits`)."""
     dtype = const.const_dtype or scalar_operand_dtype(ptx_type, container_bits)
-    return const.bits(dtype) & ((1 << container_bits) - 1)
+    return const.bits(dtype, formats) & ((1 << container_bits) - 1)

@@ -27,7 +27,6 @@ import numpy as np
 from tilecheck import ptxas
 from tilecheck.emit import emit_program
 from tilecheck.errors import TilecheckError
-from tilecheck.formats import get_format
 from tilecheck.inputs.generators import edge_biased
 from tilecheck.legality.checker import check_program
 from tilecheck.sim import interpret_program, run_program
@@ -42,9 +41,10 @@ TRIALS = 4
 """Input sets per program and run check."""
 
 
-def program_inputs(program, rng: np.random.Generator) -> list:
+def program_inputs(program, rng: np.random.Generator, formats) -> list:
     """One argument per parameter: tensors filled with edge-biased bit patterns of their dtype
-    (integers: random, bool: 0/1), integer scalars in [0, 64), float scalars edge-biased bits."""
+    (integers: random, bool: 0/1), integer scalars in [0, 64), float scalars edge-biased bits;
+    ``formats`` is the spec database's formats table (the dtypes' formats are looked up there)."""
     args = []
     for p in program.params:
         if p.is_tensor:
@@ -52,7 +52,7 @@ def program_inputs(program, rng: np.random.Generator) -> list:
             dt = buffer.dtype
             n = buffer.size
             if dt.kind == "float":
-                bits = edge_biased(get_format(dt.format), n, rng)
+                bits = edge_biased(formats[dt.format], n, rng)
                 args.append(np.ascontiguousarray(bits.astype(np.dtype(f"uint{dt.bits}"))))
             elif dt.kind == "bool":
                 args.append(rng.integers(0, 2, n).astype(np.uint8))
@@ -63,7 +63,7 @@ def program_inputs(program, rng: np.random.Generator) -> list:
         else:
             dt = p.scalar.dtype
             if dt.kind == "float":
-                fmt = get_format(dt.format)
+                fmt = formats[dt.format]
                 bits = int(edge_biased(fmt, 1, rng)[0])
                 args.append(np.dtype(f"uint{dt.bits}").type(bits))
             elif dt.kind == "bool":
@@ -148,7 +148,7 @@ def verify_program(item, ctx) -> list[CheckResult]:
             cpu_run.details.append(note)
         for trial in range(TRIALS):
             rng = np.random.default_rng([ctx.seed, trial, sum(program.name.encode())])
-            args = program_inputs(program, rng)
+            args = program_inputs(program, rng, ctx.db.formats)
             emitted, interpreted = _copy(args), _copy(args)
             _run_both(program, target, ctx, emitted, interpreted, cpu_run, ApproximateReferenceWarning)
             if gpu_run is not None:

@@ -13,7 +13,6 @@ import time
 import numpy as np
 
 from tilecheck.diff.vectors import read_vectors
-from tilecheck.formats import get_format
 from tilecheck.model import api
 from tilecheck.verify.report import CheckResult, Row
 
@@ -23,7 +22,7 @@ __all__ = ["verify_file", "mismatch_text"]
 def _value(form, bits: int) -> str:
     if form.element_format is None:
         return f"0x{bits:x}"
-    fmt = get_format(form.element_format)
+    fmt = form.format
     width = fmt.width
     parts = []
     for lane in range(form.lanes):
