@@ -7,12 +7,13 @@ Prints, for the committed nvcc PTX:
 * ``__hdiv`` (examples/cuda/half.ptx, k_hdiv_f16) against div.rn.f16, every allowed result of
   rcp.approx.ftz.f32: K blocks of 2^16 pairs spread evenly over the exhaustive enumeration (K = 64
   by default; blocks differ a lot in cost: the divisor's class decides which branch runs), run two
-  at a time as the verifier runs them, the measured rate, and the time all 2^32 pairs would take at
-  that rate (labelled "projected");
+  at a time in worker processes as the verifier runs a whole sweep, the measured rate, and the time
+  all 2^32 pairs would take at that rate (labelled "projected"; it includes starting the workers);
 * ``__frsqrt_rn`` (k_frsqrt_rn) against rsqrt.rn.f32: likewise over K blocks of its 2^32 inputs;
 * the simulator targets: a single-instruction kernel (``div.rn.f32``) through the plan vs the model
   evaluating the same inputs (ratio), and lane evaluations per second of the nvcc ``__hdiv``
-  sequence (inputs x allowed choices x instructions executed, per second).
+  sequence (inputs x allowed choices x instructions executed, per second), with the plan's fused
+  regions and with every step as numpy (``RunContext.fuse``).
 
 ``--full`` runs one of the two exhaustive sweeps completely instead of projecting it.
 """
@@ -23,7 +24,6 @@ import argparse
 import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -69,16 +69,13 @@ def sweep(db, path, entry, against, blocks, label, full=False):
     size = compiled.EXHAUSTIVE_BLOCK
     starts = [(total // blocks) // size * size * k for k in range(blocks)]
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        tallies = list(pool.map(lambda s: compiled.run_range(p, s, s + size), starts))
+    # two at a time, as the verifier runs a whole sweep: in two worker processes
+    tally = compiled.run_ranges(p, [(s, s + size) for s in starts], workers=2)
     dt = time.perf_counter() - t0
-    tally = tallies[0]
-    for t in tallies[1:]:
-        tally.merge(t)
     rate = tally.checked / dt
     print(f"{label}: {blocks} blocks of {size} inputs spread over all {total}, {tally.checked} inputs, "
           f"{tally.lanes} lanes ({tally.lanes / tally.checked:.2f} per input), {dt:.1f} s, "
-          f"{rate / 1e6:.3f} M inputs/s (2 threads), {tally.misrounded} misrounded in the sample; "
+          f"{rate / 1e6:.3f} M inputs/s (2 worker processes), {tally.misrounded} misrounded in the sample; "
           f"all {total}: {total / rate / 60:.1f} min (projected from the measured rate; target 30 min)")
 
 
@@ -113,14 +110,23 @@ def simulator_targets(db):
     abi = compiled.find_abi(plan, ref, path)
     m = 1 << 20
     ops = compiled.exhaustive_block(ref, 1 << 24, (1 << 24) + m)
-    t0 = time.perf_counter()
-    res = compiled.run_block(plan, abi, ref, compiled._pack(abi, ref, ops),
-                             dict(approx="all", ulp_reading="either", tininess="after"))
-    dt = time.perf_counter() - t0
+    packed = compiled._pack(abi, ref, ops)
     executed = len(plan.steps)  # upper bound of steps per lane; the fix-up branch skips some
-    print(f"__hdiv sequence (k_hdiv_f16, {len(plan.steps)} instructions, 2^20 inputs, 1 thread): {res.lanes} lanes, "
-          f"{dt:.2f} s, {res.lanes / dt / 1e6:.2f} M lanes/s, <= {res.lanes * executed / dt / 1e6:.0f} M "
-          f"lane-instructions/s (target: 30 M lane-evaluations/s)")
+    fused_steps = sum(r.end - r.start for r in plan.regions.values())
+    rates = {}
+    for fuse in (True, False):  # fused regions (tilecheck/sim/fused.py), and every step as numpy
+        best = float("inf")
+        for _ in range(2):
+            t0 = time.perf_counter()
+            res = compiled.run_block(plan, abi, ref, packed, dict(approx="all", ulp_reading="either",
+                                                                  tininess="after", fuse=fuse))
+            best = min(best, time.perf_counter() - t0)
+        rates[fuse] = res.lanes / best
+        label = f"{fused_steps} of {len(plan.steps)} steps fused" if fuse else "every step as numpy"
+        print(f"__hdiv sequence (k_hdiv_f16, {len(plan.steps)} instructions, 2^20 inputs, 1 thread, {label}): "
+              f"{res.lanes} lanes, {best:.2f} s, {res.lanes / best / 1e6:.2f} M lanes/s, <= "
+              f"{res.lanes * executed / best / 1e6:.0f} M lane-instructions/s (target: 30 M lane-evaluations/s)")
+    print(f"__hdiv sequence: fused / numpy steps {rates[True] / rates[False]:.2f}x")
 
 
 def main() -> int:
@@ -135,11 +141,13 @@ def main() -> int:
     print(f"machine: {os.cpu_count()} cores, load average {load:.2f} at the start; "
           f"TILECHECK_THREADS={os.environ.get('TILECHECK_THREADS', 'unset')}")
     db = load_database()
-    simulator_targets(db)
+    # the sweeps first: the simulator targets start the model's thread pool, and a process running
+    # threads starts its workers afresh instead of forking them (as the command line does)
     sweep(db, HALF, "k_hdiv_f16", "div.rn.f16", args.blocks,
           "__hdiv exhaustive (every allowed rcp.approx.ftz.f32 result)", args.full == "hdiv")
     sweep(db, FLOAT, "k_frsqrt_rn", "rsqrt.rn.f32", args.blocks,
           "__frsqrt_rn exhaustive (every allowed rsqrt.approx.ftz.f32 result)", args.full == "frsqrt")
+    simulator_targets(db)
     return 0
 
 

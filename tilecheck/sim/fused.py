@@ -36,6 +36,8 @@ import os
 
 import numpy as np
 from numba.core import types
+from numba.np import numpy_support
+from numba.typed import List
 
 from tilecheck.model import api, njit
 from tilecheck.model.narrowjit import _round_nearest
@@ -74,8 +76,9 @@ TYPES = {t.name: (t.bits, t.kind) for t in PTX_TYPES.values()}
 
 
 def enabled() -> bool:
-    """Whether fused regions run (``TILECHECK_FUSE`` unset or not ``0``)."""
-    return os.environ.get(ENV, "1") != "0"
+    """Whether fused regions run: ``TILECHECK_FUSE`` unset or not ``0``, and Numba compiling
+    (under ``NUMBA_DISABLE_JIT=1`` the kernel's bit-cast intrinsics do not exist)."""
+    return os.environ.get(ENV, "1") != "0" and njit.enabled()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -317,14 +320,18 @@ def _shift(kind, width, a, n):
 
 
 @_jit
-def _kernel(prog, kon, inp, in_slots, out, out_slots, imm_slots, imm_vals, nslots):
-    """Run the instruction table ``prog`` over every lane of ``inp`` (see the module docstring).
+def _kernel(prog, kon, n, ins, in_map, outs, out_map, imm_slots, imm_vals, nslots):
+    """Run the instruction table ``prog`` over ``n`` lanes (see the module docstring).
+
+    The registers come and go as the lanes' own arrays, one typed list per width (``ins[kind]``,
+    kinds of :data:`_KINDS`); ``in_map`` / ``out_map`` rows are (kind, index in its list, slot).
 
     One loop over the chunk's lanes per instruction: the dispatch on the opcode is paid once per
     instruction and chunk. ``act`` marks the lanes an instruction runs on (its guard holds and no
     forward branch took the lane beyond it); while no lane can have branched and the step has no
     guard, every lane runs."""
-    n = inp.shape[1] if inp.shape[0] > 0 else out.shape[1]
+    ib, i16, i32, i64 = ins
+    ob, o16, o32, o64 = outs
     work = np.zeros((nslots, CHUNK), dtype=np.uint64)
     nxt = np.zeros(CHUNK, dtype=np.int64)
     act = np.ones(CHUNK, dtype=np.bool_)
@@ -333,12 +340,32 @@ def _kernel(prog, kon, inp, in_slots, out, out_slots, imm_slots, imm_vals, nslot
     ninstr = prog.shape[0]
     for base in range(0, n, CHUNK):
         m = min(CHUNK, n - base)
-        for k in range(in_slots.shape[0]):
-            work[in_slots[k], :m] = inp[k, base:base + m]
+        for k in range(in_map.shape[0]):
+            kind, j, row = in_map[k, 0], in_map[k, 1], in_map[k, 2]
+            wr = work[row]
+            if kind == 0:
+                src = ib[j]
+                for i in range(m):
+                    wr[i] = U(1) if src[base + i] else U(0)
+            elif kind == 1:
+                s16 = i16[j]
+                for i in range(m):
+                    wr[i] = U(s16[base + i])
+            elif kind == 2:
+                s32 = i32[j]
+                for i in range(m):
+                    wr[i] = U(s32[base + i])
+            else:
+                s64 = i64[j]
+                for i in range(m):
+                    wr[i] = s64[base + i]
         nxt[:m] = 0
         diverged = False
         all_act = False
+        lowest = 0  # the lowest next instruction of any lane: steps below it run on no lane
         for k in range(ninstr):
+            if k < lowest:
+                continue
             op = prog[k, OP]
             g, gneg = prog[k, GUARD], prog[k, GNEG] != 0
             if not diverged and g < 0:
@@ -352,9 +379,11 @@ def _kernel(prog, kon, inp, in_slots, out, out_slots, imm_slots, imm_vals, nslot
                 all_act = False
             if op == BRA:
                 target = prog[k, TARGET]
+                lowest = ninstr
                 for i in range(m):
                     if act[i]:
                         nxt[i] = target
+                    lowest = min(lowest, max(nxt[i], k + 1))
                 diverged = True
                 continue
             wd, wa, wb, wc = work[prog[k, DST]], work[prog[k, A]], work[prog[k, B]], work[prog[k, C]]
@@ -506,8 +535,25 @@ def _kernel(prog, kon, inp, in_slots, out, out_slots, imm_slots, imm_vals, nslot
                         v = _farith(p3, p2, wa[i] & w, wb[i] & w, wc[i] & w, p4 != 0, sign, exp, p5 != 0, nan,
                                     invalid, quiet)
                         wd[i] = (v) & dmask
-        for k in range(out_slots.shape[0]):
-            out[k, base:base + m] = work[out_slots[k], :m]
+        for k in range(out_map.shape[0]):
+            kind, j, row = out_map[k, 0], out_map[k, 1], out_map[k, 2]
+            wr = work[row]  # values are masked to the register's width already
+            if kind == 0:
+                db = ob[j]
+                for i in range(m):
+                    db[base + i] = wr[i] != U(0)
+            elif kind == 1:
+                d16 = o16[j]
+                for i in range(m):
+                    d16[base + i] = np.uint16(wr[i])
+            elif kind == 2:
+                d32 = o32[j]
+                for i in range(m):
+                    d32[base + i] = np.uint32(wr[i])
+            else:
+                d64 = o64[j]
+                for i in range(m):
+                    d64[base + i] = wr[i]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -535,19 +581,36 @@ class Region:
     def run(self, lanes) -> None:
         """Execute the region on every lane (all at ``start``); writes the registers live after it."""
         n = lanes.size
-        inp = np.empty((len(self.inputs), n), dtype=np.uint64)
-        for k, (name, _) in enumerate(self.inputs):
+        ins = tuple(List.empty_list(t) for t in _KIND_TYPES)
+        in_map = np.zeros((len(self.inputs), 3), dtype=np.int64)
+        for k, (name, slot) in enumerate(self.inputs):
             arr = lanes.regs.get(name)
-            if arr is None:
-                inp[k] = 0
-            else:
-                inp[k] = arr
-        out = np.empty((len(self.outputs), n), dtype=np.uint64)
-        _kernel(self.prog, self.kon, inp, np.array([s for _, s in self.inputs], dtype=np.int64), out,
-                np.array([s for _, s in self.outputs], dtype=np.int64), self.imm_slots, self.imm_vals,
-                self.nslots)
+            if arr is None:  # dropped where it was dead: a don't-care (Lanes.reg)
+                arr = np.zeros(n, dtype=np.uint64)
+            kind = _KINDS.get(arr.dtype)
+            if kind is None:  # 8-bit registers enter through 16 bits; signed arrays as their bits
+                arr = arr.astype(np.uint16) if arr.dtype.itemsize == 1 else arr.view(f"uint{8 * arr.dtype.itemsize}")
+                kind = _KINDS[arr.dtype]
+            if not (arr.flags.c_contiguous and arr.flags.writeable):
+                arr = arr.copy()
+            in_map[k] = (kind, len(ins[kind]), slot)
+            ins[kind].append(arr)
+        outs = tuple(List.empty_list(t) for t in _KIND_TYPES)
+        out_map = np.zeros((len(self.outputs), 3), dtype=np.int64)
+        for k, (name, slot) in enumerate(self.outputs):
+            kind = _KINDS.get(self.dtypes[name], 1)  # 8-bit registers leave through 16 bits
+            out_map[k] = (kind, len(outs[kind]), slot)
+            outs[kind].append(np.empty(n, dtype=_KIND_DTYPES[kind]))
+        _kernel(self.prog, self.kon, n, ins, in_map, outs, out_map, self.imm_slots, self.imm_vals, self.nslots)
         for k, (name, _) in enumerate(self.outputs):
-            lanes.regs[name] = out[k].astype(self.dtypes[name])
+            arr = outs[out_map[k, 0]][out_map[k, 1]]
+            dtype = self.dtypes[name]
+            lanes.regs[name] = arr if arr.dtype == dtype else arr.astype(dtype)
+
+
+_KIND_DTYPES = (np.dtype(bool), np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64))
+_KINDS = {dt: k for k, dt in enumerate(_KIND_DTYPES)}
+_KIND_TYPES = tuple(types.Array(numpy_support.from_dtype(dt), 1, "C") for dt in _KIND_DTYPES)
 
 
 def _qual(step) -> str:
