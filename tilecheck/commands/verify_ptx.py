@@ -8,9 +8,9 @@ by ``--stop-after`` before every input was checked).
 
 Exhaustive runs in batches (:mod:`tilecheck.verify.sharded`): ``--workers N`` runs the batches on
 a local Dask cluster of N worker processes, ``--scheduler ADDRESS`` on an existing cluster (the
-same options, with the same meaning, as ``tilecheck fuzz``; a run without them uses two threads
-of this process); ``--out DIR`` keeps a checkpoint after every batch, which ``--resume``
-continues. The report and ``--json`` are the serial run's (all but ``seconds``).
+same options, with the same meaning, as ``tilecheck fuzz``; a run without them uses two worker
+processes of its own, or two threads for small runs); ``--out DIR`` keeps a checkpoint after every
+batch, which ``--resume`` continues. The report and ``--json`` are the serial run's (all but ``seconds``).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def add_arguments(p) -> None:
     g.add_argument("--input", metavar="A[,B,...]", help="check one input (hex or decimal operands): a repro")
     d = p.add_argument_group("exhaustive FILE.ptx runs in batches: resumable, on Dask (needs tilecheck[dist])")
     add_dask_options(d, "run the batches on a local Dask cluster of N worker processes, one thread each "
-                        "(as in fuzz; without it: two threads of this process)")
+                        "(as in fuzz; without it: two worker processes of this run)")
     d.add_argument("--out", metavar="DIR",
                    help="keep DIR/checkpoint.json (after every batch) and DIR/batches.jsonl: a resumable run")
     d.add_argument("--resume", action="store_true",

@@ -145,6 +145,7 @@ class ScaledChoices:
         self.fn = form.contract.operation
         self.ulp_reading = ulp_reading
         self.tininess = tininess
+        self.nan = np.uint32(form.format.canonical_nan)
         size = 1 << 24
         self.first = np.zeros(size, dtype=np.uint32)
         self.reference = np.zeros(size, dtype=np.uint32)
@@ -160,40 +161,46 @@ class ScaledChoices:
                 and len(form.sources) == 1)
 
     def choices(self, x: np.ndarray) -> Choices:
-        """The allowed results for the binary32 patterns ``x`` (uint32), like :func:`allowed_choices`."""
+        """The allowed results for the binary32 patterns ``x`` (uint32), like :func:`allowed_choices`
+        (the arrays column-major: forking reads them a column at a time)."""
         x = x.astype(np.uint32, copy=False)
-        e = ((x >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int64)
+        e = x >> np.uint32(23)  # the sign bit lands above the exponent: negative inputs exceed hi_e
         lo_e, hi_e = self.SAFE_EXPONENTS
-        ok = ((x >> np.uint32(31)) == 0) & (e >= lo_e) & (e <= hi_e)
+        ok = (e >= np.uint32(lo_e)) & (e <= np.uint32(hi_e))
+        mant = x & np.uint32(0x7FFFFF)
+        # the canonical input: exponent 127 (rcp), or 127/128 keeping the parity of e (roots; bit 23
+        # of the index says 128); the result's exponent field moves by `shift` (wraps like int64)
         if self.fn == "rcp":
-            ce = np.full(e.shape, 127, dtype=np.int64)
-            shift = 127 - e
+            index = mant
+            shift = np.int32(127) - e.view(np.int32)
         else:
-            ce = 127 + ((e - 127) & 1)
-            shift = (e - ce) // 2 if self.fn == "sqrt" else (ce - e) // 2
-        index = (((ce - 127) << 23) | (x & np.uint32(0x7FFFFF)).astype(np.int64))
-        todo = ok & (self.count[np.where(ok, index, 0)] == 0)
+            index = mant | (~x & np.uint32(0x800000))
+            half = (e.view(np.int32) - np.int32(127) - (index >> np.uint32(23)).view(np.int32)) >> np.int32(1)
+            shift = half if self.fn == "sqrt" else -half
+        step = shift.view(np.uint32) << np.uint32(23)
+        count = self.count[index]
+        todo = ok & (count == 0)
         if todo.any():
-            self._fill(np.unique(index[todo]))
-        ok &= self.plain[np.where(ok, index, 0)]
+            self._fill(np.unique(index[todo]).astype(np.int64))
+            count = self.count[index]
+        ok &= self.plain[index]
         rest = np.flatnonzero(~ok)
-        cnt = np.where(ok, self.count[index], 0).astype(np.int64)
+        cnt = np.where(ok, count, np.uint8(0))
         k = int(cnt.max()) if cnt.size else 0
-        step = shift.astype(np.int64) << 23
-        base = (self.first[index].astype(np.int64) + step).astype(np.uint32)
+        base = self.first[index] + step
         width = k + 1
         other = None
         if rest.size:
             other = allowed_choices(self.form, [x[rest]], ulp_reading=self.ulp_reading, tininess=self.tininess)
             width = max(width, other.values.shape[1])
         n = x.shape[0]
-        values = np.zeros((n, width), dtype=np.uint32)
-        valid = np.zeros((n, width), dtype=bool)
+        values = np.zeros((n, width), dtype=np.uint32, order="F")
+        valid = np.zeros((n, width), dtype=bool, order="F")
         for j in range(k):
-            values[:, j] = base + np.uint32(j)
-            valid[:, j] = j < cnt
-        values[:, -1] = np.uint32(self.form.format.canonical_nan)  # the NaN column: never allowed here
-        reference = (self.reference[index].astype(np.int64) + step).astype(np.uint32)
+            np.add(base, np.uint32(j), out=values[:, j])
+            np.greater(cnt, np.uint8(j), out=valid[:, j])
+        values[:, -1] = self.nan  # the NaN column: never allowed here
+        reference = self.reference[index] + step
         unbounded = np.zeros(n, dtype=bool)
         if other is not None:
             w = other.values.shape[1]

@@ -107,6 +107,23 @@ class Lanes:
         self.trace = {k: tuple(tile(x) for x in v) for k, v in self.trace.items()}
         self.local = tile(self.local)
 
+    def append_copies(self, rows: np.ndarray, keep: set) -> None:
+        """Append a copy of lanes ``rows`` (in that order) after the existing lanes, dropping dead
+        registers and parameters (not in ``keep``): forking in place of :meth:`take` where the
+        lanes' order does not matter, at the cost of copying only the new lanes."""
+        def grow(v):
+            return np.concatenate([v, v[rows]])
+        self.regs = {k: grow(v) for k, v in self.regs.items() if k in keep}
+        self.origin = grow(self.origin)
+        if self.pcs is not None:
+            self.pcs = grow(self.pcs)
+        self.unknown = grow(self.unknown)
+        self.params = {k: grow(v) for k, v in self.params.items() if PARAM + k in keep}
+        self.stores = [tuple(grow(x) if isinstance(x, np.ndarray) else x for x in st) for st in self.stores]
+        self.trace = {k: tuple(grow(x) for x in v) for k, v in self.trace.items()}
+        if self.local is not None:
+            self.local = grow(self.local)
+
     def take(self, rep: np.ndarray, keep: set | None) -> None:
         """Replace every per-lane array by ``array[rep]`` (lane forking); dead registers and
         parameters are dropped unless ``keep`` is None (tracing keeps everything)."""
@@ -190,7 +207,9 @@ class Plan:
         """Fresh lanes (zeroed registers; ``origin`` defaults to 0..n-1)."""
         dtypes = {name: _UINT[TYPES[t][0]] if t in TYPES else np.dtype(np.uint64)
                   for name, t in self.function.registers.items()}
-        regs = {name: np.zeros(n, dtype=dt) for name, dt in dtypes.items()}
+        # one zero array per dtype, shared: registers are never written in place
+        zeros = {dt: np.zeros(n, dtype=dt) for dt in set(dtypes.values())}
+        regs = {name: zeros[dt] for name, dt in dtypes.items()}
         origin = np.arange(n, dtype=np.int64) if origin is None else origin.astype(np.int64)
         # local memory starts as zeros; the ISA leaves unwritten local memory undefined, and code
         # nvcc writes stores a frame slot before it loads it
@@ -1294,6 +1313,8 @@ def _choices_dedup(form, vals, c):
 
 def _fork(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarray, reference) -> None:
     """Give each selected lane one copy per valid value (columns of ``values``) and write it."""
+    if wname is not None and not c.trace and _fork_appending(L, s, c, wname, values, valid):
+        return
     n = L.size
     counts_sub = valid.sum(axis=1)
     idx = np.arange(n) if s is None else s
@@ -1331,6 +1352,47 @@ def _fork(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarr
         lanes_of = np.repeat(np.arange(values.shape[0]), counts_sub)
         _trace_record(L, trace_key, pos, values[valid], reference[lanes_of], values[lanes_of], valid[lanes_of],
                       L.size)
+
+
+def _fork_appending(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarray) -> bool:
+    """:func:`_fork` without tracing, column by column: each selected lane keeps its place with its
+    first valid value, and the copies for its further valid values are appended after all lanes
+    (:meth:`Lanes.append_copies`), instead of every lane being gathered into runs of copies.
+    Lanes come out in another order, holding the same (input, choices) combinations: nothing but
+    a trace depends on the order (results are judged per lane and gathered per input). False, and
+    nothing done, where some selected lane allows no value (:func:`_fork` then drops it)."""
+    seen = chosen = None
+    rows, extra = [], []
+    for j in range(values.shape[1]):
+        ok = valid[:, j]
+        if not ok.any():
+            continue
+        col = values[:, j]
+        if seen is None:
+            chosen, seen = col.copy(), ok.copy()
+            continue
+        more = np.flatnonzero(ok & seen)
+        if more.size:
+            rows.append(more)
+            extra.append(col[more])
+        new = ok & ~seen
+        if new.any():
+            np.copyto(chosen, col, where=new)
+            seen |= new
+    if seen is None or not seen.all():
+        return False
+    dtype = L.dtypes[wname]
+    if s is None:
+        arr = chosen.astype(dtype, copy=False)
+    else:
+        arr = L.reg(wname).copy()
+        arr[s] = chosen
+    if rows:
+        more = np.concatenate(rows)
+        L.append_copies(more if s is None else s[more], c.live | {wname})
+        arr = np.concatenate([arr] + [e.astype(dtype, copy=False) for e in extra])
+    L.regs[wname] = arr
+    return True
 
 
 def _trace_record(L, key, pos, chosen, reference, values, valid, n):
@@ -1421,6 +1483,11 @@ def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values, step: int
             d = d.copy()
             d[idx] = False
             L.stores[k] = (r, nb, o, v, d)
+    if pos is None and s is None:
+        # every lane's first store of this instruction: the arrays are fresh (never updated in place)
+        L.store_slots[step] = len(L.stores)
+        L.stores.append((region, nbytes, offs, np.asarray(values, dtype=np.uint64), np.ones(L.size, dtype=bool)))
+        return
     if pos is None:
         n = L.size
         rec = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=bool))
@@ -1585,14 +1652,21 @@ def _locate(memory: Memory | None, addr: np.ndarray, nbytes: int, where: Locatio
         raise ExecutionError(f"{where}: global memory access in a function run without memory")
     if addr.size == 0:
         return 0, np.zeros(0, dtype=np.int64)
-    region = (addr.astype(np.uint64) - np.uint64(REGION_BASE)) >> np.uint64(REGION_SHIFT)
-    k = int(region[0])
-    if not (region == region[0]).all() or k >= len(memory.regions) or addr[0] < REGION_BASE:
+    addr = addr.astype(np.uint64, copy=False)
+    # every address lies in one region iff the lowest and the highest do (regions are intervals)
+    lo, hi = int(addr.min()), int(addr.max())
+    k = (lo - REGION_BASE) >> REGION_SHIFT
+    if lo < REGION_BASE or (hi - REGION_BASE) >> REGION_SHIFT != k or k >= len(memory.regions):
         raise ExecutionError(f"{where}: a load or store outside the kernel's buffers "
                              "(the elementwise ABI reads each pointer at the thread's index)")
-    offs = (addr - np.uint64(memory.pointer(k))).astype(np.int64)
+    offs = (addr - np.uint64(memory.pointer(k))).view(np.int64)
     size = memory.regions[k][1].size
-    if (offs < 0).any() or (offs + nbytes > size).any() or (offs % nbytes).any():
+    # region starts are aligned far beyond any access width: an offset is aligned iff its address is
+    if nbytes & (nbytes - 1) == 0:
+        misaligned = bool(int(np.bitwise_or.reduce(addr)) & (nbytes - 1))
+    else:
+        misaligned = bool((offs % nbytes).any())
+    if hi - memory.pointer(k) + nbytes > size or misaligned:
         raise ExecutionError(f"{where}: an access outside (or misaligned in) buffer {memory.regions[k][0]}")
     return k, offs
 

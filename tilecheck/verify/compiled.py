@@ -23,16 +23,20 @@ double-rounds), and uniform bit patterns.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import re
 import sys
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tilecheck.errors import Location, UsageError
+from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.inputs.forms import mixed_operands
 from tilecheck.model import api, contracts, ops
@@ -47,6 +51,15 @@ EXHAUSTIVE_LIMIT = 1 << 32
 DEFAULT_CASES = 1 << 16
 MISROUNDED_CAP = 1 << 18  # misrounded inputs listed in full (beyond: counted, and the report says so)
 EXHAUSTIVE_BLOCK = 1 << 16  # inputs per block of an exhaustive run
+RUN_CHUNK = 1 << 14
+"""Inputs per run of the plan within a block of code without packed lanes: a run's live registers
+(a few per forked lane) then stay in one core's cache; 2^16-input runs spill it and cost about a
+quarter more per input. The results do not depend on it (inputs are judged one by one)."""
+PROCESS_MIN = 1 << 24
+"""Parallel exhaustive runs of at least this many inputs use worker processes instead of threads:
+the simulator's numpy passes over cache-sized runs hold the GIL for much of their time, so two
+threads overlap poorly, while processes do not contend (and start in under a second)."""
+PROCESS_TASK = 1 << 20  # inputs handed to a worker process at a time
 _UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
@@ -92,11 +105,12 @@ class Reference:
         if self.contract:
             return contract_allows(self.form, got.astype(expected.dtype), operands, ulp_reading=ulp_reading,
                                    reference=expected.astype(got.dtype))
-        g = got.astype(np.uint64)
-        e = expected.astype(np.uint64)
         f = self.fmt
-        gn = (g & np.uint64(f.magnitude_mask)) > np.uint64(f.exponent_mask)
-        en = (e & np.uint64(f.magnitude_mask)) > np.uint64(f.exponent_mask)
+        u = f.uint  # the format's own width: no widening passes
+        g = np.asarray(got).astype(u, copy=False)
+        e = np.asarray(expected).astype(u, copy=False)
+        gn = (g & u(f.magnitude_mask)) > u(f.exponent_mask)
+        en = (e & u(f.magnitude_mask)) > u(f.exponent_mask)
         return (g == e) | (gn & en)
 
 
@@ -146,12 +160,15 @@ def _rsqrt_reference(fmt, a: np.ndarray, rounding: str, f64) -> np.ndarray:
     """Correctly rounded 1/sqrt (round to nearest) for f16/bf16/f32: the float64 value (two
     roundings, within 2 ulp of float64) rounded once to the format; lanes whose float64 value lies
     within 2^-48 (relative) of a midpoint of the format are decided exactly with integers. f64: exact.
-    ``f64`` is the spec database's binary64 format."""
+    ``f64`` is the spec database's binary64 format. f32 takes a shortcut to the same bits
+    (:func:`_rsqrt_reference_f32`)."""
     a = np.asarray(a).astype(fmt.uint)
     mode = ops.Mode("rn")
     rule = ops.NanRule(False, fmt.default_nan, fixed=fmt.default_nan)
     if fmt.width == 64:
         return np.asarray(contracts._rsqrt_rn(np, fmt, a.astype(np.uint64), mode, rule)).astype(fmt.uint)
+    if fmt.width == 32 and fmt.mantissa_bits == 23:
+        return _rsqrt_reference_f32(fmt, a, mode)
     x = fmt.to_float64(a)
     with np.errstate(all="ignore"):
         y = 1.0 / np.sqrt(x)
@@ -167,6 +184,25 @@ def _rsqrt_reference(fmt, a: np.ndarray, rounding: str, f64) -> np.ndarray:
         near = np.minimum(np.abs(y - (r_v + up) / 2), np.abs(y - (r_v + dn) / 2)) <= np.abs(y) * 2.0 ** -48
     out = np.where(np.isnan(y), fmt.uint(fmt.default_nan), r).astype(fmt.uint)
     for i in np.flatnonzero(near & fin).tolist():
+        out[i] = contracts._rsqrt_exact_bits(fmt, int(a[i]), mode)
+    return out
+
+
+def _rsqrt_reference_f32(fmt, a: np.ndarray, mode) -> np.ndarray:
+    """:func:`_rsqrt_reference` for binary32 in fewer passes, with the same result. 1/sqrt of a
+    positive finite binary32 is a normal binary32 number, so the float64 value ``y`` rounds to
+    binary32 by its 29 low significand bits, and a binary32 midpoint has them equal to 2^28 in the
+    same binade as every ``y`` that is within 32 float64 ulps of it (a midpoint lies at least
+    2^-25 of its binade from a power of two). Lanes whose 29 low bits are within 64 of 2^28 are
+    decided exactly: a superset of the lanes within 2^-48 (relative, under 32 ulps) of a midpoint."""
+    with np.errstate(all="ignore"):
+        x = a.view(np.float32).astype(np.float64)
+        y = 1.0 / np.sqrt(x)
+        r = y.astype(np.float32).view(np.uint32)
+        low = (y.view(np.uint64) & np.uint64((1 << 29) - 1)).view(np.int64) - np.int64(1 << 28)
+        near = (np.abs(low) <= 64) & (x > 0) & (x < np.inf)
+    out = np.where(np.isnan(y), np.uint32(fmt.default_nan), r)
+    for i in np.flatnonzero(near).tolist():
         out[i] = contracts._rsqrt_exact_bits(fmt, int(a[i]), mode)
     return out
 
@@ -370,26 +406,37 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
                 got = np.where(done, vals, got)
                 stored |= done
     fw = ref.fmt.width
+    u = ref.fmt.uint
     mask = np.uint64((1 << fw) - 1)
     bad = np.zeros(lanes.size, dtype=bool)
     bad_in = np.zeros(n, dtype=bool)
     value_in = np.zeros(n, dtype=bool)
+    origin = lanes.origin
     for lane in range(abi.lanes):
-        shift = np.uint64(lane * fw)
-        ops_lane = [((e.astype(np.uint64) >> shift) & mask).astype(ref.fmt.uint) for e in elements]
+        if abi.lanes == 1:  # one element per container: the bits themselves
+            ops_lane = [e.astype(u, copy=False) for e in elements]
+            g = got.astype(u)
+        else:
+            shift = np.uint64(lane * fw)
+            ops_lane = [((e.astype(np.uint64) >> shift) & mask).astype(u) for e in elements]
+            g = ((got >> shift) & mask).astype(u)
         expected = ref.expected(ops_lane)
-        g = ((got >> shift) & mask).astype(ref.fmt.uint)
-        per_lane_ops = [o[lanes.origin] for o in ops_lane]
-        ok = ref.judge(g, per_lane_ops, expected[lanes.origin], ctx.ulp_reading)
+        exp_lanes = expected[origin]
+        # only a contract's judgement looks at the operands
+        per_lane_ops = [o[origin] for o in ops_lane] if ref.contract else []
+        ok = ref.judge(g, per_lane_ops, exp_lanes, ctx.ulp_reading)
+        if ok.all():
+            continue
         bad |= ~ok
-        bad_in[(lanes.origin[~ok] - lane) % n] = True  # lane j of element i holds input i - j
+        bad_in[(origin[~ok] - lane) % n] = True  # lane j of element i holds input i - j
         # a zero of the wrong sign is a misrounding too; count separately the inputs misrounded in value
-        mag = np.uint64(ref.fmt.magnitude_mask)
-        by_value = ~ok & ~(((g.astype(np.uint64) & mag) == 0) & ((expected[lanes.origin].astype(np.uint64) & mag) == 0))
-        value_in[(lanes.origin[by_value] - lane) % n] = True
+        mag = u(ref.fmt.magnitude_mask)
+        by_value = ~ok & ~(((g.astype(u) & mag) == 0) & ((exp_lanes.astype(u) & mag) == 0))
+        value_in[(origin[by_value] - lane) % n] = True
     unk_in = np.zeros(n, dtype=bool)
-    for lane in range(abi.lanes):
-        unk_in[(lanes.origin[lanes.unknown] - lane) % n] = True
+    if lanes.unknown.any():
+        for lane in range(abi.lanes):
+            unk_in[(origin[lanes.unknown] - lane) % n] = True
     if trace:
         return BlockResult(bad_in, unk_in, lanes.size, got, value_in), lanes, bad, ctx
     return BlockResult(bad_in, unk_in, lanes.size, got, value_in)
@@ -490,6 +537,8 @@ class Prepared:
     plan: Plan
     abi: Abi
     ctx_args: dict
+    text: str = ""                 # the PTX (a worker process compiles it again)
+    spec_root: str | None = None   # the spec database's folder (likewise)
 
     @property
     def domain(self) -> int:
@@ -516,7 +565,8 @@ def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "eith
     plan = compile_function(module.function(entry), db, path)
     abi = find_abi(plan, ref, path)
     return Prepared(path, entry, against, ref, plan, abi,
-                    dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess))
+                    dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess), text,
+                    str(db.root) if getattr(db, "root", None) is not None else None)
 
 
 @dataclass
@@ -598,7 +648,7 @@ def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLO
 
     def work(s):
         lane_ops = exhaustive_block(p.ref, s, min(s + block, stop))
-        return lane_ops, run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args)
+        return lane_ops, run_inputs(p, lane_ops)
 
     tally = Tally(keep=keep)
     if threads > 1 and len(starts) > 1:
@@ -614,6 +664,100 @@ def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLO
             tally.add(lane_ops, res)
             if progress:
                 progress(lane_ops[0].shape[0])
+    return tally
+
+
+def run_inputs(p: Prepared, lane_ops: list[np.ndarray]) -> BlockResult:
+    """:func:`run_block` on the inputs ``lane_ops`` (one array per operand), in runs of at most
+    :data:`RUN_CHUNK` inputs where the code has no packed lanes (packed code pairs the inputs of
+    the whole block, so it runs the block at once); the per-input results are the same."""
+    n = lane_ops[0].shape[0]
+    if p.abi.lanes != 1 or n <= RUN_CHUNK:
+        return run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args)
+    parts = [run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, [o[s:s + RUN_CHUNK] for o in lane_ops]),
+                       p.ctx_args) for s in range(0, n, RUN_CHUNK)]
+    return BlockResult(np.concatenate([r.bad for r in parts]), np.concatenate([r.unknown for r in parts]),
+                       sum(r.lanes for r in parts), np.concatenate([r.got for r in parts]),
+                       np.concatenate([r.by_value for r in parts]))
+
+
+_WORKER: dict = {}  # in a worker process: the Prepared function it runs (see run_range_processes)
+
+
+def _worker_start(key: tuple) -> None:
+    """Initialise a worker process: compile the function once (a forked worker inherits it)."""
+    if _WORKER.get("key") == key:
+        return
+    path, text, entry, against, ctx_args, root = key
+    _WORKER["p"] = prepare(path, entry, against, db=load_database(root), text=text, **ctx_args)
+    _WORKER["key"] = key
+
+
+def _worker_range(start: int, stop: int, block: int, keep: int):
+    """Run ``start .. stop-1`` in a worker process; None if it failed (the parent then reruns the
+    range itself, so that the error is raised, and reported, exactly as in a serial run)."""
+    try:
+        return run_range(_WORKER["p"], start, stop, block=block, keep=keep)
+    except Exception:  # noqa: BLE001 -- rerun in the parent, which raises it
+        return None
+
+
+def run_range_processes(p: Prepared, start: int, stop: int, *, workers: int, block: int = EXHAUSTIVE_BLOCK,
+                        progress=None, keep: int = 3) -> Tally:
+    """:func:`run_range` over ``workers`` worker processes in tasks of :data:`PROCESS_TASK` inputs
+    (whole blocks), merged in input order: the same tally as the serial run."""
+    if start % block:
+        raise ValueError(f"start {start} is not a multiple of the block {block}")
+    task = max(block, PROCESS_TASK // block * block)
+    return run_ranges(p, [(s, min(s + task, stop)) for s in range(start, stop, task)], workers=workers,
+                      block=block, progress=progress, keep=keep)
+
+
+def run_ranges(p: Prepared, ranges: list, *, workers: int, block: int = EXHAUSTIVE_BLOCK, progress=None,
+               keep: int = 3, method: str | None = None) -> Tally:
+    """Run each input range ``(start, stop)`` (``start`` a multiple of ``block``) as :func:`run_range`
+    does, ``workers`` at a time in worker processes, and merge their tallies in the order given.
+    ``progress(n)`` after each range merged, with its inputs. Workers are forked when this process
+    runs no other thread (they then share the compiled plan and the contract tables filled so
+    far), else started afresh ("spawn") and compile the function themselves. Where worker
+    processes cannot start or die, what is left runs in this process (:func:`run_range`); a range
+    whose run fails in a worker runs again here, so that its error is raised as a serial run's.
+    ``method`` forces a start method ("fork" or "spawn")."""
+    key = (p.path, p.text, p.entry, p.against, dict(p.ctx_args), p.spec_root)
+    if method is None:
+        method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
+            else "spawn"
+    if method == "fork":
+        _WORKER.update(p=p, key=key)
+    tally = Tally(keep=keep)
+    done = 0
+
+    def merge(part, n):
+        nonlocal done
+        tally.merge(part)
+        done += 1
+        if progress:
+            progress(n)
+
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
+                                 initializer=_worker_start, initargs=(key,)) as pool:
+            futures = [pool.submit(_worker_range, s, e, block, keep) for s, e in ranges]
+            try:
+                for (s, e), fut in zip(ranges, futures):
+                    part = fut.result()
+                    merge(part if part is not None else run_range(p, s, e, block=block, keep=keep), e - s)
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                raise
+    except (BrokenProcessPool, OSError):
+        pass  # no worker processes here (or they died): the rest runs in this process
+    finally:
+        if method == "fork":
+            _WORKER.clear()
+    for s, e in ranges[done:]:
+        merge(run_range(p, s, e, block=block, threads=workers, keep=keep), e - s)
     return tally
 
 
@@ -649,12 +793,14 @@ def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, secon
 def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None, cases: int | None = None,
                seed: int = 0, ulp_reading: str = "either", approx: str = "all", tininess: str = TININESS_DEFAULT,
                block: int | None = None, threads: int | None = None, progress=None, limit: int | None = None,
-               report_limit: int = 3) -> Outcome:
+               report_limit: int = 3, processes: bool | None = None) -> Outcome:
     """Verify function ``entry`` of the PTX file ``path`` against ``against`` (see the module doc).
 
     ``limit`` stops an exhaustive run after that many inputs (for measuring; the outcome then says
-    ``exhaustive: False``). ``threads``: blocks run at once in this process (default: 2, at most
-    the CPUs; sharding over processes and machines is :mod:`tilecheck.verify.sharded`).
+    ``exhaustive: False``). ``threads``: blocks run at once (default: 2, at most the CPUs): by
+    worker processes when ``processes`` (default: for runs of at least :data:`PROCESS_MIN` inputs),
+    else by threads of this process; the outcome is the same. Sharding over machines, with
+    checkpoints, is :mod:`tilecheck.verify.sharded`.
     ``progress(done, total)`` is called after each block."""
     started = time.time()
     p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess)
@@ -670,8 +816,15 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
             if progress:
                 progress(done, total)
 
-        tally = run_range(p, 0, total, block=block or EXHAUSTIVE_BLOCK,
-                          threads=threads or min(2, os.cpu_count() or 1), progress=step, keep=report_limit)
+        workers = threads or min(2, os.cpu_count() or 1)
+        if processes is None:
+            processes = total >= PROCESS_MIN
+        if processes and workers > 1:
+            tally = run_range_processes(p, 0, total, workers=workers, block=block or EXHAUSTIVE_BLOCK, progress=step,
+                                        keep=report_limit)
+        else:
+            tally = run_range(p, 0, total, block=block or EXHAUSTIVE_BLOCK, threads=workers, progress=step,
+                              keep=report_limit)
         return finish(p, tally, exhaustive=total == p.domain, sampling={"exhaustive": total},
                       seconds=round(time.time() - started, 3))
     n = cases or DEFAULT_CASES

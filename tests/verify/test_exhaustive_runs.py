@@ -1,0 +1,103 @@
+"""Exhaustive compiled-PTX runs take shortcuts for speed (forking by appending copies, cache-sized
+runs within a block, worker processes, a binary32 1/sqrt reference in fewer passes); each gives
+what the slow path gives, and the known misrounded inputs of ``__frsqrt_rn`` are still found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilecheck.model import contracts, ops
+from tilecheck.sim import plan as plan_module
+from tilecheck.spec.database import load_database
+from tilecheck.verify import compiled
+
+ROOT = Path(__file__).resolve().parents[2]
+FLOAT = str(ROOT / "examples" / "cuda" / "float.ptx")
+BLOCK = compiled.EXHAUSTIVE_BLOCK
+# blocks holding misrounded inputs of the exhaustive run (README): x just below 4^0 and 4^1, and
+# the largest subnormal, which the code scales into that case
+KNOWN = {0x3F7F0000: 0x3F7FFFFE, 0x407F0000: 0x407FFFFE, 0x007F0000: 0x007FFFFF}
+
+
+@pytest.fixture(scope="module")
+def frsqrt():
+    return compiled.prepare(FLOAT, "k_frsqrt_rn", "rsqrt.rn.f32", db=load_database())
+
+
+def test_frsqrt_blocks_report_the_known_misrounded_inputs_as_the_slow_path_does(frsqrt):
+    """Each block reports exactly its known misrounded input; per input, the lanes and verdicts
+    equal one whole-block run that forks by gathering (the path a trace takes)."""
+    for start, bad in KNOWN.items():
+        tally = compiled.run_range(frsqrt, start, start + BLOCK)
+        assert tally.inputs == [[bad]] and tally.misrounded == 1 and tally.unknown == 0
+        ops_ = compiled.exhaustive_block(frsqrt.ref, start, start + BLOCK)
+        slow, _, _, _ = compiled.run_block(frsqrt.plan, frsqrt.abi, frsqrt.ref,
+                                           compiled._pack(frsqrt.abi, frsqrt.ref, ops_), frsqrt.ctx_args, trace=True)
+        assert slow.lanes == tally.lanes
+        assert (np.flatnonzero(slow.bad) + start).tolist() == [bad]
+
+
+def test_a_fork_that_keeps_one_choice_misses_them(frsqrt, monkeypatch):
+    """The check above can fail: forking that keeps only each lane's last allowed value (the
+    highest; the misrounding needs the lowest, RN-2ulp) finds none of them."""
+    real = plan_module._fork_appending
+
+    def last_only(L, s, c, wname, values, valid):
+        keep = np.zeros_like(valid)
+        last = valid.shape[1] - 1 - np.argmax(valid[:, ::-1], axis=1)
+        keep[np.arange(valid.shape[0]), last] = True
+        return real(L, s, c, wname, values, keep & valid)
+
+    monkeypatch.setattr(plan_module, "_fork_appending", last_only)
+    start = 0x3F7F0000
+    assert compiled.run_range(frsqrt, start, start + BLOCK).misrounded == 0
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_worker_processes_give_the_serial_tally(frsqrt, method):
+    """Ranges run in worker processes (forked, or started afresh) merge to the serial tally."""
+    size = 1 << 14  # small blocks: a quick run
+    starts = [0x3F7FC000, 0x007FC000, 0x40000000]
+    ranges = [(s, s + size) for s in starts]
+    serial = compiled.Tally()
+    for s, e in ranges:
+        serial.merge(compiled.run_range(frsqrt, s, e, block=size))
+    # one fresh process is enough to cover the spawn path (it imports and compiles on its own)
+    par = compiled.run_ranges(frsqrt, ranges, workers=2 if method == "fork" else 1, block=size, method=method)
+    assert par.to_json() == serial.to_json()
+    assert par.inputs == [[0x3F7FFFFE], [0x007FFFFF]]
+
+
+def test_runs_within_a_block_give_the_whole_block_result(frsqrt, monkeypatch):
+    """Cache-sized runs inside a block judge every input as one run of the block does."""
+    start = 0x3F7F0000
+    ops_ = compiled.exhaustive_block(frsqrt.ref, start, start + BLOCK)
+    monkeypatch.setattr(compiled, "RUN_CHUNK", 1 << 12)
+    parts = compiled.run_inputs(frsqrt, ops_)
+    whole = compiled.run_block(frsqrt.plan, frsqrt.abi, frsqrt.ref, compiled._pack(frsqrt.abi, frsqrt.ref, ops_),
+                               frsqrt.ctx_args)
+    assert parts.lanes == whole.lanes
+    for name in ("bad", "unknown", "by_value"):
+        assert np.array_equal(getattr(parts, name), getattr(whole, name)), name
+
+
+def test_binary32_rsqrt_reference_is_correctly_rounded():
+    """The binary32 shortcut equals the model's exact 1/sqrt, on random patterns, specials and
+    inputs whose 1/sqrt lies next to a binary32 midpoint (the lanes it decides exactly)."""
+    formats = load_database().formats
+    f32 = formats["f32"]
+    rng = np.random.default_rng(5)
+    near = [0x3F09F038, 0x3F3A18E3, 0x3F7FFFFE, 0x3F8A5C86, 0x3FBA2A39, 0x3FD2208F, 0x3FED3230, 0x4009F038,
+            0x007FFFFF]
+    a = np.concatenate([rng.integers(0, 1 << 32, 1 << 18, dtype=np.uint64).astype(np.uint32),
+                        np.arange(1 << 12, dtype=np.uint32), np.array(near, dtype=np.uint32),
+                        np.array([0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 0x80000000, 0x80000001, 0x7F7FFFFF,
+                                  0x00800000, 1], dtype=np.uint32)])
+    got = compiled._rsqrt_reference(f32, a, "rn", formats["f64"])
+    rule = ops.NanRule(False, f32.default_nan, fixed=f32.default_nan)
+    with np.errstate(all="ignore"):
+        want = np.asarray(contracts._rsqrt_rn(np, f32, a.astype(np.uint64), ops.Mode("rn"), rule)).astype(np.uint32)
+    assert np.array_equal(got, want)
