@@ -10,7 +10,9 @@ Used by the ptxas agreement tests, the legality checker and the emitter. Three t
   ``(line, severity, text)`` messages;
 * :func:`check_instructions` judges many single-instruction candidates in one ptxas run (one
   instruction per line of one kernel; error lines are mapped back to candidates), so a grid of
-  thousands of spellings takes seconds instead of one process per spelling.
+  thousands of spellings takes seconds instead of one process per spelling; :data:`HARNESSES`
+  names the function they sit in (a parameterless kernel, or for ``.param`` accesses a kernel with
+  a parameter or a ``.func`` with an input and a return parameter).
 
 ``parse_only=True`` passes ``-arch=compute_XX``: ptxas then checks the module and writes no code,
 which is all a legality question needs. ptxas 13.0 accepts ``-arch`` sm_75/compute_75 and newer

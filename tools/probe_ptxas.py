@@ -151,7 +151,7 @@ def section_order(results: dict) -> None:
 def section_memory(db) -> list[str]:
     """Memory forms judged by parsing AND by building a cubin: ptxas 13.0 parses some spellings
     (ld.global.v8.b16) that it then crashes on when generating code."""
-    spellings = memory_candidates()
+    spellings = memory_candidates(ptxas_grid.memory_types(db))
     parsed = {t: judge(spellings, t) for t in TARGETS}
     built = {t: judge(spellings, t, build=True) for t in TARGETS}
     print(f"\n== ld/st (global, global.nc, param, generic): {len(spellings)} candidates (parse / build) ==")

@@ -180,6 +180,15 @@ def test_ptxas_accepts_with_a_message(tree):
                                  f"so there is no ptxas error message to record"]
 
 
+def test_ptxas_unstable_without_its_message(tree):
+    line, col = edit(tree, "ptx/rcp.yaml",
+                     "  - {spelling: rcp.rz.ftz.f64, reason: the ISA defines no .ftz for f64, ptxas_accepts: true}",
+                     "  - {spelling: rcp.rz.ftz.f64, reason: the ISA defines no .ftz for f64, ptxas_unstable: true}",
+                     "{spelling: rcp.rz.ftz.f64")
+    assert problems_of(tree) == [f"spec/ptx/rcp.yaml:{line}:{col}: error: rcp.rz.ftz.f64: ptxas_unstable needs the "
+                                 "'ptxas' message of the failing runs and no ptxas_accepts"]
+
+
 def test_opcode_qualifier_not_after_the_opcode(tree):
     line, col = edit(tree, "ptx/div.yaml", 'spelling: "div.full.{ftz}.f32"', 'spelling: "div.{ftz}.full.f32"',
                      '"div.{ftz}.full')

@@ -137,7 +137,11 @@ def single_instruction_kernel(form, target: str, predicated: bool = False, *, db
     if not verdict.legal:
         raise IllegalFormError(f"{spelling}: {verdict.reason}", reason=verdict.reason, ptxas=verdict.ptxas)
     form = verdict.form
-    if form.kind not in ("exact", "contract", "memory"):
+    if form.kind == "memory" and not db.in_kernel_pipeline(form):
+        raise EmitError(f"{form.name}: no single-instruction kernel for a {form.semantics.get('space')}"
+                        f"{' .nc' if form.semantics.get('nc') else ''} memory form (the kernels address global "
+                        "buffers; tilecheck verify FILE.ptx runs it in compiled PTX)")
+    if not db.in_kernel_pipeline(form):
         raise EmitError(f"{form.name}: no single-instruction kernel for forms of kind {form.kind!r}")
     version = db.min_version(form, tinfo.name)
     version_text = f"{version[0]}.{version[1]}"

@@ -136,8 +136,14 @@ class SpecDatabase:
         instructions around the arithmetic (registry kind ``function``: cvt, setp, selp, mov, ...)
         are evaluated by the model and the Z3 encoding but not emitted as kernels of their own, and
         of the memory forms only the plain ``.global`` ones (:data:`KERNEL_SPACE`) are."""
-        return [f for f in self.ptx_forms() if f.kind in KERNEL_KINDS
-                and (f.kind != "memory" or (f.semantics.get("space") == KERNEL_SPACE and not f.semantics.get("nc")))]
+        return [f for f in self.ptx_forms() if self.in_kernel_pipeline(f)]
+
+    @staticmethod
+    def in_kernel_pipeline(form: Form) -> bool:
+        """Whether the single-instruction kernel pipeline takes ``form`` (see :meth:`kernel_forms`)."""
+        if form.kind == "memory":
+            return form.semantics.get("space") == KERNEL_SPACE and not form.semantics.get("nc")
+        return form.kind in KERNEL_KINDS
 
     def resolve(self, spelling: str) -> Form | None:
         """The form a spelling denotes, or None.
@@ -468,7 +474,12 @@ def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem],
         if accepts and "ptxas" in i:
             problems.append(Problem(doc.locate(("illegal", n, "ptxas")),
                                     f"{i['spelling']}: ptxas_accepts is true, so there is no ptxas error message to record"))
-        illegal.append(IllegalSpelling(i["spelling"], i["reason"], i.get("ptxas"), doc.locate(("illegal", n)), accepts))
+        unstable = i.get("ptxas_unstable", False)
+        if unstable and ("ptxas" not in i or accepts):
+            problems.append(Problem(doc.locate(("illegal", n)), f"{i['spelling']}: ptxas_unstable needs the 'ptxas' "
+                                                                "message of the failing runs and no ptxas_accepts"))
+        illegal.append(IllegalSpelling(i["spelling"], i["reason"], i.get("ptxas"), doc.locate(("illegal", n)), accepts,
+                                       unstable))
     examples = []
     for n, e in enumerate(data.get("examples", ())):
         examples.append(Example(e["form"], tuple(int(x, 16) for x in e["operands"]), int(e["result"], 16),

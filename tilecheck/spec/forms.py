@@ -128,7 +128,9 @@ class IllegalSpelling:
     """A spelling recorded as illegal, with the reason and ptxas's message.
 
     ``ptxas_accepts`` marks a spelling the ISA does not define but ptxas assembles anyway (a
-    measured leniency; ``reason`` says what ptxas makes of it).
+    measured leniency; ``reason`` says what ptxas makes of it). ``ptxas_unstable`` marks one whose
+    ptxas verdict is not reproducible: the same module sometimes assembles and sometimes fails with
+    the recorded message.
     """
 
     spelling: str
@@ -136,6 +138,7 @@ class IllegalSpelling:
     ptxas: str | None
     location: Location
     ptxas_accepts: bool = False
+    ptxas_unstable: bool = False
 
 
 @dataclass(frozen=True, eq=False)

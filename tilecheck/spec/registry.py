@@ -85,8 +85,9 @@ _INT_RND = Param("choice", "rzi", ("rni", "rzi", "rmi", "rpi"), "integer roundin
 _CMP = Param("choice", "eq", ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
                               "gtu", "geu", "num", "nan"), "comparison operator")
 _NANQ = Param("bool", False, (), "(.NaN) any NaN operand gives the canonical NaN")
-_SPACE = Param("choice", "global", ("global", "param", "generic"),
-               "state space: .global, .param (kernel and function parameters) or none (generic address)")
+_SPACE = Param("choice", "global", ("global", "param", "local", "generic"),
+               "state space: .global, .param (kernel and function parameters), .local (per-thread) or none "
+               "(generic address)")
 _NC = Param("bool", False, (), "(.nc) through the non-coherent read-only cache: the data must not change while "
                                "the kernel runs; the bits loaded are those of ld.global")
 _TESTP = Param("choice", "finite", ("finite", "infinite", "number", "notanumber", "normal", "subnormal"),

@@ -2,7 +2,7 @@
 
 The arithmetic grid crosses ``div rcp sqrt rsqrt add sub mul fma`` with every rounding qualifier
 (and none), ``.ftz`` or not, ``.sat`` or not (add/sub/mul/fma) and the float types; the memory grid
-crosses ``ld/st`` in each state space of :data:`SPACES` (global, global ``.nc``, param, generic)
+crosses ``ld/st`` in each state space of :data:`SPACES` (global, global ``.nc``, param, local, generic)
 with the vector widths and the register types. Most candidates are not PTX: ptxas's verdict on
 each is what the spec's legality is checked against. :func:`render` turns any candidate (the
 instructions around the arithmetic through :mod:`surround_grid`) into one statement over the batch
@@ -28,7 +28,7 @@ TYPES = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "f32x2")
 WITH_SAT = ("add", "sub", "mul", "fma")
 MEMORY_TYPES = ("b16", "u16", "s16", "b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64", "f16", "bf16", "f16x2",
                 "bf16x2", "f32x2")
-SPACES = ("global", "global.nc", "param", "")
+SPACES = ("global", "global.nc", "param", "local", "")
 """State-space qualifiers of the memory grid ("" = generic addressing); ``.nc`` is crossed with every
 space through the grid's neighbours (``ld.param.nc``, ``st.global.nc``, ...)."""
 
@@ -43,12 +43,20 @@ def arithmetic_candidates() -> list[str]:
     return out
 
 
-def memory_candidates() -> list[str]:
+def memory_types(db=None) -> tuple[str, ...]:
+    """The memory grid's types: :data:`MEMORY_TYPES` (the register types and the float types ld/st
+    lack) and every type an ld/st form of ``db`` uses, so that a form of a new type is crossed with
+    every space and vector width without a change here."""
+    extra = [] if db is None else [f.type for f in db.ptx_forms() if f.family in ("ld", "st")]
+    return tuple(dict.fromkeys((*MEMORY_TYPES, *extra)))
+
+
+def memory_candidates(types: tuple[str, ...] = MEMORY_TYPES) -> list[str]:
     """``ld/st{.space}{.nc}{.v2,.v4,.v8}.TYPE`` candidates over :data:`SPACES` (plus ``.nc`` on param
-    and generic space), in a stable order."""
-    spaces = (*SPACES, "param.nc", "nc")
+    and generic space) and ``types`` (:func:`memory_types`), in a stable order."""
+    spaces = (*SPACES, "param.nc", "local.nc", "nc")
     return [".".join(t for t in (op, space, vec, type_) if t)
-            for op, space, type_, vec in itertools.product(("ld", "st"), spaces, MEMORY_TYPES, ("", "v2", "v4", "v8"))]
+            for op, space, type_, vec in itertools.product(("ld", "st"), spaces, types, ("", "v2", "v4", "v8"))]
 
 
 def harnesses(spelling: str) -> tuple[str, ...]:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilecheck.errors import UnknownFormError, UsageError, echo
-from tilecheck.spec.database import KERNEL_KINDS
 from tilecheck.tile.loader import display_path
 
 
@@ -77,7 +76,7 @@ def resolve(names: list[str], db) -> list[Item]:
             if not any(i.kind == "sequence" for i in items):
                 raise UnknownFormError("no AMD GPU sequences in the spec database")
         elif name in db.families:
-            forms = [f for f in db.families[name].forms if f.kind in KERNEL_KINDS]
+            forms = [f for f in db.families[name].forms if db.in_kernel_pipeline(f)]
             if not forms:
                 raise UsageError(f"{name}: its forms are evaluated by the model (tilecheck.model.api.evaluate) and "
                                  "checked by the test suite against ptxas and independent oracles; `verify` checks "
