@@ -10,6 +10,7 @@ shared between the two roots).
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import numpy as np
@@ -18,6 +19,7 @@ import yaml
 import z3
 
 from tilecheck.amdgpu import instructions as amd
+from tilecheck.errors import SpecError
 from tilecheck.inputs.edges import edge_values, nan_values
 from tilecheck.model import api
 from tilecheck.sim.frontend import parse_module
@@ -116,3 +118,20 @@ def test_the_z3_encoding_uses_the_databases_formats(base, other):
         form = amdgpu_forms(db)["v_div_fmas_f32"]
         out = encode_instruction(form, "observed", {"S0": F32_INF, "S1": 0, "S2": 0x3F800000, "VCC": False})
         assert z3.simplify(out["D"]).as_long() == db.formats["f32"].default_nan | 0x80000000
+
+
+def test_a_root_without_a_format_its_forms_use_is_a_located_spec_error(tmp_path):
+    """Without ``formats/f64.yaml`` the PTX types, the AMD forms and the sequences of type f64 are
+    each reported (located, in one SpecError) instead of failing on a lookup later."""
+    root = tmp_path / "spec"
+    shutil.copytree(spec_root(), root)
+    (root / "formats" / "f64.yaml").unlink()
+    with pytest.raises(SpecError) as info:
+        load_database(root)
+    texts = [str(p) for p in info.value.problems]
+    assert any("PTX type .f64 needs the format 'f64'" in t for t in texts)
+    located = re.compile(r"/(amdgpu|sequences)/[\w.]+\.yaml:\d+:\d+: error: ")
+    assert any(located.search(t) and "form v_div_fmas_f64: type f64 needs the format 'f64'" in t for t in texts)
+    assert any(located.search(t) and "format 'f64' is not in spec/formats" in t for t in texts)  # a sequence
+    # a body naming f64 (v_div_scale_f32 widens to it) is located at the name
+    assert any(located.search(t) and "format 'f64' is not in the spec database's formats" in t for t in texts)

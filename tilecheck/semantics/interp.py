@@ -129,7 +129,9 @@ def compile_body(source: str, origin: Origin, *, fmt: Format | str, inputs: dict
             raise error_at(origin, node.func, _unknown_primitive(node.func.id))
     if formats is None:
         formats = {name: get_format(name) for name in FORMAT_NAMES}
-    program = Program(source, tree, origin, get_format(fmt), dict(inputs), dict(outputs), dict(params or {}),
+    if not isinstance(fmt, Format):
+        fmt = formats[fmt] if fmt in formats else get_format(fmt)  # the latter names the unknown format
+    program = Program(source, tree, origin, fmt, dict(inputs), dict(outputs), dict(params or {}),
                       dict(constants or {}), formats)
     names = set(program.inputs) | set(program.params) | set(program.constants)
     clash = names & (set(PRIMITIVES) | set(ROUNDING_NAMES) | set(FORMAT_NAMES) | set(_FORMAT_CONSTANTS))
