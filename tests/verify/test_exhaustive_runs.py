@@ -72,12 +72,18 @@ def test_worker_processes_give_the_serial_tally(frsqrt, method):
 
 
 def test_runs_within_a_block_give_the_whole_block_result(frsqrt, monkeypatch):
-    """Cache-sized runs inside a block judge every input as one run of the block does."""
+    """Cache-sized runs inside a block (plans run step by step as numpy) judge every input as one
+    run of the block does."""
     start = 0x3F7F0000
     ops_ = compiled.exhaustive_block(frsqrt.ref, start, start + BLOCK)
+    monkeypatch.setenv("TILECHECK_FUSE", "0")
     monkeypatch.setattr(compiled, "RUN_CHUNK", 1 << 12)
+    calls = []
+    real = compiled.run_block
+    monkeypatch.setattr(compiled, "run_block", lambda *a, **k: calls.append(1) or real(*a, **k))
     parts = compiled.run_inputs(frsqrt, ops_)
-    whole = compiled.run_block(frsqrt.plan, frsqrt.abi, frsqrt.ref, compiled._pack(frsqrt.abi, frsqrt.ref, ops_),
+    assert len(calls) == BLOCK >> 12
+    whole = real(frsqrt.plan, frsqrt.abi, frsqrt.ref, compiled._pack(frsqrt.abi, frsqrt.ref, ops_),
                                frsqrt.ctx_args)
     assert parts.lanes == whole.lanes
     for name in ("bad", "unknown", "by_value"):

@@ -1713,10 +1713,11 @@ def _local_columns(L: Lanes, a: np.ndarray, nbytes: int, where: Location) -> np.
 
 def _load(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, count: int, space: str | None,
           where: Location) -> list:
-    """``count`` consecutive elements of ``nbytes`` each at addresses ``a`` (per lane, uint64), from
-    local or global memory as the space and the addresses say."""
+    """``count`` consecutive elements of ``nbytes`` each at addresses ``a`` (per lane: uint64, or
+    the element's own unsigned type where every access is global), from local or global memory as
+    the space and the addresses say."""
     local, glob = _split_local(L, s, a, space)
-    out = [np.zeros(a.shape[0], dtype=np.uint64) for _ in range(count)]
+    out = [np.zeros(a.shape[0], dtype=np.uint64) for _ in range(count)] if local is not None else [None] * count
     if local is not None:
         rows, addr = local
         cols = _local_columns(L, addr, nbytes * count, where)
@@ -1730,9 +1731,12 @@ def _load(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, count: int, sp
         words = c.memory.regions[region][1].view(_UINT[8 * nbytes])
         if c.record_loads:
             L.loads.append((region, nbytes * count, offs, L.origin if glob[0] is None else L.origin[glob[0]]))
-        pick = slice(None) if local is None else (a < np.uint64(LOCAL_BASE))
+        index = offs >> np.int64(nbytes.bit_length() - 1)  # offsets are aligned and non-negative
         for j in range(count):
-            out[j][pick] = words[offs // nbytes + j]
+            if local is None:  # every access global: the words themselves (callers widen them)
+                out[j] = words[index + j if j else index]
+            else:
+                out[j][a < np.uint64(LOCAL_BASE)] = words[index + j]
     return out
 
 
@@ -1755,9 +1759,12 @@ def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list,
         sub, addr = glob
         region, offs = _locate(c.memory, addr, nbytes * len(values), where)
         pick = slice(None) if local is None else (a < np.uint64(LOCAL_BASE))
-        val = np.zeros(addr.shape[0], dtype=np.uint64)
-        for j, v in enumerate(values):
-            val |= np.asarray(v)[pick].astype(np.uint64) << np.uint64(j * 8 * nbytes)
+        if len(values) == 1:
+            val = np.asarray(values[0])[pick].astype(np.uint64)  # a copy: the record owns it
+        else:
+            val = np.zeros(addr.shape[0], dtype=np.uint64)
+            for j, v in enumerate(values):
+                val |= np.asarray(v)[pick].astype(np.uint64) << np.uint64(j * 8 * nbytes)
         _record_store(L, sub, region, nbytes * len(values), offs, val, c.step)
 
 

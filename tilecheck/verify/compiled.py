@@ -40,6 +40,7 @@ from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.inputs.forms import mixed_operands
 from tilecheck.model import api, contracts, ops
+from tilecheck.sim import fused
 from tilecheck.sim.choices import READINGS, contract_allows
 from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.sim.frontend import parse_module
@@ -52,9 +53,11 @@ DEFAULT_CASES = 1 << 16
 MISROUNDED_CAP = 1 << 18  # misrounded inputs listed in full (beyond: counted, and the report says so)
 EXHAUSTIVE_BLOCK = 1 << 16  # inputs per block of an exhaustive run
 RUN_CHUNK = 1 << 14
-"""Inputs per run of the plan within a block of code without packed lanes: a run's live registers
-(a few per forked lane) then stay in one core's cache; 2^16-input runs spill it and cost about a
-quarter more per input. The results do not depend on it (inputs are judged one by one)."""
+"""Inputs per run of a plan that runs every step as numpy, within a block of code without packed
+lanes: a run's live registers (a few per forked lane) then stay in one core's cache; 2^16-input
+runs spill it and cost about a quarter more per input. Plans with fused regions (which keep
+values in machine registers, and cost a fixed overhead per call) run the whole block at once.
+The results do not depend on it (inputs are judged one by one)."""
 PROCESS_MIN = 1 << 24
 """Parallel exhaustive runs of at least this many inputs use worker processes instead of threads:
 the simulator's numpy passes over cache-sized runs hold the GIL for much of their time, so two
@@ -398,13 +401,14 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
             got = np.zeros(lanes.size, dtype=np.uint64)
         got = got & np.uint64((1 << abi.width) - 1)
     else:
-        got = np.zeros(lanes.size, dtype=np.uint64)
-        stored = np.zeros(lanes.size, dtype=bool)
         out_k = [name for name, _ in abi.params].index(abi.output)
-        for region, nbytes, offs, vals, done in lanes.stores:
-            if region == out_k:
+        records = [(vals, done) for region, nbytes, offs, vals, done in lanes.stores if region == out_k]
+        if len(records) == 1 and records[0][1].all():
+            got = records[0][0]  # every lane stored once (the usual kernel)
+        else:
+            got = np.zeros(lanes.size, dtype=np.uint64)
+            for vals, done in records:
                 got = np.where(done, vals, got)
-                stored |= done
     fw = ref.fmt.width
     u = ref.fmt.uint
     mask = np.uint64((1 << fw) - 1)
@@ -669,10 +673,11 @@ def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLO
 
 def run_inputs(p: Prepared, lane_ops: list[np.ndarray]) -> BlockResult:
     """:func:`run_block` on the inputs ``lane_ops`` (one array per operand), in runs of at most
-    :data:`RUN_CHUNK` inputs where the code has no packed lanes (packed code pairs the inputs of
-    the whole block, so it runs the block at once); the per-input results are the same."""
+    :data:`RUN_CHUNK` inputs where the code has no packed lanes and no fused regions (packed code
+    pairs the inputs of the whole block, so it runs the block at once); the per-input results are
+    the same."""
     n = lane_ops[0].shape[0]
-    if p.abi.lanes != 1 or n <= RUN_CHUNK:
+    if p.abi.lanes != 1 or n <= RUN_CHUNK or (p.plan.regions and fused.enabled()):
         return run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args)
     parts = [run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, [o[s:s + RUN_CHUNK] for o in lane_ops]),
                        p.ctx_args) for s in range(0, n, RUN_CHUNK)]
