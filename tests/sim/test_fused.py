@@ -88,9 +88,12 @@ def test_corpus_fused_equals_numpy_steps(db, path, entry, against, monkeypatch):
     ran = []
     real = fused.Region.run
     monkeypatch.setattr(fused.Region, "run", lambda self, lanes: (ran.append(self.start), real(self, lanes)))
-    for ctx in (dict(), dict(tininess="before"), dict(approx="reference")):
-        on = _run(p, ops, fuse=True, **ctx)
-        off = _run(p, ops, fuse=False, **ctx)
+    # every allowed approximate result on all inputs; tininess "before" and the reference value
+    # (no forking) on a third of them
+    for ctx, k in ((dict(), None), (dict(tininess="before"), 256), (dict(approx="reference"), 256)):
+        some = [o[:k] for o in ops]
+        on = _run(p, some, fuse=True, **ctx)
+        off = _run(p, some, fuse=False, **ctx)
         _same(on, off)
     assert bool(ran) == bool(p.plan.regions)
 

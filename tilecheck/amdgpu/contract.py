@@ -29,6 +29,7 @@ from tilecheck.formats import Format
 from tilecheck.model import ops
 from tilecheck.model.contracts import class_match
 from tilecheck.model.ieee import flush_subnormal_bits, quiet
+from tilecheck.model.xp import broadcast_all
 from tilecheck.spec.amdgpu import AmdForm
 from tilecheck.spec.contract import Contract
 
@@ -38,7 +39,7 @@ _NEAREST = ops.Mode("rn")
 
 def _op64(f64: Format, op: str, rounding: str, *operands) -> np.ndarray:
     """One correctly rounded binary64 operation of the reference model on f64 patterns."""
-    arrays = np.broadcast_arrays(*(np.asarray(o, dtype=np.uint64) for o in operands))
+    arrays = broadcast_all(np, *(np.asarray(o, dtype=np.uint64) for o in operands))
     return ops.apply(np, op, f64, list(arrays), ops.Mode(rounding), ops.NanRule.ieee(f64))
 
 
@@ -126,7 +127,7 @@ def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
     f64 = form.formats["f64"]  # the binary64 of the form's own database
     r = np.asarray(result, dtype=np.uint64)
     x = np.asarray(x, dtype=np.uint64)
-    r, x = np.broadcast_arrays(r, x)
+    r, x = broadcast_all(np, r, x)
     if c.flush_inputs:
         x = flush_subnormal_bits(np, fmt, x)
     out = np.zeros(r.shape, dtype=bool)

@@ -39,7 +39,7 @@ import numpy as np
 from tilecheck.errors import ApproximateFormError, OperandError, ShapeMismatchError, UsageError
 from tilecheck.formats import Format, get_format
 from tilecheck.model import contracts, eft, fast, instructions, jit, ops
-from tilecheck.model.xp import namespace, u64
+from tilecheck.model.xp import broadcast_all, namespace, u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, applied_reading, check_ulp_reading
 from tilecheck.spec.database import load_database
 from tilecheck.spec.forms import Form
@@ -63,7 +63,7 @@ def check_tininess(tininess) -> str:
 def broadcast(xp, arrays, names):
     """``arrays`` broadcast to one shape; ShapeMismatchError naming each operand and its shape."""
     try:
-        return list(xp.broadcast_arrays(*arrays))
+        return broadcast_all(xp, *arrays)
     except ValueError:
         shapes = ", ".join(f"{n} {tuple(getattr(a, 'shape', ()))}" for n, a in zip(names, arrays))
         raise ShapeMismatchError(f"operand shapes do not broadcast together: {shapes}") from None
@@ -343,7 +343,7 @@ def _function_operands(form: Form, operand_bits, xp):
             arrays.append(arr.astype(bool))
         else:
             arrays.append(_as_bits(xp, value, o.container_bits, where).astype(xp.uint64))
-    return list(xp.broadcast_arrays(*arrays)) if arrays else arrays
+    return broadcast_all(xp, *arrays) if arrays else arrays
 
 
 def _finish_function(xp, form: Form, out, ptx_type: str, scalar: bool):
@@ -383,7 +383,7 @@ def _mov_vector(form: Form, operand_bits, destinations: int):
         part = width // parts
         xp = namespace(*value)
         arrays = [_as_bits(xp, v, part, f"{form.name} part {i}").astype(xp.uint64) for i, v in enumerate(value)]
-        arrays = list(xp.broadcast_arrays(*arrays))
+        arrays = broadcast_all(xp, *arrays)
         out = arrays[0]
         for i, a in enumerate(arrays[1:], start=1):
             out = out | (a << u64(xp, i * part))  # the first element is the least significant

@@ -23,7 +23,7 @@ import numpy as np
 from tilecheck.formats import Format
 from tilecheck.model import wide
 from tilecheck.model.ieee import Unpacked, flush_subnormal_bits, normalize, quiet, round_pack, unpack
-from tilecheck.model.xp import bit_length, shift_right_jam, u64
+from tilecheck.model.xp import bit_length, broadcast_all, shift_right_jam, u64
 from tilecheck.spec.registry import OPERATIONS, TININESS_DEFAULT
 
 OPS = ("add", "sub", "mul", "fma", "div", "sqrt", "rcp")
@@ -423,7 +423,7 @@ def ldexp(xp, fmt: Format, x, n, mode: Mode, rule: NanRule):
     the result). Zeros and infinities are returned unchanged; a NaN follows ``rule`` (IEEE:
     quieted).
     """
-    x, n = xp.broadcast_arrays(xp.asarray(x, dtype=xp.uint64), xp.asarray(n, dtype=xp.int64))
+    x, n = broadcast_all(xp, xp.asarray(x, dtype=xp.uint64), xp.asarray(n, dtype=xp.int64))
     ux = unpack(xp, fmt, x, mode.flush_in)
     e = ux.exp + _clamped_scale(xp, n)
     sig = xp.where(ux.zero, u64(xp, 1), ux.sig)

@@ -15,6 +15,7 @@ import numpy as np
 from tilecheck.formats import Format
 from tilecheck.model import ops
 from tilecheck.model.ieee import flush_subnormal_bits, quiet
+from tilecheck.model.xp import broadcast_all
 
 _CMP = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
         ">=": np.greater_equal}
@@ -137,7 +138,7 @@ class NumpyBackend:
         return np.where(negative, mag | np.uint64(fmt.sign_mask), mag)
 
     def float_arith(self, fmt: Format, op: str, rm: str, args: list, scale):
-        args = list(np.broadcast_arrays(*(self._u(a) for a in args)))
+        args = broadcast_all(np, *(self._u(a) for a in args))
         if isinstance(scale, int) and scale == 0:
             scale = None  # the interpreter passes 0 for "no scale": every op, fma's default path
         return ops.apply(np, op, fmt, args, ops.Mode(rm), ops.NanRule.ieee(fmt), scale)

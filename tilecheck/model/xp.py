@@ -21,6 +21,14 @@ def namespace(*arrays):
     return np
 
 
+def broadcast_all(xp, *arrays) -> list:
+    """``arrays`` at one broadcast shape: each array already of that shape as it is, every other one
+    a new writeable copy. (``broadcast_arrays``' views are marked warn-on-write, and Numba reads
+    the writeable flag of each kernel argument, which numpy answers with a FutureWarning.)"""
+    shape = np.broadcast_shapes(*(tuple(a.shape) for a in arrays))  # shapes only: any array library
+    return [a if a.shape == shape else xp.array(xp.broadcast_to(a, shape)) for a in arrays]
+
+
 def u64(xp, value: int):
     """A uint64 scalar of namespace ``xp`` (keeps numpy 2 from promoting uint64 op int to float64)."""
     return xp.uint64(value)
