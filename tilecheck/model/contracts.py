@@ -819,7 +819,14 @@ def _rsqrt_rn(xp, fmt: Format, a, mode: ops.Mode, rule: ops.NanRule):
         flat[idx] = _ieee_special(xp, "rsqrt", fmt, [a.reshape(-1)[idx].astype(xp.uint64)], rule)
         out = flat.reshape(a.shape)
     if fmt.precision <= 24:
-        return xp.where(finite_pos, _rsqrt_small(xp, fmt, a, mode), out)
+        pos = finite_pos.reshape(-1)
+        if not bool(xp.any(pos)):  # every lane special (negative inputs, say): nothing more to compute
+            return out
+        if bool(xp.all(pos)):
+            return xp.where(finite_pos, _rsqrt_small(xp, fmt, a, mode), out)
+        flat = out.reshape(-1)
+        flat[pos] = _rsqrt_small(xp, fmt, a.reshape(-1)[pos], mode)  # lane by lane: on those lanes only
+        return flat.reshape(out.shape)
     host = lambda v: v.get() if hasattr(v, "get") else np.asarray(v)  # noqa: E731
     idx = np.nonzero(host(finite_pos).reshape(-1))[0]
     if idx.size == 0:

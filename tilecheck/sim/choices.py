@@ -190,10 +190,12 @@ class ScaledChoices:
         base = self.first[index] + step
         width = k + 1
         other = None
+        n = x.shape[0]
         if rest.size:
             other = allowed_choices(self.form, [x[rest]], ulp_reading=self.ulp_reading, tininess=self.tininess)
+            if rest.size == n:  # no lane from the table (negative or special inputs): the direct sets
+                return other
             width = max(width, other.values.shape[1])
-        n = x.shape[0]
         values = np.zeros((n, width), dtype=np.uint32, order="F")
         valid = np.zeros((n, width), dtype=bool, order="F")
         for j in range(k):
