@@ -54,6 +54,12 @@ def db():
     return load_database()
 
 
+@pytest.fixture(autouse=True)
+def fuse_small_runs(monkeypatch):
+    """These tests run a few thousand lanes: fuse them all the same."""
+    monkeypatch.setattr(fused, "MIN_LANES", 0)
+
+
 def _run(p, ops, **ctx):
     args = dict(p.ctx_args, **ctx)
     return compiled.run_block(p.plan, p.abi, p.ref, compiled._pack(p.abi, p.ref, ops), args)
