@@ -87,6 +87,10 @@ def test_the_model_uses_the_forms_formats(base, other):
         assert int(api.ieee_op("div", fmt, "rn", 0, 0)) == f32.default_nan  # 0/0: the default NaN
         assert fmt.parse_operand("nan") == f32.default_nan
         assert f32.default_nan in nan_values(fmt) and f32.canonical_nan in nan_values(fmt)
+        # a PTX form's unspecified NaN is its format's canonical NaN (the YAML names no bits)
+        form = db.form("div.rn.f32")
+        assert form.nan.bits == f32.canonical_nan
+        assert int(api.evaluate(form, np.uint32(0), np.uint32(0))) == f32.canonical_nan
     # the edge-value caches are keyed by the Format itself, not its name
     assert OTHER_CANONICAL in edge_values(other.formats["f32"])
     assert OTHER_CANONICAL not in edge_values(base.formats["f32"])

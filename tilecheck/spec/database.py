@@ -385,11 +385,16 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
             operands = tuple(operands)
         if not isinstance(operands, tuple):
             continue
+        form_nan = nan_policy
+        element = PTX_TYPES[type_].element
+        if nan_policy.bits is None and nan_policy.policy in ("unspecified", "propagate") and element in formats:
+            # the representative (and generated) NaN is declared once, in the element's format file
+            form_nan = NanPolicy(nan_policy.policy, formats[element].canonical_nan, nan_policy.source)
         forms.append(Form(
             name=name, isa="ptx", family=family["name"], group=group["id"], opcode=tokens[0],
             modifiers=modifiers, qualifiers=tuple(values.items()), type=type_, operands=operands,
             target=Target(group["target"]["sm"], _version(group["target"]["ptx"])),
-            semantics=Semantics(entry.key, tuple(sorted(params.items()))), kind=entry.kind, nan=nan_policy,
+            semantics=Semantics(entry.key, tuple(sorted(params.items()))), kind=entry.kind, nan=form_nan,
             contract=_for_form(contract, entry.key, params),
             reference=_reference(group["reference"]) if "reference" in group else _reference(family["reference"]),
             location=doc.locate(here), notes=group.get("notes", ""), formats=formats))
