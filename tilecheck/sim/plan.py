@@ -1686,11 +1686,11 @@ def frame_layout(function: Function) -> tuple[dict, int]:
 def _split_local(L: Lanes, s, a: np.ndarray, space: str | None):
     """(lanes, addresses) of the accesses that name local memory and of those that name global
     memory: by the space the instruction names, or, for a generic access, by each address."""
+    if space == "global":
+        return None, (s, a)
     rows = np.arange(L.size) if s is None else s
     if space == "local":
         return (rows, a), None
-    if space == "global":
-        return None, (s, a)
     local = a >= np.uint64(LOCAL_BASE)
     if not local.any():
         return None, (s, a)
