@@ -47,11 +47,18 @@ def _corpus():
 
 
 CORPUS = _corpus()
+SHIPPED_MIN_LANES = fused.MIN_LANES
 
 
 @pytest.fixture(scope="module")
 def db():
     return load_database()
+
+
+@pytest.fixture(autouse=True)
+def fuse_small_runs(monkeypatch):
+    """These tests run a few thousand lanes: fuse them all the same."""
+    monkeypatch.setattr(fused, "MIN_LANES", 0)
 
 
 def _run(p, ops, **ctx):
@@ -310,3 +317,23 @@ def test_fusion_can_be_turned_off(db, monkeypatch):
     ops = _fma_cases(200)
     monkeypatch.setattr(fused.Region, "run", lambda *a: pytest.fail("fused region ran"))
     _run_plan(plan, ops, fuse=False)
+
+
+@pytest.mark.parametrize("path,entry,against,start", [
+    ("examples/cuda/half.ptx", "k_hdiv_f16", "div.rn.f16", 0x3C000000),
+    ("examples/cuda/float.ptx", "k_frsqrt_rn", "rsqrt.rn.f32", 0x00000000)])
+def test_an_exhaustive_block_reports_the_same_fused(db, path, entry, against, start, monkeypatch):
+    """One block of the exhaustive enumeration, as the verifier runs it (the lane threshold as
+    shipped): the same misrounded inputs, examples and lane counts either way."""
+    monkeypatch.setattr(fused, "MIN_LANES", SHIPPED_MIN_LANES)
+    p = compiled.prepare(str(ROOT / path), entry, against, db=db)
+    stop = start + compiled.EXHAUSTIVE_BLOCK
+    tallies = []
+    for fuse in (True, False):
+        p.ctx_args["fuse"] = fuse
+        tallies.append(compiled.run_range(p, start, stop))
+    on, off = tallies
+    assert on.lanes >= fused.MIN_LANES
+    assert (on.checked, on.lanes, on.misrounded, on.by_value, on.unknown) == \
+        (off.checked, off.lanes, off.misrounded, off.by_value, off.unknown)
+    assert on.inputs == off.inputs and on.first_value == off.first_value and on.first_zero == off.first_zero

@@ -102,12 +102,17 @@ def mixed_operands(op: str, fmt: Format, rounding: str, n: int, rng: np.random.G
     parts = [[generators.edge_biased(fmt, n_edge, rng).astype(np.uint64) for _ in range(arity)]]
     if hard is not None:
         parts.append(hard)
-    parts.append([rng.integers(0, 1 << fmt.width, n_uniform, dtype=np.uint64, endpoint=False)
-                  if fmt.width < 64 else rng.integers(0, 1 << 63, n_uniform, dtype=np.uint64)
-                  | (rng.integers(0, 2, n_uniform, dtype=np.uint64) << np.uint64(63))
-                  for _ in range(arity)])
+    parts.append(uniform_operands(fmt, n_uniform, rng, arity))
     columns = [np.concatenate([p[i] for p in parts]) for i in range(arity)]
     return columns, {"edge": n_edge, "hard": n_hard, "uniform": n_uniform}
+
+
+def uniform_operands(fmt: Format, n: int, rng: np.random.Generator, arity: int) -> list[np.ndarray]:
+    """``n`` operand tuples of uniformly random bit patterns of ``fmt`` (uint64 columns)."""
+    return [rng.integers(0, 1 << fmt.width, n, dtype=np.uint64, endpoint=False)
+            if fmt.width < 64 else rng.integers(0, 1 << 63, n, dtype=np.uint64)
+            | (rng.integers(0, 2, n, dtype=np.uint64) << np.uint64(63))
+            for _ in range(arity)]
 
 
 def campaign_lane(form, fmt: Format, n: int, rng: np.random.Generator, arity: int) -> list[np.ndarray]:

@@ -56,6 +56,10 @@ CHUNK = 256
 MIN_STEPS = 2
 """Shorter runs keep their numpy steps (nothing to fuse)."""
 
+MIN_LANES = 4096
+"""Fewer lanes run the numpy steps: the kernel call's fixed cost (typed lists of the registers,
+about 0.1 ms) is then more than what fusing saves (measured on the corpus kernels)."""
+
 # instruction table: one int64 row per step, and one uint64 row of constants
 OP, DST, A, B, C, GUARD, GNEG, TARGET, P1, P2, P3, P4, P5, DWIDTH = range(14)
 NFIELDS = 14
@@ -574,9 +578,9 @@ class Region:
         self.needs_after = needs_after  # a flushing arithmetic step: fused only under tininess "after"
         self.dtypes = dtypes
 
-    def usable(self, ctx) -> bool:
-        """Whether this run's settings allow the fused execution."""
-        return not (self.needs_after and ctx.tininess != "after")
+    def usable(self, ctx, lanes: int) -> bool:
+        """Whether this run's settings and size call for the fused execution."""
+        return lanes >= MIN_LANES and not (self.needs_after and ctx.tininess != "after")
 
     def run(self, lanes) -> None:
         """Execute the region on every lane (all at ``start``); writes the registers live after it."""

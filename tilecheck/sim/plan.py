@@ -239,7 +239,7 @@ class Plan:
                     sel = np.flatnonzero(here)
             if lanes.pcs is None and cur in self.regions and ctx.fuse and not ctx.trace:
                 region = self.regions[cur]
-                if region.usable(ctx):
+                if region.usable(ctx, lanes.size):
                     # every lane stands at the region's first step: one compiled loop runs it
                     region.run(lanes)
                     pc = region.end

@@ -38,7 +38,7 @@ import numpy as np
 from tilecheck.errors import Location, UsageError
 from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
-from tilecheck.inputs.forms import mixed_operands
+from tilecheck.inputs.forms import mixed_operands, uniform_operands
 from tilecheck.model import api, contracts, ops
 from tilecheck.sim import fused
 from tilecheck.sim.choices import READINGS, contract_allows
@@ -451,16 +451,25 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
 
 
 def sampled_inputs(ref: Reference, n: int, seed: int) -> tuple[list[np.ndarray], dict]:
-    """Up to ``n`` distinct operand tuples in the mix of :func:`tilecheck.inputs.forms.mixed_operands`
-    (edge-class patterns, constructed hard cases of the operation, uniform patterns), shuffled by
+    """``n`` distinct operand tuples (fewer only where the domain is smaller) in the mix of
+    :func:`tilecheck.inputs.forms.mixed_operands` (edge-class patterns, constructed hard cases of the
+    operation, uniform patterns), the repeats replaced by more uniform patterns, shuffled by
     ``seed``; and how many of each were drawn: ``{"special": .., "hard": .., "uniform": ..}``."""
     fmt = ref.fmt
     rng = np.random.default_rng([seed, 12])
     op = ref.op or ref.form.semantics.operation
     rounding = ref.rounding or str(ref.form.semantics.params.get("rounding", "rn"))
     cols, drawn = mixed_operands(op, fmt, rounding, n, rng, ref.arity)
-    # each input once (edge patterns and hard cases may repeat); a seeded shuffle keeps blocks mixed
+    # each input once (edge patterns and hard cases repeat), topped up with uniform patterns so that
+    # ``n`` distinct inputs are checked where the domain has them; a seeded shuffle keeps blocks mixed
     uniq = np.unique(np.stack(cols, axis=1), axis=0)
+    for _ in range(8):
+        short = min(n, 1 << min(62, fmt.width * ref.arity)) - uniq.shape[0]
+        if short <= 0:
+            break
+        extra = np.stack(uniform_operands(fmt, short, rng, ref.arity), axis=1)
+        uniq = np.unique(np.concatenate([uniq, extra]), axis=0)
+        drawn["uniform"] += short
     uniq = uniq[rng.permutation(uniq.shape[0])]
     cols = [uniq[:, j].astype(fmt.uint) for j in range(ref.arity)]
     return cols, {"special": drawn["edge"], "hard": drawn["hard"], "uniform": drawn["uniform"]}
