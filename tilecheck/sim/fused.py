@@ -441,8 +441,8 @@ def _kernel(prog, kon, n, ins, in_map, outs, out_map, imm_slots, imm_vals, nslot
                     if act[i]:
                         x = _flush(wa[i], sign, exp) if p3 != 0 else wa[i]
                         v = (x & ~sign) if p2 == 0 else (x ^ sign)
-                        if p4 == 0 and _is_nan(x, sign, exp):
-                            v = nan
+                        if _is_nan(x, sign, exp):
+                            v = nan if p4 == 0 else x  # abs.f64 passes a NaN through unchanged
                         wd[i] = (v) & dmask
             elif op == SETPF or op == SETPI:
                 w = _mask(p1)

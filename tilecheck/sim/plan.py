@@ -946,9 +946,7 @@ class _Compiler:
             if ftz:
                 a = _flush(a, fmt)
             out = (a & ~sign) if head == "abs" else (a ^ sign)
-            if not keep_nan:
-                out = np.where(_isnan(a, fmt), canon, out)
-            return out
+            return np.where(_isnan(a, fmt), a if keep_nan else canon, out)
         return self._step(ins, lambda L, s, c: write(L, s, _per_element(one, type_, ra(L, s, c))), r1, [wname])
 
     def _minmax(self, ins, mods, head):
@@ -1600,7 +1598,8 @@ def _float_compare(cmp: str, type_: str, ftz: bool, formats):
     def compare(a, b):
         if ftz:
             a, b = _flush(a, fmt), _flush(b, fmt)
-        x, y = _to_f64(a, type_), _to_f64(b, type_)
+        with np.errstate(invalid="ignore"):  # widening a signalling NaN quiets it: not an event here
+            x, y = _to_f64(a, type_), _to_f64(b, type_)
         nan = np.isnan(x) | np.isnan(y)
         if cmp == "num":
             return ~nan
