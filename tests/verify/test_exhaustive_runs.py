@@ -107,3 +107,35 @@ def test_binary32_rsqrt_reference_is_correctly_rounded():
     with np.errstate(all="ignore"):
         want = np.asarray(contracts._rsqrt_rn(np, f32, a.astype(np.uint64), ops.Mode("rn"), rule)).astype(np.uint32)
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("name,reading", [("rsqrt.approx.ftz.f32", "either"), ("rsqrt.approx.f32", "exact"),
+                                          ("sqrt.approx.f32", "correctly-rounded"), ("sqrt.approx.ftz.f32", "either"),
+                                          ("rcp.approx.ftz.f32", "either")])
+def test_negative_inputs_of_the_roots_take_one_class_set_equal_to_the_direct_ones(name, reading):
+    """Negative normal inputs of sqrt/rsqrt get -1.0's allowed set (the special table decides them
+    by class): the same sets and representatives as the contract's own, for every exponent, alone
+    (one uniform row) and mixed with other inputs. rcp takes no such shortcut: its negative inputs'
+    sets differ from one another (a class shortcut there would be caught by this comparison)."""
+    from tilecheck.sim.choices import ScaledChoices, allowed_choices
+
+    form = load_database().resolve(name)
+    table = ScaledChoices(form, reading, "after")
+    assert (table.negative is None) == name.startswith("rcp")
+    rng = np.random.default_rng(11)
+    exps = np.repeat(np.arange(1, 255, dtype=np.uint32), 8)
+    mants = np.concatenate([[0, 0x7FFFFF, 1, 0x400000], rng.integers(0, 1 << 23, exps.size - 4)]).astype(np.uint32)
+    negative = np.uint32(0x80000000) | (exps << np.uint32(23)) | mants
+    mixed = np.concatenate([negative, rng.integers(0, 1 << 32, 4000, dtype=np.uint64).astype(np.uint32),
+                            np.array([0x80000000, 0x80000001, 0x807FFFFF, 0xFF800000, 0xFFC00000, 0x3F800000],
+                                     dtype=np.uint32)])
+    as_sets = lambda ch: [frozenset(v[m].tolist()) for v, m in zip(ch.values, ch.valid)]  # noqa: E731
+    for x in (negative, mixed):
+        got = table.choices(x).per_lane(x.size)
+        want = allowed_choices(form, [x], ulp_reading=reading)
+        assert as_sets(got) == as_sets(want)
+        assert np.array_equal(got.reference, want.reference) and np.array_equal(got.unbounded, want.unbounded)
+    if name.startswith("rcp"):
+        assert len(set(as_sets(allowed_choices(form, [negative], ulp_reading=reading)))) > 1
+    else:
+        assert table.choices(negative).uniform

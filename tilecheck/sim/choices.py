@@ -135,7 +135,9 @@ class ScaledChoices:
     allowed value, how many follow and the representative value, so an exhaustive run computes the
     contract once per significand instead of once per input. Inputs outside the safe exponent
     range, negative or special ones, and canonical inputs whose allowed set is not one plain run of
-    values, take the direct computation (:func:`allowed_choices`).
+    values, take the direct computation (:func:`allowed_choices`) -- but for the roots, negative
+    normal inputs (half of an exhaustive run) take the set of -1.0 when the special-case table
+    decides them by their class, and a block of them only comes back as one ``uniform`` row.
     """
 
     SAFE_EXPONENTS = (8, 246)  # biased exponents of inputs whose results (and neighbours) stay normal
@@ -151,6 +153,13 @@ class ScaledChoices:
         self.reference = np.zeros(size, dtype=np.uint32)
         self.plain = np.zeros(size, dtype=bool)
         self.count = np.zeros(size, dtype=np.uint8)  # 0: not computed yet (written last)
+        # a root's special table decides every negative normal input by its class ("-normal"),
+        # unless some row names a pattern: each then allows what -1.0 allows
+        words = [w for case in form.contract.specials for w in case.operands]
+        self.negative = None
+        if self.fn != "rcp" and "-normal" in words and not any(w.startswith("0x") for w in words):
+            self.negative = allowed_choices(form, [np.array([0xBF800000], dtype=np.uint32)], ulp_reading=ulp_reading,
+                                            tininess=tininess)
 
     @staticmethod
     def applies(form) -> bool:
@@ -184,18 +193,28 @@ class ScaledChoices:
             self._fill(np.unique(index[todo]).astype(np.int64))
             count = self.count[index]
         ok &= self.plain[index]
-        rest = np.flatnonzero(~ok)
+        n = x.shape[0]
+        parts = []  # (lanes, their Choices) not served by the table
+        if self.negative is not None:
+            negative = (e >= np.uint32(0x101)) & (e <= np.uint32(0x1FE))  # sign set, exponent 1..254
+            if negative.all():
+                r = self.negative
+                return Choices(r.values, r.valid, r.unbounded, r.reference, uniform=True)
+            if negative.any():
+                parts.append((np.flatnonzero(negative), self.negative))
+                ok &= ~negative
+            rest = np.flatnonzero(~ok & ~negative)
+        else:
+            rest = np.flatnonzero(~ok)
+        if rest.size:
+            other = allowed_choices(self.form, [x[rest]], ulp_reading=self.ulp_reading, tininess=self.tininess)
+            if rest.size == n:  # no lane from the table (special inputs, say): the direct sets
+                return other
+            parts.append((rest, other))
         cnt = np.where(ok, count, np.uint8(0))
         k = int(cnt.max()) if cnt.size else 0
         base = self.first[index] + step
-        width = k + 1
-        other = None
-        n = x.shape[0]
-        if rest.size:
-            other = allowed_choices(self.form, [x[rest]], ulp_reading=self.ulp_reading, tininess=self.tininess)
-            if rest.size == n:  # no lane from the table (negative or special inputs): the direct sets
-                return other
-            width = max(width, other.values.shape[1])
+        width = max([k + 1] + [ch.values.shape[1] for _, ch in parts])
         values = np.zeros((n, width), dtype=np.uint32, order="F")
         valid = np.zeros((n, width), dtype=bool, order="F")
         for j in range(k):
@@ -204,17 +223,17 @@ class ScaledChoices:
         values[:, -1] = self.nan  # the NaN column: never allowed here
         reference = self.reference[index] + step
         unbounded = np.zeros(n, dtype=bool)
-        if other is not None:
-            w = other.values.shape[1]
+        for rows, ch in parts:  # (one row for all the negative lanes: numpy broadcasts it)
+            w = ch.values.shape[1]
             # align the NaN column last, as allowed_choices lays it out
-            values[rest, :w - 1] = other.values[:, :w - 1]
-            valid[rest, :w - 1] = other.valid[:, :w - 1]
-            values[rest, w - 1:] = 0
-            valid[rest, w - 1:] = False
-            values[rest, -1] = other.values[:, -1]
-            valid[rest, -1] = other.valid[:, -1]
-            reference[rest] = other.reference
-            unbounded[rest] = other.unbounded
+            values[rows, :w - 1] = ch.values[:, :w - 1]
+            valid[rows, :w - 1] = ch.valid[:, :w - 1]
+            values[rows, w - 1:] = 0
+            valid[rows, w - 1:] = False
+            values[rows, -1] = ch.values[:, -1]
+            valid[rows, -1] = ch.valid[:, -1]
+            reference[rows] = ch.reference
+            unbounded[rows] = ch.unbounded
         return Choices(values, valid, unbounded, reference)
 
     def _fill(self, index: np.ndarray) -> None:
