@@ -16,9 +16,10 @@ PTX form name of the spec database; an approximate form (``div.approx.f32``) mea
 the code can produce lies in that form's contract".
 
 Inputs: exhaustive where asked (16-bit unary and binary, f32 unary; in blocks, progress on
-stderr), else sampled: special values, constructed hard cases of the operation (exact results on
-or next to a rounding boundary of the result format, which is where a wider intermediate format
-double-rounds), and uniform bit patterns.
+stderr), else sampled: that many distinct inputs in the operand mix of :mod:`tilecheck.inputs.mix`
+(edge-class patterns, constructed hard cases of the operation -- exact results on or next to a
+rounding boundary of the result format, which is where a wider intermediate format double-rounds --
+and uniform bit patterns).
 """
 
 from __future__ import annotations
@@ -277,7 +278,7 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
     return _memory_abi(plan, ref, here, None)
 
 
-def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, returned: str = "") -> Abi:
+def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, returned: str | None = None) -> Abi:
     """The ABI of code that reads its operands from and writes its result to memory: an ``.entry``
     kernel (``stride`` None: every thread gets the same pointers and indexes them by its thread
     index) or a ``.func`` taking pointers (``stride``: lane i gets pointers to element i; the result
@@ -309,7 +310,7 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     written = {}
     for region, nbytes, offs, vals, done in lanes.stores:
         written.setdefault(region, set()).add(nbytes)
-    if returned:
+    if returned is not None:
         if written:
             raise UnsupportedPtxError(f".func {fn.name}: returns its result and also writes memory "
                                       f"({', '.join(pointers[k] for k in written)})", here)
@@ -341,11 +342,12 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
             if not np.array_equal(np.sort(offs), np.arange(offs.shape[0]) * nbytes):
                 raise UnsupportedPtxError(f".{kind} {fn.name}: thread i does not read element i of "
                                           f"{pointers[region]}", here)
-    if stride is not None and (width > 8 * stride or (returned and width != 8 * stride)):
+    if stride is not None and (width > 8 * stride or (returned is not None and width != 8 * stride)):
         raise UnsupportedPtxError(f".func {fn.name}: {width}-bit elements by pointer do not match {ref.text} "
-                                  f"({8 * stride}-bit {'result' if returned else 'elements at most'})", here)
-    return Abi(kind, width // fw, width, [pointers[k] for k in inputs], returned or pointers[out_region], params,
-               inputs, out_region, by_pointer=stride is not None, returned=bool(returned))
+                                  f"({8 * stride}-bit {'elements at most' if returned is None else 'result'})", here)
+    output = returned if returned is not None else pointers[out_region]
+    return Abi(kind, width // fw, width, [pointers[k] for k in inputs], output, params, inputs, out_region,
+               by_pointer=stride is not None, returned=returned is not None)
 
 
 # ---------------------------------------------------------------------------------------------
