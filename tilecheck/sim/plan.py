@@ -93,50 +93,34 @@ class Lanes:
         arr = self.regs.get(name)
         return np.zeros(self.size, dtype=self.dtypes.get(name, np.uint64)) if arr is None else arr
 
+    def _each(self, fn, keep: set | None) -> None:
+        """Replace every per-lane array ``v`` by ``fn(v)``, dropping the registers and parameters not in
+        ``keep`` (dead ones; None keeps everything)."""
+        def lane(x):
+            return fn(x) if isinstance(x, np.ndarray) else x
+        self.regs = {k: fn(v) for k, v in self.regs.items() if keep is None or k in keep}
+        self.origin = fn(self.origin)
+        self.pcs = lane(self.pcs)
+        self.unknown = lane(self.unknown)
+        self.params = {k: fn(v) for k, v in self.params.items() if keep is None or PARAM + k in keep}
+        self.stores = [tuple(lane(x) for x in st) for st in self.stores]
+        self.trace = {k: tuple(fn(x) for x in v) for k, v in self.trace.items()}
+        self.local = lane(self.local)
+
     def take_tiled(self, times: int, keep: set) -> None:
         """Every per-lane array repeated ``times`` times end to end (lane i + k*n is a copy of i)."""
-        def tile(v):
-            return np.concatenate([v] * times) if isinstance(v, np.ndarray) else v
-        self.regs = {k: tile(v) for k, v in self.regs.items() if k in keep}
-        self.origin = tile(self.origin)
-        if self.pcs is not None:
-            self.pcs = tile(self.pcs)
-        self.unknown = tile(self.unknown)
-        self.params = {k: tile(v) for k, v in self.params.items() if PARAM + k in keep}
-        self.stores = [tuple(tile(x) for x in st) for st in self.stores]
-        self.trace = {k: tuple(tile(x) for x in v) for k, v in self.trace.items()}
-        self.local = tile(self.local)
+        self._each(lambda v: np.concatenate([v] * times), keep)
 
     def append_copies(self, rows: np.ndarray, keep: set) -> None:
         """Append a copy of lanes ``rows`` (in that order) after the existing lanes, dropping dead
         registers and parameters (not in ``keep``): forking in place of :meth:`take` where the
         lanes' order does not matter, at the cost of copying only the new lanes."""
-        def grow(v):
-            return np.concatenate([v, v[rows]])
-        self.regs = {k: grow(v) for k, v in self.regs.items() if k in keep}
-        self.origin = grow(self.origin)
-        if self.pcs is not None:
-            self.pcs = grow(self.pcs)
-        self.unknown = grow(self.unknown)
-        self.params = {k: grow(v) for k, v in self.params.items() if PARAM + k in keep}
-        self.stores = [tuple(grow(x) if isinstance(x, np.ndarray) else x for x in st) for st in self.stores]
-        self.trace = {k: tuple(grow(x) for x in v) for k, v in self.trace.items()}
-        if self.local is not None:
-            self.local = grow(self.local)
+        self._each(lambda v: np.concatenate([v, v[rows]]), keep)
 
     def take(self, rep: np.ndarray, keep: set | None) -> None:
         """Replace every per-lane array by ``array[rep]`` (lane forking); dead registers and
         parameters are dropped unless ``keep`` is None (tracing keeps everything)."""
-        self.regs = {k: v[rep] for k, v in self.regs.items() if keep is None or k in keep}
-        self.origin = self.origin[rep]
-        if self.pcs is not None:
-            self.pcs = self.pcs[rep]
-        self.unknown = self.unknown[rep]
-        self.params = {k: v[rep] for k, v in self.params.items() if keep is None or PARAM + k in keep}
-        self.stores = [tuple(x[rep] if isinstance(x, np.ndarray) else x for x in s) for s in self.stores]
-        self.trace = {k: tuple(x[rep] for x in v) for k, v in self.trace.items()}
-        if self.local is not None:
-            self.local = self.local[rep]
+        self._each(lambda v: v[rep], keep)
 
 
 @dataclass
