@@ -94,7 +94,7 @@ def test_corpus_fused_equals_numpy_steps(db, path, entry, against, monkeypatch):
     ops, _ = compiled.sampled_inputs(p.ref, 768, seed=5)
     ran = []
     real = fused.Region.run
-    monkeypatch.setattr(fused.Region, "run", lambda self, lanes: (ran.append(self.start), real(self, lanes)))
+    monkeypatch.setattr(fused.Region, "run", lambda self, lanes, live: (ran.append(self.start), real(self, lanes, live)))
     # every allowed approximate result on all inputs; tininess "before" and the reference value
     # (no forking) on a third of them
     for ctx, k in ((dict(), None), (dict(tininess="before"), 256), (dict(approx="reference"), 256)):
@@ -334,3 +334,61 @@ def test_an_exhaustive_block_reports_the_same_fused(db, path, entry, against, st
     assert (on.checked, on.lanes, on.misrounded, on.by_value, on.unknown) == \
         (off.checked, off.lanes, off.misrounded, off.by_value, off.unknown)
     assert on.inputs == off.inputs and on.first_value == off.first_value and on.first_zero == off.first_zero
+
+
+PENDING_FORK = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .func (.param .b32 r, .param .b32 r2, .param .b32 r3) one(.param .b32 a, .param .b32 b, .param .b32 c)
+{
+  .reg .f32 %f<6>;
+  .reg .b32 %r<6>;
+  ld.param.f32 %f1, [a];
+  ld.param.b32 %r1, [b];
+  ld.param.b32 %r3, [c];
+  rcp.approx.ftz.f32 %f2, %f1;
+  mul.f32 %f3, %f2, %f1;
+  add.u32 %r4, %r3, 7;
+  mov.b32 %r2, %f3;
+  st.param.b32 [r], %r2;
+  st.param.b32 [r2], %r1;
+  st.param.b32 [r3], %r4;
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("same_divisor", [False, True])
+def test_a_fork_before_a_region_leaves_its_copies_to_the_region(db, same_divisor, monkeypatch):
+    """rcp.approx forks every lane into its allowed results right before a fused region: the region
+    reads the registers the fork left pending through the fork's rows (%f1, %r3), and the one it
+    does not read but the code stores afterwards (%r1) is copied. Every lane's outputs equal the
+    numpy steps' and belong to the lane's own input (appending and tiled forks alike)."""
+    rng = np.random.default_rng(11)
+    n = 3000
+    a = np.full(n, 0x3FC00001, dtype=np.uint64) if same_divisor else \
+        rng.integers(0x3F800000, 0x40000000, n, dtype=np.uint64)
+    b = rng.integers(0, 1 << 32, n, dtype=np.uint64)
+    c = rng.integers(0, 1 << 32, n, dtype=np.uint64)
+    plan = compile_function(parse_module(PENDING_FORK, "fork.ptx").function("one"), db, "fork.ptx")
+    assert list(plan.regions) == [4], "the test needs one region right after the rcp step"
+    pending = []
+    real = fused.Region.run
+    monkeypatch.setattr(fused.Region, "run", lambda self, lanes, live: (
+        pending.append(None if lanes.pending is None else sorted(lanes.pending[1])), real(self, lanes, live)))
+    outs = {}
+    for fuse in (True, False):
+        lanes = plan.new_lanes(n)
+        lanes.params.update(a=a, b=b, c=c)
+        plan.run(lanes, RunContext(fuse=fuse))
+        assert lanes.pending is None
+        assert lanes.size > n  # rcp.approx allows more than one result on these inputs
+        o = lanes.origin
+        assert np.array_equal(lanes.params["r2"] & np.uint64(0xFFFFFFFF), b[o])
+        assert np.array_equal(lanes.params["r3"] & np.uint64(0xFFFFFFFF), (c[o] + np.uint64(7)) & np.uint64(0xFFFFFFFF))
+        # sorting by (input, result) makes the two runs' lane orders comparable
+        r = lanes.params["r"] & np.uint64(0xFFFFFFFF)
+        order = np.lexsort((r, o))
+        outs[fuse] = (o[order], r[order])
+    assert pending == [["%f1", "%r1", "%r3"]]
+    assert np.array_equal(outs[True][0], outs[False][0]) and np.array_equal(outs[True][1], outs[False][1])

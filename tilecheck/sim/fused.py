@@ -324,11 +324,13 @@ def _shift(kind, width, a, n):
 
 
 @_jit
-def _kernel(prog, kon, n, ins, in_map, outs, out_map, imm_slots, imm_vals, nslots):
+def _kernel(prog, kon, n, ins, in_map, rows, outs, out_map, imm_slots, imm_vals, nslots):
     """Run the instruction table ``prog`` over ``n`` lanes (see the module docstring).
 
     The registers come and go as the lanes' own arrays, one typed list per width (``ins[kind]``,
-    kinds of :data:`_KINDS`); ``in_map`` / ``out_map`` rows are (kind, index in its list, slot).
+    kinds of :data:`_KINDS`); ``in_map`` rows are (kind, index in its list, slot, gathered), and
+    lane i reads a gathered input at ``rows[i]`` (a fork's pending copy); ``out_map`` rows are
+    (kind, index in its list, slot).
 
     One loop over the chunk's lanes per instruction: the dispatch on the opcode is paid once per
     instruction and chunk. ``act`` marks the lanes an instruction runs on (its guard holds and no
@@ -345,24 +347,36 @@ def _kernel(prog, kon, n, ins, in_map, outs, out_map, imm_slots, imm_vals, nslot
     for base in range(0, n, CHUNK):
         m = min(CHUNK, n - base)
         for k in range(in_map.shape[0]):
-            kind, j, row = in_map[k, 0], in_map[k, 1], in_map[k, 2]
+            kind, j, row, gathered = in_map[k, 0], in_map[k, 1], in_map[k, 2], in_map[k, 3] != 0
             wr = work[row]
             if kind == 0:
                 src = ib[j]
                 for i in range(m):
-                    wr[i] = U(1) if src[base + i] else U(0)
+                    wr[i] = U(1) if src[rows[base + i] if gathered else base + i] else U(0)
             elif kind == 1:
                 s16 = i16[j]
-                for i in range(m):
-                    wr[i] = U(s16[base + i])
+                if gathered:
+                    for i in range(m):
+                        wr[i] = U(s16[rows[base + i]])
+                else:
+                    for i in range(m):
+                        wr[i] = U(s16[base + i])
             elif kind == 2:
                 s32 = i32[j]
-                for i in range(m):
-                    wr[i] = U(s32[base + i])
+                if gathered:
+                    for i in range(m):
+                        wr[i] = U(s32[rows[base + i]])
+                else:
+                    for i in range(m):
+                        wr[i] = U(s32[base + i])
             else:
                 s64 = i64[j]
-                for i in range(m):
-                    wr[i] = s64[base + i]
+                if gathered:
+                    for i in range(m):
+                        wr[i] = s64[rows[base + i]]
+                else:
+                    for i in range(m):
+                        wr[i] = s64[base + i]
         nxt[:m] = 0
         diverged = False
         all_act = False
@@ -582,13 +596,18 @@ class Region:
         """Whether this run's settings and size call for the fused execution."""
         return lanes >= MIN_LANES and not (self.needs_after and ctx.tininess != "after")
 
-    def run(self, lanes) -> None:
-        """Execute the region on every lane (all at ``start``); writes the registers live after it."""
+    def run(self, lanes, live_after) -> None:
+        """Execute the region on every lane (all at ``start``); writes the registers live after it
+        (``live_after``). Registers a fork left pending (``Lanes.pending``) are read through its rows
+        inside the loop, instead of being copied first; the pending ones the region does not read
+        or write and that are live after it are copied."""
         n = lanes.size
+        rows, pending = lanes.pending if lanes.pending is not None else (_NO_ROWS, {})
         ins = tuple(List.empty_list(t) for t in _KIND_TYPES)
-        in_map = np.zeros((len(self.inputs), 3), dtype=np.int64)
+        in_map = np.zeros((len(self.inputs), 4), dtype=np.int64)
         for k, (name, slot) in enumerate(self.inputs):
-            arr = lanes.regs.get(name)
+            gathered = name in pending
+            arr = pending[name] if gathered else lanes.regs.get(name)
             if arr is None:  # dropped where it was dead: a don't-care (Lanes.reg)
                 arr = np.zeros(n, dtype=np.uint64)
             kind = _KINDS.get(arr.dtype)
@@ -597,7 +616,7 @@ class Region:
                 kind = _KINDS[arr.dtype]
             if not (arr.flags.c_contiguous and arr.flags.writeable):
                 arr = arr.copy()
-            in_map[k] = (kind, len(ins[kind]), slot)
+            in_map[k] = (kind, len(ins[kind]), slot, gathered)
             ins[kind].append(arr)
         outs = tuple(List.empty_list(t) for t in _KIND_TYPES)
         out_map = np.zeros((len(self.outputs), 3), dtype=np.int64)
@@ -605,13 +624,18 @@ class Region:
             kind = _KINDS.get(self.dtypes[name], 1)  # 8-bit registers leave through 16 bits
             out_map[k] = (kind, len(outs[kind]), slot)
             outs[kind].append(np.empty(n, dtype=_KIND_DTYPES[kind]))
-        _kernel(self.prog, self.kon, n, ins, in_map, outs, out_map, self.imm_slots, self.imm_vals, self.nslots)
+        _kernel(self.prog, self.kon, n, ins, in_map, rows, outs, out_map, self.imm_slots, self.imm_vals,
+                self.nslots)
+        written = set()
         for k, (name, _) in enumerate(self.outputs):
             arr = outs[out_map[k, 0]][out_map[k, 1]]
             dtype = self.dtypes[name]
             lanes.regs[name] = arr if arr.dtype == dtype else arr.astype(dtype)
+            written.add(name)
+        lanes.materialize({name for name in pending if name in live_after and name not in written})
 
 
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 _KIND_DTYPES = (np.dtype(bool), np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64))
 _KINDS = {dt: k for k, dt in enumerate(_KIND_DTYPES)}
 _KIND_TYPES = tuple(types.Array(numpy_support.from_dtype(dt), 1, "C") for dt in _KIND_DTYPES)

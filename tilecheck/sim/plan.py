@@ -81,6 +81,9 @@ class Lanes:
     store_slots: dict = field(default_factory=dict)  # store step -> its record's index in ``stores``
     dtypes: dict = field(default_factory=dict)       # register name -> dtype (registers may be dropped)
     local: np.ndarray | None = None                  # lanes x bytes of the .local arrays (None: none declared)
+    # a fork whose register copies wait for the next step (see fork_registers): (rows, {name: array})
+    # means lane i's register `name` is array[rows[i]]; those names are absent from ``regs`` meanwhile
+    pending: tuple | None = None
 
     @property
     def size(self) -> int:
@@ -93,12 +96,18 @@ class Lanes:
         arr = self.regs.get(name)
         return np.zeros(self.size, dtype=self.dtypes.get(name, np.uint64)) if arr is None else arr
 
-    def _each(self, fn, keep: set | None) -> None:
+    def _each(self, fn, keep: set | None, rows: np.ndarray | None = None) -> None:
         """Replace every per-lane array ``v`` by ``fn(v)``, dropping the registers and parameters not in
-        ``keep`` (dead ones; None keeps everything)."""
+        ``keep`` (dead ones; None keeps everything). With ``rows`` (``fn(v)`` is ``v[rows]``) the
+        registers are not copied now but left pending (:meth:`materialize`)."""
         def lane(x):
             return fn(x) if isinstance(x, np.ndarray) else x
-        self.regs = {k: fn(v) for k, v in self.regs.items() if keep is None or k in keep}
+        assert self.pending is None, "a fork of lanes whose previous fork is still pending"
+        kept = {k: v for k, v in self.regs.items() if keep is None or k in keep}
+        if rows is None:
+            self.regs = {k: fn(v) for k, v in kept.items()}
+        else:
+            self.regs, self.pending = {}, (rows, kept)
         self.origin = fn(self.origin)
         self.pcs = lane(self.pcs)
         self.unknown = lane(self.unknown)
@@ -107,15 +116,30 @@ class Lanes:
         self.trace = {k: tuple(fn(x) for x in v) for k, v in self.trace.items()}
         self.local = lane(self.local)
 
-    def take_tiled(self, times: int, keep: set) -> None:
-        """Every per-lane array repeated ``times`` times end to end (lane i + k*n is a copy of i)."""
-        self._each(lambda v: np.concatenate([v] * times), keep)
+    def take_tiled(self, times: int, keep: set, defer: bool = False) -> None:
+        """Every per-lane array repeated ``times`` times end to end (lane i + k*n is a copy of i);
+        ``defer``: the registers' copies are left pending (:meth:`materialize`)."""
+        rows = np.tile(np.arange(self.size), times) if defer else None
+        self._each(lambda v: np.concatenate([v] * times), keep, rows)
 
-    def append_copies(self, rows: np.ndarray, keep: set) -> None:
+    def append_copies(self, rows: np.ndarray, keep: set, defer: bool = False) -> None:
         """Append a copy of lanes ``rows`` (in that order) after the existing lanes, dropping dead
         registers and parameters (not in ``keep``): forking in place of :meth:`take` where the
-        lanes' order does not matter, at the cost of copying only the new lanes."""
-        self._each(lambda v: np.concatenate([v, v[rows]]), keep)
+        lanes' order does not matter, at the cost of copying only the new lanes. ``defer``: the
+        registers' copies are left pending (:meth:`materialize`)."""
+        every = np.concatenate([np.arange(self.size), rows]) if defer else None
+        self._each(lambda v: np.concatenate([v, v[rows]]), keep, every)
+
+    def materialize(self, names=None) -> None:
+        """Copy the pending registers (all, or those in ``names``; the others are dropped) into
+        ``regs``: a fused region reads them through the rows instead (``fused.Region.run``)."""
+        if self.pending is None:
+            return
+        rows, regs = self.pending
+        self.pending = None
+        for k, v in regs.items():
+            if names is None or k in names:
+                self.regs[k] = v[rows]
 
     def take(self, rep: np.ndarray, keep: set | None) -> None:
         """Replace every per-lane array by ``array[rep]`` (lane forking); dead registers and
@@ -225,9 +249,10 @@ class Plan:
                 region = self.regions[cur]
                 if region.usable(ctx, lanes.size):
                     # every lane stands at the region's first step: one compiled loop runs it
-                    region.run(lanes)
+                    region.run(lanes, self.live_in[region.end])
                     pc = region.end
                     continue
+            lanes.materialize()
             step = steps[cur]
             guard = None
             if step.guard is not None:
@@ -272,7 +297,11 @@ class Plan:
                     continue
             ctx.live = self.live_in[cur + 1] if lanes.pcs is None else self.read_after[cur + 1]
             ctx.step = cur
+            # a fork right before a fused region leaves its register copies to the region's loop
+            ctx.defer_fork = (lanes.pcs is None and cur + 1 in self.regions and ctx.fuse and not ctx.trace
+                              and self.regions[cur + 1].usable(ctx, lanes.size))
             step.run(lanes, sub, ctx)
+        lanes.materialize()
         return lanes
 
 
@@ -295,6 +324,7 @@ class RunContext:
     approx_used: set = field(default_factory=set)
     live: frozenset = frozenset()
     step: int = 0
+    defer_fork: bool = False       # a fork may leave its register copies pending (Lanes.pending)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1225,7 +1255,7 @@ def _approximate_runner(form, readers, write, wname):
             else:
                 # every lane allows the same choices (a block with one divisor, say): one contiguous
                 # copy of the lanes per choice
-                L.take_tiled(cols.size, c.live | {wname})
+                L.take_tiled(cols.size, c.live - {wname}, defer=c.defer_fork)
                 L.regs[wname] = np.repeat(ch.values[0, cols].astype(dtype), L.size // cols.size)
             return
         ch = ch.per_lane(vals[0].shape[0])
@@ -1371,7 +1401,7 @@ def _fork_appending(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid
         arr[s] = chosen
     if rows:
         more = np.concatenate(rows)
-        L.append_copies(more if s is None else s[more], c.live | {wname})
+        L.append_copies(more if s is None else s[more], c.live - {wname}, defer=c.defer_fork)
         arr = np.concatenate([arr] + [e.astype(dtype, copy=False) for e in extra])
     L.regs[wname] = arr
     return True
