@@ -8,9 +8,10 @@ compiled kernels then compile once per process instead.
 from __future__ import annotations
 
 import numba
+from numba.core import types
 from numba.extending import intrinsic
 
-__all__ = ["bitcast", "cached", "enabled"]
+__all__ = ["address_pointer", "bitcast", "cached", "enabled"]
 
 
 def cached(**options):
@@ -43,4 +44,22 @@ def bitcast(source, target, name: str):
 
     typer.__name__ = typer.__qualname__ = name
     typer.__doc__ = f"The {target} with the bits of a {source}."
+    return intrinsic(typer)
+
+
+def address_pointer(target, name: str):
+    """A Numba intrinsic ``name(addr)`` that makes the integer address ``addr`` (an array's
+    ``ctypes.data``) a pointer to ``target`` values, for ``numba.carray``: a kernel that takes
+    any number of arrays of several dtypes as one array of addresses, without building typed lists
+    per call. The caller keeps the arrays alive, C-contiguous and of that dtype."""
+    pointer = types.CPointer(target)
+
+    def typer(typingctx, addr):
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(pointer))
+
+        return pointer(addr), codegen
+
+    typer.__name__ = typer.__qualname__ = name
+    typer.__doc__ = f"A pointer to {target} values at an integer address."
     return intrinsic(typer)

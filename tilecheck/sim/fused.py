@@ -35,9 +35,8 @@ from __future__ import annotations
 import os
 
 import numpy as np
+from numba import carray
 from numba.core import types
-from numba.np import numpy_support
-from numba.typed import List
 
 from tilecheck.model import api, njit
 from tilecheck.model.narrowjit import _round_nearest
@@ -95,6 +94,10 @@ _f64 = njit.bitcast(types.uint64, types.float64, "_f64")
 _u64 = njit.bitcast(types.float64, types.uint64, "_u64")
 _f32 = njit.bitcast(types.uint32, types.float32, "_f32")
 _u32 = njit.bitcast(types.float32, types.uint32, "_u32")
+_p8 = njit.address_pointer(types.uint8, "_p8")
+_p16 = njit.address_pointer(types.uint16, "_p16")
+_p32 = njit.address_pointer(types.uint32, "_p32")
+_p64 = njit.address_pointer(types.uint64, "_p64")
 
 U = np.uint64
 
@@ -324,20 +327,19 @@ def _shift(kind, width, a, n):
 
 
 @_jit
-def _kernel(prog, kon, n, ins, in_map, rows, outs, out_map, imm_slots, imm_vals, nslots):
+def _kernel(prog, kon, n, in_map, in_addr, rows, out_map, out_addr, imm_slots, imm_vals, nslots):
     """Run the instruction table ``prog`` over ``n`` lanes (see the module docstring).
 
-    The registers come and go as the lanes' own arrays, one typed list per width (``ins[kind]``,
-    kinds of :data:`_KINDS`); ``in_map`` rows are (kind, index in its list, slot, gathered), and
-    lane i reads a gathered input at ``rows[i]`` (a fork's pending copy); ``out_map`` rows are
-    (kind, index in its list, slot).
+    The registers come and go as the lanes' own arrays, passed by address (``in_addr``,
+    ``out_addr``: one call serves any number of registers of any widths without building typed
+    lists, which cost more than a small region's loop); ``in_map`` rows are (kind of
+    :data:`_KINDS`, slot, gathered, length), and lane i reads a gathered input at ``rows[i]`` (a
+    fork's pending copy); ``out_map`` rows are (kind, slot), each output ``n`` long.
 
     One loop over the chunk's lanes per instruction: the dispatch on the opcode is paid once per
     instruction and chunk. ``act`` marks the lanes an instruction runs on (its guard holds and no
     forward branch took the lane beyond it); while no lane can have branched and the step has no
     guard, every lane runs."""
-    ib, i16, i32, i64 = ins
-    ob, o16, o32, o64 = outs
     work = np.zeros((nslots, CHUNK), dtype=np.uint64)
     nxt = np.zeros(CHUNK, dtype=np.int64)
     act = np.ones(CHUNK, dtype=np.bool_)
@@ -347,14 +349,14 @@ def _kernel(prog, kon, n, ins, in_map, rows, outs, out_map, imm_slots, imm_vals,
     for base in range(0, n, CHUNK):
         m = min(CHUNK, n - base)
         for k in range(in_map.shape[0]):
-            kind, j, row, gathered = in_map[k, 0], in_map[k, 1], in_map[k, 2], in_map[k, 3] != 0
+            kind, row, gathered, length = in_map[k, 0], in_map[k, 1], in_map[k, 2] != 0, in_map[k, 3]
             wr = work[row]
-            if kind == 0:
-                src = ib[j]
+            if kind == 0:  # predicates travel as bytes (0 or 1)
+                s8 = carray(_p8(in_addr[k]), length)
                 for i in range(m):
-                    wr[i] = U(1) if src[rows[base + i] if gathered else base + i] else U(0)
+                    wr[i] = U(1) if s8[rows[base + i] if gathered else base + i] != 0 else U(0)
             elif kind == 1:
-                s16 = i16[j]
+                s16 = carray(_p16(in_addr[k]), length)
                 if gathered:
                     for i in range(m):
                         wr[i] = U(s16[rows[base + i]])
@@ -362,7 +364,7 @@ def _kernel(prog, kon, n, ins, in_map, rows, outs, out_map, imm_slots, imm_vals,
                     for i in range(m):
                         wr[i] = U(s16[base + i])
             elif kind == 2:
-                s32 = i32[j]
+                s32 = carray(_p32(in_addr[k]), length)
                 if gathered:
                     for i in range(m):
                         wr[i] = U(s32[rows[base + i]])
@@ -370,7 +372,7 @@ def _kernel(prog, kon, n, ins, in_map, rows, outs, out_map, imm_slots, imm_vals,
                     for i in range(m):
                         wr[i] = U(s32[base + i])
             else:
-                s64 = i64[j]
+                s64 = carray(_p64(in_addr[k]), length)
                 if gathered:
                     for i in range(m):
                         wr[i] = s64[rows[base + i]]
@@ -554,22 +556,22 @@ def _kernel(prog, kon, n, ins, in_map, rows, outs, out_map, imm_slots, imm_vals,
                                     invalid, quiet)
                         wd[i] = (v) & dmask
         for k in range(out_map.shape[0]):
-            kind, j, row = out_map[k, 0], out_map[k, 1], out_map[k, 2]
+            kind, row = out_map[k, 0], out_map[k, 1]
             wr = work[row]  # values are masked to the register's width already
             if kind == 0:
-                db = ob[j]
+                d8 = carray(_p8(out_addr[k]), n)
                 for i in range(m):
-                    db[base + i] = wr[i] != U(0)
+                    d8[base + i] = np.uint8(1) if wr[i] != U(0) else np.uint8(0)
             elif kind == 1:
-                d16 = o16[j]
+                d16 = carray(_p16(out_addr[k]), n)
                 for i in range(m):
                     d16[base + i] = np.uint16(wr[i])
             elif kind == 2:
-                d32 = o32[j]
+                d32 = carray(_p32(out_addr[k]), n)
                 for i in range(m):
                     d32[base + i] = np.uint32(wr[i])
             else:
-                d64 = o64[j]
+                d64 = carray(_p64(out_addr[k]), n)
                 for i in range(m):
                     d64[base + i] = wr[i]
 
@@ -603,42 +605,52 @@ class Region:
         or write and that are live after it are copied."""
         n = lanes.size
         rows, pending = lanes.pending if lanes.pending is not None else (_NO_ROWS, {})
-        ins = tuple(List.empty_list(t) for t in _KIND_TYPES)
         in_map = np.zeros((len(self.inputs), 4), dtype=np.int64)
+        in_addr = np.zeros(len(self.inputs), dtype=np.uint64)
+        keep = []  # the arrays passed by address stay referenced until the kernel returns
         for k, (name, slot) in enumerate(self.inputs):
             gathered = name in pending
             arr = pending[name] if gathered else lanes.regs.get(name)
             if arr is None:  # dropped where it was dead: a don't-care (Lanes.reg)
-                arr = np.zeros(n, dtype=np.uint64)
-            kind = _KINDS.get(arr.dtype)
-            if kind is None:  # 8-bit registers enter through 16 bits; signed arrays as their bits
-                arr = arr.astype(np.uint16) if arr.dtype.itemsize == 1 else arr.view(f"uint{8 * arr.dtype.itemsize}")
+                arr, gathered = np.zeros(n, dtype=np.uint64), False
+            if arr.dtype == np.bool_:
+                kind, arr = 0, arr.view(np.uint8)
+            else:
+                if arr.dtype.itemsize == 1:  # 8-bit registers enter through 16 bits
+                    arr = arr.astype(np.uint16)
+                elif arr.dtype.kind != "u":  # signed arrays as their bits
+                    arr = arr.view(f"uint{8 * arr.dtype.itemsize}")
                 kind = _KINDS[arr.dtype]
-            if not (arr.flags.c_contiguous and arr.flags.writeable):
-                arr = arr.copy()
-            in_map[k] = (kind, len(ins[kind]), slot, gathered)
-            ins[kind].append(arr)
-        outs = tuple(List.empty_list(t) for t in _KIND_TYPES)
-        out_map = np.zeros((len(self.outputs), 3), dtype=np.int64)
+            arr = np.ascontiguousarray(arr)
+            keep.append(arr)
+            in_map[k] = (kind, slot, gathered, arr.shape[0])
+            in_addr[k] = arr.ctypes.data
+        out_map = np.zeros((len(self.outputs), 2), dtype=np.int64)
+        out_addr = np.zeros(len(self.outputs), dtype=np.uint64)
+        results = []
         for k, (name, slot) in enumerate(self.outputs):
             kind = _KINDS.get(self.dtypes[name], 1)  # 8-bit registers leave through 16 bits
-            out_map[k] = (kind, len(outs[kind]), slot)
-            outs[kind].append(np.empty(n, dtype=_KIND_DTYPES[kind]))
-        _kernel(self.prog, self.kon, n, ins, in_map, rows, outs, out_map, self.imm_slots, self.imm_vals,
+            arr = np.empty(n, dtype=_KIND_DTYPES[kind])
+            results.append(arr)
+            out_map[k] = (kind, slot)
+            out_addr[k] = arr.ctypes.data
+        _kernel(self.prog, self.kon, n, in_map, in_addr, rows, out_map, out_addr, self.imm_slots, self.imm_vals,
                 self.nslots)
+        del keep
         written = set()
-        for k, (name, _) in enumerate(self.outputs):
-            arr = outs[out_map[k, 0]][out_map[k, 1]]
+        for (name, _), arr in zip(self.outputs, results):
             dtype = self.dtypes[name]
+            if arr.dtype == np.uint8:  # a predicate, written as bytes 0 and 1
+                arr = arr.view(np.bool_)
             lanes.regs[name] = arr if arr.dtype == dtype else arr.astype(dtype)
             written.add(name)
         lanes.materialize({name for name in pending if name in live_after and name not in written})
 
 
 _NO_ROWS = np.zeros(0, dtype=np.int64)
-_KIND_DTYPES = (np.dtype(bool), np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64))
-_KINDS = {dt: k for k, dt in enumerate(_KIND_DTYPES)}
-_KIND_TYPES = tuple(types.Array(numpy_support.from_dtype(dt), 1, "C") for dt in _KIND_DTYPES)
+# the kernel's register kinds: predicates (as bytes 0/1), 16, 32 and 64 bits
+_KIND_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64))
+_KINDS = {np.dtype(bool): 0, np.dtype(np.uint16): 1, np.dtype(np.uint32): 2, np.dtype(np.uint64): 3}
 
 
 def _qual(step) -> str:
