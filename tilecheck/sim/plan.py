@@ -75,7 +75,8 @@ class Lanes:
     pcs: np.ndarray | None = None
     unknown: np.ndarray | None = None
     params: dict = field(default_factory=dict)       # param name -> per-lane uint64 bits (.func ABI)
-    stores: list = field(default_factory=list)       # per-lane store records (region, offset, width, value, done)
+    stores: list = field(default_factory=list)       # per-lane store records (region, width, offset, value, done);
+    #                                                  a value is an unsigned array of the store's width or wider
     trace: dict = field(default_factory=dict)        # step index -> (returned, reference, low, high) per lane
     loads: list = field(default_factory=list)        # (region, width, offsets, origins) seen (ABI discovery)
     store_slots: dict = field(default_factory=dict)  # store step -> its record's index in ``stores``
@@ -1498,7 +1499,7 @@ def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values, step: int
     if pos is None and s is None:
         # every lane's first store of this instruction: the arrays are fresh (never updated in place)
         L.store_slots[step] = len(L.stores)
-        L.stores.append((region, nbytes, offs, np.asarray(values, dtype=np.uint64), np.ones(L.size, dtype=bool)))
+        L.stores.append((region, nbytes, offs, np.asarray(values), np.ones(L.size, dtype=bool)))
         return
     if pos is None:
         n = L.size
@@ -1773,7 +1774,9 @@ def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list,
         region, offs = _locate(c.memory, addr, nbytes * len(values), where)
         pick = slice(None) if local is None else (a < np.uint64(LOCAL_BASE))
         if len(values) == 1:
-            val = np.asarray(values[0])[pick].astype(np.uint64)  # a copy: the record owns it
+            # the element's own width, without a copy where the register has it: registers are never
+            # written in place, and neither are records (updates copy them)
+            val = np.asarray(values[0])[pick].astype(_UINT[8 * nbytes], copy=False)
         else:
             val = np.zeros(addr.shape[0], dtype=np.uint64)
             for j, v in enumerate(values):

@@ -421,7 +421,7 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
     for lane in range(abi.lanes):
         if abi.lanes == 1:  # one element per container: the bits themselves
             ops_lane = [e.astype(u, copy=False) for e in elements]
-            g = got.astype(u)
+            g = got.astype(u, copy=False)
         else:
             shift = np.uint64(lane * fw)
             ops_lane = [((e.astype(np.uint64) >> shift) & mask).astype(u) for e in elements]
