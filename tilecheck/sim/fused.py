@@ -327,14 +327,15 @@ def _shift(kind, width, a, n):
 
 
 @_jit
-def _kernel(prog, kon, n, in_map, in_addr, rows, out_map, out_addr, imm_slots, imm_vals, nslots):
+def _kernel(prog, kon, n, in_map, in_addr, rows, tile, out_map, out_addr, imm_slots, imm_vals, nslots):
     """Run the instruction table ``prog`` over ``n`` lanes (see the module docstring).
 
     The registers come and go as the lanes' own arrays, passed by address (``in_addr``,
     ``out_addr``: one call serves any number of registers of any widths without building typed
     lists, which cost more than a small region's loop); ``in_map`` rows are (kind of
-    :data:`_KINDS`, slot, gathered, length), and lane i reads a gathered input at ``rows[i]`` (a
-    fork's pending copy); ``out_map`` rows are (kind, slot), each output ``n`` long.
+    :data:`_KINDS`, slot, gathered, length), and lane i reads a gathered input at ``rows[i]``, or
+    at ``i % tile`` where ``tile`` > 0 (a fork's pending copy, ``Lanes.pending``); ``out_map`` rows
+    are (kind, slot), each output ``n`` long.
 
     One loop over the chunk's lanes per instruction: the dispatch on the opcode is paid once per
     instruction and chunk. ``act`` marks the lanes an instruction runs on (its guard holds and no
@@ -346,20 +347,31 @@ def _kernel(prog, kon, n, in_map, in_addr, rows, out_map, out_addr, imm_slots, i
     for k in range(imm_slots.shape[0]):
         work[imm_slots[k], :] = imm_vals[k]
     ninstr = prog.shape[0]
+    src = np.zeros(CHUNK, dtype=np.int64)  # per lane of the chunk: where its gathered inputs are
     for base in range(0, n, CHUNK):
         m = min(CHUNK, n - base)
+        if tile > 0:
+            j = base % tile
+            for i in range(m):
+                src[i] = j
+                j += 1
+                if j == tile:
+                    j = 0
+        elif rows.shape[0]:
+            for i in range(m):
+                src[i] = rows[base + i]
         for k in range(in_map.shape[0]):
             kind, row, gathered, length = in_map[k, 0], in_map[k, 1], in_map[k, 2] != 0, in_map[k, 3]
             wr = work[row]
             if kind == 0:  # predicates travel as bytes (0 or 1)
                 s8 = carray(_p8(in_addr[k]), length)
                 for i in range(m):
-                    wr[i] = U(1) if s8[rows[base + i] if gathered else base + i] != 0 else U(0)
+                    wr[i] = U(1) if s8[src[i] if gathered else base + i] != 0 else U(0)
             elif kind == 1:
                 s16 = carray(_p16(in_addr[k]), length)
                 if gathered:
                     for i in range(m):
-                        wr[i] = U(s16[rows[base + i]])
+                        wr[i] = U(s16[src[i]])
                 else:
                     for i in range(m):
                         wr[i] = U(s16[base + i])
@@ -367,7 +379,7 @@ def _kernel(prog, kon, n, in_map, in_addr, rows, out_map, out_addr, imm_slots, i
                 s32 = carray(_p32(in_addr[k]), length)
                 if gathered:
                     for i in range(m):
-                        wr[i] = U(s32[rows[base + i]])
+                        wr[i] = U(s32[src[i]])
                 else:
                     for i in range(m):
                         wr[i] = U(s32[base + i])
@@ -375,7 +387,7 @@ def _kernel(prog, kon, n, in_map, in_addr, rows, out_map, out_addr, imm_slots, i
                 s64 = carray(_p64(in_addr[k]), length)
                 if gathered:
                     for i in range(m):
-                        wr[i] = s64[rows[base + i]]
+                        wr[i] = s64[src[i]]
                 else:
                     for i in range(m):
                         wr[i] = s64[base + i]
@@ -605,6 +617,9 @@ class Region:
         or write and that are live after it are copied."""
         n = lanes.size
         rows, pending = lanes.pending if lanes.pending is not None else (_NO_ROWS, {})
+        tile = 0
+        if isinstance(rows, int):  # a tiled fork: lane i is a copy of lane i % rows
+            rows, tile = _NO_ROWS, rows
         in_map = np.zeros((len(self.inputs), 4), dtype=np.int64)
         in_addr = np.zeros(len(self.inputs), dtype=np.uint64)
         keep = []  # the arrays passed by address stay referenced until the kernel returns
@@ -634,7 +649,7 @@ class Region:
             results.append(arr)
             out_map[k] = (kind, slot)
             out_addr[k] = arr.ctypes.data
-        _kernel(self.prog, self.kon, n, in_map, in_addr, rows, out_map, out_addr, self.imm_slots, self.imm_vals,
+        _kernel(self.prog, self.kon, n, in_map, in_addr, rows, tile, out_map, out_addr, self.imm_slots, self.imm_vals,
                 self.nslots)
         del keep
         written = set()

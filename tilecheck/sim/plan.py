@@ -82,8 +82,9 @@ class Lanes:
     store_slots: dict = field(default_factory=dict)  # store step -> its record's index in ``stores``
     dtypes: dict = field(default_factory=dict)       # register name -> dtype (registers may be dropped)
     local: np.ndarray | None = None                  # lanes x bytes of the .local arrays (None: none declared)
-    # a fork whose register copies wait for the next step (see fork_registers): (rows, {name: array})
-    # means lane i's register `name` is array[rows[i]]; those names are absent from ``regs`` meanwhile
+    # a fork whose register copies wait for the next step (RunContext.defer_fork): (rows, {name:
+    # array}) means lane i's register `name` is array[rows[i]], or array[i % rows] where rows is an
+    # int (a tiled fork); those names are absent from ``regs`` meanwhile
     pending: tuple | None = None
 
     @property
@@ -120,8 +121,7 @@ class Lanes:
     def take_tiled(self, times: int, keep: set, defer: bool = False) -> None:
         """Every per-lane array repeated ``times`` times end to end (lane i + k*n is a copy of i);
         ``defer``: the registers' copies are left pending (:meth:`materialize`)."""
-        rows = np.tile(np.arange(self.size), times) if defer else None
-        self._each(lambda v: np.concatenate([v] * times), keep, rows)
+        self._each(lambda v: np.concatenate([v] * times), keep, self.size if defer else None)
 
     def append_copies(self, rows: np.ndarray, keep: set, defer: bool = False) -> None:
         """Append a copy of lanes ``rows`` (in that order) after the existing lanes, dropping dead
@@ -140,7 +140,7 @@ class Lanes:
         self.pending = None
         for k, v in regs.items():
             if names is None or k in names:
-                self.regs[k] = v[rows]
+                self.regs[k] = np.tile(v, self.size // rows) if isinstance(rows, int) else v[rows]
 
     def take(self, rep: np.ndarray, keep: set | None) -> None:
         """Replace every per-lane array by ``array[rep]`` (lane forking); dead registers and
