@@ -625,7 +625,9 @@ class _Compiler:
         where = Location(self.path, ins.line, ins.col)
 
         def ldmemory(L, s, c):
-            a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
+            a = base(L, s, c)
+            if off:  # (addresses are never written in place: the register itself serves)
+                a = a + np.uint64(off & ((1 << 64) - 1))
             v = _load(L, s, c, a, nbytes, 1, space, where)[0]
             write(L, s, _extend(v, width, signed, wname and self.reg_types[wname]))
         return self._step(ins, ldmemory, reads, [wname])
@@ -718,7 +720,9 @@ class _Compiler:
         where = Location(self.path, ins.line, ins.col)
 
         def stmemory(L, s, c):
-            a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
+            a = base(L, s, c)
+            if off:
+                a = a + np.uint64(off & ((1 << 64) - 1))
             _store(L, s, c, a, nbytes, [read(L, s, c)], space, where)
         return self._step(ins, stmemory, set(reads) | set(breads), [])
 
