@@ -32,19 +32,26 @@ def enabled() -> bool:
     return not numba.config.DISABLE_JIT
 
 
+def _intrinsic(name: str, doc: str, signature, emit):
+    """A Numba intrinsic of one argument: ``signature(argument type)`` types it and
+    ``emit(context, builder, value)`` writes its LLVM code."""
+
+    def typer(typingctx, x):
+        def codegen(context, builder, sig, args):
+            return emit(context, builder, args[0])
+
+        return signature(x), codegen
+
+    typer.__name__ = typer.__qualname__ = name
+    typer.__doc__ = doc
+    return intrinsic(typer)
+
+
 def bitcast(source, target, name: str):
     """A Numba intrinsic ``name(x)`` that reads the bits of a ``source`` value (a Numba type) as a
     ``target`` of the same width: one register move, no conversion (float <-> its bit pattern)."""
-
-    def typer(typingctx, x):
-        def codegen(context, builder, signature, args):
-            return builder.bitcast(args[0], context.get_value_type(target))
-
-        return target(source), codegen
-
-    typer.__name__ = typer.__qualname__ = name
-    typer.__doc__ = f"The {target} with the bits of a {source}."
-    return intrinsic(typer)
+    return _intrinsic(name, f"The {target} with the bits of a {source}.", lambda x: target(source),
+                      lambda context, builder, v: builder.bitcast(v, context.get_value_type(target)))
 
 
 def address_pointer(target, name: str):
@@ -53,13 +60,5 @@ def address_pointer(target, name: str):
     any number of arrays of several dtypes as one array of addresses, without building typed lists
     per call. The caller keeps the arrays alive, C-contiguous and of that dtype."""
     pointer = types.CPointer(target)
-
-    def typer(typingctx, addr):
-        def codegen(context, builder, signature, args):
-            return builder.inttoptr(args[0], context.get_value_type(pointer))
-
-        return pointer(addr), codegen
-
-    typer.__name__ = typer.__qualname__ = name
-    typer.__doc__ = f"A pointer to {target} values at an integer address."
-    return intrinsic(typer)
+    return _intrinsic(name, f"A pointer to {target} values at an integer address.", lambda addr: pointer(addr),
+                      lambda context, builder, v: builder.inttoptr(v, context.get_value_type(pointer)))

@@ -362,35 +362,15 @@ def _kernel(prog, kon, n, in_map, in_addr, rows, tile, out_map, out_addr, imm_sl
                 src[i] = rows[base + i]
         for k in range(in_map.shape[0]):
             kind, row, gathered, length = in_map[k, 0], in_map[k, 1], in_map[k, 2] != 0, in_map[k, 3]
-            wr = work[row]
-            if kind == 0:  # predicates travel as bytes (0 or 1)
-                s8 = carray(_p8(in_addr[k]), length)
-                for i in range(m):
-                    wr[i] = U(1) if s8[src[i] if gathered else base + i] != 0 else U(0)
+            wr, addr = work[row], in_addr[k]
+            if kind == 0:  # predicates travel as their bytes, 0 or 1
+                _copy_in(wr, carray(_p8(addr), length), m, base, gathered, src)
             elif kind == 1:
-                s16 = carray(_p16(in_addr[k]), length)
-                if gathered:
-                    for i in range(m):
-                        wr[i] = U(s16[src[i]])
-                else:
-                    for i in range(m):
-                        wr[i] = U(s16[base + i])
+                _copy_in(wr, carray(_p16(addr), length), m, base, gathered, src)
             elif kind == 2:
-                s32 = carray(_p32(in_addr[k]), length)
-                if gathered:
-                    for i in range(m):
-                        wr[i] = U(s32[src[i]])
-                else:
-                    for i in range(m):
-                        wr[i] = U(s32[base + i])
+                _copy_in(wr, carray(_p32(addr), length), m, base, gathered, src)
             else:
-                s64 = carray(_p64(in_addr[k]), length)
-                if gathered:
-                    for i in range(m):
-                        wr[i] = s64[src[i]]
-                else:
-                    for i in range(m):
-                        wr[i] = s64[base + i]
+                _copy_in(wr, carray(_p64(addr), length), m, base, gathered, src)
         nxt[:m] = 0
         diverged = False
         all_act = False
@@ -569,23 +549,35 @@ def _kernel(prog, kon, n, in_map, in_addr, rows, tile, out_map, out_addr, imm_sl
                         wd[i] = (v) & dmask
         for k in range(out_map.shape[0]):
             kind, row = out_map[k, 0], out_map[k, 1]
-            wr = work[row]  # values are masked to the register's width already
+            wr, addr = work[row], out_addr[k]  # values are masked to the register's width already
             if kind == 0:
-                d8 = carray(_p8(out_addr[k]), n)
-                for i in range(m):
-                    d8[base + i] = np.uint8(1) if wr[i] != U(0) else np.uint8(0)
+                _copy_out(carray(_p8(addr), n), wr, m, base)
             elif kind == 1:
-                d16 = carray(_p16(out_addr[k]), n)
-                for i in range(m):
-                    d16[base + i] = np.uint16(wr[i])
+                _copy_out(carray(_p16(addr), n), wr, m, base)
             elif kind == 2:
-                d32 = carray(_p32(out_addr[k]), n)
-                for i in range(m):
-                    d32[base + i] = np.uint32(wr[i])
+                _copy_out(carray(_p32(addr), n), wr, m, base)
             else:
-                d64 = carray(_p64(out_addr[k]), n)
-                for i in range(m):
-                    d64[base + i] = wr[i]
+                _copy_out(carray(_p64(addr), n), wr, m, base)
+
+
+@_inl
+def _copy_in(wr, arr, m, base, gathered, src):
+    """Lanes ``base .. base+m-1`` of a register array into a work row: lane i's own element, or,
+    ``gathered``, element ``src[i - base]`` (a fork's pending copy)."""
+    if gathered:
+        for i in range(m):
+            wr[i] = U(arr[src[i]])
+    else:
+        for i in range(m):
+            wr[i] = U(arr[base + i])
+
+
+@_inl
+def _copy_out(arr, wr, m, base):
+    """A work row into lanes ``base .. base+m-1`` of a register array (of the row's width or a
+    predicate's bytes: the values fit)."""
+    for i in range(m):
+        arr[base + i] = wr[i]
 
 
 # ---------------------------------------------------------------------------------------------
