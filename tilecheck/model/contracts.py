@@ -455,6 +455,14 @@ def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: boo
         decided_bad = err - slack >= bound * (1 + _MARGIN)
     undecided = ~decided_ok & ~decided_bad | near_pow2
     verdict = decided_ok & ~undecided
+    if ulp is not None and fn in ("div", "rcp", "sqrt") and fmt.width <= 32 and bool(xp.any(undecided)):
+        # the lanes left undecided are mostly those whose exact result float64 holds exactly (a
+        # quotient of short significands, say), where a probe at the range's edge lies exactly on
+        # the bound: decide those in float64, exactly
+        idx = xp.nonzero(undecided)[0]
+        known, within = _exactly_within(xp, fn, fmt, ulp, [v[idx] for v in vals], x[idx], r[idx])
+        verdict[idx] = xp.where(known, within, verdict[idx])
+        undecided[idx] = ~known
     # sign: a root is never negative; a result of the wrong sign is only possible within the bound
     # of a value below the bound itself, which the error test already covers
     # overflow: x beyond the largest finite number accepts the infinity of its sign
@@ -478,6 +486,36 @@ def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: boo
     if bool(xp.any(undecided)):
         verdict = _exact_fallback(xp, fn, fmt, form, r_bits, op_bits, ftz, verdict, undecided)
     return verdict
+
+
+def _exactly_within(xp, fn: str, fmt: Format, ulp: float, vals, x, r):
+    """(known, within): the exact reading's ``|r - x| <= ulp * ulp(x)`` decided exactly in float64
+    on the lanes whose float64 ``x`` is the exact result (``known``): its Dekker product with the
+    divisor (rcp: the operand; sqrt: itself) equals the dividend (rcp: 1; sqrt: the operand) with
+    no error. ``ulp(x)`` then comes from x's exact binade (clamped to the subnormal one, as in
+    :func:`_within_exact`), so the bound B is exact; ``d = RN(r - x)`` and TwoSum's error ``t``
+    (``r - x = d + t`` exactly) decide: ``|d| < B`` within, ``|d| > B`` not (rounding to nearest
+    is monotonic and B is a float64), ``|d| = B`` within unless ``t`` makes ``|r - x|`` larger.
+    Operands of formats up to 32 bits: |x| lies between 2^-300 and 2^300, so no split or sum
+    overflows and no product's error term underflows."""
+    with np.errstate(all="ignore"):
+        if fn == "div":
+            y, want = vals[1], vals[0]
+        elif fn == "rcp":
+            y, want = vals[0], xp.ones_like(x)
+        else:  # sqrt
+            y, want = x, vals[0]
+        p = x * y
+        exact = (p == want) & (ops._two_product_error(xp, x, y, p) == 0) & xp.isfinite(x) & (x != 0)
+        _, e = xp.frexp(xp.abs(x))
+        e_bin = xp.maximum(e.astype(xp.int64) - 1, fmt.emin)
+        bound = ulp * xp.ldexp(xp.ones_like(x), (e_bin - fmt.mantissa_bits).astype(xp.int32))
+        d = r - x
+        bb = d - r
+        t = (r - (d - bb)) + (-x - bb)
+        ad = xp.abs(d)
+        within = (ad < bound) | ((ad == bound) & ((t == 0) | (xp.signbit(t) != xp.signbit(d))))
+    return exact, within
 
 
 def _to_f64(xp, fmt: Format, bits):
