@@ -94,7 +94,8 @@ def test_corpus_fused_equals_numpy_steps(db, path, entry, against, monkeypatch):
     ops, _ = compiled.sampled_inputs(p.ref, 768, seed=5)
     ran = []
     real = fused.Region.run
-    monkeypatch.setattr(fused.Region, "run", lambda self, lanes, live: (ran.append(self.start), real(self, lanes, live)))
+    monkeypatch.setattr(fused.Region, "run",
+                        lambda self, lanes, live: (ran.append(self.start), real(self, lanes, live)))
     # every allowed approximate result on all inputs; tininess "before" and the reference value
     # (no forking) on a third of them
     for ctx, k in ((dict(), None), (dict(tininess="before"), 256), (dict(approx="reference"), 256)):

@@ -422,6 +422,17 @@ def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):
     return _finish(xp, out, dtype, _is_scalar(operand_bits))
 
 
+def bound_decides(form, *operand_bits):
+    """Per lane (bool array): does the error bound of approximate ``form`` alone decide its allowed
+    results for these operands -- no special-value row, no domain rule? (Those lanes' results
+    scale with the operands where every value involved stays normal.)"""
+    form = _form(form)
+    if form.kind != "contract":
+        raise UsageError(f"{form.name} is not approximate: it has no error bound")
+    xp = namespace(*operand_bits)
+    return contracts.bound_decides(xp, form, _operands(form, operand_bits, xp))
+
+
 def reading_used(form, ulp_reading: str = ULP_READING_DEFAULT) -> str:
     """The reading :func:`allowed` applies to ``form`` for ``ulp_reading``: ``either``, ``exact`` or
     ``correctly-rounded`` for ulp bounds, ``relative`` for relative-error bounds (one reading only),

@@ -330,6 +330,12 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
                   fixed, fixed_bits, fixed_nan, unbounded, todo, canonical)
 
 
+def bound_decides(xp, form: Form, arrays):
+    """Per lane: does the error bound alone decide what ``form`` allows (no special-value row, no
+    domain rule, no missing bound)? ``arrays``: the operand bits."""
+    return _classify(xp, form, [a.astype(xp.uint64) for a in arrays]).todo
+
+
 def allowed(xp, form: Form, result, arrays, tininess: str = TININESS_DEFAULT, ulp_reading: str = ULP_READING_DEFAULT):
     """Contract verdict per lane (see the module docstring); ``result``/``arrays`` uint64.
 

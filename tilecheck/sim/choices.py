@@ -252,3 +252,121 @@ class ScaledChoices:
         self.reference[index] = ch.reference.astype(np.uint32)
         self.plain[index] = plain
         self.count[index] = np.where(plain, cnt, 255).astype(np.uint8)
+
+
+class ScaledPairChoices:
+    """Allowed results of a binary32 ``div`` contract with an ulp bound, remembered per pair of
+    significands.
+
+    Multiplying ``a`` by ``2**i`` and ``b`` by ``2**j`` multiplies the exact quotient, its
+    round-to-nearest value and an ulp bound by ``2**(i-j)`` exactly, as long as every value
+    involved is normal: the allowed results of ``(a, b)`` are those of its *canonical* pair (each
+    operand's sign and significand with the exponent of 1.0) with the exponent field moved by the
+    difference of the operands' exponents. So a block of inputs computes the contract once per
+    distinct canonical pair (a few hundred where the operands come from 16-bit formats) instead of
+    once per input; the rows are remembered across blocks (up to :data:`LIMIT`).
+
+    A lane takes this path when the bound alone decides both it and its canonical pair
+    (:func:`tilecheck.model.api.bound_decides`: no special-value row, no domain rule such as
+    ``div.approx``'s huge divisors), both operands are normal, the canonical set is one run of
+    values (:meth:`_row`), and the run moved stays clear of the lowest normal binade and of the
+    largest (exponent fields 2..253): there ulps, rounding to nearest and the pattern steps all
+    scale. Every other lane takes the direct computation (:func:`allowed_choices`).
+    """
+
+    LIMIT = 1 << 20  # canonical pairs remembered
+
+    def __init__(self, form, ulp_reading: str, tininess: str):
+        self.form = form
+        self.ulp_reading = ulp_reading
+        self.tininess = tininess
+        self.rows: dict = {}  # canonical pair (a << 32 | b) -> (first, step, count, reference) or None
+
+    @staticmethod
+    def applies(form) -> bool:
+        """Whether ``form``'s contract has the scaling property this memo relies on."""
+        c = form.contract
+        return (form.kind == "contract" and c is not None and c.operation == "div" and c.ulp is not None
+                and form.element_format == "f32" and PTX_TYPES[form.type].bits == 32 and len(form.sources) == 2)
+
+    def choices(self, a: np.ndarray, b: np.ndarray) -> Choices:
+        """The allowed results for the binary32 operand patterns ``a``, ``b`` (uint32), as
+        :func:`allowed_choices` gives them."""
+        a = a.astype(np.uint32, copy=False)
+        b = b.astype(np.uint32, copy=False)
+        n = a.shape[0]
+        ea = ((a >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int64)
+        eb = ((b >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int64)
+        keep = np.uint32(0x807FFFFF)  # sign and significand; the exponent becomes 127's
+        ca = (a & keep) | np.uint32(127 << 23)
+        cb = (b & keep) | np.uint32(127 << 23)
+        ok = (ea >= 1) & (ea <= 254) & (eb >= 1) & (eb <= 254)
+        ok &= api.bound_decides(self.form, a, b)
+        pair = (ca.astype(np.uint64) << np.uint64(32)) | cb.astype(np.uint64)
+        uniq, inv = np.unique(np.where(ok, pair, np.uint64(0)), return_inverse=True)
+        self._fill(uniq)
+        rows = [self.rows[int(u)] for u in uniq]
+        plain = np.array([r is not None for r in rows], dtype=bool)
+        first, step, count, ref = (np.array([r[j] if r else 0 for r in rows], dtype=np.int64)[inv] for j in range(4))
+        shift = (ea - eb) << 23
+        last = first + step * (count - 1)
+        lo_field = (np.minimum(first & 0x7FFFFFFF, last & 0x7FFFFFFF) >> 23) + (ea - eb)
+        hi_field = (np.maximum(first & 0x7FFFFFFF, last & 0x7FFFFFFF) >> 23) + (ea - eb)
+        ok &= plain[inv] & (lo_field >= 2) & (hi_field <= 253)
+        rest = np.flatnonzero(~ok)
+        other = allowed_choices(self.form, [a[rest], b[rest]], ulp_reading=self.ulp_reading,
+                                tininess=self.tininess) if rest.size else None
+        if rest.size == n:
+            return other
+        k = int(count[ok].max()) if ok.any() else 0
+        width = max(k + 1, other.values.shape[1] if other is not None else 0)
+        values = np.zeros((n, width), dtype=np.uint32)
+        valid = np.zeros((n, width), dtype=bool)
+        base = first + shift
+        for j in range(k):
+            values[:, j] = (base + step * j).astype(np.uint32)  # lanes not ok are overwritten below
+            valid[:, j] = ok & (j < count)
+        values[:, -1] = self.form.nan.bits if self.form.nan.bits is not None else self.form.format.canonical_nan
+        reference = (ref + shift).astype(np.uint32)
+        unbounded = np.zeros(n, dtype=bool)
+        if other is not None:
+            w = other.values.shape[1]
+            # align the NaN column last, as allowed_choices lays it out
+            values[rest, :w - 1] = other.values[:, :w - 1]
+            valid[rest, :w - 1] = other.valid[:, :w - 1]
+            values[rest, w - 1:] = 0
+            valid[rest, w - 1:] = False
+            values[rest, -1] = other.values[:, -1]
+            valid[rest, -1] = other.valid[:, -1]
+            reference[rest] = other.reference
+            unbounded[rest] = other.unbounded
+        return Choices(values, valid, unbounded, reference)
+
+    def _fill(self, pairs: np.ndarray) -> None:
+        """Compute and remember the rows of the canonical ``pairs`` not remembered yet."""
+        todo = np.array([p for p in pairs.tolist() if p not in self.rows], dtype=np.uint64)
+        if not todo.size:
+            return
+        if len(self.rows) + todo.size > self.LIMIT:
+            self.rows.clear()
+        ca = (todo >> np.uint64(32)).astype(np.uint32)
+        cb = (todo & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        ch = allowed_choices(self.form, [ca, cb], ulp_reading=self.ulp_reading, tininess=self.tininess)
+        decided = api.bound_decides(self.form, ca, cb)
+        for i, p in enumerate(todo.tolist()):
+            self.rows[p] = self._row(ch, i) if decided[i] else None
+
+    @staticmethod
+    def _row(ch: Choices, i: int):
+        """(first, step, count, reference) of canonical row ``i`` when its allowed values are one
+        run of consecutive patterns of one sign, in real order (``step`` +1 for positive values,
+        -1 for negative ones), with no NaN, no extra value and a bound; None otherwise."""
+        valid = ch.valid[i]
+        cnt = int(valid[:-1].sum())
+        if ch.unbounded[i] or valid[-1] or cnt == 0 or not valid[:cnt].all():
+            return None
+        vals = ch.values[i, :cnt].astype(np.int64)
+        step = -1 if vals[0] >> 31 else 1
+        if not np.array_equal(vals, vals[0] + step * np.arange(cnt)) or (vals[0] >> 31) != (vals[-1] >> 31):
+            return None
+        return int(vals[0]), step, cnt, int(ch.reference[i])

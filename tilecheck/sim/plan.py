@@ -40,7 +40,7 @@ from tilecheck.errors import Location, TilecheckError
 from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
 from tilecheck.sim import fused
-from tilecheck.sim.choices import Choices, ScaledChoices, allowed_choices
+from tilecheck.sim.choices import Choices, ScaledChoices, ScaledPairChoices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Function, Instr, Label
 from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
@@ -1278,14 +1278,21 @@ def _approximate_runner(form, readers, write, wname):
 # keyed by the Form object itself (identity), not its name: two spec databases may define one
 # spelling with different formats or contracts
 _CHOICE_CACHE: dict = {}
-_SCALED: dict = {}  # (form, reading, tininess) -> ScaledChoices
+_SCALED: dict = {}  # (form, reading, tininess) -> ScaledChoices or ScaledPairChoices
 _CHOICE_CACHE_LIMIT = 1 << 18
 
 
 def _choices_dedup(form, vals, c):
     """Allowed choices computed once per distinct operand tuple: unary forms whose inputs repeat
-    (inputs from 16-bit domains, a fixed divisor per exhaustive block) look them up in a cache."""
+    (inputs from 16-bit domains, a fixed divisor per exhaustive block) look them up in a cache;
+    binary32 rcp/sqrt/rsqrt and division contracts are remembered per significand (or pair of
+    significands) and scaled (:class:`ScaledChoices`, :class:`ScaledPairChoices`)."""
     n = vals[0].shape[0]
+    if len(vals) == 2 and n > 64 and ScaledPairChoices.applies(form):
+        table_key = (form, c.ulp_reading, c.tininess)
+        if table_key not in _SCALED:
+            _SCALED[table_key] = ScaledPairChoices(form, c.ulp_reading, c.tininess)
+        return _SCALED[table_key].choices(vals[0], vals[1])
     if len(vals) != 1 or n <= 64:
         return allowed_choices(form, vals, ulp_reading=c.ulp_reading, tininess=c.tininess)
     key = vals[0]
