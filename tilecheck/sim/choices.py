@@ -123,6 +123,20 @@ def contract_allows(form, result: np.ndarray, operands: list, *, ulp_reading: st
                                       ulp_reading=ulp_reading), dtype=bool)
 
 
+def _place(out: Choices, rows, ch: Choices) -> None:
+    """Write the choices ``ch`` of lanes ``rows`` into ``out`` (at least as wide), with the NaN
+    column last, as :func:`allowed_choices` lays it out."""
+    w = ch.values.shape[1]
+    out.values[rows, :w - 1] = ch.values[:, :w - 1]
+    out.valid[rows, :w - 1] = ch.valid[:, :w - 1]
+    out.values[rows, w - 1:] = 0
+    out.valid[rows, w - 1:] = False
+    out.values[rows, -1] = ch.values[:, -1]
+    out.valid[rows, -1] = ch.valid[:, -1]
+    out.reference[rows] = ch.reference
+    out.unbounded[rows] = ch.unbounded
+
+
 class ScaledChoices:
     """Allowed results of a unary binary32 ``rcp``/``sqrt``/``rsqrt`` contract, remembered per binade.
 
@@ -223,18 +237,10 @@ class ScaledChoices:
         values[:, -1] = self.nan  # the NaN column: never allowed here
         reference = self.reference[index] + step
         unbounded = np.zeros(n, dtype=bool)
+        out = Choices(values, valid, unbounded, reference)
         for rows, ch in parts:  # (one row for all the negative lanes: numpy broadcasts it)
-            w = ch.values.shape[1]
-            # align the NaN column last, as allowed_choices lays it out
-            values[rows, :w - 1] = ch.values[:, :w - 1]
-            valid[rows, :w - 1] = ch.valid[:, :w - 1]
-            values[rows, w - 1:] = 0
-            valid[rows, w - 1:] = False
-            values[rows, -1] = ch.values[:, -1]
-            valid[rows, -1] = ch.valid[:, -1]
-            reference[rows] = ch.reference
-            unbounded[rows] = ch.unbounded
-        return Choices(values, valid, unbounded, reference)
+            _place(out, rows, ch)
+        return out
 
     def _fill(self, index: np.ndarray) -> None:
         canonical = ((index >> 23) + 127).astype(np.uint32) << np.uint32(23) | (index & 0x7FFFFF).astype(np.uint32)
@@ -328,19 +334,10 @@ class ScaledPairChoices:
             valid[:, j] = ok & (j < count)
         values[:, -1] = self.form.nan.bits if self.form.nan.bits is not None else self.form.format.canonical_nan
         reference = (ref + shift).astype(np.uint32)
-        unbounded = np.zeros(n, dtype=bool)
+        out = Choices(values, valid, np.zeros(n, dtype=bool), reference)
         if other is not None:
-            w = other.values.shape[1]
-            # align the NaN column last, as allowed_choices lays it out
-            values[rest, :w - 1] = other.values[:, :w - 1]
-            valid[rest, :w - 1] = other.valid[:, :w - 1]
-            values[rest, w - 1:] = 0
-            valid[rest, w - 1:] = False
-            values[rest, -1] = other.values[:, -1]
-            valid[rest, -1] = other.valid[:, -1]
-            reference[rest] = other.reference
-            unbounded[rest] = other.unbounded
-        return Choices(values, valid, unbounded, reference)
+            _place(out, rest, other)
+        return out
 
     def _fill(self, pairs: np.ndarray) -> None:
         """Compute and remember the rows of the canonical ``pairs`` not remembered yet."""
