@@ -310,8 +310,7 @@ class ScaledPairChoices:
         ok &= api.bound_decides(self.form, a, b)
         pair = (ca.astype(np.uint64) << np.uint64(32)) | cb.astype(np.uint64)
         uniq, inv = np.unique(np.where(ok, pair, np.uint64(0)), return_inverse=True)
-        self._fill(uniq)
-        rows = [self.rows[int(u)] for u in uniq]
+        rows = self._rows(uniq)
         plain = np.array([r is not None for r in rows], dtype=bool)
         first, step, count, ref = (np.array([r[j] if r else 0 for r in rows], dtype=np.int64)[inv] for j in range(4))
         shift = (ea - eb) << 23
@@ -339,19 +338,26 @@ class ScaledPairChoices:
             _place(out, rest, other)
         return out
 
-    def _fill(self, pairs: np.ndarray) -> None:
-        """Compute and remember the rows of the canonical ``pairs`` not remembered yet."""
-        todo = np.array([p for p in pairs.tolist() if p not in self.rows], dtype=np.uint64)
-        if not todo.size:
-            return
-        if len(self.rows) + todo.size > self.LIMIT:
+    def _rows(self, pairs: np.ndarray) -> list:
+        """The rows of the canonical ``pairs``: remembered ones looked up, the others computed
+        (and remembered). The list answers for itself: threads running blocks may clear the
+        memory meanwhile."""
+        keys = pairs.tolist()
+        rows = [self.rows.get(p, False) for p in keys]
+        todo = [j for j, r in enumerate(rows) if r is False]
+        if not todo:
+            return rows
+        if len(self.rows) + len(todo) > self.LIMIT:
             self.rows.clear()
-        ca = (todo >> np.uint64(32)).astype(np.uint32)
-        cb = (todo & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        missing = pairs[todo]
+        ca = (missing >> np.uint64(32)).astype(np.uint32)
+        cb = (missing & np.uint64(0xFFFFFFFF)).astype(np.uint32)
         ch = allowed_choices(self.form, [ca, cb], ulp_reading=self.ulp_reading, tininess=self.tininess)
         decided = api.bound_decides(self.form, ca, cb)
-        for i, p in enumerate(todo.tolist()):
-            self.rows[p] = self._row(ch, i) if decided[i] else None
+        for i, j in enumerate(todo):
+            rows[j] = self._row(ch, i) if decided[i] else None
+            self.rows[keys[j]] = rows[j]
+        return rows
 
     @staticmethod
     def _row(ch: Choices, i: int):
