@@ -1,13 +1,14 @@
-"""The ulp bound decided in float64 where the exact result is a float64, against exact rationals.
+"""The ulp bound decided rigorously in float64, against exact rationals.
 
-``contracts._bound_check`` decides most lanes in float64 with a safety margin and sends the rest
-to exact rational arithmetic (``contracts._exact_lane``). Lanes whose exact result float64 holds
-exactly (quotients of short significands: every bfloat16 division, say) are decided in float64
-without the margin (``contracts._exactly_within``), because a probe at the edge of the allowed
-range lies exactly on the bound there. Here such lanes -- exact quotients, reciprocals and
-square roots, probes from five values below RN(x) to five above, both zeros, tiny results
-under the subnormal ulp, huge ones beyond the format -- are judged both ways: the verdicts must
-be the same, lane for lane.
+``contracts._bound_check`` decides most lanes in float64 with a safety margin. The lanes the
+margin leaves -- probes at the edge of the allowed range that lie exactly on the bound (exact
+quotients of short significands: every bfloat16 division) or within a hair of it (results far
+below the subnormal ulp the bound is made of) -- are decided in float64 with TwoSum and the
+float64 result's error bound (``contracts._exactly_within``), and only what that cannot settle
+goes to exact rational arithmetic (``contracts._exact_lane``). Here such lanes -- exact and
+inexact quotients, reciprocals and square roots (bfloat16 and random operands, tiny and huge
+results), probes from five values below RN(x) to five above and both zeros -- are judged both
+ways: the verdicts must be the same, lane for lane.
 """
 
 from __future__ import annotations
@@ -65,7 +66,25 @@ def _operands(fn: str, rng, n: int) -> list[tuple[int, ...]]:
     # tiny quotients below half the smallest subnormal, and the operands of a bfloat16 block
     if fn == "div":
         out += [(0x00060000, 0x48000000), (0x80020000, 0x48000000), (0x00000001, 0x7F000000),
-                (0x00000003, 0x6B000000), (0x00400000, 0x5F000000)]
+                (0x00000003, 0x6B000000), (0x00400000, 0x5F000000), (0x00010000, 0x63010000)]
+    # results float64 does not hold exactly: bfloat16 operands (short, but 129/128 does not divide),
+    # random patterns, and quotients far below the subnormal ulp or near the top of the range
+    arity = 2 if fn == "div" else 1
+    for _ in range(n):
+        bf = [int(rng.integers(0, 1 << 16)) << 16 for _ in range(arity)]
+        rand = [int(rng.integers(0, 1 << 32)) for _ in range(arity)]
+        for ops in (bf, rand):
+            if fn == "sqrt":
+                ops[0] &= 0x7FFFFFFF
+            if all(0 < (o & 0x7FFFFFFF) < 0x7F800000 for o in ops):
+                out.append(tuple(ops))
+    if fn == "div":
+        for _ in range(n // 4):
+            a = int(rng.integers(1, 1 << 23)) | (int(rng.integers(0, 2)) << 31)
+            b = (int(rng.integers(0x60, 0x7F)) << 23) | int(rng.integers(0, 1 << 23))
+            big = (int(rng.integers(0x70, 0x7F)) << 23) | int(rng.integers(0, 1 << 23))
+            small = (int(rng.integers(0x01, 0x10)) << 23) | int(rng.integers(0, 1 << 23))
+            out += [(a, b), (big, small)]
     return out
 
 
@@ -108,25 +127,28 @@ def test_exact_results_are_decided_as_exact_arithmetic_decides(name, fn):
 
 
 def _root(q: Fraction) -> Fraction:
-    """The exact square root of the square of a dyadic rational."""
+    """The square root of a dyadic rational: exact for a square, else its float64 value (probes
+    only need to start near RN)."""
     rn, rd = math.isqrt(q.numerator), math.isqrt(q.denominator)
-    assert rn * rn == q.numerator and rd * rd == q.denominator
-    return Fraction(rn, rd)
+    if rn * rn == q.numerator and rd * rd == q.denominator:
+        return Fraction(rn, rd)
+    return Fraction(math.sqrt(q))
 
 
-def test_the_exact_path_is_what_decides_these_lanes(monkeypatch):
-    """On an exact quotient the rational fallback is not reached (the float64 decision takes it),
-    and the decision needs TwoSum's error term: without it one of these lanes is misjudged."""
+@pytest.mark.parametrize("a,b", [(0x00000001, 0x7F000000), (0x00010000, 0x63010000)],
+                         ids=["exact 2^-276", "inexact about 2^-204"])
+def test_twosum_decides_a_difference_that_rounds_onto_the_bound(a, b, monkeypatch):
+    """A quotient far below the subnormal ulp 2^-149 that the bound (2 ulps) is made of: r = 2^-148
+    is within it (|r - x| = 2^-148 - x), r = -2^-148 is not (2^-148 + x), though both differences
+    round to 2^-148 in float64: only TwoSum's error term tells them apart. The rational fallback
+    is not reached, whether the float64 quotient is exact or not."""
     form = DB.forms["div.approx.f32"]
     calls = []
     real = contracts._exact_fallback
-    monkeypatch.setattr(contracts, "_exact_fallback", lambda *a: (calls.append(1), real(*a))[1])
-    # 2^-149 / 2^127 = 2^-276, far below the subnormal ulp 2^-149 that the bound (2 ulps) is made
-    # of: r = 2^-148 is within it (|r - x| = 2^-148 - 2^-276), r = -2^-148 is not (2^-148 + 2^-276),
-    # though both differences round to 2^-148 in float64: only TwoSum's error term tells them apart
-    ops = [np.array([0x00000001] * 2, dtype=np.uint64), np.array([0x7F000000] * 2, dtype=np.uint64)]
+    monkeypatch.setattr(contracts, "_exact_fallback", lambda *args: (calls.append(1), real(*args))[1])
+    ops = [np.array([a] * 2, dtype=np.uint64), np.array([b] * 2, dtype=np.uint64)]
     r = np.array([0x00000002, 0x80000002], dtype=np.uint64)
     got = contracts._bound_check(np, "div", F32, form, r, ops, False)
-    want = [contracts._exact_lane("div", F32, form.contract, False, int(b), [0x00000001, 0x7F000000]) for b in r]
+    want = [contracts._exact_lane("div", F32, form.contract, False, int(v), [a, b]) for v in r]
     assert want == [True, False]
     assert list(got) == want and not calls

@@ -462,9 +462,9 @@ def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: boo
     undecided = ~decided_ok & ~decided_bad | near_pow2
     verdict = decided_ok & ~undecided
     if ulp is not None and fn in ("div", "rcp", "sqrt") and fmt.width <= 32 and bool(xp.any(undecided)):
-        # the lanes left undecided are mostly those whose exact result float64 holds exactly (a
-        # quotient of short significands, say), where a probe at the range's edge lies exactly on
-        # the bound: decide those in float64, exactly
+        # the lanes left undecided are mostly probes at the edge of the allowed range that lie on
+        # the bound (an exact result: a quotient of short significands) or within a hair of it (a
+        # result far below the subnormal ulp the bound is made of): decide those rigorously here
         idx = xp.nonzero(undecided)[0]
         known, within = _exactly_within(xp, fn, fmt, ulp, [v[idx] for v in vals], x[idx], r[idx])
         verdict[idx] = xp.where(known, within, verdict[idx])
@@ -495,15 +495,21 @@ def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: boo
 
 
 def _exactly_within(xp, fn: str, fmt: Format, ulp: float, vals, x, r):
-    """(known, within): the exact reading's ``|r - x| <= ulp * ulp(x)`` decided exactly in float64
-    on the lanes whose float64 ``x`` is the exact result (``known``): its Dekker product with the
-    divisor (rcp: the operand; sqrt: itself) equals the dividend (rcp: 1; sqrt: the operand) with
-    no error. ``ulp(x)`` then comes from x's exact binade (clamped to the subnormal one, as in
-    :func:`_within_exact`), so the bound B is exact; ``d = RN(r - x)`` and TwoSum's error ``t``
-    (``r - x = d + t`` exactly) decide: ``|d| < B`` within, ``|d| > B`` not (rounding to nearest
-    is monotonic and B is a float64), ``|d| = B`` within unless ``t`` makes ``|r - x|`` larger.
-    Operands of formats up to 32 bits: |x| lies between 2^-300 and 2^300, so no split or sum
-    overflows and no product's error term underflows."""
+    """(known, within): the exact reading's ``|r - x| <= ulp * ulp(x)`` decided rigorously in
+    float64 on the lanes a safety margin left undecided (``known``; the rest go to rationals).
+
+    The float64 ``x`` is one correctly rounded operation on exact operands, so the exact result
+    lies within ``eta = 2^-52 |x|`` of it -- and ``eta = 0`` where x is exact: its Dekker product
+    with the divisor (rcp: the operand; sqrt: itself) equals the dividend (rcp: 1; sqrt: the
+    operand) with no error. The bound B is exact where the exact result's binade is certain (x
+    exact, x clear of a power of two by more than eta, or x below 2^emin, where the ulp clamps
+    to the subnormal one as in :func:`_within_exact`). TwoSum gives ``r - x = d + t`` exactly
+    (``d`` rounded), so the exact difference is ``d + s`` with ``|s - t| <= eta``:
+    ``|d| + |t| + eta < B`` is within, ``|d| - |t| - eta > B`` is not (both with room for the
+    roundings of these sums), and ``|d| = B`` is decided by the side ``t`` lies on when it
+    outweighs eta (or both are 0). Operands of formats up to 32 bits: |x| lies between 2^-300
+    and 2^300, so no split or sum overflows and no product's error term underflows."""
+    room = 1.0 + 2.0 ** -50
     with np.errstate(all="ignore"):
         if fn == "div":
             y, want = vals[1], vals[0]
@@ -512,16 +518,28 @@ def _exactly_within(xp, fn: str, fmt: Format, ulp: float, vals, x, r):
         else:  # sqrt
             y, want = x, vals[0]
         p = x * y
-        exact = (p == want) & (ops._two_product_error(xp, x, y, p) == 0) & xp.isfinite(x) & (x != 0)
-        _, e = xp.frexp(xp.abs(x))
+        finite = xp.isfinite(x) & (x != 0)
+        exact = (p == want) & (ops._two_product_error(xp, x, y, p) == 0) & finite
+        ax = xp.abs(x)
+        eta = xp.where(exact, 0.0, ax * 2.0 ** -52)
+        m, e = xp.frexp(ax)
+        below = ax * room < 2.0 ** fmt.emin
+        certain = finite & (exact | ((m - 0.5 > 2.0 ** -50) & (1.0 - m > 2.0 ** -50)) | below)
         e_bin = xp.maximum(e.astype(xp.int64) - 1, fmt.emin)
         bound = ulp * xp.ldexp(xp.ones_like(x), (e_bin - fmt.mantissa_bits).astype(xp.int32))
         d = r - x
         bb = d - r
         t = (r - (d - bb)) + (-x - bb)
-        ad = xp.abs(d)
-        within = (ad < bound) | ((ad == bound) & ((t == 0) | (xp.signbit(t) != xp.signbit(d))))
-    return exact, within
+        ad, at = xp.abs(d), xp.abs(t)
+        spread = (at + eta) * room  # at least |s|
+        inside = (ad < bound) & (spread * room <= bound - ad)
+        outside = (ad > bound) & (spread * room < ad - bound)
+        on = ad == bound
+        toward = (t != 0) & (xp.signbit(t) != xp.signbit(d)) & (at > eta * room)  # s shrinks |d|
+        away = (t != 0) & (xp.signbit(t) == xp.signbit(d)) & (at > eta * room)
+        on_in = on & (toward | ((t == 0) & (eta == 0)))
+        on_out = on & away
+    return certain & (inside | outside | on_in | on_out), inside | on_in
 
 
 def _to_f64(xp, fmt: Format, bits):
