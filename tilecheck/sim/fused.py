@@ -56,8 +56,9 @@ MIN_STEPS = 2
 """Shorter runs keep their numpy steps (nothing to fuse)."""
 
 MIN_LANES = 4096
-"""Fewer lanes run the numpy steps: the kernel call's fixed cost (typed lists of the registers,
-about 0.1 ms) is then more than what fusing saves (measured on the corpus kernels)."""
+"""Fewer lanes run the numpy steps: the kernel call's fixed cost is then more than what fusing
+saves (measured on the corpus kernels when the call built typed lists of the registers; the call
+now passes addresses and costs less, so the threshold is conservative)."""
 
 # instruction table: one int64 row per step, and one uint64 row of constants
 OP, DST, A, B, C, GUARD, GNEG, TARGET, P1, P2, P3, P4, P5, DWIDTH = range(14)
