@@ -4,6 +4,7 @@ what the slow path gives, and the known misrounded inputs of ``__frsqrt_rn`` are
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +70,25 @@ def test_worker_processes_give_the_serial_tally(frsqrt, method):
     par = compiled.run_ranges(frsqrt, ranges, workers=2 if method == "fork" else 1, block=size, method=method)
     assert par.to_json() == serial.to_json()
     assert par.inputs == [[0x3F7FFFFE], [0x007FFFFF]]
+
+
+def test_merged_worker_tallies_are_let_go():
+    """Each range's tally holds up to MISROUNDED_CAP misrounded inputs: the parent lets go of it
+    once merged, so a sweep where many inputs misround (bfloat16 __hdiv: about 7% of all pairs)
+    keeps only the running tally, not one per range (it ran out of memory otherwise)."""
+    p = compiled.prepare(str(ROOT / "examples" / "cuda" / "half.ptx"), "k_hdiv_bf16", "div.rn.bf16",
+                         db=load_database())
+    size = 1 << 12
+    ranges = [(s, s + size) for s in range(0x65000000, 0x65000000 + 24 * size, size)]  # divisors 0x6500, 0x6501
+    alive = []
+
+    def count(_):
+        gc.collect()
+        alive.append(sum(isinstance(o, compiled.Tally) for o in gc.get_objects()))
+
+    tally = compiled.run_ranges(p, ranges, workers=2, block=size, progress=count, method="fork")
+    assert tally.misrounded > 0 and len(alive) == len(ranges)
+    assert alive[-1] <= 3, alive  # the running tally and the one being merged
 
 
 def test_runs_within_a_block_give_the_whole_block_result(frsqrt, monkeypatch):

@@ -760,12 +760,17 @@ def run_ranges(p: Prepared, ranges: list, *, workers: int, block: int = EXHAUSTI
                                  initializer=_worker_start, initargs=(key,)) as pool:
             futures = [pool.submit(_worker_range, s, e, block, keep) for s, e in ranges]
             try:
-                for (s, e), fut in zip(ranges, futures):
-                    part = fut.result()
+                for k, (s, e) in enumerate(ranges):
+                    part = futures[k].result()
+                    # a merged range's tally is let go: each holds up to MISROUNDED_CAP inputs, and a
+                    # sweep where many inputs misround would otherwise keep thousands of them
+                    futures[k] = None
                     merge(part if part is not None else run_range(p, s, e, block=block, keep=keep), e - s)
+                    del part
             except BaseException:
                 for fut in futures:
-                    fut.cancel()
+                    if fut is not None:
+                        fut.cancel()
                 raise
     except (BrokenProcessPool, OSError):
         pass  # no worker processes here (or they died): the rest runs in this process
