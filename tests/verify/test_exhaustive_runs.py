@@ -5,6 +5,10 @@ what the slow path gives, and the known misrounded inputs of ``__frsqrt_rn`` are
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -89,6 +93,65 @@ def test_merged_worker_tallies_are_let_go():
     tally = compiled.run_ranges(p, ranges, workers=2, block=size, progress=count, method="fork")
     assert tally.misrounded > 0 and len(alive) == len(ranges)
     assert alive[-1] <= 3, alive  # the running tally and the one being merged
+
+
+_ORPHAN_SCRIPT = """
+import sys
+from tilecheck.spec.database import load_database
+from tilecheck.verify import compiled
+p = compiled.prepare(sys.argv[1], "k_hdiv_bf16", "div.rn.bf16", db=load_database())
+size = 1 << 16
+ranges = [(s, s + size) for s in range(0x65000000, 0x65000000 + 256 * size, size)]
+compiled.run_ranges(p, ranges, workers=2, block=size, progress=lambda n: print("merged", flush=True), method="fork")
+"""
+
+
+def _live_children(pid: int) -> list[int]:
+    """Processes whose parent is ``pid`` and that have not exited (zombies excluded)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(d.name))
+    return out
+
+
+def test_worker_processes_end_when_their_parent_is_killed():
+    """A run killed from outside (for memory, say) leaves no worker behind: each worker asks the
+    kernel to end it with its parent, instead of waiting forever to hand a result to a pipe that
+    nobody reads."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, "-c", _ORPHAN_SCRIPT, str(ROOT / "examples" / "cuda" / "half.ptx")],
+                            stdout=subprocess.PIPE, env=env, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "merged"  # the workers are running ranges
+        workers = _live_children(proc.pid)
+        assert len(workers) == 2, workers
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+    deadline = time.time() + 20
+    while time.time() < deadline and _orphans(workers):
+        time.sleep(0.2)
+    assert not _orphans(workers), "worker processes outlived their parent"
+
+
+def _orphans(pids: list[int]) -> list[int]:
+    """Those of ``pids`` still running (not exited, not zombies)."""
+    out = []
+    for w in pids:
+        try:
+            state = Path(f"/proc/{w}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.append(w)
+    return out
 
 
 def test_runs_within_a_block_give_the_whole_block_result(frsqrt, monkeypatch):

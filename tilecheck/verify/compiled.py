@@ -24,9 +24,11 @@ and uniform bit patterns).
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -700,8 +702,25 @@ def run_inputs(p: Prepared, lane_ops: list[np.ndarray]) -> BlockResult:
 _WORKER: dict = {}  # in a worker process: the Prepared function it runs (see run_range_processes)
 
 
+def _die_with_parent() -> None:
+    """Linux: have this worker process terminated when the process that started it dies (killed,
+    say, for memory). Otherwise a worker that finished a range would wait forever to hand its
+    result to a pipe nobody reads. Elsewhere: nothing (the worker ends when its pipe closes)."""
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
 def _worker_start(key: tuple) -> None:
-    """Initialise a worker process: compile the function once (a forked worker inherits it)."""
+    """Initialise a worker process: end with its parent, compile the function once (a forked
+    worker inherits it)."""
+    if sys.platform.startswith("linux"):
+        _die_with_parent()
     if _WORKER.get("key") == key:
         return
     path, text, entry, against, ctx_args, root = key
