@@ -466,7 +466,7 @@ def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: boo
         # the bound (an exact result: a quotient of short significands) or within a hair of it (a
         # result far below the subnormal ulp the bound is made of): decide those rigorously here
         idx = xp.nonzero(undecided)[0]
-        known, within = _exactly_within(xp, fn, fmt, ulp, [v[idx] for v in vals], x[idx], r[idx])
+        known, within = _exactly_within(xp, fn, fmt, [v[idx] for v in vals], x[idx], r[idx], bound[idx], m[idx])
         verdict[idx] = xp.where(known, within, verdict[idx])
         undecided[idx] = ~known
     # sign: a root is never negative; a result of the wrong sign is only possible within the bound
@@ -494,9 +494,10 @@ def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: boo
     return verdict
 
 
-def _exactly_within(xp, fn: str, fmt: Format, ulp: float, vals, x, r):
-    """(known, within): the exact reading's ``|r - x| <= ulp * ulp(x)`` decided rigorously in
-    float64 on the lanes a safety margin left undecided (``known``; the rest go to rationals).
+def _exactly_within(xp, fn: str, fmt: Format, vals, x, r, bound, m):
+    """(known, within): the exact reading's ``|r - x| <= bound`` decided rigorously in float64 on
+    the lanes a safety margin left undecided (``known``; the rest go to rationals). ``bound`` and
+    ``m`` (the frexp significand of ``|x|``) are :func:`_bound_check`'s, from x's float64 binade.
 
     The float64 ``x`` is one correctly rounded operation on exact operands, so the exact result
     lies within ``eta = 2^-52 |x|`` of it -- and ``eta = 0`` where x is exact: its Dekker product
@@ -522,11 +523,8 @@ def _exactly_within(xp, fn: str, fmt: Format, ulp: float, vals, x, r):
         exact = (p == want) & (ops._two_product_error(xp, x, y, p) == 0) & finite
         ax = xp.abs(x)
         eta = xp.where(exact, 0.0, ax * 2.0 ** -52)
-        m, e = xp.frexp(ax)
         below = ax * room < 2.0 ** fmt.emin
         certain = finite & (exact | ((m - 0.5 > 2.0 ** -50) & (1.0 - m > 2.0 ** -50)) | below)
-        e_bin = xp.maximum(e.astype(xp.int64) - 1, fmt.emin)
-        bound = ulp * xp.ldexp(xp.ones_like(x), (e_bin - fmt.mantissa_bits).astype(xp.int32))
         d = r - x
         bb = d - r
         t = (r - (d - bb)) + (-x - bb)
