@@ -12,6 +12,7 @@ import pytest
 
 import tilecheck
 from tilecheck.errors import ApproximateFormError, IllegalFormError, OperandError, UnknownFormError, UsageError
+from tilecheck.model import api
 from tilecheck.model.api import reference
 
 F32_MIN_NORMAL = 0x00800000
@@ -204,3 +205,13 @@ def test_results_do_not_depend_on_the_operand_dtype(name):
     assert np.array_equal(a, b) and np.array_equal(a[:20], c)
     if form.lanes > 1:
         assert (a >> np.uint64(bits // 2)).any(), "the high lane is never nonzero: it was dropped"
+
+
+def test_bound_decides_names_the_lanes_the_error_bound_alone_decides():
+    """div.approx.f32: a normal pair is the bound's; an infinite dividend (special row), a divisor
+    above 2^126 (domain rule) and a subnormal divisor (no bound) are not; an exact form is refused."""
+    a = np.array([0x3F800000, 0x7F800000, 0x3F800000, 0x3F800000], dtype=np.uint32)
+    b = np.array([0x40000000, 0x3F800000, 0x7F000000, 0x00000001], dtype=np.uint32)
+    assert api.bound_decides("div.approx.f32", a, b).tolist() == [True, False, False, False]
+    with pytest.raises(UsageError, match="not approximate"):
+        api.bound_decides("div.rn.f32", a, b)
