@@ -165,15 +165,15 @@ def test_validate_raises_a_value_error_with_every_diagnostic(ptx_db):
     assert "2 legality violation(s)" in str(info.value)
 
 
-def test_bare_ir_programs_leave_checks_to_the_facade():
-    """``tilecheck.tile.T`` traces into the bare IR; the facade's ``T`` adds check/emit/run."""
+def test_both_imports_trace_the_same_programs_with_every_operation():
+    """``tilecheck.tile.T`` (the seed's import) is the facade's ``T``: one program class, with
+    check/emit/run (tests/tile/test_one_namespace.py runs them)."""
 
     def body(A: IR_T.Tensor((4, 1), "float32")):
         r = IR_T.alloc_local((4, 1), "float32")
         IR_T.cuda.tile.apply(IR_T.ptx["ld.global.f32"], r, A)
 
-    bare = IR_T.function(body)
-    full = T.function(body)
-    assert type(bare) is ir.Program and not hasattr(bare, "check")
-    assert isinstance(full, Program) and isinstance(full, ir.Program)
-    assert full.check() == [] and [c.spelling for c in full.calls] == [c.spelling for c in bare.calls]
+    assert IR_T is T and Program is ir.Program
+    seed, full = IR_T.function(body), T.function(body)
+    assert type(seed) is type(full) is ir.Program and hasattr(seed, "run")
+    assert seed.check() == [] == full.check() and [c.spelling for c in full.calls] == [c.spelling for c in seed.calls]

@@ -1,10 +1,11 @@
 """The tile-program frontend: a ``T`` namespace mirroring the seed's API, and the program IR.
 
-``T.function`` here traces a function into the bare IR (:class:`Program`). Programs that can be
-checked, emitted and run come from the facade's ``T`` (:mod:`tilecheck.program`), which sits above
-the checker, the emitter and the simulator; this package imports none of them::
+``T.function`` traces a function into a :class:`Program`, which can be checked, emitted and run.
+Those operations belong to the facade (:mod:`tilecheck.program`), which sits above the checker,
+the emitter and the simulator; this package imports none of them at load time and looks the facade
+up by name when a program's method is called. ``tilecheck.program.T`` is this same ``T``::
 
-    from tilecheck.program import T     # the only change the seed's root_ratio example needs
+    from tilecheck.tile import T        # the seed's import line
 
     @T.function
     def root_ratio(A: T.Tensor((4, 1), "float32"), Out: T.Tensor((4, 1), "float32")):
@@ -13,7 +14,9 @@ the checker, the emitter and the simulator; this package imports none of them::
         T.cuda.tile.apply(T.ptx["ld.global.f32"], r, A)
         ...
 
-    root_ratio.check()      # -> list of Diagnostic (empty: legal)
+    root_ratio.check()                  # -> list of Diagnostic (empty: legal)
+    root_ratio.emit(target="sm_90")     # PTX module text
+    root_ratio.run(a, out)              # emitted PTX executed on the CPU through the model
 
 Modules: ``dtypes`` (T.float32 ...), ``exprs`` (scalar expressions), ``layout`` (register
 layouts), ``views`` (buffers and strided/dtype views), ``trace`` (tracing state), ``frontend``

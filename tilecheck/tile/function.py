@@ -24,12 +24,8 @@ from tilecheck.tile.trace import Tracer, user_location
 from tilecheck.tile.views import Buffer, View
 
 
-def trace_function(fn, program_type: type[Program] = Program) -> Program:
-    """Trace ``fn`` once and return its program (the ``@T.function`` decorator).
-
-    ``program_type`` is :class:`~tilecheck.tile.ir.Program` or a subclass of it (the facade's
-    :class:`tilecheck.program.Program` adds ``check``/``emit``/``run``).
-    """
+def trace_function(fn) -> Program:
+    """Trace ``fn`` once and return its :class:`~tilecheck.tile.ir.Program` (the ``@T.function`` decorator)."""
     if not callable(fn) or not hasattr(fn, "__code__"):
         raise ProgramError(f"@T.function decorates a Python function, got {fn!r}")
     code = fn.__code__
@@ -60,7 +56,7 @@ def trace_function(fn, program_type: type[Program] = Program) -> Program:
         raise ProgramError(f"tracing {name} failed: {type(exc).__name__}: {exc}", where) from exc
     finally:
         tracer.deactivate(token)
-    return program_type(name, location, tracer.params, tracer.locals, tracer.launch, tracer.calls, tracer.diagnostics,
+    return Program(name, location, tracer.params, tracer.locals, tracer.launch, tracer.calls, tracer.diagnostics,
                    function=fn)
 
 

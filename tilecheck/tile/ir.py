@@ -2,9 +2,12 @@
 
 ``@T.function`` turns a Python function into a :class:`Program`. The checker
 (:mod:`tilecheck.legality`), the expansion (:mod:`tilecheck.tile.expand`), the emitter and the CPU
-simulator read this IR; nothing writes it after tracing. ``check``, ``validate``, ``expand``,
-``emit`` and ``run`` are methods of the facade's subclass (:class:`tilecheck.program.Program`),
-which sits above all of them.
+simulator read this IR; nothing writes it after tracing. :class:`Program` also offers ``check``,
+``validate``, ``expand``, ``emit`` and ``run``: they are carried out by the facade
+(:mod:`tilecheck.program`), which sits above the checker, the emitter and the simulator. This
+module never imports it at load time; each method looks the facade up by name when called (see
+:func:`operations`), so the layers stay one-way and a program traced through
+``from tilecheck.tile import T`` has every method a user reaches for.
 
 Operands of an :class:`ApplyCall` are, in the call's order (destination first):
 
@@ -17,8 +20,10 @@ Operands of an :class:`ApplyCall` are, in the call's order (destination first):
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass
+from types import ModuleType
 
 from tilecheck.errors import Location
 from tilecheck.tile.dtypes import DType
@@ -130,13 +135,33 @@ class ApplyCall:
         return f"ApplyCall#{self.index}({self.instruction!r}, {len(self.operands)} operands, scope={self.scope!r})"
 
 
+# The module that carries out Program.check/validate/expand/emit/run. It is named, not imported:
+# it sits above this layer (it imports the checker, the emitter and the simulator), so importing it
+# here at load time would be an upward edge and a cycle.
+FACADE = "tilecheck.program"
+
+
+def operations() -> ModuleType:
+    """The facade module (:mod:`tilecheck.program`) that carries out a program's operations.
+
+    Imported by name on first use and cached by Python's module table, so importing the tile
+    frontend loads none of the layers above it; the facade's functions ``check``, ``validate``,
+    ``expand``, ``emit`` and ``run`` take the program as their first argument.
+    """
+    return importlib.import_module(FACADE)
+
+
 class Program:
-    """A traced ``@T.function``: the IR of its apply calls (the facade subclass adds the checks).
+    """A traced ``@T.function``: the IR of its apply calls, and what can be done to it.
 
     Attributes: ``name``, ``location`` (the ``def`` line), ``params`` (:class:`Param`),
     ``locals`` (local :class:`~tilecheck.tile.views.Buffer` in allocation order), ``launch``
     (:class:`LaunchConfig` or None), ``calls`` (:class:`ApplyCall` in program order) and
     ``frontend_diagnostics`` (misuse recorded while tracing).
+
+    Methods ``check``, ``validate``, ``expand``, ``emit`` and ``run`` are the facade's
+    (:mod:`tilecheck.program`); each takes ``db`` (a spec database, loaded from the spec root once
+    when left out).
     """
 
     def __init__(self, name: str, location: Location | None, params, locals_, launch, calls, diagnostics,
@@ -174,6 +199,29 @@ class Program:
                             if v is not None and v is not False)
             lines.append(f"  {c.location}: apply {c.instruction!r}, {ops}, scope={c.scope!r}{extra}")
         return "\n".join(lines)
+
+    def check(self, target: str | None = None, db=None) -> list:
+        """Every legality violation, as :class:`~tilecheck.tile.diagnostics.Diagnostic` in line order
+        (empty: legal); ``target`` (``"sm_90"``) defaults to the spec database's default target."""
+        return operations().check(self, target=target, db=db)
+
+    def validate(self, target: str | None = None, db=None) -> None:
+        """Raise :class:`~tilecheck.errors.IllegalTileOpError` (a ValueError) listing every violation."""
+        operations().validate(self, target=target, db=db)
+
+    def expand(self, target: str | None = None, db=None) -> list:
+        """Validate, then every call's instruction instances in code-generation order."""
+        return operations().expand(self, target=target, db=db)
+
+    def emit(self, target: str | None, format: str = "ptx", db=None) -> str:
+        """PTX (or with ``format="cuda"`` CUDA C++) for this program for ``target`` (``"sm_90"``;
+        ``None``: the spec database's default target)."""
+        return operations().emit(self, target=target, format=format, db=db)
+
+    def run(self, *arrays, backend: str = "cpu", **options):
+        """Execute the program on ``arrays`` (given positionally, in parameter order) and return the
+        tensor arguments, outputs written in place (:func:`tilecheck.sim.run_program`)."""
+        return operations().run(self, *arrays, backend=backend, **options)
 
     def __repr__(self) -> str:
         return f"<Program {self.name}: {len(self.calls)} apply call(s)>"

@@ -1,4 +1,6 @@
-"""The ``T`` namespace: the seed page's API surface (users import the facade's, :data:`tilecheck.program.T`).
+"""The ``T`` namespace: the seed page's API surface. There is one ``T``: :data:`tilecheck.program.T`
+is this object, so ``from tilecheck.tile import T`` (the seed's import) and ``from
+tilecheck.program import T`` build the same programs, with ``check``/``emit``/``run``.
 
 =========================================  ==================================================
 ``T.function``                             decorator: trace into a :class:`Program`
@@ -21,7 +23,6 @@ from tilecheck.tile import frontend
 from tilecheck.tile.coords import SCOPES
 from tilecheck.tile.dtypes import DTYPES
 from tilecheck.tile.function import trace_function
-from tilecheck.tile.ir import Program
 from tilecheck.tile.layout import TileLayout
 
 
@@ -50,14 +51,9 @@ class _CudaNamespace:
 
 
 class TNamespace:
-    """The ``T`` object; it holds no program state (tracing state is per call).
+    """The ``T`` object; it holds no program state (tracing state is per call)."""
 
-    ``program_type`` is the class ``T.function`` returns: the IR :class:`~tilecheck.tile.ir.Program`
-    here (:data:`T`), the facade's :class:`tilecheck.program.Program` in :data:`tilecheck.program.T`.
-    """
-
-    def __init__(self, program_type: type[Program] = Program):
-        self._program_type = program_type
+    def __init__(self):
         self.cuda = _CudaNamespace()
         self.ptx = frontend.Ptx()
         self.TileLayout = TileLayout
@@ -65,8 +61,9 @@ class TNamespace:
             setattr(self, name, dtype)
 
     def function(self, fn):
-        """Decorator: trace ``fn`` once into a program (see ``program_type``)."""
-        return trace_function(fn, self._program_type)
+        """Decorator: trace ``fn`` once into a :class:`~tilecheck.tile.ir.Program` (which has
+        ``check``, ``validate``, ``expand``, ``emit`` and ``run``)."""
+        return trace_function(fn)
 
     @staticmethod
     def Tensor(shape, dtype):  # noqa: N802 - mirrors the seed's API name
