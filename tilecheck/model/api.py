@@ -323,7 +323,8 @@ def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT, destinations
     return _finish(xp, out, dtype, _is_scalar(operand_bits))
 
 
-_UINT = {1: "bool", 8: "uint8", 16: "uint16", 32: "uint32", 64: "uint64"}
+_UINT = {1: "bool_", 8: "uint8", 16: "uint16", 32: "uint32", 64: "uint64"}
+"""dtype attribute names by width (``bool_``: numpy before 2.0 has no ``numpy.bool``; CuPy has both)."""
 
 
 def _function_operands(form: Form, operand_bits, xp):
