@@ -53,7 +53,8 @@ def _mpfr(f, bits: int):
     value = f.to_fraction(bits)
     if value == 0:
         return gmpy2.mpfr("-0.0") if bits & f.sign_mask else gmpy2.mpfr(0)
-    return _EXACT.div(gmpy2.mpfr(value.numerator, 256), gmpy2.mpfr(value.denominator, 256))
+    with _EXACT:  # a module function in the active context: gmpy2 2.2's context.div ignores the context
+        return gmpy2.div(gmpy2.mpfr(value.numerator, 256), gmpy2.mpfr(value.denominator, 256))
 
 
 def _bits(f, x) -> int:

@@ -59,7 +59,8 @@ def _mpfr_round(value: Fraction, dst, rounding: str) -> int:
     ctx = gmpy2.context(precision=dst.precision, emin=dst.emin - dst.mantissa_bits + 1, emax=dst.emax + 1,
                         subnormalize=True, round=_MODES[rounding])
     exact = gmpy2.context(precision=200, emin=gmpy2.get_emin_min(), emax=gmpy2.get_emax_max())
-    x = exact.div(gmpy2.mpfr(value.numerator, 200), gmpy2.mpfr(value.denominator, 200))
+    with exact:  # a module function in the active context: gmpy2 2.2's context.div ignores the context
+        x = gmpy2.div(gmpy2.mpfr(value.numerator, 200), gmpy2.mpfr(value.denominator, 200))
     r = ctx.add(x, gmpy2.mpfr(0))
     neg = value < 0
     if gmpy2.is_infinite(r):

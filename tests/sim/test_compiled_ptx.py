@@ -384,13 +384,15 @@ def _rsqrt_misrounds_independently(bits: int, fmt: str) -> bool:
     if value is None or value <= 0:
         return False
     wide = gmpy2.context(precision=256)
-    exact = wide.rec_sqrt(wide.div(mpfr(value.numerator, 256), mpfr(value.denominator, 256)))
+    with wide:  # module functions in the active context: gmpy2 2.2's context.div ignores the context
+        exact = gmpy2.rec_sqrt(gmpy2.div(mpfr(value.numerator, 256), mpfr(value.denominator, 256)))
     bound = wide.exp2(mpfr("-22.9", 256))
     lo, hi = wide.mul(exact, 1 - bound), wide.mul(exact, 1 + bound)
     want = mpfr(exact, precision)  # rounded to the format's precision, to nearest even
     seen = False
     for r in _f32_neighbours(float(exact), 4):
-        rr = wide.div(mpfr(r.numerator, 256), mpfr(r.denominator, 256))
+        with wide:
+            rr = gmpy2.div(mpfr(r.numerator, 256), mpfr(r.denominator, 256))
         if lo <= rr <= hi:
             seen = True
             if mpfr(rr, precision) != want:
