@@ -486,10 +486,10 @@ def _inline_calls(module: "PtxModule", fn: Function, stack: tuple, counter: list
                 return Reg(regs.get(op.name, op.name))
             if isinstance(op, Symbol):
                 return Symbol(names.get(op.name, op.name))
-            if isinstance(op, Vec):
-                return Vec(tuple(rename(o) for o in op.items))
+            if isinstance(op, Vec):  # (the PTX spelling goes along: messages show it)
+                return Vec(tuple(rename(o) for o in op.items), op.source)
             if isinstance(op, Addr):
-                return Addr(rename(op.base), op.offset)
+                return Addr(rename(op.base), op.offset, op.source)
             return op
 
         for sub in inner.body:
@@ -533,8 +533,8 @@ def _resolve(op, scopes):
             return Symbol(param)
         resolved = _resolve_name(op.name, scopes)
         return Reg(resolved) if resolved != op.name or any(op.name in s for s in scopes) else op
-    if isinstance(op, Vec):
-        return Vec(tuple(_resolve(o, scopes) for o in op.items))
+    if isinstance(op, Vec):  # (the PTX spelling goes along: messages show it)
+        return Vec(tuple(_resolve(o, scopes) for o in op.items), op.source)
     if isinstance(op, Addr):
-        return Addr(_resolve(op.base, scopes), op.offset)
+        return Addr(_resolve(op.base, scopes), op.offset, op.source)
     return op

@@ -12,7 +12,7 @@ its line number. Parsing does not judge instructions; :mod:`tilecheck.sim.machin
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from tilecheck.sim.errors import PtxError
@@ -23,22 +23,40 @@ KNOWN_SPECIALS = frozenset([f"{r}.{c}" for r in ("%tid", "%ntid", "%ctaid", "%nc
 """The special registers the simulator provides."""
 
 
-@dataclass(frozen=True)
-class Reg:
+class Operand:
+    """Base of the operand nodes below: a node is shown as the PTX it stands for.
+
+    ``str(op)`` is its PTX spelling (:func:`ptx_text`) and ``repr(op)`` that spelling quoted, so a
+    message that formats an operand (``f"got {op!r}"``) names PTX text, ``'{ %rs1 }'``, as the
+    messages that quote source text do, never ``Vec(items=(Reg(name='%rs1'),))``. The fields stay
+    what code reads; only the display is PTX.
+    """
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return ptx_text(self)
+
+    def __repr__(self) -> str:
+        return repr(ptx_text(self))
+
+
+@dataclass(frozen=True, repr=False)
+class Reg(Operand):
     """A register operand (``%r1``, ``%p2``)."""
 
     name: str
 
 
-@dataclass(frozen=True)
-class Special:
+@dataclass(frozen=True, repr=False)
+class Special(Operand):
     """A special register (``%tid.x``, ``%laneid``)."""
 
     name: str
 
 
-@dataclass(frozen=True)
-class Imm:
+@dataclass(frozen=True, repr=False)
+class Imm(Operand):
     """An immediate: ``value`` is an int for integers, the bit pattern for ``0f``/``0d`` floats
     (``float_bits`` 32 or 64), or a Python float for decimal float literals (``float_bits`` 0)."""
 
@@ -47,26 +65,56 @@ class Imm:
     float_bits: int | None = None
 
 
-@dataclass(frozen=True)
-class Vec:
-    """A vector operand ``{a, b, ...}``."""
+@dataclass(frozen=True, repr=False)
+class Vec(Operand):
+    """A vector operand ``{a, b, ...}``; ``source`` is its spelling in the PTX (empty: spelled from
+    the items), kept for messages and ignored by comparisons."""
 
     items: tuple
+    source: str = field(default="", compare=False)
 
 
-@dataclass(frozen=True)
-class Addr:
-    """An address ``[base+offset]``; ``base`` is a :class:`Reg` or a :class:`Symbol`."""
+@dataclass(frozen=True, repr=False)
+class Addr(Operand):
+    """An address ``[base+offset]``; ``base`` is a :class:`Reg` or a :class:`Symbol`; ``source`` as
+    for :class:`Vec`."""
 
     base: object
     offset: int
+    source: str = field(default="", compare=False)
 
 
-@dataclass(frozen=True)
-class Symbol:
+@dataclass(frozen=True, repr=False)
+class Symbol(Operand):
     """A label or parameter name."""
 
     name: str
+
+
+# Suffixes the front end appends to make names unique (`%r1#3`: a register local to an inline-asm
+# scope; `%r1@2`: a callee's register after inlining). No PTX identifier contains `#` or `@`, so
+# removing them gives back the name the PTX spells.
+_RENAMED = re.compile(r"[#@]\d+")
+
+
+def ptx_text(op) -> str:
+    """The PTX spelling of an operand node (for messages): ``%r1``, ``%tid.x``, ``0f3F800000``,
+    ``{ %rs1 }``, ``[%rd1+8]``, ``param_x``; names the front end made unique are shown as the PTX
+    spells them. A tuple (a call's parameter list) is ``(a, b)``; anything else is ``str(op)``.
+    """
+    if isinstance(op, (Reg, Special, Symbol)):
+        return _RENAMED.sub("", op.name)
+    if isinstance(op, Imm):
+        return op.text
+    if isinstance(op, Vec):
+        return op.source or "{" + ", ".join(ptx_text(item) for item in op.items) + "}"
+    if isinstance(op, Addr):
+        if op.source:
+            return op.source
+        return f"[{ptx_text(op.base)}{op.offset:+d}]" if op.offset else f"[{ptx_text(op.base)}]"
+    if isinstance(op, tuple):
+        return "(" + ", ".join(ptx_text(item) for item in op) + ")"
+    return str(op)
 
 
 @dataclass(frozen=True)
@@ -355,7 +403,7 @@ def _operand(text: str, line: int, source):
     if text.startswith("{"):
         if not text.endswith("}"):
             raise PtxError(f"bad vector operand {text!r}", line, source)
-        return Vec(tuple(_operand(t, line, source) for t in _split_operands(text[1:-1])))
+        return Vec(tuple(_operand(t, line, source) for t in _split_operands(text[1:-1])), text)
     if text.startswith("["):
         if not text.endswith("]"):
             raise PtxError(f"bad address operand {text!r}", line, source)
@@ -366,7 +414,7 @@ def _operand(text: str, line: int, source):
         base_text = m.group(1)
         offset = int(m.group(2), 0) if m.group(2) else (-int(m.group(3)) if m.group(3) else 0)
         base = Reg(base_text) if base_text.startswith("%") else Symbol(base_text)
-        return Addr(base, offset)
+        return Addr(base, offset, text)
     if text.startswith("%"):
         head = text.split(".")[0]
         if head in SPECIAL_REGISTERS:
