@@ -46,7 +46,8 @@ from tilecheck.model import api, contracts, ops
 from tilecheck.sim import fused
 from tilecheck.sim.choices import READINGS, contract_allows
 from tilecheck.sim.errors import UnsupportedPtxError
-from tilecheck.sim.frontend import parse_module
+from tilecheck.sim.frontend import Instr, parse_module
+from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
 
 REF_OPS = {"div": 2, "rcp": 1, "sqrt": 1, "rsqrt": 1, "add": 2, "sub": 2, "mul": 2, "fma": 3}
@@ -250,29 +251,54 @@ def _param_width(p) -> int:
     return TYPES[p.ptx_type][0] if p.ptx_type in TYPES else 0
 
 
+def _loaded_as_floats(fn) -> bool:
+    """True when a parameter of ``fn`` is loaded as a floating-point value (``ld.param.f64``)."""
+    names = {p.name for p in fn.params}
+    for item in fn.body:
+        if isinstance(item, Instr) and item.opcode.startswith("ld.param.") and item.opcode.split(".")[-1] in \
+                ("f16", "bf16", "f32", "f64") and isinstance(item.operands[1], Addr) and \
+                getattr(item.operands[1].base, "name", None) in names:
+            return True
+    return False
+
+
+def _dereferences(fn) -> bool:
+    """True when ``fn`` loads or stores memory other than ``.param`` space."""
+    return any(isinstance(item, Instr) and item.opcode.split(".", 1)[0] in ("ld", "st")
+               and ".param" not in item.opcode for item in fn.body)
+
+
 def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
     """The function's ABI (``.func`` from its declaration, ``.entry`` by running it once)."""
     fn = plan.function
     here = Location(path, fn.line, fn.col)
     fw = ref.fmt.width
     if fn.kind == "func":
-        pointers = fw < 64 and fn.params and all(_param_width(p) == 64 and p.array is None for p in fn.params)
+        pointers = bool(fn.params) and all(_param_width(p) == 64 and p.array is None for p in fn.params)
+        if pointers and (_loaded_as_floats(fn) or (fw == 64 and not _dereferences(fn))):
+            # 64-bit operands read as floats (`ld.param.f64`), or never used to reach memory:
+            # values, not pointers
+            pointers = False
         if pointers and not fn.returns:
             # the result and each operand through a generic pointer parameter: nvcc's .func for
             # half2/bf162 values (ld.u32 [%rd2] ... st.u32 [%rd1]) or `void f(const float*, float*)`;
             # found by running it like a kernel, lane i's pointers a packed pair apart (the element
             # width is what it reads and writes)
             return _memory_abi(plan, ref, here, 2 * fw // 8)
-        if pointers and len(fn.returns) == 1 and _param_width(fn.returns[0]) in (fw, 2 * fw):
-            # operands by reference (`const __half&`), the result returned
+        if pointers and len(fn.returns) == 1:
+            # operands by reference (`const __half&`), the result returned (of a width that fits
+            # the reference, or the element types are refused)
             return _memory_abi(plan, ref, here, _param_width(fn.returns[0]) // 8, fn.returns[0].name)
         if len(fn.returns) != 1:
             raise UnsupportedPtxError(f".func {fn.name} must have one return parameter (has {len(fn.returns)})", here)
         width = _param_width(fn.returns[0])
-        if width not in (fw, 2 * fw) or any(_param_width(p) != width for p in fn.params):
+        if any(_param_width(p) != width for p in fn.params):
             raise UnsupportedPtxError(
                 f".func {fn.name}: parameters of {[_param_width(p) for p in fn.params]} bits and a {width}-bit result "
                 f"do not match {ref.text} ({fw}-bit operands, or {2 * fw}-bit packed pairs)", here)
+        # the element type before the operand count: a wrong type is what a user fixes first
+        check_element_types(fn, ref, path, width=width, in_memory=False, inputs=[p.name for p in fn.params],
+                            output=fn.returns[0].name)
         if len(fn.params) != ref.arity:
             raise UnsupportedPtxError(f".func {fn.name} takes {len(fn.params)} operand(s); {ref.text} takes "
                                       f"{ref.arity}", here)
@@ -328,9 +354,12 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         raise UnsupportedPtxError(f".{kind} {fn.name}: accesses of {sorted(w * 8 for w in widths)} bits; an elementwise "
                                   "kernel reads and writes one element width", here)
     width = 8 * widths.pop()
-    if width not in (fw, 2 * fw):
-        raise UnsupportedPtxError(f".{kind} {fn.name}: {width}-bit elements do not match {ref.text}", here)
     inputs = sorted(read)
+    # what the code loads and computes must fit the reference (never re-read as something else)
+    check_element_types(fn, ref, here.path, width=width, in_memory=True, inputs=[pointers[k] for k in inputs],
+                        output=returned or "", returned=returned is not None)
+    if width not in (fw, 2 * fw):  # (widths that fit no reference are refused above)
+        raise UnsupportedPtxError(f".{kind} {fn.name}: {width}-bit elements do not match {ref.text}", here)
     if len(inputs) != ref.arity:
         raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s); {ref.text} takes {ref.arity} "
                                   "operand(s)", here)
@@ -350,6 +379,278 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     output = returned if returned is not None else pointers[out_region]
     return Abi(kind, width // fw, width, [pointers[k] for k in inputs], output, params, inputs, out_region,
                by_pointer=stride is not None, returned=returned is not None)
+
+
+# ---------------------------------------------------------------------------------------------
+# what the code says about its elements: data flow, and the element types it loads and computes
+
+
+MEMORY = "[memory]"
+"""The data-flow node of every memory access that is not a ``.param`` (one node: a static reading
+cannot tell stack slots of ``-G`` builds apart, and a node too many only widens a slice)."""
+_NO_FLOW = ("bra", "ret", "exit", "bar", "membar", "fence", "trap", "brkpt", "nanosleep", "call")
+_FLOAT_TYPES = {"f16": "f16", "bf16": "bf16", "f16x2": "f16", "bf16x2": "bf16", "f32": "f32", "f64": "f64",
+                "f32x2": "f32"}
+"""Floating-point PTX types and the element format of each (a packed type: of its lanes)."""
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One instruction's data flow: what it writes and what it reads (registers by name,
+    ``.param`` variables as ``param:NAME``, other memory as :data:`MEMORY`). Address operands are
+    left out: the address of an access is not a value the access computes with; a guard is read."""
+
+    instr: object
+    writes: frozenset
+    reads: frozenset
+    access: str = ""   # "load" | "store" for memory and .param accesses
+
+    @property
+    def types(self) -> list[str]:
+        """The PTX types named in the opcode, in order (``cvt.rn.f16.f32``: f16, f32)."""
+        return [p for p in self.instr.opcode.split(".")[1:] if p in TYPES]
+
+    @property
+    def head(self) -> str:
+        """The opcode's first word (``ld``, ``cvt``, ``div``)."""
+        return self.instr.opcode.split(".", 1)[0]
+
+    @property
+    def transparent(self) -> bool:
+        """True when the instruction moves bits without reading them as a number: moves (packing
+        and unpacking included), loads and stores, integer conversions."""
+        if self.head in ("mov", "ld", "ldu", "st"):
+            return True
+        return self.head == "cvt" and all(TYPES[t][1] in "bus" for t in self.types)
+
+    def read_type(self) -> str | None:
+        """The floating-point type the instruction reads its operands as (``cvt.f32.f16``: f16)."""
+        t = self.types
+        return t[-1] if t and t[-1] in _FLOAT_TYPES else None
+
+    def write_type(self) -> str | None:
+        """The floating-point type of the value it writes (``cvt.rn.f16.f32``: f16)."""
+        t = self.types
+        return t[0] if t and t[0] in _FLOAT_TYPES else None
+
+
+def _widens_bf16(f: Flow) -> bool:
+    """True for ``shl.b32 d, s, 16`` and ``mov.b32 d, {0, s}``: 16 bits placed at the top of 32."""
+    ops_ = f.instr.operands
+    if f.instr.opcode in ("shl.b32", "shl.u32") and len(ops_) == 3:
+        return isinstance(ops_[2], Imm) and ops_[2].value == 16
+    if f.instr.opcode == "mov.b32" and len(ops_) == 2 and isinstance(ops_[1], Vec) and len(ops_[1].items) == 2:
+        low = ops_[1].items[0]
+        return isinstance(low, Imm) and low.value == 0 and isinstance(ops_[1].items[1], Reg)
+    return False
+
+
+def _names(op) -> list[str]:
+    if isinstance(op, Reg):
+        return op.name.split("|")  # setp's `%p|%q`
+    if isinstance(op, Vec):
+        return [n for item in op.items for n in _names(item)]
+    return []
+
+
+def dataflow(fn) -> list[Flow]:
+    """The data flow of every instruction of ``fn`` (calls inlined), in program order."""
+    out = []
+    for item in fn.body:
+        if not isinstance(item, Instr):
+            continue
+        head = item.opcode.split(".", 1)[0]
+        if head in _NO_FLOW:
+            continue
+        guard = {item.guard[0]} if item.guard else set()
+        ops_ = item.operands
+        if head in ("ld", "ldu", "st") and len(ops_) >= 2:
+            addr = ops_[1] if head != "st" else ops_[0]
+            node = (f"param:{addr.base.name}" if ".param" in item.opcode and isinstance(addr, Addr)
+                    and isinstance(addr.base, Symbol) else MEMORY)
+            if head == "st":
+                out.append(Flow(item, frozenset({node}), frozenset(guard.union(*map(_names, ops_[1:]))), "store"))
+            else:
+                out.append(Flow(item, frozenset(_names(ops_[0])), frozenset(guard | {node}), "load"))
+        elif head in ("atom", "red"):
+            out.append(Flow(item, frozenset(_names(ops_[0]) + [MEMORY] if head == "atom" else [MEMORY]),
+                            frozenset(guard.union({MEMORY}, *map(_names, ops_[1:])))))
+        elif ops_:
+            out.append(Flow(item, frozenset(_names(ops_[0])), frozenset(guard.union(*map(_names, ops_[1:])))))
+    return out
+
+
+def _closure(flows: list[Flow], start, *, forward: bool, through=None) -> set:
+    """Every node reached from ``start`` along the data flow (``forward``: to what reads it;
+    else back to what it was computed from), through the flows ``through`` accepts (all if None)."""
+    seen = set(start)
+    changed = True
+    while changed:  # to a fixed point: loops carry values backwards in program order
+        changed = False
+        for f in flows:
+            if through is not None and not through(f):
+                continue
+            src, dst = (f.reads, f.writes) if forward else (f.writes, f.reads)
+            if src & seen and not dst <= seen:
+                seen |= dst
+                changed = True
+    return seen
+
+
+@dataclass
+class Ends:
+    """Where the elements enter the code and where the result leaves it: the flows that load
+    the operands, the registers they load into, the flows that store the result and the
+    registers they store."""
+
+    loads: list
+    sources: set
+    stores: list
+    sinks: set
+
+
+def element_ends(flows: list[Flow], in_memory: bool, inputs: list, output: str, returned: bool) -> Ends:
+    """The loads of the operands (memory, or the operand ``.param``s of a by-value ``.func``) and
+    the stores of the result (memory, or the return ``.param``)."""
+    if in_memory:
+        loads = [f for f in flows if f.access == "load" and MEMORY in f.reads]
+    else:
+        names = {f"param:{n}" for n in inputs}
+        loads = [f for f in flows if f.access == "load" and f.reads & names]
+    if in_memory and not returned:
+        stores = [f for f in flows if f.access == "store" and MEMORY in f.writes]
+    else:
+        stores = [f for f in flows if f.access == "store" and f"param:{output}" in f.writes]
+    return Ends(loads, set().union(*[f.writes for f in loads]), stores, set().union(*[f.reads for f in stores]))
+
+
+def result_slice(flows: list[Flow], ends: Ends) -> set:
+    """The registers on the data-flow path from the operand loads to the result's store: computed
+    from a loaded value and used to compute the stored one (address arithmetic, loop counters and
+    the like are not on it)."""
+    fwd = _closure(flows, ends.sources, forward=True)
+    back = _closure(flows, ends.sinks, forward=False)
+    return {n for n in (fwd & back) | (ends.sources & back) if n != MEMORY and not n.startswith("param:")}
+
+
+def _where(f: Flow, whole: bool = False) -> str:
+    """``line N: OPCODE`` (``whole``, or a move or shift whose operands are the evidence: the
+    instruction as written) for messages."""
+    whole = whole or f.head in ("mov", "shl")
+    text = " ".join(f.instr.text.split()).rstrip(";") if whole else f.instr.opcode
+    return f"line {f.instr.line}: {text}"
+
+
+@dataclass
+class ElementTypes:
+    """What the code says about the type of its elements (:func:`element_types`). Each entry is
+    ``(type, flow)``: the evidence and where it is."""
+
+    loads: list            # float-typed accesses of whole elements (ld.global.f32, a .param .f32 operand)
+    reads: list            # how the loaded bits are first read as numbers (cvt.f32.f16: f16)
+    writes: list           # what type the stored result was computed as (cvt.rn.f16.f32: f16)
+    packs: list            # flows that split or join lanes of `lane` bits (mov.b32 {a, b}; .v2; f16x2)
+    access: str            # the first element load (its line and opcode), for messages
+
+
+def element_types(fn, flows: list[Flow], ends: Ends, width: int, lane: int | None) -> ElementTypes:
+    """The evidence of the element type in code that loads ``width``-bit elements: typed loads,
+    the first numeric reading of the loaded bits and the computation of the stored ones (followed
+    through moves, unpacking, ``.param`` passing and memory), and, where ``lane`` is given, the
+    packing of ``lane``-bit lanes anywhere in the function (packed code says so: half2 and
+    bf162 values are split with ``mov.b32 {a, b}``, loaded as ``.v2`` of 16 bits, or computed
+    on with f16x2/bf16x2 instructions)."""
+    typed = []
+    for f in ends.loads + ends.stores:
+        t = f.types[-1] if f.types else None
+        if t in ("f32", "f64") and TYPES[t][0] == width and ".local" not in f.instr.opcode:
+            typed.append((t, f))
+    moved = _closure(flows, ends.sources, forward=True, through=lambda f: f.transparent)
+    reads = [(f.read_type(), f) for f in flows if not f.transparent and f.read_type() and f.reads & moved]
+    for f in flows:
+        # bfloat16 widened by hand: the 16 bits moved to the top of a 32-bit word that is then read
+        # as f32 (`shl.b32 %r2, %r1, 16; mov.b32 %f1, %r2` as LLVM writes it, `mov.b32 fl, {0, hl}`)
+        if f.reads & moved and _widens_bf16(f):
+            after = _closure(flows, f.writes, forward=True, through=lambda g: g.transparent)
+            if any(not g.transparent and g.read_type() == "f32" and g.reads & after for g in flows):
+                reads.append(("bf16", f))
+    stored = _closure(flows, ends.sinks, forward=False, through=lambda f: f.transparent)
+    writes = [(f.write_type(), f) for f in flows if not f.transparent and f.write_type() and f.writes & stored]
+    packs = []
+    if lane is not None:
+        regs = fn.registers
+        for f in flows:
+            ops_ = f.instr.operands
+            vec = [o for o in ops_ if isinstance(o, Vec)]
+            lanes_of = [TYPES.get(regs.get(n, ""), (0,))[0] for v in vec for n in _names(v)]
+            if vec and len(vec[0].items) == 2 and all(isinstance(i, Reg) for i in vec[0].items) \
+                    and lanes_of and all(w == lane for w in lanes_of) and f.head in ("mov", "ld", "st"):
+                packs.append(f)
+            elif any(t.endswith("x2") and TYPES[t][0] == 2 * lane for t in f.types):
+                packs.append(f)
+    access = _where(ends.loads[0]) if ends.loads else ""
+    return ElementTypes(typed, reads, writes, packs, access)
+
+
+def check_element_types(fn, ref: Reference, path: str, *, width: int, in_memory: bool, inputs: list,
+                        output: str, returned: bool = False) -> None:
+    """A usage error (exit 2, both types named) when what ``fn`` loads and computes does not fit
+    ``ref``'s format: elements of another width; ``width``-bit elements read as two lanes of
+    ``ref``'s format where the code is not packed (an f32 kernel against an f16 reference) or
+    loads whole f32/f64 values; 16-bit elements computed on as the other half format (bf16 code
+    against an f16 reference); half2 code against an f32 reference. Only what the code states
+    refuses: bits that are never read as a number of either kind (integer emulation) fit."""
+    fw = ref.fmt.width
+    name = ref.fmt.name
+    flows = dataflow(fn)
+    ends = element_ends(flows, in_memory, inputs, output, returned)
+    lane = fw if width == 2 * fw else {32: 16, 64: 32}.get(width)
+    ev = element_types(fn, flows, ends, width, lane)
+    how = "loads and stores" if in_memory else "takes and returns"
+    halves = [(_FLOAT_TYPES[t], f) for t, f in ev.reads + ev.writes if _FLOAT_TYPES[t] in ("f16", "bf16")]
+    kinds = {t for t, _ in halves}
+    whole = [(t, f) for t, f in ev.reads + ev.writes if t in ("f32", "f64") and TYPES[t][0] == width]
+    at = f" ({ev.access})" if ev.access else ""
+    what = None
+    if width == 2 * fw:
+        if ev.loads:
+            t, f = ev.loads[0]
+            what = f"{how} {width}-bit {t} elements ({_where(f)})"
+        elif not ev.packs:
+            what = (f"{how} {width}-bit elements{at}"
+                    + (f" and computes on them as {whole[0][0]} ({_where(whole[0][1])})" if whole else "")
+                    + f", never as two {fw}-bit lanes (no mov.b{width} {{a, b}}, .v2 access of {fw} bits or "
+                      f"{name}x2 instruction)")
+        elif fw == 16 and kinds and name not in kinds:
+            t, f = halves[0]
+            what = f"{how} {width}-bit elements as packed {t} pairs ({_where(ev.packs[0], True)}; {_where(f)})"
+    elif width == fw:
+        if fw == 16 and kinds and name not in kinds:
+            t, f = halves[0]
+            what = f"{how} 16-bit elements and computes on them as {t} ({_where(f)})"
+        elif fw == 32 and not ev.loads and ev.packs and kinds:
+            t, f = halves[0]
+            what = f"{how} 32-bit elements as packed {t} pairs ({_where(ev.packs[0], True)}; {_where(f)})"
+    else:
+        if ev.loads:
+            t, f = ev.loads[0]
+            what = f"{how} {width}-bit {t} elements ({_where(f)})"
+        elif width == 16 and len(kinds) == 1:
+            evidence = "; ".join(x for x in (ev.access, _where(halves[0][1])) if x)
+            what = f"{how} 16-bit {halves[0][0]} elements ({evidence})"
+        elif width == 32 and ev.packs and len(kinds) == 1:
+            what = f"{how} 32-bit elements as packed {halves[0][0]} pairs ({_where(ev.packs[0], True)}; " \
+                   f"{_where(halves[0][1])})"
+        elif whole:
+            what = f"{how} {width}-bit elements{at}, computed on as {whole[0][0]} ({_where(whole[0][1])})"
+        else:
+            what = f"{how} {width}-bit elements{at}"
+    if what is None:
+        return
+    fits = f"{fw}-bit elements" + (f", or {2 * fw}-bit pairs in packed code" if fw < 64 else "")
+    kind = "kernel" if fn.kind == "entry" else ".func"
+    raise UsageError(f"--against {ref.text}: the {kind} {fn.name} {what}; the reference is {name} ({fits})",
+                     Location(path, fn.line, fn.col))
 
 
 # ---------------------------------------------------------------------------------------------
