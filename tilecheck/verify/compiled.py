@@ -759,25 +759,33 @@ def sampled_inputs(ref: Reference, n: int, seed: int) -> tuple[list[np.ndarray],
     """``n`` distinct operand tuples (fewer only where the domain is smaller) in the mix of
     :func:`tilecheck.inputs.forms.mixed_operands` (edge-class patterns, constructed hard cases of the
     operation, uniform patterns), the repeats replaced by more uniform patterns, shuffled by
-    ``seed``; and how many of each were drawn: ``{"special": .., "hard": .., "uniform": ..}``."""
+    ``seed``; and how many of those inputs each source gave: ``{"special": .., "hard": ..,
+    "uniform": ..}``, adding up to the inputs returned (an input drawn twice counts for its first
+    source)."""
     fmt = ref.fmt
     rng = np.random.default_rng([seed, 12])
     op = ref.op or ref.form.semantics.operation
     rounding = ref.rounding or str(ref.form.semantics.params.get("rounding", "rn"))
     cols, drawn = mixed_operands(op, fmt, rounding, n, rng, ref.arity)
+    # where each row came from (the draws are in that order): an input drawn twice counts once,
+    # for its first source, so that the parts add up to the inputs checked
+    source = np.repeat(np.arange(3), [drawn["edge"], drawn["hard"], drawn["uniform"]])
     # each input once (edge patterns and hard cases repeat), topped up with uniform patterns so that
     # ``n`` distinct inputs are checked where the domain has them; a seeded shuffle keeps blocks mixed
-    uniq = np.unique(np.stack(cols, axis=1), axis=0)
+    uniq, first = np.unique(np.stack(cols, axis=1), axis=0, return_index=True)
+    source = source[first]
     for _ in range(8):
         short = min(n, 1 << min(62, fmt.width * ref.arity)) - uniq.shape[0]
         if short <= 0:
             break
         extra = np.stack(uniform_operands(fmt, short, rng, ref.arity), axis=1)
-        uniq = np.unique(np.concatenate([uniq, extra]), axis=0)
-        drawn["uniform"] += short
-    uniq = uniq[rng.permutation(uniq.shape[0])]
+        uniq, first = np.unique(np.concatenate([uniq, extra]), axis=0, return_index=True)
+        source = np.concatenate([source, np.full(short, 2)])[first]
+    order = rng.permutation(uniq.shape[0])
+    uniq, source = uniq[order], source[order]
     cols = [uniq[:, j].astype(fmt.uint) for j in range(ref.arity)]
-    return cols, {"special": drawn["edge"], "hard": drawn["hard"], "uniform": drawn["uniform"]}
+    counts = np.bincount(source, minlength=3).tolist()
+    return cols, {"special": counts[0], "hard": counts[1], "uniform": counts[2]}
 
 
 def _pack(abi: Abi, ref: Reference, lane_ops: list[np.ndarray]) -> list[np.ndarray]:
