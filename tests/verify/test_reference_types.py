@@ -125,7 +125,10 @@ def test_32_bit_code_that_never_splits_its_elements_is_not_packed(tmp_path, caps
   ld.param.u64 %rd1, [a];
   ld.param.u64 %rd2, [b];
   ld.param.u64 %rd3, [out];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
   mov.u32 %r3, %tid.x;
+  mad.lo.s32 %r3, %r1, %r2, %r3;
   mul.wide.u32 %rd4, %r3, 4;
   add.s64 %rd5, %rd1, %rd4;
   add.s64 %rd6, %rd2, %rd4;
