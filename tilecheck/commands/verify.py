@@ -98,7 +98,9 @@ def run(args) -> int:
     else:
         info = ", ".join(f"{k} {v}" for k, v in backend.info().items() if k != "backend")
         out.write(f"differential backend: {backend.name} ({info}); {args.cases} cases per form, seed {args.seed}\n")
-    out.write(f"contracts: ulp bounds read as {args.ulp_reading} (--ulp-reading)\n")
+    sign_rule = getattr(db, "sign_rule", None)  # spec/rules/contracts.yaml: stated once, quoted here
+    out.write(f"contracts: ulp bounds read as {args.ulp_reading} (--ulp-reading)"
+              + (f"; {sign_rule.describe()}" if sign_rule is not None else "") + "\n")
     ctx = Context(db=db, cases=args.cases, seed=args.seed, backend=backend, target=args.arch,
                   semantics=args.semantics, rcp=args.rcp, sequence_cases=args.sequence_cases,
                   ulp_reading=args.ulp_reading, forms=[i.payload for i in items if i.kind == "form"])
@@ -133,7 +135,8 @@ def run(args) -> int:
     if args.json:
         meta = {"seed": args.seed, "cases": args.cases, "backend": backend if isinstance(backend, str)
                 else backend.info(), "targets": args.targets, "vectors": args.vectors,
-                "ptxas": ctx.ptxas, "ulp_reading": args.ulp_reading, "started": started,
+                "ptxas": ctx.ptxas, "ulp_reading": args.ulp_reading,
+                "sign_rule": sign_rule.short if sign_rule is not None else None, "started": started,
                 "seconds": round(time.time() - started, 3)}
     if ctx.ptxas:
         out.write(f"assembler: {ptxas.describe(ctx.ptxas)}\n")

@@ -172,22 +172,69 @@ def _report(args, outcome) -> int:
 
 
 def to_json(o) -> dict:
-    """The outcome as a JSON-ready dict."""
-    return {"file": o.path, "entry": o.entry, "against": o.ref, "verdict": o.verdict, "abi": o.abi,
-            "inputs_checked": o.inputs_checked, "exhaustive": o.exhaustive, "sampling": o.sampling,
+    """The outcome as a JSON-ready dict. ``verdict`` is the honest word (``verified`` only for a
+    run over every input, ``no-counterexample`` for a sampled one); ``misrounded_classes`` holds
+    the non-empty classes of misrounded inputs, ``headline`` what the verdict leads with."""
+    return {"file": o.path, "entry": o.entry, "against": o.ref, "verdict": o.verdict_word, "abi": o.abi,
+            "inputs_checked": o.inputs_checked, "exhaustive": o.exhaustive, "inputs": o.inputs_text,
+            "sampling": o.sampling,
             "lanes_run": o.lanes_run, "misrounded_count": o.misrounded_count,
             "misrounded_by_value_count": o.misrounded_by_value,
+            "misrounded_classes": o.misrounded_classes,
+            "headline": dict(o.headline, text=headline_text(o)),
             "misrounded_inputs": [[hex(v) for v in case] for case in o.misrounded],
             "misrounded_capped": o.misrounded_count > len(o.misrounded), "misrounded_cap": MISROUNDED_CAP,
-            "unknown_count": o.unknown_count, "counterexamples": o.counterexamples, "ulp_reading": o.ulp_reading,
+            "unknown_count": o.unknown_count, "unknown_inputs": o.unknown_inputs,
+            "counterexamples": o.counterexamples, "ulp_reading": o.ulp_reading, "sign_rule": o.sign_rule,
             "approx": o.approx, "approximate_instructions": o.approximate_forms,
             "readings_applied": getattr(o, "readings", {}),
             "contraction_sites": o.contraction_sites, "seconds": o.seconds, "producer": producer(o.path)}
 
 
+CLASS_TEXT = {"value": "in value",
+              "nan_payload": "only by the payload of a NaN (both results NaNs)",
+              "zero_sign": "only by the sign of a zero (both results zeros)"}
+"""How the report names each class of misrounded inputs (:attr:`Outcome.misrounded_classes`)."""
+
+
+def headline_text(o) -> str:
+    """What the verdict says after its word: how many inputs misround and in which class (in
+    value first: the count that matters), how many are unknown, or what passed (``no
+    counterexample in 2000 sampled inputs``)."""
+    checked = o.inputs_text
+    given = "given" in o.sampling and o.inputs_checked == 1
+    label = {k: v.split(" (")[0] for k, v in CLASS_TEXT.items()}
+    if o.verdict == "counterexample":
+        classes = o.misrounded_classes
+        total = o.misrounded_count
+        if given:
+            return f"the given input misrounds {label[next(iter(classes))]}" if classes else "the given input misrounds"
+        value = classes.get("value", 0)
+        if value == total:
+            return f"{total} of {checked} misrounded, all in value"
+        others = ", ".join(f"{n} {label[k]}" for k, n in classes.items() if k != "value")
+        if value:
+            return (f"{value} of {checked} misrounded in value, to another number "
+                    f"({total} misrounded in all: {others.replace(' only', ' more only')})")
+        return f"{total} of {checked} misrounded, none in value: {others}"
+    if o.verdict == "unknown":
+        if given:
+            return "the given input reaches a contract that bounds nothing (listed above)"
+        return (f"{o.unknown_count} of {checked} reach a contract that bounds nothing (listed above); "
+                f"no counterexample in the other {o.inputs_checked - o.unknown_count}")
+    return f"no counterexample in {checked}" + (" (exhaustive)" if o.exhaustive else " (not exhaustive)")
+
+
 def format_outcome(o) -> str:
     """Human-readable report."""
-    how = "exhaustive" if o.exhaustive else "sampled: " + ", ".join(f"{k} {v}" for k, v in o.sampling.items())
+    if o.exhaustive:
+        how = "exhaustive"
+    elif "exhaustive" in o.sampling:
+        how = "the first inputs of the exhaustive enumeration"
+    elif "given" in o.sampling:
+        how = "given"
+    else:
+        how = "sampled: " + " + ".join(f"{k} {v}" for k, v in o.sampling.items())
     choices = "every allowed result" if o.approx == "all" else "the reference value only"
     lines = [f"{o.path}: {o.entry} ({o.abi}) against {o.ref}",
              f"  inputs checked: {o.inputs_checked} ({how}); "
@@ -196,13 +243,22 @@ def format_outcome(o) -> str:
              f"{choices}; ulp reading: {o.ulp_reading}"
              + (" (applied: " + ", ".join(f"{k}: {v}" for k, v in getattr(o, "readings", {}).items()) + ")"
                 if getattr(o, "readings", None) else "")]
+    if o.sign_rule_line:
+        lines.append(f"  {o.sign_rule_line}")
     if o.contraction_sites:
         lines.append(f"  mul+add contraction allowed at: {'; '.join(o.contraction_sites)}")
     if o.misrounded_count:
-        lines.append(f"  misrounded inputs: {o.misrounded_count} ({o.misrounded_by_value} in value, "
-                     f"{o.misrounded_count - o.misrounded_by_value} only by the sign of a zero)")
+        lines.append(f"  misrounded inputs: {o.misrounded_count} of {o.inputs_text}, by class:")
+        for kind, n in o.misrounded_classes.items():
+            lines.append(f"    {CLASS_TEXT[kind]}: {n}")
     if o.unknown_count:
-        lines.append(f"  unknown inputs (contract not enumerable): {o.unknown_count}")
+        shown = len(o.unknown_inputs)
+        lines.append(f"  unknown inputs: {o.unknown_count} (a contract bounds nothing there, so no result is judged)"
+                     + ((f"; the first {shown}:" if shown < o.unknown_count else ":") if shown else ""))
+        for u in o.unknown_inputs:
+            why = "; ".join(f"line {r['line']}: {r['instruction']} on {', '.join(r['operands'])}: {r['why']}"
+                            for r in u["reasons"]) or "no instruction's contract explains it"
+            lines.append(f"    ({', '.join(u['inputs'])}): {why}")
     for k, c in enumerate(o.counterexamples, 1):
         ins = ", ".join(f"{i['hex']} ({i['value']}, {i['class']})" for i in c["inputs"])
         lines.append(f"  counterexample {k}: inputs {ins}")
@@ -211,10 +267,18 @@ def format_outcome(o) -> str:
         for ch in c["approximate_choices"]:
             lines.append(f"    line {ch.get('line', '?')}: {ch.get('instruction', '?')} returned {ch['returned']} "
                          f"({ch['position']}), allowed: {ch['allowed']}")
-        regs = ", ".join(f"{k}={v}" for k, v in c["registers"].items())
-        lines.append(f"    registers: {regs}")
+        path = c.get("register_path")
+        if path:
+            lines.append("    registers on the path from the loads to the result:")
+            width = max(len(r["register"]) for r in path)
+            for r in path:
+                lines.append(f"      {r['register']:<{width}} = {r['value']}   ({'; '.join(r['written'])})")
+        elif c.get("registers"):
+            lines.append("    registers: " + ", ".join(f"{k}={v}" for k, v in c["registers"].items()))
         lines.append(f"    repro: {c['repro']}")
-    lines.append(f"verdict: {o.verdict.upper()}" + {"verified": "", "counterexample": "",
-                                                     "unknown": " (some inputs reach an unbounded contract)"}[o.verdict]
-                 + f" ({o.seconds:.1f} s)")
+    head = headline_text(o)
+    if o.verdict_word == "no-counterexample":  # "no counterexample in 2000 sampled inputs": the word says it
+        lines.append(f"verdict: NO COUNTEREXAMPLE {head.removeprefix('no counterexample ')} ({o.seconds:.1f} s)")
+    else:
+        lines.append(f"verdict: {o.verdict_word.upper()}: {head} ({o.seconds:.1f} s)")
     return "\n".join(lines) + "\n"

@@ -44,7 +44,7 @@ from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.inputs.forms import mixed_operands, uniform_operands
 from tilecheck.model import api, contracts, ops
 from tilecheck.sim import fused
-from tilecheck.sim.choices import READINGS, contract_allows
+from tilecheck.sim.choices import MAX_CHOICES, READINGS, allowed_choices, contract_allows
 from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.sim.frontend import Instr, parse_module
 from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
@@ -68,6 +68,10 @@ the simulator's numpy passes over cache-sized runs hold the GIL for much of thei
 threads overlap poorly, while processes do not contend (and start in under a second)."""
 PROCESS_TASK = 1 << 20  # inputs handed to a worker process at a time
 _UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+PTX_TYPES_BITS = {name: bits for name, (bits, _) in TYPES.items()}
+UNWRITTEN = 0xA5A5A5A5A5A5A5A5
+"""What registers start as in the second run of a counterexample, which tells the registers its
+lane wrote from those it never reached (both runs agree on every written one)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -665,14 +669,19 @@ class BlockResult:
     unknown: np.ndarray
     lanes: int
     got: np.ndarray
-    by_value: np.ndarray  # misrounded other than by the sign of a zero
+    by_value: np.ndarray  # misrounded in value (not only by a zero's sign or a NaN's payload)
+    by_nan: np.ndarray | None = None  # misrounded only by a NaN's payload (where REF compares payloads)
 
 
 def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: dict,
-              trace: bool = False):
-    """Run the code on ``elements`` (one container array per operand); judge every lane."""
+              trace: bool = False, fill: bool = False):
+    """Run the code on ``elements`` (one container array per operand); judge every lane.
+    ``fill``: registers start as :data:`UNWRITTEN` instead of zeros (see :func:`register_path`)."""
     n = elements[0].shape[0]
     lanes = plan.new_lanes(n)
+    if fill:
+        lanes.regs = {name: np.full(n, True if arr.dtype == bool else UNWRITTEN & np.iinfo(arr.dtype).max,
+                                    dtype=arr.dtype) for name, arr in lanes.regs.items()}
     ctx = RunContext(trace=trace, **ctx_args)
     if not abi.in_memory:
         for name, e in zip(abi.inputs, elements):
@@ -720,6 +729,7 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
     bad = np.zeros(lanes.size, dtype=bool)
     bad_in = np.zeros(n, dtype=bool)
     value_in = np.zeros(n, dtype=bool)
+    nan_in = np.zeros(n, dtype=bool)
     origin = lanes.origin
     for lane in range(abi.lanes):
         if abi.lanes == 1:  # one element per container: the bits themselves
@@ -738,17 +748,22 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
             continue
         bad |= ~ok
         bad_in[(origin[~ok] - lane) % n] = True  # lane j of element i holds input i - j
-        # a zero of the wrong sign is a misrounding too; count separately the inputs misrounded in value
+        # a zero of the wrong sign, or a NaN with another payload where REF judges payloads, is a
+        # misrounding too; the inputs misrounded in value are counted apart from those classes
         mag = u(ref.fmt.magnitude_mask)
-        by_value = ~ok & ~(((g.astype(u) & mag) == 0) & ((exp_lanes.astype(u) & mag) == 0))
+        gm, em = g.astype(u) & mag, exp_lanes.astype(u) & mag
+        both_nan = (gm > u(ref.fmt.exponent_mask)) & (em > u(ref.fmt.exponent_mask))
+        by_value = ~ok & ~((gm == 0) & (em == 0)) & ~both_nan
         value_in[(origin[by_value] - lane) % n] = True
+        nan_in[(origin[~ok & both_nan] - lane) % n] = True
     unk_in = np.zeros(n, dtype=bool)
     if lanes.unknown.any():
         for lane in range(abi.lanes):
             unk_in[(origin[lanes.unknown] - lane) % n] = True
+    nan_in &= ~value_in  # an input with a lane misrounded in value is in that class
     if trace:
-        return BlockResult(bad_in, unk_in, lanes.size, got, value_in), lanes, bad, ctx
-    return BlockResult(bad_in, unk_in, lanes.size, got, value_in)
+        return BlockResult(bad_in, unk_in, lanes.size, got, value_in, nan_in), lanes, bad, ctx
+    return BlockResult(bad_in, unk_in, lanes.size, got, value_in, nan_in)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -830,11 +845,61 @@ class Outcome:
     approximate_forms: list
     seconds: float
     contraction_sites: list
+    misrounded_by_nan: int = 0
+    unknown_inputs: list = field(default_factory=list)  # the first unknown inputs, each with why (explain_unknown)
+    sign_rule: str | None = None       # the contracts' sign rule, short (spec/rules/contracts.yaml)
+    sign_rule_line: str | None = None  # ... as a report line
 
     @property
     def exit_code(self) -> int:
-        """0 verified, 1 counterexample, 4 unknown."""
+        """0 verified or no counterexample, 1 counterexample, 4 unknown."""
         return {"verified": 0, "counterexample": 1, "unknown": 4}[self.verdict]
+
+    @property
+    def verdict_word(self) -> str:
+        """The verdict as reports print it: ``verified`` only for a run over every input,
+        ``no-counterexample`` for one that passed on some of them (sampled, the first N of an
+        exhaustive run, one given input); ``counterexample`` and ``unknown`` as they are.
+        (:attr:`verdict` keeps ``verified`` for any run that passed: it is the outcome's class.)"""
+        if self.verdict == "verified" and not self.exhaustive:
+            return "no-counterexample"
+        return self.verdict
+
+    @property
+    def inputs_text(self) -> str:
+        """What was checked, in words: ``all 65536 inputs``, ``2000 sampled inputs``..."""
+        n = self.inputs_checked
+        s = "" if n == 1 else "s"
+        if self.exhaustive:
+            return f"all {n} inputs"
+        if "exhaustive" in self.sampling:
+            return f"the first {n} input{s} of the exhaustive enumeration"
+        if "given" in self.sampling:
+            return f"the {n} given input{s}"
+        return f"{n} sampled input{s}"
+
+    @property
+    def misrounded_by_zero_sign(self) -> int:
+        """Misrounded inputs whose results differ only by the sign of a zero."""
+        return self.misrounded_count - self.misrounded_by_value - self.misrounded_by_nan
+
+    @property
+    def misrounded_classes(self) -> dict:
+        """The misrounded inputs by class, the non-empty classes only: ``value`` (a different
+        number, or a number for a NaN), ``nan_payload`` (both NaNs, where REF judges payloads),
+        ``zero_sign`` (both zeros, of different signs). They add up to the misrounded count."""
+        classes = {"value": self.misrounded_by_value, "nan_payload": self.misrounded_by_nan,
+                   "zero_sign": self.misrounded_by_zero_sign}
+        return {k: v for k, v in classes.items() if v}
+
+    @property
+    def headline(self) -> dict:
+        """What the verdict leads with: the inputs misrounded in value where there are any (the
+        count that matters; a zero's sign or a NaN's payload is counted apart), else every
+        misrounded input; ``counts`` says which."""
+        if self.misrounded_by_value:
+            return {"misrounded": self.misrounded_by_value, "counts": "value"}
+        return {"misrounded": self.misrounded_count, "counts": "all" if self.misrounded_count else "none"}
 
 
 def _domain(ref: Reference, abi: Abi) -> int:
@@ -865,6 +930,7 @@ class Prepared:
     ctx_args: dict
     text: str = ""                 # the PTX (a worker process compiles it again)
     spec_root: str | None = None   # the spec database's folder (likewise)
+    db: object = field(default=None, repr=False)  # the spec database (its forms explain unknown inputs)
 
     @property
     def domain(self) -> int:
@@ -892,7 +958,7 @@ def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "eith
     abi = find_abi(plan, ref, path)
     return Prepared(path, entry, against, ref, plan, abi,
                     dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess), text,
-                    str(db.root) if getattr(db, "root", None) is not None else None)
+                    str(db.root) if getattr(db, "root", None) is not None else None, db)
 
 
 @dataclass
@@ -912,20 +978,31 @@ class Tally:
     first_value: list = field(default_factory=list)      # misrounded in value
     first_zero: list = field(default_factory=list)       # misrounded only by the sign of a zero
     unknown_examples: list = field(default_factory=list)
+    by_nan: int = 0                                      # misrounded only by a NaN's payload
+    first_nan: list = field(default_factory=list)
+
+    @property
+    def by_zero_sign(self) -> int:
+        """Inputs misrounded only by the sign of a zero (every other misrounded input is counted
+        in value or by a NaN's payload)."""
+        return self.misrounded - self.by_value - self.by_nan
 
     def add(self, lane_ops: list[np.ndarray], res: BlockResult) -> None:
         """Count one block of inputs (``lane_ops``, one array per operand) and its result."""
         self.checked += lane_ops[0].shape[0]
         self.lanes += res.lanes
         self.by_value += int(res.by_value.sum())
+        nan = res.by_nan if res.by_nan is not None else np.zeros_like(res.bad)
+        self.by_nan += int(nan.sum())
         if res.bad.any():
             sel = np.flatnonzero(res.bad)
             self.misrounded += sel.size
             stacked = np.stack([o[sel].astype(np.uint64) for o in lane_ops], axis=1)
             self._extend(self.inputs, stacked, MISROUNDED_CAP)
-            value = res.by_value[sel]
+            value, payload = res.by_value[sel], nan[sel]
             self._extend(self.first_value, stacked[value], self.keep)
-            self._extend(self.first_zero, stacked[~value], self.keep)
+            self._extend(self.first_nan, stacked[payload], self.keep)
+            self._extend(self.first_zero, stacked[~value & ~payload], self.keep)
         unk = res.unknown & ~res.bad
         if unk.any():
             self.unknown += int(unk.sum())
@@ -945,9 +1022,11 @@ class Tally:
         self.lanes += later.lanes
         self.misrounded += later.misrounded
         self.by_value += later.by_value
+        self.by_nan += later.by_nan
         self.unknown += later.unknown
         self._extend(self.inputs, later.inputs, MISROUNDED_CAP)
         self._extend(self.first_value, later.first_value, self.keep)
+        self._extend(self.first_nan, later.first_nan, self.keep)
         self._extend(self.first_zero, later.first_zero, self.keep)
         self._extend(self.unknown_examples, later.unknown_examples, self.keep)
         return self
@@ -1005,7 +1084,7 @@ def run_inputs(p: Prepared, lane_ops: list[np.ndarray]) -> BlockResult:
                        p.ctx_args) for s in range(0, n, RUN_CHUNK)]
     return BlockResult(np.concatenate([r.bad for r in parts]), np.concatenate([r.unknown for r in parts]),
                        sum(r.lanes for r in parts), np.concatenate([r.got for r in parts]),
-                       np.concatenate([r.by_value for r in parts]))
+                       np.concatenate([r.by_value for r in parts]), np.concatenate([r.by_nan for r in parts]))
 
 
 _WORKER: dict = {}  # in a worker process: the Prepared function it runs (see run_range_processes)
@@ -1120,7 +1199,7 @@ def exhaustive_total(p: Prepared, limit: int | None = None) -> int:
 
 def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, seconds: float) -> Outcome:
     """The :class:`Outcome` of a run that found ``tally`` (counterexamples explained here)."""
-    cases = (tally.first_value + tally.first_zero)[:tally.keep]
+    cases = (tally.first_value + tally.first_nan + tally.first_zero)[:tally.keep]
     counterexamples = [explain(p.plan, p.abi, p.ref, [np.array([v], dtype=p.ref.fmt.uint) for v in case], p.ctx_args,
                                p.path, p.entry, p.against, p.ctx_args["ulp_reading"], p.ctx_args["approx"])
                        for case in cases]
@@ -1133,10 +1212,18 @@ def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, secon
                   tally.inputs[:MISROUNDED_CAP], tally.misrounded, tally.unknown, tally.by_value, counterexamples,
                   p.ctx_args["ulp_reading"], p.ctx_args["approx"],
                   abi.describe(),
-                  sampling, approx_forms, seconds, contraction)
+                  sampling, approx_forms, seconds, contraction, tally.by_nan,
+                  [explain_unknown(p, case) for case in tally.unknown_examples[:tally.keep]],
+                  *_sign_rule(p.db))
     out.unknown_examples = tally.unknown_examples  # type: ignore[attr-defined]
     out.readings = {f: api.reading_used(f, p.ctx_args["ulp_reading"]) for f in approx_forms}  # type: ignore[attr-defined]
     return out
+
+
+def _sign_rule(db) -> tuple:
+    """The contracts' sign rule as ``(short, report line)``, (None, None) for a database without it."""
+    rule = getattr(db, "sign_rule", None)
+    return (rule.short, rule.describe()) if rule is not None else (None, None)
 
 
 def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None, cases: int | None = None,
@@ -1194,6 +1281,9 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
     place in the contract), every register of the failing lane, expected vs got, a repro command."""
     fmt = ref.fmt
     res, lanes, bad, ctx = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args, trace=True)
+    # the same run with registers starting as UNWRITTEN: a register zero in the first run and
+    # UNWRITTEN in this one was never written by the lane (a branch it did not take)
+    again = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args, trace=True, fill=True)[1]
     lane_ix = int(np.flatnonzero(bad)[0]) if bad.any() else 0
     expected = ref.expected([o for o in lane_ops])
     got_container = int(res.got[lane_ix])
@@ -1220,15 +1310,10 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
         rec["allowed"] = f"[{ffmt.hex(rec['low'])}, {ffmt.hex(rec['high'])}]"
         for key in ("returned", "reference", "low", "high"):
             rec[key] = ffmt.hex(rec[key])
-    registers = {}
-    written = set().union(*[s.writes for s in plan.steps])
-    for name, arr in sorted(lanes.regs.items()):
-        if name not in written:
-            continue
-        t = plan.function.registers.get(name, "b64")
-        v = arr[lane_ix]
-        registers[name.split("#")[0] + ("" if "#" not in name else "(scope)")] = \
-            (bool(v) if t == "pred" else f"0x{int(v):0{max(1, TYPES.get(t, (64, 'b'))[0] // 4)}x}")
+    # the registers on the data-flow path from the operand loads to the result's store, in the
+    # order the code first writes them (address arithmetic and loop counters are not on it)
+    path_regs = register_path(plan, abi, lanes.regs, lane_ix, again.regs if again.size == lanes.size else None)
+    registers = {r["register"]: r["value"] for r in path_regs}
     # the lane that disagrees (both lanes of a packed element hold this input)
     lane_of, got = 0, got_lanes[0]
     for j, g in enumerate(got_lanes):
@@ -1242,7 +1327,106 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
              + (" --approx reference" if approx == "reference" else ""))
     return {"inputs": inputs, "expected": {"hex": fmt.hex(exp), "value": fmt.describe(exp)[0]},
             "got": {"hex": fmt.hex(got), "value": fmt.describe(got)[0], "lane": lane_of},
-            "approximate_choices": choices, "registers": registers, "repro": repro}
+            "approximate_choices": choices, "registers": registers, "register_path": path_regs, "repro": repro}
+
+
+def register_path(plan: Plan, abi: Abi, regs: dict, lane: int, filled: dict | None = None) -> list[dict]:
+    """The registers on the data-flow path from the operand loads to the result's store
+    (:func:`result_slice`), in the order the code first writes them, each with its value in
+    ``lane`` and the instructions that write it: ``{"register", "value", "written"}``. With
+    ``filled``, the registers of the same run started as :data:`UNWRITTEN`, those the lane never
+    wrote are left out."""
+    fn = plan.function
+    flows = dataflow(fn)
+    on_path = result_slice(flows, element_ends(flows, abi.in_memory, abi.inputs, abi.output, abi.returned))
+    writers: dict = {}
+    for f in flows:
+        for name in f.writes:
+            if name in on_path:
+                writers.setdefault(name, []).append(_where(f, whole=True))
+    out, shown = [], set()
+    for name, lines in writers.items():  # dict order: first write first
+        arr = regs.get(name)
+        if arr is None:
+            continue
+        t = fn.registers.get(name, "b64")
+        v = arr[lane]
+        if filled is not None and name in filled and not v:
+            w = filled[name][lane]
+            if bool(w) if w.dtype == bool else int(w) == UNWRITTEN & np.iinfo(w.dtype).max:
+                continue  # zero from the start, UNWRITTEN from the start: never written
+        value = bool(v) if t == "pred" else f"0x{int(v):0{max(1, TYPES.get(t, (64, 'b'))[0] // 4)}x}"
+        shown_as = name.split("#")[0] + ("" if "#" not in name else "(scope)")
+        k = 2
+        while shown_as in shown:  # two inline-asm scopes may each declare a register of one name
+            shown_as = name.split("#")[0] + f"(scope {k})"
+            k += 1
+        shown.add(shown_as)
+        out.append({"register": shown_as, "value": value, "written": lines})
+    return out
+
+
+def explain_unknown(p: Prepared, case) -> dict:
+    """Why one input is unknown: each approximate instruction its lanes ran whose contract bounds
+    nothing for the operands it got (the contract's domain rule and its source, or "more results
+    than are enumerated"), with the operands. ``case``: the input's operand bits."""
+    lane_ops = [np.array([int(v)], dtype=p.ref.fmt.uint) for v in case]
+    res, lanes, bad, ctx = run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args, trace=True)
+    hit = np.flatnonzero(lanes.unknown) if lanes.unknown is not None else np.zeros(0, dtype=np.int64)
+    reasons = []
+    for k, (ret, refv, lo, hi, has) in sorted(lanes.trace.items()):
+        st = p.plan.steps[k]
+        form = p.db.resolve(st.approximate) if p.db is not None and st.approximate else None
+        if form is None or form.contract is None:
+            continue
+        for lane in hit.tolist():
+            if not has[lane]:
+                continue
+            operands = _operand_bits(st.instr, lanes.regs, lane, form)
+            if operands is None:
+                continue
+            why = unbounded_reason(form, operands, p.ctx_args)
+            if why is not None:
+                width = PTX_TYPES_BITS.get(form.type, 32)
+                reasons.append({"instruction": " ".join(st.instr.text.split()).rstrip(";"), "line": st.instr.line,
+                                "operands": [f"0x{v:0{width // 4}x}" for v in operands], "why": why})
+                break
+    fmt = p.ref.fmt
+    return {"inputs": [fmt.hex(int(v)) for v in case], "reasons": reasons}
+
+
+def _operand_bits(instr, regs: dict, lane: int, form) -> list[int] | None:
+    """The source operands' bits of ``instr`` in ``lane`` (registers as the run left them,
+    immediates as written); None where one cannot be read."""
+    out = []
+    for op in instr.operands[1:1 + len(form.sources)]:
+        if isinstance(op, Reg) and op.name in regs:
+            out.append(int(regs[op.name][lane]))
+        elif isinstance(op, Imm) and isinstance(op.value, int):
+            out.append(int(op.value))
+        else:
+            return None
+    return out
+
+
+def unbounded_reason(form, operands: list[int], ctx_args: dict) -> str | None:
+    """Why ``form``'s contract bounds nothing for these operand bits (None where it does): the
+    first domain rule that decides them, if it is ``unbounded`` (its source says why), or an
+    allowed set too large to enumerate."""
+    arrays = [np.array([v], dtype=np.uint64) for v in operands]
+    with np.errstate(all="ignore"):
+        fmt, flushed, _, _ = contracts._prepare(np, form, arrays)
+        for rule in form.contract.rules:
+            if all(bool(np.asarray(contracts._condition(np, fmt, flushed[i], cond))[0]) for i, cond in rule.when):
+                if rule.result != "unbounded":
+                    return None
+                return rule.source or "the contract's domain rule for these operands bounds nothing"
+        dtype = _UINT[PTX_TYPES_BITS.get(form.type, 32)]
+        ch = allowed_choices(form, [a.astype(dtype) for a in arrays], ulp_reading=ctx_args["ulp_reading"],
+                             tininess=ctx_args["tininess"])
+    if bool(np.asarray(ch.unbounded)[0]):
+        return f"the contract allows more than {MAX_CHOICES} results for these operands (not enumerated)"
+    return None
 
 
 def _ord(bits: int, fmt) -> int:
@@ -1253,28 +1437,27 @@ def _ord(bits: int, fmt) -> int:
 def verify_single(path: str, entry: str, against: str, operands: list[str], *, db, ulp_reading="either",
                   approx="all", tininess=TININESS_DEFAULT) -> Outcome:
     """Verify one input (``--input a,b``): the repro of a counterexample."""
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
     started = time.time()
-    module = parse_module(text, path)
-    ref = parse_reference(against, db)
-    plan = compile_function(module.function(entry), db, path)
-    abi = find_abi(plan, ref, path)
+    p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess)
+    ref, plan, abi = p.ref, p.plan, p.abi
     if len(operands) != ref.arity:
         raise UsageError(f"--input: {ref.text} takes {ref.arity} operand(s), got {len(operands)}")
     lane_ops = [np.array([ref.fmt.parse_operand(o, "--input")], dtype=ref.fmt.uint) for o in operands]
-    ctx_args = dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess)
+    ctx_args = p.ctx_args
     res = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args)
     bad = bool(res.bad[0])
     unknown = bool(res.unknown[0]) and not bad
     cex = [explain(plan, abi, ref, lane_ops, ctx_args, path, entry, against, ulp_reading, approx)] if bad else []
     verdict = "counterexample" if bad else ("unknown" if unknown else "verified")
     approx_forms = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" not in s.approximate})
+    case = [int(o[0]) for o in lane_ops]
     out = Outcome(path, entry, against, verdict, False, 1, res.lanes,
-                  [[int(o[0]) for o in lane_ops]] if bad else [], int(bad), int(unknown), int(res.by_value[0]), cex,
+                  [case] if bad else [], int(bad), int(unknown), int(res.by_value[0]), cex,
                   ulp_reading, approx,
-                  abi.describe(), {"given": 1}, approx_forms, round(time.time() - started, 3), [])
-    out.unknown_examples = []  # type: ignore[attr-defined]
+                  abi.describe(), {"given": 1}, approx_forms, round(time.time() - started, 3), [],
+                  int(res.by_nan[0]) if bad else 0, [explain_unknown(p, case)] if unknown else [], *_sign_rule(db))
+    out.unknown_examples = [case] if unknown else []  # type: ignore[attr-defined]
+    out.readings = {f: api.reading_used(f, ulp_reading) for f in approx_forms}  # type: ignore[attr-defined]
     return out
 
 
