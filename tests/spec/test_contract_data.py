@@ -54,7 +54,7 @@ GOOD_BOUND = "bound: {kind: ulp, ulps: 2, readings: [exact, correctly-rounded]}"
 def _tree(tmp_path: Path, text: str) -> Path:
     root = tmp_path / "spec"
     root.mkdir()
-    for part in ("schema", "formats", "targets"):
+    for part in ("schema", "formats", "targets", "rules"):
         (root / part).symlink_to(SPEC / part, target_is_directory=True)
     (root / "ptx").mkdir()
     (root / "ptx" / "div.yaml").write_text(text, encoding="utf-8")

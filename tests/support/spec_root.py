@@ -16,12 +16,12 @@ import pytest
 from tilecheck.spec.database import load_database
 
 SPEC = Path(__file__).resolve().parents[2] / "spec"
-PTX_PARTS = ("schema", "formats", "ptx", "targets")
+PTX_PARTS = ("schema", "formats", "ptx", "targets", "rules")
 
 
 @pytest.fixture(scope="session")
 def ptx_spec_root(tmp_path_factory) -> Path:
-    """A spec root holding the real schema, formats, ptx and targets folders."""
+    """A spec root holding the real schema, formats, ptx, targets and rules folders."""
     root = tmp_path_factory.mktemp("ptx-spec")
     for part in PTX_PARTS:
         (root / part).symlink_to(SPEC / part, target_is_directory=True)

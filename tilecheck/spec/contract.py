@@ -169,6 +169,25 @@ class Contract:
         return f"relative error 2^{self.bound.size:g}"
 
 
+@dataclass(frozen=True)
+class SignRule:
+    """What an error bound grants about the sign (``spec/rules/contracts.yaml``, stated once).
+
+    ``rule`` ``ieee``: every allowed result of a bound has the sign IEEE 754 gives the exact
+    result, and a zero result is the zero of that sign, so no allowed set crosses zero under
+    either ulp reading. ``statement`` and ``short`` are what reports quote; ``sources`` the ISA
+    and standard text the rule rests on."""
+
+    rule: str
+    statement: str
+    short: str
+    sources: tuple[str, ...]
+
+    def describe(self) -> str:
+        """One line for reports, next to the ulp reading: ``sign: <short>``."""
+        return f"sign rule: {self.short}"
+
+
 def power_of_two(text: str) -> int:
     """The exponent N of ``"2^N"`` (schema-checked spelling)."""
     return int(text.split("^", 1)[1])

@@ -24,7 +24,16 @@ from typing import Callable
 from tilecheck.errors import IllegalFormError, Location, Problem, SpecError, UnknownFormError, echo
 from tilecheck.formats import Format, read_formats
 from tilecheck.spec import amdgpu, registry
-from tilecheck.spec.contract import Bound, Contract, OperandCondition, Rule, Special, class_word_problem, power_of_two
+from tilecheck.spec.contract import (
+    Bound,
+    Contract,
+    OperandCondition,
+    Rule,
+    SignRule,
+    Special,
+    class_word_problem,
+    power_of_two,
+)
 from tilecheck.spec.forms import (
     Example,
     Family,
@@ -48,7 +57,7 @@ KERNEL_SPACE = "global"
 """The state space of the memory forms the single-instruction kernel pipeline handles: its kernels
 load and store through global pointers (``.param`` forms need a parameter, generic ones a
 generic pointer, ``.nc`` ones read-only data: the compiled-PTX executor runs those)."""
-SPEC_FOLDERS = ("ptx", "amdgpu", "sequences", "targets")
+SPEC_FOLDERS = ("ptx", "amdgpu", "sequences", "targets", "rules")
 
 
 def split_spelling(spelling: str) -> tuple[str, tuple[str, ...], str]:
@@ -119,6 +128,7 @@ class SpecDatabase:
     targets: dict[str, TargetInfo] = field(default_factory=dict)
     default_target: str = "sm_90"
     extras: dict[str, dict] = field(default_factory=dict)
+    sign_rule: SignRule | None = None  # spec/rules/contracts.yaml: required once any form has a contract
     _by_key: dict = field(default_factory=dict)
     _illegal: dict = field(default_factory=dict)
     # families whose file already reported a problem: an example naming a form they lack is most
@@ -507,10 +517,20 @@ def _load_targets(doc: LocatedDocument, db: SpecDatabase, problems: list[Problem
     db.default_target = data["default"]
 
 
+def _load_contract_rules(doc: LocatedDocument, path: Path, db: SpecDatabase, problems: list[Problem]) -> None:
+    """The rules every contract follows (schema ``contract-rules``): the sign rule."""
+    if db.sign_rule is not None:
+        problems.append(Problem(doc.locate(("sign",)), "the sign rule is stated twice"))
+        return
+    s = doc.data["sign"]
+    db.sign_rule = SignRule(s["rule"], " ".join(s["statement"].split()), s["short"], tuple(s["sources"]))
+
+
 # Loaders for the other schemas: name -> callable(doc, path, db, problems).
 LOADERS: dict[str, Callable] = {
     "amdgpu-instruction": amdgpu.load_amdgpu_family,
     "sequence": amdgpu.load_sequence,
+    "contract-rules": _load_contract_rules,
 }
 # Database-wide checks of those schemas' contents: callable(db, problems).
 def _check_type_formats(db: SpecDatabase, problems: list[Problem]) -> None:
@@ -631,6 +651,9 @@ def _load_cached(root_text: str, resolved: str = "") -> SpecDatabase:
     if not db.targets:
         problems.append(Problem(Location(display_path(root / "targets", root)), "no target table found"))
     _check_database(db, problems)
+    if db.sign_rule is None and any(f.contract is not None for f in db.forms.values()):
+        problems.append(Problem(Location(display_path(root / "rules" / "contracts.yaml", root)),
+                                "approximate forms need the contract rules (the sign rule): file not found"))
     if problems:
         raise SpecError(problems)
     return db
