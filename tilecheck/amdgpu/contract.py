@@ -9,7 +9,9 @@ the exact reciprocal ``e = 1/x``:
 * ``ulp``: ``|r - e| <= ulp * ulp(e)`` with ``ulp(e) = 2**(max(floor(log2|e|), emin) - mantissa_bits)``;
 * ``flush_outputs``: a zero of ``e``'s sign is allowed too when some value within the bound is
   below the smallest normal (a subnormal result flushed);
-* an infinity of ``e``'s sign is allowed when the bound reaches the largest finite value.
+* an infinity of ``e``'s sign is allowed when the bound reaches the largest finite value;
+* the sign rule of ``spec/rules/contracts.yaml``: every allowed result has ``e``'s sign (a
+  subnormal bound around a tiny ``e`` never admits a value of the other sign).
 
 The checks are exact: ``|r - e| <= B`` is tested as ``|r*x - 1| <= B*|x|`` where ``B*|x|`` is a
 power of two or an exact float, with ``r*x - 1`` rounded upward and downward by the exact FMA of
@@ -142,7 +144,8 @@ def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
     neg = _negative(fmt, x)
     r_neg = _negative(fmt, r)
     finite = ~fmt.is_nan(r) & ~fmt.is_inf(r)
-    ok = finite & np.where(fmt.is_zero(r), False, _within(fmt, f64, c, np.where(finite, r, 0), x))
+    # the sign rule (spec/rules/contracts.yaml): a bound grants a magnitude, never the sign
+    ok = finite & (r_neg == neg) & np.where(fmt.is_zero(r), False, _within(fmt, f64, c, np.where(finite, r, 0), x))
     if c.flush_outputs:
         zero_ok = _bound_reaches(fmt, f64, c, x, fmt.min_normal, above=False)
         ok |= fmt.is_zero(r) & (r_neg == neg) & zero_ok

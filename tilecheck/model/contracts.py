@@ -11,6 +11,9 @@ domain. :func:`allowed` answers "is this result acceptable for these inputs?" fo
   ``2^t * |x|``. An infinity of x's sign is accepted when ``|x|`` exceeds the largest finite
   number. With ``.ftz`` a subnormal result is never acceptable and a zero of x's sign is accepted
   when the bound reaches below 2^emin.
+* the sign rule (``spec/rules/contracts.yaml``): a bound grants a magnitude, never the sign; every
+  allowed result of a bound lane has the IEEE sign of the exact result, zeros included, under
+  both ulp readings (:func:`_ieee_sign_ok`).
 
 The bound test runs vectorised in float64, which decides every lane whose error is not within
 2^-20 of the bound; the rest are decided exactly with rationals (integer powers for irrational
@@ -274,13 +277,10 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
     mag = lambda b: b & u64(xp, fmt.magnitude_mask)  # noqa: E731 - tiny local helper
     is_nan = lambda b: mag(b) > u64(xp, fmt.exponent_mask)  # noqa: E731
     canonical = form.nan.bits if form.nan.bits is not None else fmt.canonical_nan
-    special = xp.zeros(shape, dtype=bool)
+    special = _special_lanes(xp, fn, fmt, operands)
     nan_in = xp.zeros(shape, dtype=bool)
     for a in operands:
-        special = special | is_nan(a) | (mag(a) == u64(xp, fmt.exponent_mask)) | (mag(a) == 0)
         nan_in = nan_in | is_nan(a)
-    if fn in ("sqrt", "rsqrt"):
-        special = special | ((operands[0] >> u64(xp, fmt.width - 1)) != 0)
     rule = ops.NanRule(False, canonical, fixed=canonical)
     # the IEEE result matters on special lanes only: evaluate it there (the general path is slow)
     want = xp.zeros(shape, dtype=xp.uint64)
@@ -304,14 +304,36 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
         for a in arrays:
             full_nan = full_nan | is_nan(a.astype(xp.uint64))
         canonical_too = full_nan & ~nan_in
-    fixed = xp.zeros(shape, dtype=bool)
-    fixed_nan = xp.zeros(shape, dtype=bool)
-    unbounded = xp.zeros(shape, dtype=bool)
     sign = u64(xp, 0)
     for a in operands:
         sign = sign ^ (a & u64(xp, fmt.sign_mask))  # the sign of the exact result of div/rcp
     fixed_bits = xp.broadcast_to(sign, shape)
-    # domain rules (data): the first whose conditions all hold decides the lane
+    fixed, fixed_nan, unbounded, decided = _rule_lanes(xp, contract, fmt, operands)
+    special = special & ~decided
+    todo = ~special & ~decided
+    return _Lanes(fmt, fn, operands, ftz, hi_form, special, want, is_nan(want), nan_pinned, canonical_too,
+                  fixed, fixed_bits, fixed_nan, unbounded, todo, canonical)
+
+
+def _special_lanes(xp, fn: str, fmt: Format, operands):
+    """Lanes the special-value table decides: a NaN, infinite or zero operand (after flushing),
+    and a negative root operand."""
+    special = xp.zeros(operands[0].shape, dtype=bool)
+    for a in operands:
+        mag = a & u64(xp, fmt.magnitude_mask)
+        special = special | (mag >= u64(xp, fmt.exponent_mask)) | (mag == 0)
+    if fn in ("sqrt", "rsqrt"):
+        special = special | ((operands[0] >> u64(xp, fmt.width - 1)) != 0)
+    return special
+
+
+def _rule_lanes(xp, contract, fmt: Format, operands):
+    """(fixed, fixed_nan, unbounded, decided): the lanes each kind of domain rule decides (data:
+    the first rule whose conditions all hold decides the lane)."""
+    shape = operands[0].shape
+    fixed = xp.zeros(shape, dtype=bool)
+    fixed_nan = xp.zeros(shape, dtype=bool)
+    unbounded = xp.zeros(shape, dtype=bool)
     decided = xp.zeros(shape, dtype=bool)
     for rule in contract.rules:
         hit = ~decided
@@ -324,16 +346,16 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
         else:  # unbounded
             unbounded = unbounded | hit
         decided = decided | hit
-    special = special & ~decided
-    todo = ~special & ~decided
-    return _Lanes(fmt, fn, operands, ftz, hi_form, special, want, is_nan(want), nan_pinned, canonical_too,
-                  fixed, fixed_bits, fixed_nan, unbounded, todo, canonical)
+    return fixed, fixed_nan, unbounded, decided
 
 
 def bound_decides(xp, form: Form, arrays):
     """Per lane: does the error bound alone decide what ``form`` allows (no special-value row, no
-    domain rule, no missing bound)? ``arrays``: the operand bits."""
-    return _classify(xp, form, [a.astype(xp.uint64) for a in arrays]).todo
+    domain rule, no missing bound)? ``arrays``: the operand bits. (What :func:`_classify` calls
+    ``todo``, without working out the other lanes' results.)"""
+    fmt, operands, _, _ = _prepare(xp, form, [a.astype(xp.uint64) for a in arrays])
+    _, _, _, decided = _rule_lanes(xp, form.contract, fmt, operands)
+    return ~_special_lanes(xp, form.contract.operation, fmt, operands) & ~decided
 
 
 def allowed(xp, form: Form, result, arrays, tininess: str = TININESS_DEFAULT, ulp_reading: str = ULP_READING_DEFAULT):
@@ -384,7 +406,22 @@ def _bound_verdict(xp, lanes: _Lanes, form: Form, r_bits, op_bits, reading: str,
                                                                                           op_bits, rn)
     if lanes.hi_form:
         verdict = verdict & ((r_bits & u64(xp, 0xFFFFFFFF)) == 0)
-    return verdict
+    return verdict & _ieee_sign_ok(xp, fn, fmt, r_bits, op_bits)
+
+
+def _ieee_sign_ok(xp, fn: str, fmt: Format, r_bits, op_bits):
+    """The sign rule of ``spec/rules/contracts.yaml``: a bound grants a magnitude, never the sign.
+    On bound lanes (finite, non-zero operands; a root's operand positive) the allowed results have
+    the sign IEEE 754 gives the exact result -- the operands' sign product for ``div``/``rcp``,
+    positive for ``sqrt``/``rsqrt`` -- zeros included, so no allowed set crosses zero."""
+    sign = u64(xp, fmt.sign_mask)
+    if fn in ("div", "rcp"):
+        want = xp.zeros(r_bits.shape, dtype=xp.uint64)
+        for b in op_bits:
+            want = want ^ (b & sign)
+    else:
+        want = u64(xp, 0)
+    return (r_bits & sign) == want
 
 
 def _value_index(xp, fmt: Format, bits):
@@ -469,8 +506,7 @@ def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: boo
         known, within = _exactly_within(xp, fn, fmt, [v[idx] for v in vals], x[idx], r[idx], bound[idx], m[idx])
         verdict[idx] = xp.where(known, within, verdict[idx])
         undecided[idx] = ~known
-    # sign: a root is never negative; a result of the wrong sign is only possible within the bound
-    # of a value below the bound itself, which the error test already covers
+    # the sign rule (:func:`_ieee_sign_ok`) is applied by the caller, for every reading
     # overflow: x beyond the largest finite number accepts the infinity of its sign
     beyond = ax > max_finite
     x_neg = xp.signbit(x)
@@ -704,8 +740,9 @@ def _estimated_ends(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading
     rounded reading: k values either side of RN(x); either: their union, which is one interval as
     both hold RN(x)), so the allowed values form one run in real order. Its ends are estimated from
     x -/+ B in float64 and then confirmed by :func:`_bound_verdict` itself: the ends are allowed and
-    the values just outside them are not. Lanes where that fails, or whose run would reach a zero
-    (or a flushed subnormal), are left ``ok = False`` for :func:`_window_ends`. Only binary32 and
+    the values just outside them are not (a zero just outside is the caller's: zeros are probed on
+    their own). Lanes where that fails, or that allow no value but zeros, are left ``ok = False``
+    for :func:`_window_ends`. Only binary32 and
     binary64 results, whole-pattern values (``stride`` 1) and bounds of at least half an ulp."""
     n = op_bits[0].shape[0]
     no = xp.zeros(n, dtype=bool), xp.zeros(n, dtype=xp.int64), xp.zeros(n, dtype=xp.int64)
@@ -743,15 +780,22 @@ def _estimated_ends(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading
         else:
             k_lo, k_hi = xp.minimum(k_lo, r_lo), xp.maximum(k_hi, r_hi)
     top = int(fmt.inf)
-    # whole run on one side of zero, clear of the subnormals under .ftz, with both neighbours in range
+    # the sign rule keeps the run on x's side of zero: its non-zero part starts at the smallest
+    # value there (a subnormal, or the smallest normal under .ftz); zeros are probed on their own
+    # by the caller, so a zero just outside the run is not probed here
     smallest = fmt.min_normal if lanes.ftz else 1
-    one_side = (k_lo >= smallest) | (k_hi <= -smallest - 1)
-    ok = one_side & (k_lo <= k_hi) & (k_lo - 1 >= -top - 1) & (k_hi + 1 <= top) & xp.isfinite(x)
+    neg = xp.signbit(x)
+    k_lo = xp.where(neg, k_lo, xp.maximum(k_lo, smallest))
+    k_hi = xp.where(neg, xp.minimum(k_hi, -smallest - 1), k_hi)
+    ok = (k_lo <= k_hi) & (k_lo - 1 >= -top - 1) & (k_hi + 1 <= top) & xp.isfinite(x)
     k_lo = xp.where(ok, k_lo, 1)
     k_hi = xp.where(ok, k_hi, 1)
     for key, want in ((k_lo - 1, False), (k_lo, True), (k_hi, True), (k_hi + 1, False)):
         verdict = _bound_verdict(xp, lanes, form, _from_key(xp, fmt, key, 1), op_bits, reading, rn)
-        ok = ok & (verdict == want)
+        if want:
+            ok = ok & verdict
+        else:  # refused just outside, unless that is a zero (the caller probes zeros)
+            ok = ok & (~verdict | (key == 0) | (key == -1))
     return ok, k_lo, k_hi
 
 

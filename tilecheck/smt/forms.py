@@ -410,13 +410,26 @@ def _rsqrt_rounded_near(fmt: Format, r, a, k: int) -> z3.BoolRef:
     return z3.And(lower, upper)
 
 
+def _ieee_sign_ok(fn: str, fmt: Format, r, ops: list) -> z3.BoolRef:
+    """The sign rule (the model's ``_ieee_sign_ok``, ``spec/rules/contracts.yaml``): on bound lanes
+    the result, zeros included, has the IEEE sign of the exact result -- the operands' sign product
+    for div/rcp, positive for sqrt/rsqrt."""
+    want = z3.BitVecVal(0, fmt.width)
+    if fn in ("div", "rcp"):
+        for o in ops:
+            want = want ^ (o & fmt.sign_mask)
+    return (r & fmt.sign_mask) == want
+
+
 def _reading_ok(form: Form, fn: str, fmt: Format, r, ops: list, ftz: bool, reading: str) -> z3.BoolRef:
-    """The bound under ``reading`` (relative bounds have one reading)."""
+    """The bound under ``reading`` (relative bounds have one reading), with the sign rule."""
     if form.contract.ulp is None or reading == "exact":
-        return _bound_ok(form, fn, fmt, r, ops, ftz)
-    if reading == "correctly-rounded":
-        return _rounded_ok(form, fn, fmt, r, ops, ftz)
-    return z3.Or(_bound_ok(form, fn, fmt, r, ops, ftz), _rounded_ok(form, fn, fmt, r, ops, ftz))
+        ok = _bound_ok(form, fn, fmt, r, ops, ftz)
+    elif reading == "correctly-rounded":
+        ok = _rounded_ok(form, fn, fmt, r, ops, ftz)
+    else:
+        ok = z3.Or(_bound_ok(form, fn, fmt, r, ops, ftz), _rounded_ok(form, fn, fmt, r, ops, ftz))
+    return z3.And(ok, _ieee_sign_ok(fn, fmt, r, ops))
 
 
 def _power(x, d: int):
