@@ -3,8 +3,10 @@ computation of every lane's allowed results.
 
 For each binary32 division form with an ulp bound, each ulp reading and each tininess reading:
 random patterns of every class, operands widened from bfloat16 (where the memo serves most lanes),
-a block with one divisor and every dividend of a 2^12 grid, and quotients at the edges of the
-normal range (the memo must hand those to the direct computation). Every lane's set of allowed
+a block with one divisor and every dividend of a 2^12 grid, quotients at the edges of the normal
+range, and quotients far outside it (the tails, remembered per canonical pair where their set is
+constant, and the windows between, remembered per pair and exponent difference), and subnormal
+operands (normalized into canonical pairs). Every lane's set of allowed
 values, representative value and unbounded flag must equal :func:`allowed_choices`'s.
 """
 
@@ -34,8 +36,20 @@ def _operands(rng) -> tuple[np.ndarray, np.ndarray]:
     mant = rng.integers(0, 1 << 23, (2, n), dtype=np.uint64).astype(np.uint32)
     sign = rng.integers(0, 2, (2, n), dtype=np.uint64).astype(np.uint32) << np.uint32(31)
     edge = np.stack([sign[0] | (ea << np.uint32(23)) | mant[0], sign[1] | (eb << np.uint32(23)) | mant[1]])
-    a = np.concatenate([rand[0], bf[0], block[0], edge[0]])
-    b = np.concatenate([rand[1], bf[1], block[1], edge[1]])
+    # quotients far below the subnormal range and far above the overflow threshold (the tails whose
+    # set is constant), and every exponent difference between (the unscaled windows)
+    d = rng.integers(-253, 254, n)
+    fa = np.clip(np.where(d > 0, 1 + d, 1) + rng.integers(0, 3, n), 1, 254).astype(np.uint32)
+    fb = np.clip(fa.astype(np.int64) - d, 1, 254).astype(np.uint32)
+    far = np.stack([sign[1] | (fa << np.uint32(23)) | (mant[1] & np.uint32(0x7F0000)),
+                    sign[0] | (fb << np.uint32(23)) | (mant[0] & np.uint32(0x7F0000))])
+    # subnormal dividends and divisors (normalized into the canonical pairs), against every binade
+    sub = (rng.integers(1, 1 << 23, n, dtype=np.uint64).astype(np.uint32) >> rng.integers(0, 23, n).astype(np.uint32))
+    sub = np.maximum(sub, 1) | sign[0]
+    other = sign[1] | (rng.integers(1, 255, n).astype(np.uint32) << np.uint32(23)) | mant[1]
+    subs = np.stack([np.concatenate([sub, other]), np.concatenate([other, sub])])
+    a = np.concatenate([rand[0], bf[0], block[0], edge[0], far[0], subs[0]])
+    b = np.concatenate([rand[1], bf[1], block[1], edge[1], far[1], subs[1]])
     return a, b
 
 
@@ -87,3 +101,25 @@ def test_the_memo_refuses_lanes_it_cannot_scale():
     assert np.array_equal(got.reference, want.reference)
     # the divisor above 2^126 is the signed-zero rule's: only +0 (quotient positive)
     assert set(_sets(got, 4)[1].tolist()) - {1 << 40} == {0}
+
+
+def test_a_tail_that_is_not_constant_is_never_used(monkeypatch):
+    """A tail started too early (inside the subnormal range, where the set still depends on the
+    exponent difference) is refused by the comparison of its near and far ends: the sets stay the
+    direct ones. Without that comparison the same tail gives wrong sets (the check is needed)."""
+    form = DB.forms["div.approx.f32"]
+    rng = np.random.default_rng(7)
+    n = 4000
+    d = rng.integers(-200, -120, n)
+    ea = np.ones(n, dtype=np.uint32) + rng.integers(0, 3, n).astype(np.uint32)
+    eb = (ea.astype(np.int64) - d).astype(np.uint32)
+    mant = rng.integers(0, 1 << 7, (2, n), dtype=np.uint64).astype(np.uint32) << np.uint32(16)
+    a = (ea << np.uint32(23)) | mant[0]
+    b = (eb << np.uint32(23)) | mant[1]
+    want = allowed_choices(form, [a, b], ulp_reading="either", tininess="after")
+    monkeypatch.setattr(ScaledPairChoices, "TAIL_LO", -140)
+    got = ScaledPairChoices(form, "either", "after").choices(a, b)
+    assert np.array_equal(_sets(got, n), _sets(want, n))
+    monkeypatch.setattr(ScaledPairChoices, "_far_end", lambda self, near: near)  # compares the near end with itself
+    wrong = ScaledPairChoices(form, "either", "after").choices(a, b)
+    assert not np.array_equal(_sets(wrong, n), _sets(want, n))

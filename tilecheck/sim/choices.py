@@ -17,11 +17,13 @@ represented by the format's canonical NaN: NaN payloads are not enumerated.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from tilecheck.model import api
+from tilecheck.model.xp import bit_length
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.spec.types import PTX_TYPES
 
@@ -274,19 +276,44 @@ class ScaledPairChoices:
 
     A lane takes this path when the bound alone decides both it and its canonical pair
     (:func:`tilecheck.model.api.bound_decides`: no special-value row, no domain rule such as
-    ``div.approx``'s huge divisors), both operands are normal, the canonical set is one run of
+    ``div.approx``'s huge divisors), both operands are finite and non-zero (a subnormal one is
+    normalized first: :meth:`_canonical`), the canonical set is one run of
     values (:meth:`_row`), and the run moved stays clear of the lowest normal binade and of the
     largest (exponent fields 2..253): there ulps, rounding to nearest and the pattern steps all
-    scale. Every other lane takes the direct computation (:func:`allowed_choices`).
+    scale.
+
+    Lanes that scaling does not serve (quotients near or outside the ends of the normal range) are
+    remembered unscaled per (canonical pair, exponent difference ``d``): the pair and ``d`` fix
+    the exact quotient, hence its set. Quotients far outside the normal range have one set per
+    canonical pair whatever ``d``: below 2^-151 every reading allows the zero and the first
+    subnormals of the quotient's sign (the sign rule of ``spec/rules/contracts.yaml`` keeps the
+    other sign out), above 2^129 the infinity (and, correctly rounded, the largest finite values).
+    Rather than trust that, :meth:`_memo_slots` computes the set at the near end of each tail
+    (``d`` = :data:`TAIL_LO` or :data:`TAIL_HI`) and at its far end (the most extreme ``d`` of
+    bound lanes) and uses it for the whole tail only where the two agree: the allowed set is an
+    interval in real order whose ends do not decrease as the quotient grows (the bound is constant
+    below 2^emin and RN is monotone), so equal sets at both ends hold in between. Every other lane
+    takes the direct computation (:func:`allowed_choices`).
     """
 
     LIMIT = 1 << 20  # canonical pairs remembered
+    TAIL_LO = -152  # d at or below: |quotient| < 2^(d+1) <= 2^-151, under half the smallest subnormal
+    TAIL_HI = 130  # d at or above: |quotient| >= 2^(d-1) >= 2^129, past the overflow threshold
+    EXTREME = (-251, 253)  # the most extreme d of bound lanes with normal operands (|b| <= 2^126)
+    MEMO_WIDTH = 8  # most values of an unscaled set remembered (wider ones take the direct computation)
 
     def __init__(self, form, ulp_reading: str, tininess: str):
         self.form = form
         self.ulp_reading = ulp_reading
         self.tininess = tininess
         self.rows: dict = {}  # canonical pair (a << 32 | b) -> (first, step, count, reference) or None
+        # sets not served by scaling, remembered unscaled per (canonical pair, d): key -> memo row, -1 none
+        self.memo: dict = {}
+        self.memo_used = 0
+        self._last_dividends = None  # (dividends, their distinct canonical forms, each lane's index)
+        self.memo_values = np.zeros((0, self.MEMO_WIDTH + 1), dtype=np.uint32)
+        self.memo_valid = np.zeros((0, self.MEMO_WIDTH + 1), dtype=bool)
+        self.memo_reference = np.zeros(0, dtype=np.uint32)
 
     @staticmethod
     def applies(form) -> bool:
@@ -301,42 +328,183 @@ class ScaledPairChoices:
         a = a.astype(np.uint32, copy=False)
         b = b.astype(np.uint32, copy=False)
         n = a.shape[0]
-        ea = ((a >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int64)
-        eb = ((b >> np.uint32(23)) & np.uint32(0xFF)).astype(np.int64)
-        keep = np.uint32(0x807FFFFF)  # sign and significand; the exponent becomes 127's
-        ca = (a & keep) | np.uint32(127 << 23)
-        cb = (b & keep) | np.uint32(127 << 23)
-        ok = (ea >= 1) & (ea <= 254) & (eb >= 1) & (eb <= 254)
+        ea, ca = self._canonical(a)
+        eb, cb = self._canonical(b)
+        # finite operands (zeros are the special-value table's: bound_decides leaves them out)
+        ok = (ea <= 254) & (eb <= 254)
         ok &= api.bound_decides(self.form, a, b)
-        pair = (ca.astype(np.uint64) << np.uint64(32)) | cb.astype(np.uint64)
-        uniq, inv = np.unique(np.where(ok, pair, np.uint64(0)), return_inverse=True)
+        decided = ok.copy()
+        uniq, inv = self._pairs(a, ca, cb)
         rows = self._rows(uniq)
+        # per canonical pair: its run (first value, step, count), representative, and the exponent
+        # fields of the run's ends; per lane those move by d = ea - eb
+        table = np.array([r if r else (0, 0, 0, 0) for r in rows], dtype=np.int64).reshape(-1, 4)
         plain = np.array([r is not None for r in rows], dtype=bool)
-        first, step, count, ref = (np.array([r[j] if r else 0 for r in rows], dtype=np.int64)[inv] for j in range(4))
-        shift = (ea - eb) << 23
+        first, step, count, ref = table.T
         last = first + step * (count - 1)
-        lo_field = (np.minimum(first & 0x7FFFFFFF, last & 0x7FFFFFFF) >> 23) + (ea - eb)
-        hi_field = (np.maximum(first & 0x7FFFFFFF, last & 0x7FFFFFFF) >> 23) + (ea - eb)
-        ok &= plain[inv] & (lo_field >= 2) & (hi_field <= 253)
-        rest = np.flatnonzero(~ok)
+        lo_field = (np.minimum(first & 0x7FFFFFFF, last & 0x7FFFFFFF) >> 23).astype(np.int32)
+        hi_field = (np.maximum(first & 0x7FFFFFFF, last & 0x7FFFFFFF) >> 23).astype(np.int32)
+        d = ea - eb
+        ok &= plain[inv] & (lo_field[inv] + d >= 2) & (hi_field[inv] + d <= 253)
+        tail_lanes, tail = self._unscaled_choices(a, b, d, ca, cb, ~ok & decided)
+        rest = np.flatnonzero(~ok & ~tail_lanes)
         other = allowed_choices(self.form, [a[rest], b[rest]], ulp_reading=self.ulp_reading,
                                 tininess=self.tininess) if rest.size else None
         if rest.size == n:
             return other
-        k = int(count[ok].max()) if ok.any() else 0
-        width = max(k + 1, other.values.shape[1] if other is not None else 0)
+        lane_count = count.astype(np.uint8)[inv]
+        k = int(lane_count[ok].max()) if ok.any() else 0
+        width = max(k + 1, other.values.shape[1] if other is not None else 0,
+                    tail.values.shape[1] if tail is not None else 0)
         values = np.zeros((n, width), dtype=np.uint32)
         valid = np.zeros((n, width), dtype=bool)
-        base = first + shift
+        # pattern arithmetic modulo 2^32: the exponent field moves by d, the run steps by +-1
+        shift = (d << 23).view(np.uint32)
+        base = first.astype(np.uint32)[inv] + shift
+        lane_step = step.astype(np.int32).view(np.uint32)[inv]
         for j in range(k):
-            values[:, j] = (base + step * j).astype(np.uint32)  # lanes not ok are overwritten below
-            valid[:, j] = ok & (j < count)
+            values[:, j] = base + lane_step * np.uint32(j)  # lanes not ok are overwritten below
+            valid[:, j] = ok & (lane_count > j)
         values[:, -1] = self.form.nan.bits if self.form.nan.bits is not None else self.form.format.canonical_nan
-        reference = (ref + shift).astype(np.uint32)
+        reference = ref.astype(np.uint32)[inv] + shift
         out = Choices(values, valid, np.zeros(n, dtype=bool), reference)
         if other is not None:
             _place(out, rest, other)
+        if tail is not None:
+            _place(out, np.flatnonzero(tail_lanes), tail)
         return out
+
+    @staticmethod
+    def _canonical(x):
+        """(exponent field, canonical pattern) of binary32 patterns: the pattern's sign and
+        significand with the exponent of 1.0, and the field its exponent would have -- below 1 for
+        a subnormal, whose significand is normalized first (so x = canonical * 2^(field - 127) for
+        every finite non-zero x: quotients of subnormal operands scale like any other)."""
+        field = ((x >> np.uint32(23)) & np.uint32(0xFF)).view(np.int32)
+        mant = x & np.uint32(0x7FFFFF)
+        sub = (field == 0) & (mant != 0)
+        if sub.any():
+            # shift the leading bit of a subnormal significand up to bit 23 (the implicit bit)
+            shift = np.where(sub, 24 - bit_length(np, mant.astype(np.uint64)).astype(np.int32), 0)
+            mant = np.where(sub, (mant << shift.astype(np.uint32)) & np.uint32(0x7FFFFF), mant)
+            field = np.where(sub, 1 - shift, field).astype(np.int32)
+        return field, (x & np.uint32(0x80000000)) | mant | np.uint32(127 << 23)
+
+    def _pairs(self, a, ca, cb):
+        """(distinct canonical pairs, each lane's index into them). An exhaustive block holds one
+        divisor and the same dividends as the block before: the dividends' distinct significands
+        are then remembered from that block, and the pairs are theirs with the one divisor's."""
+        if cb.shape[0] and (cb == cb[0]).all():
+            last = self._last_dividends
+            if last is None or last[0].shape != a.shape or not np.array_equal(last[0], a):
+                uniq_a, inv = np.unique(ca, return_inverse=True)
+                self._last_dividends = last = (a.copy(), uniq_a, inv)
+            return (last[1].astype(np.uint64) << np.uint64(32)) | np.uint64(cb[0]), last[2]
+        pair = (ca.astype(np.uint64) << np.uint64(32)) | cb.astype(np.uint64)
+        return np.unique(pair, return_inverse=True)
+
+    def _unscaled_choices(self, a, b, d, ca, cb, candidates):
+        """(lanes, Choices): the ``candidates`` (bound lanes with normal operands that scaling does
+        not serve) whose set is remembered per (canonical pair, ``d``) -- ``d`` clamped to the
+        tail's near end in a tail whose set is known constant -- and those lanes' choices (None when
+        there are none)."""
+        lo_tail = (d <= self.TAIL_LO) & (d >= self.EXTREME[0])
+        hi_tail = (d >= self.TAIL_HI) & (d <= self.EXTREME[1])
+        lanes = candidates & (d >= self.EXTREME[0]) & (d <= self.EXTREME[1])
+        if not lanes.any():
+            return lanes, None
+        sel = np.flatnonzero(lanes)
+        dd = np.where(lo_tail[sel], self.TAIL_LO, np.where(hi_tail[sel], self.TAIL_HI, d[sel]))
+        sig = lambda c: ((c >> np.uint32(8)) & np.uint32(0x800000)) | (c & np.uint32(0x7FFFFF))  # noqa: E731
+        keys = ((sig(ca[sel]).astype(np.uint64) << np.uint64(34)) | (sig(cb[sel]).astype(np.uint64) << np.uint64(10))
+                | (dd + 512).astype(np.uint64))
+        uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+        slots = self._memo_slots(uniq, sel[first], dd[first], a, b, ca, cb)
+        row = slots[inv]
+        lanes[sel[row < 0]] = False
+        keep = row >= 0
+        if not keep.any():
+            return lanes, None
+        row = row[keep]
+        valid = self.memo_valid[row]
+        width = int(valid[:, :-1].sum(axis=1).max()) + 1  # no wider than the widest set (the NaN column last)
+        values = np.concatenate([self.memo_values[row, :width - 1], self.memo_values[row, -1:]], axis=1)
+        valid = np.concatenate([valid[:, :width - 1], valid[:, -1:]], axis=1)
+        return lanes, Choices(values, valid, np.zeros(row.shape[0], dtype=bool), self.memo_reference[row])
+
+    def _memo_slots(self, keys, lane, dd, a, b, ca, cb) -> np.ndarray:
+        """Memo rows of the unscaled ``keys`` (-1: not remembered, the lane takes the direct
+        computation); ``lane`` is one lane holding each key and ``dd`` its (clamped) ``d``. A key
+        seen first is computed: from that lane's operands inside the window; in a tail from the
+        sets at its near and far ends, kept only where they agree."""
+        found = np.fromiter(map(self.memo.get, keys.tolist(), itertools.repeat(-2)), dtype=np.int64, count=keys.shape[0])
+        todo = np.flatnonzero(found == -2)
+        if todo.size == 0:
+            return found
+        if len(self.memo) + todo.size > self.LIMIT:
+            self.memo.clear()
+            self.memo_used = 0
+        tail = (dd[todo] == self.TAIL_LO) | (dd[todo] == self.TAIL_HI)
+        rows = [None] * todo.size
+        inside = np.flatnonzero(~tail)
+        if inside.size:
+            at = lane[todo[inside]]
+            ch = allowed_choices(self.form, [a[at], b[at]], ulp_reading=self.ulp_reading, tininess=self.tininess)
+            for i, j in enumerate(inside):
+                rows[j] = None if ch.unbounded[i] else (self._set(ch, i), int(ch.reference[i]))
+        edges = np.flatnonzero(tail)
+        if edges.size:
+            at = lane[todo[edges]]
+            keep = np.uint32(0x807FFFFF)  # the canonical patterns' sign and significand
+            sa, sb = ca[at] & keep, cb[at] & keep
+            near = dd[todo[edges]]
+            far = self._far_end(near)
+            ends = []
+            for d in (near, far):
+                ea = np.where(d > 0, 1 + d, 1).astype(np.uint32)
+                eb = np.where(d > 0, 1, 1 - d).astype(np.uint32)
+                xa, xb = sa | (ea << np.uint32(23)), sb | (eb << np.uint32(23))
+                ch = allowed_choices(self.form, [xa, xb], ulp_reading=self.ulp_reading, tininess=self.tininess)
+                ends.append((ch, np.asarray(api.bound_decides(self.form, xa, xb), dtype=bool)))
+            (c1, d1), (c2, d2) = ends
+            for i, j in enumerate(edges):
+                if d1[i] and d2[i] and not c1.unbounded[i] and not c2.unbounded[i]:
+                    s1 = self._set(c1, i)
+                    if s1 == self._set(c2, i) and int(c1.reference[i]) == int(c2.reference[i]):
+                        rows[j] = (s1, int(c1.reference[i]))
+        for j, r in zip(todo, rows):
+            found[j] = -1 if r is None or len(r[0][0]) > self.MEMO_WIDTH else self._store(r)
+            self.memo[int(keys[j])] = int(found[j])
+        return found
+
+    def _far_end(self, near: np.ndarray) -> np.ndarray:
+        """The far end of the tail whose near end is ``near``: the most extreme ``d`` of bound lanes."""
+        return np.where(near > 0, self.EXTREME[1], self.EXTREME[0])
+
+    def _store(self, row) -> int:
+        """Append one remembered set ``((values, nan), reference)``; returns its row."""
+        (vals, nan), ref = row
+        if self.memo_used == self.memo_values.shape[0]:
+            grow = max(1024, self.memo_used)
+            self.memo_values = np.concatenate([self.memo_values, np.zeros((grow, self.MEMO_WIDTH + 1), np.uint32)])
+            self.memo_valid = np.concatenate([self.memo_valid, np.zeros((grow, self.MEMO_WIDTH + 1), bool)])
+            self.memo_reference = np.concatenate([self.memo_reference, np.zeros(grow, np.uint32)])
+        i = self.memo_used
+        self.memo_values[i, :len(vals)] = vals
+        self.memo_valid[i, :] = False
+        self.memo_valid[i, :len(vals)] = True
+        self.memo_values[i, -1] = self.form.nan.bits if self.form.nan.bits is not None else self.form.format.canonical_nan
+        self.memo_valid[i, -1] = nan
+        self.memo_reference[i] = ref
+        self.memo_used += 1
+        return i
+
+    @staticmethod
+    def _set(ch: Choices, i: int):
+        """(sorted non-NaN values, NaN allowed) of row ``i``."""
+        valid = ch.valid[i]
+        vals = tuple(sorted(int(v) for v in ch.values[i, :-1][valid[:-1]]))
+        return vals, bool(valid[-1])
 
     def _rows(self, pairs: np.ndarray) -> list:
         """The rows of the canonical ``pairs``: remembered ones looked up, the others computed
