@@ -1,10 +1,12 @@
 """``tilecheck verify FILE.ptx --entry NAME --against REF``: verify compiler-written PTX.
 
 Every approximate instruction may return, per lane, any value its documented contract allows; the
-verifier tries them all. Exit 0 verified (every input checked, every allowed choice equals REF),
-1 counterexample, 2 usage or unsupported PTX (located ``FILE:line:col``), 4 unknown (some input
-reaches an instruction whose contract cannot be enumerated, and nothing failed; or a run stopped
-by ``--stop-after`` before every input was checked).
+verifier tries them all. Exit 0 verified (every input checked, every allowed choice equals REF)
+or, for a sampled run, no counterexample in its inputs (reported as such, never as verified),
+1 counterexample, 2 usage or unsupported PTX (located ``FILE:line:col``; a reference whose type
+does not fit what the code loads and computes too), 4 unknown (some input reaches an instruction
+whose contract cannot be enumerated, and nothing failed; or a run stopped by ``--stop-after``
+before every input was checked).
 
 Exhaustive runs in batches (:mod:`tilecheck.verify.sharded`): ``--workers N`` runs the batches on
 a local Dask cluster of N worker processes, ``--scheduler ADDRESS`` on an existing cluster (the

@@ -3,13 +3,16 @@
 ``verify_ptx(path, entry, ref, ...)`` parses the module (:mod:`tilecheck.sim.frontend`), compiles
 the function once (:mod:`tilecheck.sim.plan`), finds its ABI, and runs it over the inputs with
 every result the documented contracts allow (lane forking). "Verified" means: for every input
-checked and every combination of allowed results, the output equals ``REF`` (NaNs by class).
+(an exhaustive run) and every combination of allowed results, the output equals ``REF`` (NaNs by
+class); a sampled run that finds nothing has found no counterexample in its inputs, which is what
+its report says (:attr:`Outcome.verdict_word`).
 
 ABIs: a ``.func`` whose parameters are the operands and whose return parameter is the result; or
 an elementwise ``.entry`` kernel ``out[i] = f(in0[i], ...)`` whose input and output pointers are
 found by running it once on distinct buffers (the ones it reads are inputs in parameter order,
 the one it writes the output). Containers twice the width of ``REF``'s format (``half2``,
-``bf162``) are checked lane by lane.
+``bf162``) are checked lane by lane where the code is packed; a reference whose type does not fit
+what the code loads and computes is a usage error (:func:`check_element_types`).
 
 ``REF`` is ``OP.RND.FMT`` (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64) or a
 PTX form name of the spec database; an approximate form (``div.approx.f32``) means "every result
