@@ -12,6 +12,10 @@ Prints, for the committed nvcc PTX:
   not compiling the kernels: one block runs first, untimed); then the same blocks on two threads of
   one process, for comparison;
 * ``__frsqrt_rn`` (k_frsqrt_rn) against rsqrt.rn.f32: likewise over K blocks of its 2^32 inputs;
+* bfloat16 ``__hdiv`` (k_hdiv_bf16) against div.rn.bf16, every allowed ``div.approx.f32`` result
+  (issue 21 item 4: the whole run within 10 minutes on 2 cores): likewise over K blocks, spread so
+  that they hold every divisor significand (the division contract is remembered per pair of
+  significands, as in a whole run);
 * the simulator targets: a single-instruction kernel (``div.rn.f32``) through the plan vs the model
   evaluating the same inputs (ratio); lanes per second of the nvcc ``__hdiv`` sequence on one
   thread (2^20 inputs of 16 divisors), with the plan's fused regions and with every step as numpy
@@ -19,7 +23,7 @@ Prints, for the committed nvcc PTX:
   the ``__hdiv`` sweep above measured (a lane: one input under one combination of allowed
   approximate results, run through the whole sequence and judged).
 
-``--full`` runs one of the two exhaustive sweeps completely instead of projecting it.
+``--full`` runs one of the exhaustive sweeps completely instead of projecting it.
 """
 
 from __future__ import annotations
@@ -59,22 +63,25 @@ SINGLE = """.version 8.0
 """
 
 
-def sweep(db, path, entry, against, blocks, label, full=False):
+def sweep(db, path, entry, against, blocks, label, full=False, target_min=30, offset=0):
     """Run ``blocks`` evenly spaced blocks of the exhaustive enumeration (or all of it with
-    ``full``), two at a time; print the rate and the projection to every input; returns
-    (lanes per second, what they were measured over)."""
+    ``full``), two at a time; print the rate and the projection to every input against
+    ``target_min`` minutes; returns (lanes per second, what they were measured over). ``offset``
+    moves block k by (k mod 8) * offset blocks: the blocks' divisors then have 8 significands, each
+    in many binades, as a whole run repeats each significand in every binade (work remembered per
+    significand is then paid once per 8 * blocks / 8 blocks, more often than in a whole run)."""
     if full:
         t0 = time.perf_counter()
         o = compiled.verify_ptx(path, entry, against, db=db, exhaustive=True)
         dt = time.perf_counter() - t0
         print(f"{label}: all {o.inputs_checked} inputs, {o.lanes_run} lanes (inputs x allowed choices), "
-              f"{dt / 60:.1f} min (measured), {o.lanes_run / dt / 1e6:.1f} M lanes/s, verdict {o.verdict} "
-              f"({o.misrounded_count} misrounded)")
+              f"{dt / 60:.1f} min (measured; target {target_min} min), {o.lanes_run / dt / 1e6:.1f} M lanes/s, "
+              f"verdict {o.verdict} ({o.misrounded_count} misrounded)")
         return o.lanes_run / dt, "the whole sweep"
     p = compiled.prepare(path, entry, against, db=db)
     total = compiled.exhaustive_total(p)
     size = compiled.EXHAUSTIVE_BLOCK
-    starts = [(total // blocks) // size * size * k for k in range(blocks)]
+    starts = [((total // blocks) // size * k + (k % 8) * offset) % (total // size) * size for k in range(blocks)]
     # one block first, untimed: Numba compiles (or loads) the fused kernels once, and the workers
     # forked below inherit them (a whole run pays this once per worker, a second or two)
     compiled.run_range(p, starts[1], starts[1] + size)
@@ -94,7 +101,7 @@ def sweep(db, path, entry, against, blocks, label, full=False):
           f"{tally.lanes} lanes ({tally.lanes / tally.checked:.2f} per input), {dt:.1f} s, "
           f"{rate / 1e6:.3f} M inputs/s = {tally.lanes / dt / 1e6:.1f} M lanes/s (2 worker processes, their start "
           f"included), {tally.misrounded} misrounded in the sample; "
-          f"all {total}: {total / rate / 60:.1f} min (projected from the measured rate; target 30 min); "
+          f"all {total}: {total / rate / 60:.1f} min (projected from the measured rate; target {target_min} min); "
           f"on 2 threads instead: {dt_threads:.1f} s, {total / (tally.checked / dt_threads) / 60:.1f} min projected")
     return tally.lanes / dt, f"{blocks} blocks of the sweep"
 
@@ -154,7 +161,8 @@ def main() -> int:
     """Run the benchmark; returns 0."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--blocks", type=int, default=64, help="blocks of 2^16 inputs measured per sweep (default 64)")
-    ap.add_argument("--full", choices=("hdiv", "frsqrt"), help="run this sweep over all 2^32 inputs")
+    ap.add_argument("--full", choices=("hdiv", "frsqrt", "hdiv-bf16"), help="run this sweep over all 2^32 inputs")
+    ap.add_argument("--only", choices=("hdiv", "frsqrt", "hdiv-bf16"), help="run this sweep alone (no simulator targets)")
     args = ap.parse_args()
     if args.blocks < 1 or args.blocks & (args.blocks - 1) or args.blocks > 1 << 16:
         ap.error("--blocks must be a power of two between 1 and 65536")
@@ -164,10 +172,21 @@ def main() -> int:
     db = load_database()
     # the sweeps first: the simulator targets start the model's thread pool, and a process running
     # threads starts its workers afresh instead of forking them (as the command line does)
-    hdiv_rate, hdiv_over = sweep(db, HALF, "k_hdiv_f16", "div.rn.f16", args.blocks,
-                                 "__hdiv exhaustive (every allowed rcp.approx.ftz.f32 result)", args.full == "hdiv")
-    sweep(db, FLOAT, "k_frsqrt_rn", "rsqrt.rn.f32", args.blocks,
-          "__frsqrt_rn exhaustive (every allowed rsqrt.approx.ftz.f32 result)", args.full == "frsqrt")
+    wanted = (lambda name: args.only in (None, name)) if args.full is None else (lambda name: args.full == name)
+    if wanted("hdiv"):
+        hdiv_rate, hdiv_over = sweep(db, HALF, "k_hdiv_f16", "div.rn.f16", args.blocks,
+                                     "__hdiv exhaustive (every allowed rcp.approx.ftz.f32 result)", args.full == "hdiv")
+    if wanted("frsqrt"):
+        sweep(db, FLOAT, "k_frsqrt_rn", "rsqrt.rn.f32", args.blocks,
+              "__frsqrt_rn exhaustive (every allowed rsqrt.approx.ftz.f32 result)", args.full == "frsqrt")
+    if wanted("hdiv-bf16"):
+        # a block holds one divisor: give the blocks' divisors 8 significands (every 256th block
+        # has the same one), each over many binades, as across a whole run
+        sweep(db, HALF, "k_hdiv_bf16", "div.rn.bf16", args.blocks,
+              "bfloat16 __hdiv exhaustive (every allowed div.approx.f32 result)", args.full == "hdiv-bf16",
+              target_min=10, offset=1)
+    if args.full is not None or args.only not in (None, "hdiv"):
+        return 0
     simulator_targets(db)
     # a lane: one input under one combination of allowed approximate results, run through the
     # whole sequence (each of its instructions it reaches) and judged

@@ -18,6 +18,7 @@ represented by the format's canonical NaN: NaN payloads are not enumerated.
 from __future__ import annotations
 
 import itertools
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -310,7 +311,11 @@ class ScaledPairChoices:
         # sets not served by scaling, remembered unscaled per (canonical pair, d): key -> memo row, -1 none
         self.memo: dict = {}
         self.memo_used = 0
-        self._last_dividends = None  # (dividends, their distinct canonical forms, each lane's index)
+        # per thread (threads run blocks at once): (dividends, their distinct canonical forms, each lane's index)
+        self._local = threading.local()
+        # the unscaled memo's rows are appended, and cleared at LIMIT: one thread at a time looks up,
+        # fills and reads them
+        self._memo_lock = threading.Lock()
         self.memo_values = np.zeros((0, self.MEMO_WIDTH + 1), dtype=np.uint32)
         self.memo_valid = np.zeros((0, self.MEMO_WIDTH + 1), dtype=bool)
         self.memo_reference = np.zeros(0, dtype=np.uint32)
@@ -395,10 +400,10 @@ class ScaledPairChoices:
         divisor and the same dividends as the block before: the dividends' distinct significands
         are then remembered from that block, and the pairs are theirs with the one divisor's."""
         if cb.shape[0] and (cb == cb[0]).all():
-            last = self._last_dividends
+            last = getattr(self._local, "dividends", None)
             if last is None or last[0].shape != a.shape or not np.array_equal(last[0], a):
                 uniq_a, inv = np.unique(ca, return_inverse=True)
-                self._last_dividends = last = (a.copy(), uniq_a, inv)
+                self._local.dividends = last = (a.copy(), uniq_a, inv)
             return (last[1].astype(np.uint64) << np.uint64(32)) | np.uint64(cb[0]), last[2]
         pair = (ca.astype(np.uint64) << np.uint64(32)) | cb.astype(np.uint64)
         return np.unique(pair, return_inverse=True)
@@ -419,18 +424,20 @@ class ScaledPairChoices:
         keys = ((sig(ca[sel]).astype(np.uint64) << np.uint64(34)) | (sig(cb[sel]).astype(np.uint64) << np.uint64(10))
                 | (dd + 512).astype(np.uint64))
         uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-        slots = self._memo_slots(uniq, sel[first], dd[first], a, b, ca, cb)
-        row = slots[inv]
-        lanes[sel[row < 0]] = False
-        keep = row >= 0
-        if not keep.any():
-            return lanes, None
-        row = row[keep]
-        valid = self.memo_valid[row]
-        width = int(valid[:, :-1].sum(axis=1).max()) + 1  # no wider than the widest set (the NaN column last)
-        values = np.concatenate([self.memo_values[row, :width - 1], self.memo_values[row, -1:]], axis=1)
-        valid = np.concatenate([valid[:, :width - 1], valid[:, -1:]], axis=1)
-        return lanes, Choices(values, valid, np.zeros(row.shape[0], dtype=bool), self.memo_reference[row])
+        with self._memo_lock:
+            slots = self._memo_slots(uniq, sel[first], dd[first], a, b, ca, cb)
+            row = slots[inv]
+            lanes[sel[row < 0]] = False
+            keep = row >= 0
+            if not keep.any():
+                return lanes, None
+            row = row[keep]
+            valid = self.memo_valid[row]
+            width = int(valid[:, :-1].sum(axis=1).max()) + 1  # no wider than the widest set (the NaN column last)
+            values = np.concatenate([self.memo_values[row, :width - 1], self.memo_values[row, -1:]], axis=1)
+            valid = np.concatenate([valid[:, :width - 1], valid[:, -1:]], axis=1)
+            reference = self.memo_reference[row]
+        return lanes, Choices(values, valid, np.zeros(row.shape[0], dtype=bool), reference)
 
     def _memo_slots(self, keys, lane, dd, a, b, ca, cb) -> np.ndarray:
         """Memo rows of the unscaled ``keys`` (-1: not remembered, the lane takes the direct
