@@ -15,7 +15,11 @@ random stream, whose algorithms may differ between numpy releases):
   reference, of its neighbours and of a canonical NaN;
 * every arithmetic form (``--sim-cases`` of them): the emitted single-instruction kernel run by
   the CPU simulator (:class:`tilecheck.diff.backends.CpuBackend`), so the emitter and the
-  simulator's register handling are covered too.
+  simulator's register handling are covered too;
+* function forms (cvt, setp, selp, mov, min/max, testp, integer and logic forms): ``evaluate``
+  with each operand as its container dtype, as uint64 (predicates as uint8 0/1) and, for the first
+  cases, as Python scalars, and ``allowed`` of the result; a form that raises is recorded by its
+  exception class, so raising in one environment only is a difference too.
 
 The output is one JSON object ``{form: sha256}`` plus ``_versions`` (numpy, gmpy2, ...). Two
 environments agree when every form's digest is equal: ``tools/check_floors.py`` runs this
@@ -69,6 +73,99 @@ def _hash(*arrays) -> str:
     return h.hexdigest()
 
 
+def _int_edges(width: int) -> list[int]:
+    """Zero, one, two, the largest value and the sign boundary of ``width``-bit patterns."""
+    top = (1 << width) - 1
+    half = 1 << (width - 1)
+    return sorted({0, 1, 2, 3, top, top - 1, half - 1, half, half + 1, 0x80 & top, 0xFF & top, 0x7F & top})
+
+
+def _function_operands(form, rng: random.Random, n: int) -> list[list]:
+    """Per source operand, ``n`` values: bools for predicates, else patterns of the operand's type
+    (edge values of its format or integer width first, then random ones)."""
+    from tilecheck.inputs.edges import edge_values
+    from tilecheck.spec.types import PTX_TYPES
+
+    out = []
+    for k, o in enumerate(form.sources):
+        t = PTX_TYPES[o.ptx_type]
+        if o.ptx_type == "pred":
+            out.append([rng.random() < 0.5 for _ in range(n)])
+            continue
+        if t.element is not None:  # a float type or packed float lanes
+            fmt = form.format_of(o.ptx_type)
+            width, lanes, edges = fmt.width, t.lanes, sorted(set(int(v) for v in edge_values(fmt)))
+        else:
+            width, lanes, edges = t.bits, 1, _int_edges(t.bits)
+        values = []
+        for i in range(n):
+            lane_values = []
+            for lane in range(lanes):
+                if i < len(edges) * 2 and rng.random() < 0.6:
+                    lane_values.append(edges[(i * (k + 1) + lane) % len(edges)])
+                else:
+                    lane_values.append(rng.getrandbits(width))
+            values.append(sum(v << (lane * width) for lane, v in enumerate(lane_values)))
+        out.append(values)
+    return out
+
+
+def _function_digest(form, cases: int) -> str:
+    """Digest of one function form (see the module docstring), or ``"dtype-dependent"``."""
+    import tilecheck
+
+    rng = random.Random(form.name)
+    ops = _function_operands(form, rng, cases)
+    # two predicate destinations for the packed comparisons (one per lane), one otherwise
+    destinations = 2 if form.semantics.key.startswith("cmp.setp") and form.lanes == 2 else 1
+
+    def native(o, values):
+        if o.ptx_type == "pred":
+            return np.array(values, dtype=np.bool_)
+        return np.array(values, dtype=UNSIGNED[max(8, o.container_bits)])
+
+    def wide(o, values):
+        if o.ptx_type == "pred":
+            return np.array(values, dtype=np.uint8)
+        return np.array(values, dtype=np.uint64)
+
+    def as_arrays(out):
+        out = out if isinstance(out, tuple) else (out,)
+        return [np.asarray(x) for x in out]
+
+    def run(operands):
+        try:
+            with np.errstate(all="ignore"):
+                return as_arrays(tilecheck.evaluate(form.name, *operands, destinations=destinations))
+        except Exception as exc:  # recorded: a form must raise (or not) the same way everywhere
+            return type(exc).__name__
+
+    srcs = form.sources
+    first = run([native(o, v) for o, v in zip(srcs, ops)])
+    if isinstance(first, str):
+        return "raises " + first
+    variants = [run([wide(o, v) for o, v in zip(srcs, ops)])]
+    scalars = [run([v[i] for v in ops]) for i in range(min(cases, 8))]
+    if isinstance(variants[0], str) or any(isinstance(s, str) for s in scalars):
+        return "dtype-dependent"
+    variants = [[a.astype(np.uint64) for a in v] for v in variants]
+    ref = [a.astype(np.uint64) for a in first]
+    if any(not np.array_equal(r, v) for r, v in zip(ref, variants[0])):
+        return "dtype-dependent"
+    for i, s in enumerate(scalars):
+        if any(int(np.asarray(x).astype(np.uint64)) != int(r[i]) for x, r in zip(s, ref)):
+            return "dtype-dependent"
+    parts = list(ref)
+    if destinations == 1:
+        try:
+            with np.errstate(all="ignore"):
+                judged = np.asarray(tilecheck.allowed(form.name, first[0], *[native(o, v) for o, v in zip(srcs, ops)]))
+        except Exception as exc:
+            return "allowed raises " + type(exc).__name__
+        parts.append(judged)
+    return _hash(*parts)
+
+
 def digest(cases: int, sim_cases: int) -> dict:
     """``{form name: digest}`` of every PTX form (see the module docstring)."""
     import tilecheck
@@ -82,6 +179,9 @@ def digest(cases: int, sim_cases: int) -> dict:
     cpu = CpuBackend(db=db)
     result: dict = {}
     for form in sorted(db.ptx_forms(), key=lambda f: f.name):
+        if form.kind == "function":
+            result[form.name] = _function_digest(form, cases)
+            continue
         if form.kind not in ("exact", "contract"):
             continue
         fmt = form.format
@@ -119,7 +219,7 @@ def digest(cases: int, sim_cases: int) -> dict:
             parts.append(np.asarray(sim).astype(np.uint64))
         result[form.name] = _hash(*parts)
     versions = {}
-    for name in ("numpy", "gmpy2", "PyYAML", "jsonschema", "z3-solver", "hypothesis", "softfloatpy"):
+    for name in ("numpy", "numba", "gmpy2", "PyYAML", "jsonschema", "z3-solver", "hypothesis", "softfloatpy"):
         try:
             versions[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
