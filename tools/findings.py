@@ -7,8 +7,10 @@
 
 Each manifest entry (examples/cuda/manifest.yaml, examples/llvm/manifest.yaml) is run through
 tilecheck.verify.compiled.verify_ptx on the committed PTX, with every result the documented
-contracts allow (ulp reading: either), and becomes one row: function, its PTX in one line, inputs
-checked, verdict, first counterexample with its one-line repro.
+contracts allow (ulp reading: either; the sign rule of spec/rules/contracts.yaml), and becomes one
+row: function, its PTX in one line, inputs checked, verdict (``verified`` only where every input was
+checked, ``no counterexample`` for a sampled run that found none; a misrounded count in value, with
+the other classes beside it), first counterexample with its one-line repro.
 """
 
 from __future__ import annotations
@@ -52,6 +54,19 @@ def ptx_line(path: Path, entry: str) -> str:
     return "; ".join(out)
 
 
+_CLASS_WORDS = {"nan_payload": "only by the payload of a NaN", "zero_sign": "only by the sign of a zero"}
+
+
+def _misrounded(o) -> str:
+    """The misrounded count the verdict leads with (in value where any are), and the other
+    classes beside it, each only when it holds inputs."""
+    classes = o.misrounded_classes
+    lead = f"{classes.get('value', 0)} misrounded in value" if "value" in classes else f"{o.misrounded_count} misrounded"
+    others = [f"{n} {_CLASS_WORDS[k]}" for k, n in classes.items() if k != "value"]
+    return lead + (f" (and {', '.join(others)})" if others and "value" in classes else
+                   f" ({', '.join(others)})" if others else "")
+
+
 def row(entry: dict, db) -> tuple[str, int]:
     """One markdown row and the verdict's exit code."""
     path = ROOT / entry["file"]
@@ -62,11 +77,10 @@ def row(entry: dict, db) -> tuple[str, int]:
                    exhaustive=True if exhaustive else False, cases=None if exhaustive else int(inputs))
     checked = f"{o.inputs_checked} (exhaustive)" if o.exhaustive else f"{o.inputs_checked} sampled"
     approx = ", ".join(o.approximate_forms) or "none"
-    zero_sign = o.misrounded_count - o.misrounded_by_value
     verdict = {"verified": "verified",
-               "counterexample": f"**not correctly rounded**: {o.misrounded_count} misrounded"
-                                 + (f" ({zero_sign} of them only by the sign of a zero)" if zero_sign else ""),
-               "unknown": f"unknown ({o.unknown_count} inputs reach an unbounded contract)"}[o.verdict]
+               "no-counterexample": "no counterexample",
+               "counterexample": f"**not correctly rounded**: {_misrounded(o)}",
+               "unknown": f"unknown ({o.unknown_count} inputs reach an unbounded contract)"}[o.verdict_word]
     cex = ""
     if o.counterexamples:
         c = o.counterexamples[0]
@@ -88,7 +102,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     db = load_database()
     header = ["| function | documented result | PTX (one line; address arithmetic left out) | inputs checked | "
-              "verdict under the documented contracts (ulp reading: either) | counterexample and repro |",
+              "verdict under the documented contracts (ulp reading: either; sign rule: IEEE) | counterexample and repro |",
               "|---|---|---|---|---|---|"]
     body = Path(args.readme).read_text() if args.readme else ""
     if args.readme and (BEGIN not in body or END not in body):

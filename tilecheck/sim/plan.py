@@ -368,9 +368,9 @@ class _Compiler:
 
     def reg(self, ins: Instr, op) -> str:
         if not isinstance(op, Reg):
-            raise self.error(ins, f"expected a register, got {getattr(op, 'text', None) or op!r}", unsupported=False)
+            raise self.error(ins, f"expected a register, got {op!r}", unsupported=False)  # repr: the PTX text, quoted
         if op.name not in self.reg_types:
-            raise self.error(ins, f"undeclared register {op.name!r}", unsupported=False)
+            raise self.error(ins, f"undeclared register {op!r}", unsupported=False)
         return op.name
 
     def reader(self, ins: Instr, op, width: int, ftype: str | None = None):
