@@ -8,6 +8,8 @@ judged by ``allowed`` with the same reading, and ``AllowedResults.contains`` mus
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,13 @@ from tilecheck.formats import get_format
 from tilecheck.model import api
 from tilecheck.spec.contract import ULP_READINGS
 from tilecheck.spec.database import load_database
+
+
+def _seed(*key) -> int:
+    """A seed that is the same in every process (``hash`` of a str is randomised per process, so a
+    failure seeded from it would not reproduce)."""
+    return zlib.crc32(repr(key).encode())
+
 
 DB = load_database()
 CONTRACT = [f for f in DB.ptx_forms() if f.kind == "contract"]
@@ -91,7 +100,7 @@ def _check(form, ops, reading):
 @pytest.mark.parametrize("reading", ULP_READINGS)
 @pytest.mark.parametrize("form", CONTRACT, ids=lambda f: f.name)
 def test_ranges_are_exactly_the_allowed_values(form, reading):
-    rng = np.random.default_rng(abs(hash((form.name, reading))) % (1 << 32))
+    rng = np.random.default_rng(_seed(form.name, reading))
     fmt = get_format(form.element_format)
     ops = [np.asarray(o, dtype=np.uint64) for o in operands_for(form, 120, rng)]
     edges = _edges(fmt, len(form.sources))
@@ -159,7 +168,7 @@ def test_estimated_ends_agree_with_the_window_scan(form, reading):
     around RN(x) finds, and for binary32 the estimate settles most lanes (the scan is the slow path)."""
     from tilecheck.model import contracts
 
-    rng = np.random.default_rng(abs(hash((form.name, reading, 2))) % (1 << 32))
+    rng = np.random.default_rng(_seed(form.name, reading, 2))
     ops = [np.asarray(o, dtype=np.uint64) for o in operands_for(form, 400, rng)]
     lanes = contracts._classify(np, form, ops)
     sel = np.nonzero(lanes.todo)[0]

@@ -4,11 +4,19 @@ edge-biased inputs, every rounding, with and without FTZ."""
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
 from tilecheck.formats import get_format
 from tilecheck.model import fast, narrowjit, ops
+
+
+def _seed(*key) -> int:
+    """A seed that is the same in every process (``hash`` of a str is randomised per process, so a
+    failure seeded from it would not reproduce)."""
+    return zlib.crc32(repr(key).encode())
 
 
 def _edge_biased(fmt, n, rng):
@@ -39,7 +47,7 @@ CASES = [(f, op, r, ftz) for f in ("f16", "bf16", "f32", "f64") for op in ("div"
 def test_fast_path_equals_exact_path(fmt_name, op, rounding, ftz):
     fmt = get_format(fmt_name)
     mode = ops.Mode(rounding, ftz, "after")
-    rng = np.random.default_rng(hash((fmt_name, op, rounding, ftz)) & 0xFFFF)
+    rng = np.random.default_rng(_seed(fmt_name, op, rounding, ftz))
     operands = [_edge_biased(fmt, 40_000, rng) for _ in range(ops.ARITY[op])]
     for rule in (ops.NanRule.ieee(fmt), ops.NanRule(False, fmt.canonical_nan, fixed=fmt.canonical_nan)):
         want = ops.apply(np, op, fmt, operands, mode, rule)
