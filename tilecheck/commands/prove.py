@@ -60,6 +60,13 @@ def _vars(specs: list[str]) -> dict:
     return out
 
 
+def _recorded_text(q) -> str:
+    """What the record says about named query ``q``: an unknown is never shown as an answer."""
+    if q.recorded == "unknown":
+        return f"unknown (no answer within {q.measured.replace(' timeout', '')}; not a proof)"
+    return f"{q.recorded} in {q.measured}"
+
+
 def run(args) -> int:
     """Answer every query; returns the exit code."""
     from tilecheck.smt import prove
@@ -67,14 +74,19 @@ def run(args) -> int:
     db = load_database()  # a malformed spec stops here (exit 2, every problem located), before any output
     out = human_stream(args)
     if args.list:
-        write_json(args.json, {"queries": [{"name": q.name, "doc": q.doc, "query": q.query, "assume": list(q.assume),
-                                            "var": dict(q.var), "expect": q.expect} for q in prove.NAMED.values()]})
+        # "recorded": the answer a past run measured (spec/amdgpu/README.md), not one computed now
+        write_json(args.json, {"record": prove.RECORD,
+                               "queries": [{"name": q.name, "doc": q.doc, "query": q.query, "assume": list(q.assume),
+                                            "var": dict(q.var), "recorded": q.recorded, "measured": q.measured}
+                                           for q in prove.NAMED.values()]})
         for q in prove.NAMED.values():
             out.write(f"{q.name}\n    {q.doc}\n    {q.query}\n")
             for a in q.assume:
                 out.write(f"    assume {a}\n")
             for name, fmt in q.var:
                 out.write(f"    var {name}={fmt}\n")
+            out.write(f"    recorded: {_recorded_text(q)}\n")
+        out.write(f"(recorded: the answer measured with Z3 and kept in {prove.RECORD}; run a query to answer it now)\n")
         return EXIT_PROVED
     if not args.queries:
         raise UsageError("give a query (or a built-in query name; see --list)")
