@@ -67,9 +67,10 @@ def sweep(db, path, entry, against, blocks, label, full=False, target_min=30, of
     """Run ``blocks`` evenly spaced blocks of the exhaustive enumeration (or all of it with
     ``full``), two at a time; print the rate and the projection to every input against
     ``target_min`` minutes; returns (lanes per second, what they were measured over). ``offset``
-    moves block k by (k mod 8) * offset blocks: the blocks' divisors then have 8 significands, each
-    in many binades, as a whole run repeats each significand in every binade (work remembered per
-    significand is then paid once per 8 * blocks / 8 blocks, more often than in a whole run)."""
+    moves block k by (k mod 2) * offset blocks: with K blocks 256 apart the divisors then have two
+    significands, each in K/2 sign-and-binade combinations, as a whole run has each significand in
+    all 256 (work remembered per significand is paid once per K/2 blocks, twice as often as in a
+    whole run for K = 256)."""
     if full:
         t0 = time.perf_counter()
         o = compiled.verify_ptx(path, entry, against, db=db, exhaustive=True)
@@ -81,7 +82,7 @@ def sweep(db, path, entry, against, blocks, label, full=False, target_min=30, of
     p = compiled.prepare(path, entry, against, db=db)
     total = compiled.exhaustive_total(p)
     size = compiled.EXHAUSTIVE_BLOCK
-    starts = [((total // blocks) // size * k + (k % 8) * offset) % (total // size) * size for k in range(blocks)]
+    starts = [((total // blocks) // size * k + (k % 2) * offset) % (total // size) * size for k in range(blocks)]
     # one block first, untimed: Numba compiles (or loads) the fused kernels once, and the workers
     # forked below inherit them (a whole run pays this once per worker, a second or two)
     compiled.run_range(p, starts[1], starts[1] + size)
@@ -180,7 +181,7 @@ def main() -> int:
         sweep(db, FLOAT, "k_frsqrt_rn", "rsqrt.rn.f32", args.blocks,
               "__frsqrt_rn exhaustive (every allowed rsqrt.approx.ftz.f32 result)", args.full == "frsqrt")
     if wanted("hdiv-bf16"):
-        # a block holds one divisor: give the blocks' divisors 8 significands (every 256th block
+        # a block holds one divisor: give the blocks' divisors two significands (every 256th block
         # has the same one), each over many binades, as across a whole run
         sweep(db, HALF, "k_hdiv_bf16", "div.rn.bf16", args.blocks,
               "bfloat16 __hdiv exhaustive (every allowed div.approx.f32 result)", args.full == "hdiv-bf16",

@@ -184,15 +184,23 @@ def class_match(xp, fmt: Format, bits, word: str):
         return bits == u64(xp, int(word, 16))
     cls, sign = SPECIAL_WORDS[word]
     mag = bits & u64(xp, fmt.magnitude_mask)
-    nan = mag > u64(xp, fmt.exponent_mask)
-    inf = mag == u64(xp, fmt.exponent_mask)
-    zero = mag == 0
-    sub = (mag != 0) & (mag < u64(xp, fmt.min_normal))
+    top = u64(xp, fmt.exponent_mask)
     if cls == "any":
         hit = xp.ones(bits.shape, dtype=bool)
+    elif cls == "nan":
+        hit = mag > top
+    elif cls == "inf":
+        hit = mag == top
+    elif cls == "zero":
+        hit = mag == 0
+    elif cls == "subnormal":
+        hit = (mag != 0) & (mag < u64(xp, fmt.min_normal))
+    elif cls == "normal":
+        hit = (mag >= u64(xp, fmt.min_normal)) & (mag < top)
+    elif cls == "finite":  # zeros and subnormals included
+        hit = mag < top
     else:
-        hit = {"nan": nan, "inf": inf, "zero": zero, "subnormal": sub, "normal": ~zero & ~sub & ~inf & ~nan,
-               "finite": ~nan & ~inf}[cls]
+        raise ValueError(f"unknown class word {word!r}")
     if sign is None:
         return hit
     neg = (bits >> u64(xp, fmt.width - 1)) != 0
@@ -335,10 +343,18 @@ def _rule_lanes(xp, contract, fmt: Format, operands):
     fixed_nan = xp.zeros(shape, dtype=bool)
     unbounded = xp.zeros(shape, dtype=bool)
     decided = xp.zeros(shape, dtype=bool)
+    # an operand with one value in every lane (the divisor of an exhaustive block) is tested once:
+    # a rule it fails cannot hit, and the other operands' conditions are then not computed
+    uniform = [o[:1] if o.shape[0] and bool((o == o[0]).all()) else None for o in operands] if operands[0].ndim == 1 \
+        else [None] * len(operands)
     for rule in contract.rules:
+        first = [(i, c) for i, c in rule.when if uniform[i] is not None]
+        if any(not bool(_condition(xp, fmt, uniform[i], c)[0]) for i, c in first):
+            continue
         hit = ~decided
         for index, cond in rule.when:
-            hit = hit & _condition(xp, fmt, operands[index], cond)
+            if uniform[index] is None:
+                hit = hit & _condition(xp, fmt, operands[index], cond)
         if rule.result == "nan":
             fixed_nan = fixed_nan | hit
         elif rule.result == "signed-zero":

@@ -302,6 +302,7 @@ class ScaledPairChoices:
     TAIL_HI = 130  # d at or above: |quotient| >= 2^(d-1) >= 2^129, past the overflow threshold
     EXTREME = (-251, 253)  # the most extreme d of bound lanes with normal operands (|b| <= 2^126)
     MEMO_WIDTH = 8  # most values of an unscaled set remembered (wider ones take the direct computation)
+    MEMO_LIMIT = 1 << 22  # unscaled sets remembered (a whole bfloat16 sweep needs about 2 million)
 
     def __init__(self, form, ulp_reading: str, tininess: str):
         self.form = form
@@ -390,9 +391,12 @@ class ScaledPairChoices:
         sub = (field == 0) & (mant != 0)
         if sub.any():
             # shift the leading bit of a subnormal significand up to bit 23 (the implicit bit)
-            shift = np.where(sub, 24 - bit_length(np, mant.astype(np.uint64)).astype(np.int32), 0)
-            mant = np.where(sub, (mant << shift.astype(np.uint32)) & np.uint32(0x7FFFFF), mant)
-            field = np.where(sub, 1 - shift, field).astype(np.int32)
+            at = np.flatnonzero(sub)
+            shift = (24 - bit_length(np, mant[at].astype(np.uint64))).astype(np.int32)
+            mant = mant.copy()
+            field = field.copy()
+            mant[at] = (mant[at] << shift.astype(np.uint32)) & np.uint32(0x7FFFFF)
+            field[at] = 1 - shift
         return field, (x & np.uint32(0x80000000)) | mant | np.uint32(127 << 23)
 
     def _pairs(self, a, ca, cb):
@@ -448,70 +452,85 @@ class ScaledPairChoices:
         todo = np.flatnonzero(found == -2)
         if todo.size == 0:
             return found
-        if len(self.memo) + todo.size > self.LIMIT:
+        if len(self.memo) + todo.size > self.MEMO_LIMIT:
             self.memo.clear()
             self.memo_used = 0
-        tail = (dd[todo] == self.TAIL_LO) | (dd[todo] == self.TAIL_HI)
-        rows = [None] * todo.size
-        inside = np.flatnonzero(~tail)
-        if inside.size:
-            at = lane[todo[inside]]
-            ch = allowed_choices(self.form, [a[at], b[at]], ulp_reading=self.ulp_reading, tininess=self.tininess)
-            for i, j in enumerate(inside):
-                rows[j] = None if ch.unbounded[i] else (self._set(ch, i), int(ch.reference[i]))
-        edges = np.flatnonzero(tail)
-        if edges.size:
-            at = lane[todo[edges]]
-            keep = np.uint32(0x807FFFFF)  # the canonical patterns' sign and significand
-            sa, sb = ca[at] & keep, cb[at] & keep
-            near = dd[todo[edges]]
-            far = self._far_end(near)
-            ends = []
-            for d in (near, far):
-                ea = np.where(d > 0, 1 + d, 1).astype(np.uint32)
-                eb = np.where(d > 0, 1, 1 - d).astype(np.uint32)
-                xa, xb = sa | (ea << np.uint32(23)), sb | (eb << np.uint32(23))
-                ch = allowed_choices(self.form, [xa, xb], ulp_reading=self.ulp_reading, tininess=self.tininess)
-                ends.append((ch, np.asarray(api.bound_decides(self.form, xa, xb), dtype=bool)))
-            (c1, d1), (c2, d2) = ends
-            for i, j in enumerate(edges):
-                if d1[i] and d2[i] and not c1.unbounded[i] and not c2.unbounded[i]:
-                    s1 = self._set(c1, i)
-                    if s1 == self._set(c2, i) and int(c1.reference[i]) == int(c2.reference[i]):
-                        rows[j] = (s1, int(c1.reference[i]))
-        for j, r in zip(todo, rows):
-            found[j] = -1 if r is None or len(r[0][0]) > self.MEMO_WIDTH else self._store(r)
-            self.memo[int(keys[j])] = int(found[j])
+        at = lane[todo]
+        near = dd[todo]
+        tail = (near == self.TAIL_LO) | (near == self.TAIL_HI)
+        keep = np.uint32(0x807FFFFF)  # the canonical patterns' sign and significand
+        sa, sb = ca[at] & keep, cb[at] & keep
+
+        def sets_at(d, where):
+            """The sets at exponent difference ``d`` of the keys ``where``: a tail's from
+            representatives with that ``d``, a window's from the lane's own operands."""
+            ea = np.where(d > 0, 1 + d, 1).astype(np.uint32)
+            eb = np.where(d > 0, 1, 1 - d).astype(np.uint32)
+            xa = np.where(tail[where], sa[where] | (ea << np.uint32(23)), a[at[where]])
+            xb = np.where(tail[where], sb[where] | (eb << np.uint32(23)), b[at[where]])
+            ch = allowed_choices(self.form, [xa, xb], ulp_reading=self.ulp_reading, tininess=self.tininess)
+            vals, nan, ref, bounded = self._sets(ch)
+            return vals, nan, ref, bounded & np.asarray(api.bound_decides(self.form, xa, xb), dtype=bool)
+
+        vals, nan, ref, ok = sets_at(near, np.arange(todo.size))
+        if tail.any():
+            # a tail's set is used only where its far end has the same set
+            t = np.flatnonzero(tail)
+            fvals, fnan, fref, fok = sets_at(self._far_end(near[t]), t)
+            width = max(vals.shape[1], fvals.shape[1])
+            pad = lambda v: np.pad(v, ((0, 0), (0, width - v.shape[1])), constant_values=np.uint64(1 << 40))  # noqa: E731
+            same = (np.sort(pad(vals[t]), axis=1) == np.sort(pad(fvals), axis=1)).all(axis=1)
+            agree = same & (nan[t] == fnan) & (ref[t] == fref) & fok
+            ok[t] &= agree
+        count = (vals < np.uint64(1 << 40)).sum(axis=1)
+        ok = ok & (count <= self.MEMO_WIDTH)
+        rows = np.full(todo.size, -1, dtype=np.int64)
+        rows[ok] = self._store(vals[ok], count[ok], nan[ok], ref[ok])
+        found[todo] = rows
+        self.memo.update(zip(keys[todo].tolist(), rows.tolist()))
         return found
 
     def _far_end(self, near: np.ndarray) -> np.ndarray:
         """The far end of the tail whose near end is ``near``: the most extreme ``d`` of bound lanes."""
         return np.where(near > 0, self.EXTREME[1], self.EXTREME[0])
 
-    def _store(self, row) -> int:
-        """Append one remembered set ``((values, nan), reference)``; returns its row."""
-        (vals, nan), ref = row
-        if self.memo_used == self.memo_values.shape[0]:
-            grow = max(1024, self.memo_used)
+    def _store(self, vals, count, nan, ref) -> np.ndarray:
+        """Append remembered sets (``vals``: sorted non-NaN values, padded past ``count``); returns
+        their rows."""
+        n = vals.shape[0]
+        need = self.memo_used + n
+        if need > self.memo_values.shape[0]:
+            grow = max(need - self.memo_values.shape[0], self.memo_values.shape[0], 1024)
             self.memo_values = np.concatenate([self.memo_values, np.zeros((grow, self.MEMO_WIDTH + 1), np.uint32)])
             self.memo_valid = np.concatenate([self.memo_valid, np.zeros((grow, self.MEMO_WIDTH + 1), bool)])
             self.memo_reference = np.concatenate([self.memo_reference, np.zeros(grow, np.uint32)])
-        i = self.memo_used
-        self.memo_values[i, :len(vals)] = vals
-        self.memo_valid[i, :] = False
-        self.memo_valid[i, :len(vals)] = True
-        self.memo_values[i, -1] = self.form.nan.bits if self.form.nan.bits is not None else self.form.format.canonical_nan
-        self.memo_valid[i, -1] = nan
-        self.memo_reference[i] = ref
-        self.memo_used += 1
-        return i
+        rows = np.arange(self.memo_used, need)
+        w = min(vals.shape[1], self.MEMO_WIDTH)
+        block = np.zeros((n, self.MEMO_WIDTH + 1), dtype=np.uint32)
+        block[:, :w] = vals[:, :w].astype(np.uint32)
+        block[:, -1] = self.form.nan.bits if self.form.nan.bits is not None else self.form.format.canonical_nan
+        valid = np.zeros((n, self.MEMO_WIDTH + 1), dtype=bool)
+        valid[:, :self.MEMO_WIDTH] = np.arange(self.MEMO_WIDTH)[None, :] < count[:, None]
+        valid[:, -1] = nan
+        self.memo_values[rows] = block
+        self.memo_valid[rows] = valid
+        self.memo_reference[rows] = ref
+        self.memo_used = need
+        return rows
 
     @staticmethod
-    def _set(ch: Choices, i: int):
-        """(sorted non-NaN values, NaN allowed) of row ``i``."""
-        valid = ch.valid[i]
-        vals = tuple(sorted(int(v) for v in ch.values[i, :-1][valid[:-1]]))
-        return vals, bool(valid[-1])
+    def _sets(ch: Choices):
+        """(values, nan, reference, bounded) per row of ``ch``: the allowed non-NaN values in the
+        order :func:`allowed_choices` gives them (the run, then the extra zeros; uint64, padded
+        with 2^40: the order lanes fork in, kept so that a lane forks alike whether its set was
+        remembered or not), whether a NaN is allowed, the representative, and whether the row is
+        bounded."""
+        valid = ch.valid[:, :-1]
+        order = np.argsort(~valid, axis=1, kind="stable")  # valid columns first, in their order
+        v = np.where(valid, ch.values[:, :-1].astype(np.uint64), np.uint64(1 << 40))
+        v = np.take_along_axis(v, order, axis=1)
+        width = max(int(valid.sum(axis=1).max()) if v.size else 0, 1)
+        return v[:, :width], ch.valid[:, -1].copy(), ch.reference.astype(np.uint32), ~ch.unbounded
 
     def _rows(self, pairs: np.ndarray) -> list:
         """The rows of the canonical ``pairs``: remembered ones looked up, the others computed
