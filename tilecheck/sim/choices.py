@@ -362,8 +362,9 @@ class ScaledPairChoices:
         k = int(lane_count[ok].max()) if ok.any() else 0
         width = max(k + 1, other.values.shape[1] if other is not None else 0,
                     tail.values.shape[1] if tail is not None else 0)
-        values = np.zeros((n, width), dtype=np.uint32)
-        valid = np.zeros((n, width), dtype=bool)
+        # column-major, as ScaledChoices lays them: forking reads them a column at a time
+        values = np.zeros((n, width), dtype=np.uint32, order="F")
+        valid = np.zeros((n, width), dtype=bool, order="F")
         # pattern arithmetic modulo 2^32: the exponent field moves by d, the run steps by +-1
         shift = (d << 23).view(np.uint32)
         base = first.astype(np.uint32)[inv] + shift

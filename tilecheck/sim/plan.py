@@ -128,8 +128,16 @@ class Lanes:
         registers and parameters (not in ``keep``): forking in place of :meth:`take` where the
         lanes' order does not matter, at the cost of copying only the new lanes. ``defer``: the
         registers' copies are left pending (:meth:`materialize`)."""
-        every = np.concatenate([np.arange(self.size), rows]) if defer else None
-        self._each(lambda v: np.concatenate([v, v[rows]]), keep, every)
+        n = self.size
+        every = np.concatenate([np.arange(n), rows]) if defer else None
+
+        def appended(v):
+            out = np.empty((n + rows.shape[0],) + v.shape[1:], dtype=v.dtype)
+            out[:n] = v
+            np.take(v, rows, axis=0, out=out[n:])
+            return out
+
+        self._each(appended, keep, every)
 
     def materialize(self, names=None) -> None:
         """Copy the pending registers (all, or those in ``names``; the others are dropped) into

@@ -52,6 +52,7 @@ from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.sim.frontend import Instr, parse_module
 from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
+from tilecheck.verify.heap import keep_freed_memory
 
 REF_OPS = {"div": 2, "rcp": 1, "sqrt": 1, "rsqrt": 1, "add": 2, "sub": 2, "mul": 2, "fma": 3}
 REF_FORMATS = ("f16", "bf16", "f32", "f64")
@@ -1053,6 +1054,7 @@ def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLO
     starts = list(range(start, stop, block))
     if start % block:
         raise ValueError(f"start {start} is not a multiple of the block {block}")
+    keep_freed_memory()  # blocks reuse the pages the previous one freed
 
     def work(s):
         lane_ops = exhaustive_block(p.ref, s, min(s + block, stop))
@@ -1112,6 +1114,7 @@ def _worker_start(key: tuple) -> None:
     worker inherits it)."""
     if sys.platform.startswith("linux"):
         _die_with_parent()
+    keep_freed_memory()
     if _WORKER.get("key") == key:
         return
     path, text, entry, against, ctx_args, root = key
