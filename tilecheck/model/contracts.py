@@ -757,9 +757,9 @@ def _estimated_ends(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading
     both hold RN(x)), so the allowed values form one run in real order. Its ends are estimated from
     x -/+ B in float64 and then confirmed by :func:`_bound_verdict` itself: the ends are allowed and
     the values just outside them are not (a zero just outside is the caller's: zeros are probed on
-    their own). Lanes where that fails, or that allow no value but zeros, are left ``ok = False``
-    for :func:`_window_ends`. Only binary32 and
-    binary64 results, whole-pattern values (``stride`` 1) and bounds of at least half an ulp."""
+    their own; past an infinity there is nothing to refuse). Lanes where that fails, or that allow
+    no value but zeros, are left ``ok = False`` for :func:`_window_ends`. Only binary32 and binary64
+    results, whole-pattern values (``stride`` 1) and bounds of at least half an ulp."""
     n = op_bits[0].shape[0]
     no = xp.zeros(n, dtype=bool), xp.zeros(n, dtype=xp.int64), xp.zeros(n, dtype=xp.int64)
     fmt, c = lanes.fmt, form.contract
@@ -796,22 +796,32 @@ def _estimated_ends(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading
         else:
             k_lo, k_hi = xp.minimum(k_lo, r_lo), xp.maximum(k_hi, r_hi)
     top = int(fmt.inf)
+    neg = xp.signbit(x)
+    if c.ulp is None or reading != "correctly-rounded":
+        # past the largest finite value the exact reading allows the infinity of x's sign
+        beyond = xp.isfinite(x) & (ax > float(fmt.to_fraction(fmt.max_finite)))
+        k_hi = xp.where(beyond & ~neg, top, k_hi)
+        k_lo = xp.where(beyond & neg, -top - 1, k_lo)
+    k_lo = xp.clip(k_lo, -top - 1, top)
+    k_hi = xp.clip(k_hi, -top - 1, top)
     # the sign rule keeps the run on x's side of zero: its non-zero part starts at the smallest
     # value there (a subnormal, or the smallest normal under .ftz); zeros are probed on their own
     # by the caller, so a zero just outside the run is not probed here
     smallest = fmt.min_normal if lanes.ftz else 1
-    neg = xp.signbit(x)
     k_lo = xp.where(neg, k_lo, xp.maximum(k_lo, smallest))
     k_hi = xp.where(neg, xp.minimum(k_hi, -smallest - 1), k_hi)
-    ok = (k_lo <= k_hi) & (k_lo - 1 >= -top - 1) & (k_hi + 1 <= top) & xp.isfinite(x)
+    ok = (k_lo <= k_hi) & xp.isfinite(x)
     k_lo = xp.where(ok, k_lo, 1)
     k_hi = xp.where(ok, k_hi, 1)
-    for key, want in ((k_lo - 1, False), (k_lo, True), (k_hi, True), (k_hi + 1, False)):
+    # nothing lies past an infinity: a run that ends there has no outside value to refuse
+    probes = ((k_lo - 1, False, k_lo == -top - 1), (k_lo, True, None), (k_hi, True, None), (k_hi + 1, False, k_hi == top))
+    for key, want, at_end in probes:
+        key = xp.clip(key, -top - 1, top)
         verdict = _bound_verdict(xp, lanes, form, _from_key(xp, fmt, key, 1), op_bits, reading, rn)
         if want:
             ok = ok & verdict
-        else:  # refused just outside, unless that is a zero (the caller probes zeros)
-            ok = ok & (~verdict | (key == 0) | (key == -1))
+        else:  # refused just outside, unless that is a zero (the caller probes zeros) or nothing
+            ok = ok & (~verdict | (key == 0) | (key == -1) | at_end)
     return ok, k_lo, k_hi
 
 
