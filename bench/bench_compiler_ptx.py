@@ -1,6 +1,7 @@
-"""Speed of compiled-code verification (issues 12 item 6, 13 item 2), measured in one run.
+"""Speed of compiled-code verification (issues 12 item 6, 13 item 2, 21 item 4), measured in one run.
 
-    python bench/bench_compiler_ptx.py [--blocks K] [--full hdiv|frsqrt]
+    python bench/bench_compiler_ptx.py [--blocks K] [--only hdiv|frsqrt|hdiv-bf16]
+    python bench/bench_compiler_ptx.py --full hdiv|frsqrt|hdiv-bf16 [--json FILE]
 
 Prints, for the committed nvcc PTX:
 
@@ -29,6 +30,7 @@ Prints, for the committed nvcc PTX:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -63,7 +65,7 @@ SINGLE = """.version 8.0
 """
 
 
-def sweep(db, path, entry, against, blocks, label, full=False, target_min=30, offset=0):
+def sweep(db, path, entry, against, blocks, label, full=False, target_min=30, offset=0, json_path=None):
     """Run ``blocks`` evenly spaced blocks of the exhaustive enumeration (or all of it with
     ``full``), two at a time; print the rate and the projection to every input against
     ``target_min`` minutes; returns (lanes per second, what they were measured over). ``offset``
@@ -75,9 +77,14 @@ def sweep(db, path, entry, against, blocks, label, full=False, target_min=30, of
         t0 = time.perf_counter()
         o = compiled.verify_ptx(path, entry, against, db=db, exhaustive=True)
         dt = time.perf_counter() - t0
+        classes = ", ".join(f"{k} {v}" for k, v in o.misrounded_classes.items()) or "none"
         print(f"{label}: all {o.inputs_checked} inputs, {o.lanes_run} lanes (inputs x allowed choices), "
               f"{dt / 60:.1f} min (measured; target {target_min} min), {o.lanes_run / dt / 1e6:.1f} M lanes/s, "
-              f"verdict {o.verdict} ({o.misrounded_count} misrounded)")
+              f"verdict {o.verdict_word} ({o.misrounded_count} misrounded; by class: {classes}; "
+              f"{o.unknown_count} unknown)")
+        if json_path:  # the report's JSON, as `tilecheck verify ... --json` writes it
+            from tilecheck.commands.verify_ptx import to_json
+            Path(json_path).write_text(json.dumps(to_json(o), indent=2) + "\n", encoding="utf-8")
         return o.lanes_run / dt, "the whole sweep"
     p = compiled.prepare(path, entry, against, db=db)
     total = compiled.exhaustive_total(p)
@@ -164,6 +171,7 @@ def main() -> int:
     ap.add_argument("--blocks", type=int, default=64, help="blocks of 2^16 inputs measured per sweep (default 64)")
     ap.add_argument("--full", choices=("hdiv", "frsqrt", "hdiv-bf16"), help="run this sweep over all 2^32 inputs")
     ap.add_argument("--only", choices=("hdiv", "frsqrt", "hdiv-bf16"), help="run this sweep alone (no simulator targets)")
+    ap.add_argument("--json", help="with --full: write the run's report JSON here (as tilecheck verify --json)")
     args = ap.parse_args()
     if args.blocks < 1 or args.blocks & (args.blocks - 1) or args.blocks > 1 << 16:
         ap.error("--blocks must be a power of two between 1 and 65536")
@@ -176,16 +184,18 @@ def main() -> int:
     wanted = (lambda name: args.only in (None, name)) if args.full is None else (lambda name: args.full == name)
     if wanted("hdiv"):
         hdiv_rate, hdiv_over = sweep(db, HALF, "k_hdiv_f16", "div.rn.f16", args.blocks,
-                                     "__hdiv exhaustive (every allowed rcp.approx.ftz.f32 result)", args.full == "hdiv")
+                                     "__hdiv exhaustive (every allowed rcp.approx.ftz.f32 result)", args.full == "hdiv",
+                                     json_path=args.json)
     if wanted("frsqrt"):
         sweep(db, FLOAT, "k_frsqrt_rn", "rsqrt.rn.f32", args.blocks,
-              "__frsqrt_rn exhaustive (every allowed rsqrt.approx.ftz.f32 result)", args.full == "frsqrt")
+              "__frsqrt_rn exhaustive (every allowed rsqrt.approx.ftz.f32 result)", args.full == "frsqrt",
+              json_path=args.json)
     if wanted("hdiv-bf16"):
         # a block holds one divisor: give the blocks' divisors two significands (every 256th block
         # has the same one), each over many binades, as across a whole run
         sweep(db, HALF, "k_hdiv_bf16", "div.rn.bf16", args.blocks,
               "bfloat16 __hdiv exhaustive (every allowed div.approx.f32 result)", args.full == "hdiv-bf16",
-              target_min=10, offset=1)
+              target_min=10, offset=1, json_path=args.json)
     if args.full is not None or args.only not in (None, "hdiv"):
         return 0
     simulator_targets(db)
