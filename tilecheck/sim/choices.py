@@ -302,7 +302,8 @@ class ScaledPairChoices:
     TAIL_HI = 130  # d at or above: |quotient| >= 2^(d-1) >= 2^129, past the overflow threshold
     EXTREME = (-251, 253)  # the most extreme d of bound lanes with normal operands (|b| <= 2^126)
     MEMO_WIDTH = 8  # most values of an unscaled set remembered (wider ones take the direct computation)
-    MEMO_LIMIT = 1 << 22  # unscaled sets remembered (a whole bfloat16 sweep needs about 2 million)
+    MEMO_LIMIT = 1 << 22  # unscaled sets remembered (a whole bfloat16 sweep needs about 3 million)
+    WINDOW = 120  # |d| from which a prefill computes the unscaled sets (scaling serves |d| below ~124)
 
     def __init__(self, form, ulp_reading: str, tininess: str):
         self.form = form
@@ -317,6 +318,7 @@ class ScaledPairChoices:
         # the unscaled memo's rows are appended, and cleared at LIMIT: one thread at a time looks up,
         # fills and reads them
         self._memo_lock = threading.Lock()
+        self._prefilled: set = set()  # divisor patterns (canonical) whose sets were computed in one batch
         self.memo_values = np.zeros((0, self.MEMO_WIDTH + 1), dtype=np.uint32)
         self.memo_valid = np.zeros((0, self.MEMO_WIDTH + 1), dtype=bool)
         self.memo_reference = np.zeros(0, dtype=np.uint32)
@@ -418,19 +420,18 @@ class ScaledPairChoices:
         not serve) whose set is remembered per (canonical pair, ``d``) -- ``d`` clamped to the
         tail's near end in a tail whose set is known constant -- and those lanes' choices (None when
         there are none)."""
-        lo_tail = (d <= self.TAIL_LO) & (d >= self.EXTREME[0])
-        hi_tail = (d >= self.TAIL_HI) & (d <= self.EXTREME[1])
         lanes = candidates & (d >= self.EXTREME[0]) & (d <= self.EXTREME[1])
         if not lanes.any():
             return lanes, None
         sel = np.flatnonzero(lanes)
-        dd = np.where(lo_tail[sel], self.TAIL_LO, np.where(hi_tail[sel], self.TAIL_HI, d[sel]))
-        sig = lambda c: ((c >> np.uint32(8)) & np.uint32(0x800000)) | (c & np.uint32(0x7FFFFF))  # noqa: E731
-        keys = ((sig(ca[sel]).astype(np.uint64) << np.uint64(34)) | (sig(cb[sel]).astype(np.uint64) << np.uint64(10))
-                | (dd + 512).astype(np.uint64))
+        dd = self._clamped(d[sel])
+        keys = self._keys(ca[sel], cb[sel], dd)
         uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+        at = sel[first]
         with self._memo_lock:
-            slots = self._memo_slots(uniq, sel[first], dd[first], a, b, ca, cb)
+            if cb.shape[0] and (cb == cb[0]).all():
+                self._prefill(ca, cb[0])
+            slots = self._memo_slots(uniq, dd[first], a[at], b[at], ca[at], cb[at])
             row = slots[inv]
             lanes[sel[row < 0]] = False
             keep = row >= 0
@@ -444,23 +445,66 @@ class ScaledPairChoices:
             reference = self.memo_reference[row]
         return lanes, Choices(values, valid, np.zeros(row.shape[0], dtype=bool), reference)
 
-    def _memo_slots(self, keys, lane, dd, a, b, ca, cb) -> np.ndarray:
+    def _clamped(self, d):
+        """``d`` with a tail's differences moved to its near end (the key its constant set has)."""
+        return np.where(d <= self.TAIL_LO, self.TAIL_LO, np.where(d >= self.TAIL_HI, self.TAIL_HI, d))
+
+    @staticmethod
+    def _keys(ca, cb, dd):
+        """Memo keys of canonical patterns and (clamped) exponent differences: sign and significand
+        of each (24 bits) and ``dd``."""
+        sig = lambda c: ((c >> np.uint32(8)) & np.uint32(0x800000)) | (c & np.uint32(0x7FFFFF))  # noqa: E731
+        return ((sig(ca).astype(np.uint64) << np.uint64(34)) | (sig(cb).astype(np.uint64) << np.uint64(10))
+                | (dd + 512).astype(np.uint64))
+
+    def _prefill(self, ca, cb0) -> None:
+        """On a divisor significand's first block (an exhaustive block holds one divisor): the sets
+        of every dividend significand of the block with it, at every exponent difference scaling may
+        not serve, computed in one batch. The blocks of that significand in other binades then find
+        theirs remembered; computed a few hundred at a time as they first occur they cost ten times
+        more (each batch pays the contract's fixed cost)."""
+        key = int(cb0)
+        if key in self._prefilled:
+            return
+        self._prefilled.add(key)
+        uniq_ca = np.unique(ca)
+        uniq_ca = uniq_ca[(uniq_ca & np.uint32(0x7FFFFFFF)) != np.uint32(0)]
+        d = np.concatenate([np.arange(self.TAIL_LO, -self.WINDOW + 1), np.arange(self.WINDOW, self.TAIL_HI + 1)])
+        gca = np.repeat(uniq_ca, d.shape[0])
+        gd = np.tile(d, uniq_ca.shape[0]).astype(np.int64)
+        gcb = np.full(gca.shape, cb0, dtype=np.uint32)
+        # representatives of each (pair, d): both operands normal, |b| at most 2^126
+        ea = np.where(gd > 0, 1 + gd, 1).astype(np.uint32)
+        eb = np.where(gd > 0, 1, 1 - gd).astype(np.uint32)
+        keep = np.uint32(0x807FFFFF)
+        xa = (gca & keep) | (ea << np.uint32(23))
+        xb = (gcb & keep) | (eb << np.uint32(23))
+        keys, first = np.unique(self._keys(gca, gcb, gd), return_index=True)
+        self._memo_slots(keys, gd[first], xa[first], xb[first], gca[first], gcb[first])
+
+    def _memo_slots(self, keys, dd, near_a, near_b, ca, cb) -> np.ndarray:
         """Memo rows of the unscaled ``keys`` (-1: not remembered, the lane takes the direct
-        computation); ``lane`` is one lane holding each key and ``dd`` its (clamped) ``d``. A key
-        seen first is computed: from that lane's operands inside the window; in a tail from the
-        sets at its near and far ends, kept only where they agree."""
+        computation); ``dd`` is each key's (clamped) ``d``, ``near_a``/``near_b`` operands with that
+        key (inside the windows they fix the quotient, hence the set) and ``ca``/``cb`` their
+        canonical patterns. A key seen first is computed: inside the windows from those operands;
+        in a tail from the sets at its near and far ends, kept only where they agree."""
         found = np.fromiter(map(self.memo.get, keys.tolist(), itertools.repeat(-2)), dtype=np.int64, count=keys.shape[0])
         todo = np.flatnonzero(found == -2)
         if todo.size == 0:
             return found
         if len(self.memo) + todo.size > self.MEMO_LIMIT:
+            # start afresh: the rows found above are overwritten from here on, so recompute them
             self.memo.clear()
+            self._prefilled.clear()
             self.memo_used = 0
-        at = lane[todo]
+            found[:] = -2
+            todo = np.arange(keys.shape[0])
+        at = todo
         near = dd[todo]
         tail = (near == self.TAIL_LO) | (near == self.TAIL_HI)
         keep = np.uint32(0x807FFFFF)  # the canonical patterns' sign and significand
         sa, sb = ca[at] & keep, cb[at] & keep
+        a, b = near_a, near_b
 
         def sets_at(d, where):
             """The sets at exponent difference ``d`` of the keys ``where``: a tail's from
