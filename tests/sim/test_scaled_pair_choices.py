@@ -123,3 +123,24 @@ def test_a_tail_that_is_not_constant_is_never_used(monkeypatch):
     monkeypatch.setattr(ScaledPairChoices, "_far_end", lambda self, near: near)  # compares the near end with itself
     wrong = ScaledPairChoices(form, "either", "after").choices(a, b)
     assert not np.array_equal(_sets(wrong, n), _sets(want, n))
+
+
+@pytest.mark.parametrize("reading", READINGS)
+def test_blocks_of_one_divisor_give_the_direct_sets(reading):
+    """Exhaustive blocks: every bfloat16 dividend against one divisor. The first block of a divisor
+    significand fills its sets in one batch (the prefill) and later blocks read them by (dividend,
+    exponent difference) from its table; the sets, their order and the representatives are the
+    direct computation's, for divisors whose quotients reach both tails and both windows."""
+    form = DB.forms["div.approx.f32"]
+    memo = ScaledPairChoices(form, reading, "after")
+    a = (np.arange(0, 1 << 16, 3, dtype=np.uint32) << np.uint32(16))
+    for divisor in (0x3F37, 0x4137, 0x7E37, 0x0137, 0xFB37, 0x8237, 0x2A11, 0x5A11):
+        b = np.full(a.shape, divisor << 16, dtype=np.uint32)
+        got = memo.choices(a, b)
+        want = allowed_choices(form, [a, b], ulp_reading=reading, tininess="after")
+        g, w = got.per_lane(a.shape[0]), want
+        for i in range(0, a.shape[0], 7):  # the allowed values in the order lanes fork on them
+            assert list(g.values[i][g.valid[i]]) == list(w.values[i][w.valid[i]]), (hex(a[i]), hex(divisor))
+        assert np.array_equal(g.reference, w.reference)
+        assert np.array_equal(_sets(got, a.shape[0]), _sets(want, a.shape[0]))
+    assert memo._dense  # the divisors' tables were used

@@ -304,6 +304,9 @@ class ScaledPairChoices:
     MEMO_WIDTH = 8  # most values of an unscaled set remembered (wider ones take the direct computation)
     MEMO_LIMIT = 1 << 22  # unscaled sets remembered (a whole bfloat16 sweep needs about 3 million)
     WINDOW = 120  # |d| from which a prefill computes the unscaled sets (scaling serves |d| below ~124)
+    _DENSE_D = np.concatenate([np.arange(TAIL_LO, -WINDOW + 1), np.arange(WINDOW, TAIL_HI + 1)])
+    _DENSE_COL = np.full(TAIL_HI - TAIL_LO + 1, -1, dtype=np.int64)  # d - TAIL_LO -> column of _DENSE_D
+    _DENSE_COL[_DENSE_D - TAIL_LO] = np.arange(_DENSE_D.shape[0])
 
     def __init__(self, form, ulp_reading: str, tininess: str):
         self.form = form
@@ -319,6 +322,7 @@ class ScaledPairChoices:
         # fills and reads them
         self._memo_lock = threading.Lock()
         self._prefilled: set = set()  # divisor patterns (canonical) whose sets were computed in one batch
+        self._dense: dict = {}  # divisor pattern -> (dividend canonical patterns, memo rows by (dividend, d column))
         self.memo_values = np.zeros((0, self.MEMO_WIDTH + 1), dtype=np.uint32)
         self.memo_valid = np.zeros((0, self.MEMO_WIDTH + 1), dtype=bool)
         self.memo_reference = np.zeros(0, dtype=np.uint32)
@@ -425,14 +429,17 @@ class ScaledPairChoices:
             return lanes, None
         sel = np.flatnonzero(lanes)
         dd = self._clamped(d[sel])
-        keys = self._keys(ca[sel], cb[sel], dd)
-        uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-        at = sel[first]
         with self._memo_lock:
+            row = None
             if cb.shape[0] and (cb == cb[0]).all():
                 self._prefill(ca, cb[0])
-            slots = self._memo_slots(uniq, dd[first], a[at], b[at], ca[at], cb[at])
-            row = slots[inv]
+                row = self._dense_rows(ca, cb[0], sel, dd)
+            if row is None or (row < 0).any():  # lanes the table does not hold: looked up by key
+                keys = self._keys(ca[sel], cb[sel], dd)
+                uniq, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+                at = sel[first]
+                slots = self._memo_slots(uniq, dd[first], a[at], b[at], ca[at], cb[at])
+                row = slots[inv]
             lanes[sel[row < 0]] = False
             keep = row >= 0
             if not keep.any():
@@ -468,8 +475,7 @@ class ScaledPairChoices:
             return
         self._prefilled.add(key)
         uniq_ca = np.unique(ca)
-        uniq_ca = uniq_ca[(uniq_ca & np.uint32(0x7FFFFFFF)) != np.uint32(0)]
-        d = np.concatenate([np.arange(self.TAIL_LO, -self.WINDOW + 1), np.arange(self.WINDOW, self.TAIL_HI + 1)])
+        d = self._DENSE_D
         gca = np.repeat(uniq_ca, d.shape[0])
         gd = np.tile(d, uniq_ca.shape[0]).astype(np.int64)
         gcb = np.full(gca.shape, cb0, dtype=np.uint32)
@@ -479,8 +485,22 @@ class ScaledPairChoices:
         keep = np.uint32(0x807FFFFF)
         xa = (gca & keep) | (ea << np.uint32(23))
         xb = (gcb & keep) | (eb << np.uint32(23))
-        keys, first = np.unique(self._keys(gca, gcb, gd), return_index=True)
-        self._memo_slots(keys, gd[first], xa[first], xb[first], gca[first], gcb[first])
+        keys, first, inv = np.unique(self._keys(gca, gcb, gd), return_index=True, return_inverse=True)
+        rows = self._memo_slots(keys, gd[first], xa[first], xb[first], gca[first], gcb[first])
+        # the same rows by (dividend significand, d), for blocks with these dividends: no lookups
+        self._dense[key] = (uniq_ca, rows[inv].reshape(uniq_ca.shape[0], d.shape[0]))
+
+    def _dense_rows(self, ca, cb0, sel, dd):
+        """Memo rows of lanes ``sel`` (their clamped ``d``: ``dd``) from the divisor's prefilled
+        table, where the block's dividends are those it was filled for; None otherwise (-1 where
+        the table has no column for a lane's ``d``)."""
+        dense = self._dense.get(int(cb0))
+        mine = getattr(self._local, "dividends", None)
+        if dense is None or mine is None or mine[1].shape != dense[0].shape or not np.array_equal(mine[1], dense[0]):
+            return None
+        col = self._DENSE_COL[np.clip(dd - self.TAIL_LO, 0, self._DENSE_COL.shape[0] - 1)]
+        rows = dense[1][mine[2][sel], np.maximum(col, 0)]
+        return np.where(col >= 0, rows, -1)
 
     def _memo_slots(self, keys, dd, near_a, near_b, ca, cb) -> np.ndarray:
         """Memo rows of the unscaled ``keys`` (-1: not remembered, the lane takes the direct
@@ -496,6 +516,7 @@ class ScaledPairChoices:
             # start afresh: the rows found above are overwritten from here on, so recompute them
             self.memo.clear()
             self._prefilled.clear()
+            self._dense.clear()
             self.memo_used = 0
             found[:] = -2
             todo = np.arange(keys.shape[0])
