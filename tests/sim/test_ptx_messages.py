@@ -50,9 +50,10 @@ def _assert_ptx_text(message: str, *fragments: str) -> None:
 
 # (the malformed line, what the message must say): one row per kind of operand in a wrong place
 VERIFY_CASES = [
-    # vector braces where a register is expected (Triton's one-element `{ %rs1 }`)
-    ("ld.global.b16 { %rs1 }, [ %rd1 + 0 ];", "expected a register, got '{ %rs1 }'"),
-    ("st.global.b16 [ %rd2 + 0 ], { %rs1 };", "unsupported operand '{ %rs1 }'"),
+    # several registers in braces where a scalar access takes one (Triton's one-element `{ %rs1 }`
+    # is that register: tests/sim/test_triton_ptx.py)
+    ("ld.global.b16 { %rs1, %rs2 }, [ %rd1 + 0 ];", "2 registers in braces '{ %rs1, %rs2 }'"),
+    ("st.global.b16 [ %rd2 + 0 ], { %rs1, %rs2 };", "2 registers in braces '{ %rs1, %rs2 }'"),
     ("add.rn.f32 %f3, { %f1, %f2 }, %f2;", "unsupported operand '{ %f1, %f2 }'"),
     # an address where a register is expected
     ("add.rn.f32 [%rd1], %f1, %f2;", "expected a register, got '[%rd1]'"),

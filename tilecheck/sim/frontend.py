@@ -2,7 +2,10 @@
 
 Module level: ``.version``, ``.target``, ``.address_size``, ``.file``, ``.pragma``, and functions:
 ``{.visible|.weak|.extern} .entry NAME(params)`` and ``.func (ret-params) NAME(params)`` with
-bodies or as prototypes. Parameters: ``.param .u64 name``, ``.param .align 2 .b8 name[2]``.
+bodies or as prototypes, and the performance directives after the parameters (``.reqntid``/``.maxntid``
+kept in :attr:`Function.launch`). Parameters: ``.param .u64 name``, ``.param .align 2 .b8 name[2]``,
+``.param .u64 .ptr .global .align 1 name`` (pointer parameters, as nvcc writes them for sm_100 and
+Triton for every target). DWARF ``.section .debug_* { ... }`` blocks at module level are skipped.
 Bodies: ``.reg`` declarations (``%r<N>`` ranges declare ``%r0 .. %r{N-1}``), nested ``{ ... }``
 scopes (inline asm) whose ``.reg`` declarations are local to the scope (renamed here so they never
 clash), labels, ``@p``/``@!p`` guards, ``.loc``/``.pragma`` (ignored: they do not change what the
@@ -87,6 +90,7 @@ class Function:
     defined: bool = True
     locals: tuple[Param, ...] = ()  # .param declared in the body (a call's arguments and result)
     frames: tuple[Param, ...] = ()  # .local arrays declared in the body (per-thread memory)
+    launch: dict = field(default_factory=dict)  # ".reqntid"/".maxntid" -> (x, y, z) as the header states them
 
 
 @dataclass
@@ -98,6 +102,7 @@ class PtxModule:
     target: str | None
     address_size: int | None
     functions: dict
+    data: dict = field(default_factory=dict)  # module-level .global/.const variables: name -> where declared
 
     def function(self, name: str) -> Function:
         """The function called ``name``; a usage error listing the defined ones otherwise."""
@@ -151,6 +156,7 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
     pos = 0
     version = target = address_size = None
     functions: dict[str, Function] = {}
+    data: dict[str, Location] = {}
     while True:
         while pos < n and clean[pos].isspace():
             pos += 1
@@ -172,6 +178,12 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
             except (IndexError, ValueError):
                 raise t.error(pos, f"malformed directive {head!r}", unsupported=False) from None
             pos = eol
+        elif word in (".global", ".const") and _GLOBAL_DATA.match(clean, pos):
+            # initialized module data (Triton's "__CUDA_FTZ" strings, left from NVVM's reflection)
+            # that no instruction names: accepted; an instruction naming it is refused below
+            m = _GLOBAL_DATA.match(clean, pos)
+            data[m.group(1)] = t.where(pos)
+            pos = m.end()
         elif word in (".file", ".pragma", ".section"):
             if word == ".section":
                 # DWARF sections (-G/-lineinfo output) describe, they do not compute: skip the block
@@ -191,7 +203,32 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
                 functions[fn.name] = fn
     if not any(f.defined for f in functions.values()):
         raise UnsupportedPtxError("the module defines no .entry or .func", Location(path), unsupported=False)
-    return PtxModule(path, version, target, address_size, functions)
+    for fn in functions.values():
+        for item in fn.body:
+            named = [n for n in _symbols(item.operands) if n in data] if isinstance(item, Instr) else []
+            if named:
+                decl = data[named[0]]
+                raise UnsupportedPtxError(f"unsupported access to module data {named[0]!r} (declared at line "
+                                          f"{decl.line}; only parameters point at memory)",
+                                          Location(path, item.line, item.col))
+    return PtxModule(path, version, target, address_size, functions, data)
+
+
+def _symbols(operands) -> list[str]:
+    """The identifiers an instruction's operands name (address bases included)."""
+    out = []
+    for op in operands:
+        if isinstance(op, Symbol):
+            out.append(op.name)
+        elif isinstance(op, Addr) and isinstance(op.base, Symbol):
+            out.append(op.base.name)
+        elif isinstance(op, (Vec, tuple)):
+            out += _symbols(op.items if isinstance(op, Vec) else op)
+    return out
+
+
+_GLOBAL_DATA = re.compile(r"\.(?:global|const)\s+(?:\.align\s+\d+\s+)?\.\w+\s+(" + _IDENT + r")"
+                          r"(?:\s*\[\s*\d*\s*\])?\s*=\s*(?:\{[^{};]*\}|[^;{}]+)\s*;")
 
 
 def _matching_brace(t: _Text, open_pos: int, start: int) -> int:
@@ -270,27 +307,46 @@ def _parse_function(t: _Text, pos: int, m) -> tuple[Function, int]:
     # performance directives up to '{' (a body) or ';' (a prototype)
     brace, semi = clean.find("{", p), clean.find(";", p)
     if semi >= 0 and (brace < 0 or semi < brace):
-        _check_directives(t, p, semi)
+        launch = _check_directives(t, p, semi)
         where = t.where(head_pos)
-        return Function(name, kind, params, returns, {}, (), where.line, where.column, defined=False), semi + 1
+        return (Function(name, kind, params, returns, {}, (), where.line, where.column, defined=False, launch=launch),
+                semi + 1)
     if brace < 0:
         raise t.error(head_pos, f"function {name} has no body", unsupported=False)
     if ".extern" in linkage:
         raise t.error(head_pos, f".extern function {name} has a body", unsupported=False)
-    _check_directives(t, p, brace)
+    launch = _check_directives(t, p, brace)
     end = _matching_brace(t, brace, head_pos)
     registers, body = _parse_body(t, brace + 1, end)
     locals_ = registers.pop(_LOCAL_PARAM, ())
     frames = registers.pop(_LOCAL_FRAME, ())
     where = t.where(head_pos)
     return (Function(name, kind, params, returns, registers, tuple(body), where.line, where.column, locals=locals_,
-                     frames=frames), end + 1)
+                     frames=frames, launch=launch), end + 1)
 
 
-def _check_directives(t: _Text, start: int, end: int) -> None:
-    for dm in re.finditer(r"\.\w+", t.clean[start:end]):
+_LAUNCH = re.compile(r"\s*(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?")
+
+
+def _check_directives(t: _Text, start: int, end: int) -> dict:
+    """Check the performance directives between a function's parameters and its body; returns
+    the block dimensions ``.reqntid``/``.maxntid`` state (``{".reqntid": (128, 1, 1)}``)."""
+    launch = {}
+    text = t.clean[start:end]
+    for dm in re.finditer(r"\.\w+", text):
         if dm.group(0) not in _PERF_DIRECTIVES:
             raise t.error(start + dm.start(), f"unsupported function directive {dm.group(0)!r}")
+        if dm.group(0) in (".reqntid", ".maxntid"):
+            vm = _LAUNCH.match(text, dm.end())
+            if vm is None or int(vm.group(1)) == 0:
+                raise t.error(start + dm.start(), f"malformed directive {dm.group(0)!r} (expected 1 to 3 positive "
+                                                  "block dimensions)", unsupported=False)
+            dims = tuple(int(g) if g is not None else 1 for g in vm.groups())
+            if 0 in dims:
+                raise t.error(start + dm.start(), f"malformed directive {dm.group(0)!r}: a zero block dimension",
+                              unsupported=False)
+            launch[dm.group(0)] = dims
+    return launch
 
 
 def _parse_body(t: _Text, start: int, end: int):
@@ -504,7 +560,7 @@ def _inline_calls(module: "PtxModule", fn: Function, stack: tuple, counter: list
                                   guard))
         body.append(Label(item.line, item.col, end))
     return Function(fn.name, fn.kind, fn.params, fn.returns, registers, tuple(body), fn.line, fn.col, fn.defined,
-                    locals_, frames)
+                    locals_, frames, fn.launch)
 
 
 def _resolve_param(name: str, scopes) -> str:

@@ -591,6 +591,18 @@ class _Compiler:
                                   f"spec/ptx/{ins.opcode.split('.')[0]}.yaml" + (f" ({reason})" if reason else ""))
         return form
 
+    def _one_element(self, ins, op):
+        """A scalar access's register operand: braces around one register (``{ %rs1 }``, a
+        one-element vector, as Triton writes its loads and stores) are that register; braces
+        around more than one in a scalar ``ld``/``st`` are a located error."""
+        if not isinstance(op, Vec):
+            return op
+        if len(op.items) != 1:
+            raise self.error(ins, f"{len(op.items)} registers in braces {op!r} in the scalar access "
+                                  f"'{ins.opcode}' (braces around one register only; several need .v2/.v4)",
+                             unsupported=False)
+        return op.items[0]
+
     def op_ld(self, ins, mods):
         self._memory_form(ins)
         mods, vec = self._vector(mods)
@@ -599,6 +611,8 @@ class _Compiler:
         if len(ins.operands) != 2 or not isinstance(ins.operands[1], Addr):
             raise self.unsupported(ins)
         d, addr = ins.operands
+        if vec == 1:
+            d = self._one_element(ins, d)
         if vec > 1:
             if not isinstance(d, Vec) or len(d.items) != vec:
                 raise self.unsupported(ins)
@@ -683,6 +697,8 @@ class _Compiler:
         if len(ins.operands) != 2 or not isinstance(ins.operands[0], Addr):
             raise self.unsupported(ins)
         addr, src = ins.operands
+        if vec == 1:
+            src = self._one_element(ins, src)
         if vec > 1:
             if space == "param" or not isinstance(src, Vec) or len(src.items) != vec:
                 raise self.unsupported(ins)

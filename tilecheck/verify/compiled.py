@@ -240,6 +240,7 @@ class Abi:
     output_region: int = -1
     by_pointer: bool = False  # func: operands (and the result, unless returned) through pointer parameters
     returned: bool = False    # by_pointer: the result is the return parameter ``output``
+    block: int = 256          # entry: threads per CTA (.reqntid's, at most .maxntid's; else 256)
 
     @property
     def in_memory(self) -> bool:
@@ -314,6 +315,22 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
     return _memory_abi(plan, ref, here, None)
 
 
+def launch_block(fn, here: Location) -> int:
+    """Threads per CTA to run ``fn`` with: the x dimension ``.reqntid`` requires (Triton's
+    ``.reqntid 128``: its element offsets are ``%ctaid.x * 128 + %tid.x``), else 256 at most
+    ``.maxntid``'s thread count. Blocks of more than one dimension are refused: the simulator
+    launches 1-D blocks (``%tid.y`` is 0)."""
+    launch = getattr(fn, "launch", None) or {}
+    req = launch.get(".reqntid")
+    if req is not None:
+        if req[1] * req[2] != 1:
+            raise UnsupportedPtxError(f".entry {fn.name}: .reqntid {', '.join(map(str, req))} requires a "
+                                      "multi-dimensional block (1-D blocks only)", here)
+        return req[0]
+    most = launch.get(".maxntid")
+    return min(256, most[0] * most[1] * most[2]) if most is not None else 256
+
+
 def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, returned: str | None = None) -> Abi:
     """The ABI of code that reads its operands from and writes its result to memory: an ``.entry``
     kernel (``stride`` None: every thread gets the same pointers and indexes them by its thread
@@ -338,7 +355,11 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
                 lanes.params[name] += np.arange(n, dtype=np.uint64) * np.uint64(stride)
         else:
             lanes.params[name] = np.full(n, n, dtype=np.uint64)  # a count parameter: every thread in range
-    ctx = RunContext(approx="reference", memory=memory, block=32, threads=n, record_loads=True)
+    block = launch_block(fn, here) if stride is None else 256
+    # a block the kernel requires is the block it indexes by; otherwise 32 (a warp), so that a
+    # kernel indexing by %tid.x alone is seen not to be elementwise
+    found = block if ".reqntid" in (getattr(fn, "launch", None) or {}) else min(32, block)
+    ctx = RunContext(approx="reference", memory=memory, block=found, threads=n, record_loads=True)
     plan.run(lanes, ctx)
     read = {}
     for region, nbytes, _, _ in lanes.loads:
@@ -386,7 +407,7 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
                                   f"({8 * stride}-bit {'elements at most' if returned is None else 'result'})", here)
     output = returned if returned is not None else pointers[out_region]
     return Abi(kind, width // fw, width, [pointers[k] for k in inputs], output, params, inputs, out_region,
-               by_pointer=stride is not None, returned=returned is not None)
+               by_pointer=stride is not None, returned=returned is not None, block=block)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -701,7 +722,7 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
             regions.append((name, data))
         memory = Memory(regions)
         ctx.memory = memory
-        ctx.block = 256
+        ctx.block = abi.block
         ctx.threads = n
         names = [name for name, _ in abi.params]
         for name, t in abi.params:
@@ -1483,9 +1504,33 @@ def progress_printer(stream=None):
     return show
 
 
-def producer(path: str) -> dict:
+def spec_newest_ptx(db) -> tuple[int, int]:
+    """The newest PTX ISA version the spec records: the highest ``.version`` any of its forms or
+    targets needs (9.0 for the PTX ISA 9.0 spec)."""
+    versions = [f.target.ptx for f in db.forms.values()] + [t.min_ptx for t in db.targets.values()]
+    return max(versions) if versions else (0, 0)
+
+
+def version_note(version: str | None, db) -> str | None:
+    """What a report says about a module's ``.version`` newer than the spec's newest (Triton
+    3.9 writes 9.4): the module is accepted, since no instruction the spec knows needs a version
+    that new (an instruction the spec does not know is refused where it stands); None for a
+    version the spec covers, or one that does not read as MAJOR.MINOR."""
+    m = re.fullmatch(r"(\d+)\.(\d+)", (version or "").strip())
+    if m is None or db is None:
+        return None
+    newest = spec_newest_ptx(db)
+    if (int(m.group(1)), int(m.group(2))) <= newest:
+        return None
+    return (f".version {version} is newer than the newest PTX ISA version the spec records "
+            f"({newest[0]}.{newest[1]}); accepted: no instruction the spec records needs more")
+
+
+def producer(path: str, db=None) -> dict:
     """Which compiler wrote the PTX, from its header comments (nvcc's "Cuda compilation tools" and
-    build lines, LLVM's "Generated by LLVM NVPTX Back-End"), and its ``.version``/``.target``."""
+    build lines, LLVM's "Generated by LLVM NVPTX Back-End"), and its ``.version``/``.target``;
+    ``version_note`` (:func:`version_note`, against ``db`` or the default spec database) where
+    the ``.version`` is newer than the spec records."""
     out: dict = {}
     try:
         with open(path, encoding="utf-8") as fh:
@@ -1499,4 +1544,8 @@ def producer(path: str) -> dict:
         elif text.startswith((".version", ".target")):
             key, _, value = text.partition(" ")
             out[key.lstrip(".")] = value.strip()
+    if "version" in out:
+        note = version_note(out["version"], db if db is not None else load_database())
+        if note:
+            out["version_note"] = note
     return out
