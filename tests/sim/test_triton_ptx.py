@@ -204,9 +204,11 @@ def test_the_kernel_verifies_through_the_cli(tmp_path, capsys):
     path = tmp_path / "k.ptx"
     path.write_text(HEAD + KERNEL)
     code = main(["verify", str(path), "--entry", "k", "--against", "sqrt.rn.f32", "--cases", "200", "--json", "-"])
-    out = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
     assert code == 0 and out["verdict"] == "no-counterexample"
     assert out["producer"]["version_note"].startswith(".version 9.4 is newer than")
+    assert "note: .version 9.4 is newer than" in captured.err  # the text report (on stderr with --json -) says so too
 
 
 def test_unreferenced_module_strings_are_accepted_and_referenced_ones_refused(tmp_path, capsys):

@@ -247,6 +247,9 @@ def format_outcome(o) -> str:
                 if getattr(o, "readings", None) else "")]
     if o.sign_rule_line:
         lines.append(f"  {o.sign_rule_line}")
+    note = producer(o.path).get("version_note")
+    if note:  # a module newer than the spec (Triton writes .version 9.4): accepted, and said so
+        lines.append(f"  note: {note}")
     if o.contraction_sites:
         lines.append(f"  mul+add contraction allowed at: {'; '.join(o.contraction_sites)}")
     if o.misrounded_count:
