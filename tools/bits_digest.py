@@ -50,18 +50,25 @@ def _operands(form, fmt, rng: random.Random, n: int, edges: list[int]) -> list[l
     width = fmt.width
     out = []
     for k, _ in enumerate(form.sources):
-        values = []
-        for i in range(n):
-            lane_values = []
-            for lane in range(lanes):
-                if i < len(edges) * 2 and rng.random() < 0.6:
-                    lane_values.append(edges[(i * (k + 1) + lane) % len(edges)])
-                else:
-                    lane_values.append(rng.getrandbits(width))
-            values.append(sum(v << (lane * width) for lane, v in enumerate(lane_values)))
+        values = _packed_values(rng, n, k, width, lanes, edges)
         assert all(v >> container == 0 for v in values)
         out.append(values)
     return out
+
+
+def _packed_values(rng: random.Random, n: int, k: int, width: int, lanes: int, edges: list[int]) -> list[int]:
+    """``n`` container values of source operand ``k``: ``lanes`` lanes of ``width`` bits each, an
+    edge value (60% of the first ``2 * len(edges)``, spread over the operands) or a random one."""
+    values = []
+    for i in range(n):
+        lane_values = []
+        for lane in range(lanes):
+            if i < len(edges) * 2 and rng.random() < 0.6:
+                lane_values.append(edges[(i * (k + 1) + lane) % len(edges)])
+            else:
+                lane_values.append(rng.getrandbits(width))
+        values.append(sum(v << (lane * width) for lane, v in enumerate(lane_values)))
+    return values
 
 
 def _hash(*arrays) -> str:
@@ -97,15 +104,7 @@ def _function_operands(form, rng: random.Random, n: int) -> list[list]:
             width, lanes, edges = fmt.width, t.lanes, sorted(set(int(v) for v in edge_values(fmt)))
         else:
             width, lanes, edges = t.bits, 1, _int_edges(t.bits)
-        values = []
-        for i in range(n):
-            lane_values = []
-            for lane in range(lanes):
-                if i < len(edges) * 2 and rng.random() < 0.6:
-                    lane_values.append(edges[(i * (k + 1) + lane) % len(edges)])
-                else:
-                    lane_values.append(rng.getrandbits(width))
-            values.append(sum(v << (lane * width) for lane, v in enumerate(lane_values)))
+        values = _packed_values(rng, n, k, width, lanes, edges)
         out.append(values)
     return out
 
