@@ -1,30 +1,130 @@
-"""Regenerate the committed PTX of the compiled-code corpus (examples/cuda, examples/llvm).
+"""Regenerate the committed PTX of the compiled-code corpus (examples/cuda, examples/llvm, examples/triton).
 
-    python tools/regen_corpus.py            # needs nvcc (CUDA 13) and llc-19 on PATH
+    python tools/regen_corpus.py [--cuda] [--llvm] [--triton]   # no flag: every part whose compiler is here
+    /tmp/triton-venv/bin/python tools/regen_corpus.py --triton  # the Triton part (pip install triton==3.9)
+
+--cuda needs nvcc (CUDA 13) on PATH, --llvm llc-19, --triton an importable Triton (3.9; no GPU: it
+compiles ahead of time).
 
 nvcc -arch=sm_90 -ptx for every examples/cuda/*.cu (float_div.cu also with -use_fast_math,
 -prec-div=false and -ftz=true; half_func.cu, half2_func.cu, calls.cu and half_variants.cu with -rdc=true so the device functions stay;
 half_variants.cu with -lineinfo and, as half_variants_debug.ptx, with -G (a debug build: .local stack
-frames, generic loads and stores), their .file names relative to examples/cuda), and
-llc-19 -march=nvptx64 -mcpu=sm_75/sm_80/sm_90 for examples/llvm/*.ll. The PTX is committed; the
-tests and tools/findings.py read the committed files, so neither needs the compilers.
+frames, generic loads and stores), their .file names relative to examples/cuda; fmad.cu also with
+-fmad=false; mangled.cu with -lineinfo). nvcc names -lineinfo/-G builds' internal symbols with a
+per-compile hash (_INTERNAL_xxxxxxxx in .debug_str): regenerating changes those lines and nothing
+else, so leave the file as committed unless its source changed. Then
+llc-19 -march=nvptx64 -mcpu=sm_75/sm_80/sm_90 for examples/llvm/*.ll, and Triton for the kernels of
+examples/triton/kernels.py (TRITON_CASES below: each kernel, element type, BLOCK, num_warps, vector
+or scalar accesses, target and FP fusion) with examples/triton/manifest.yaml. The PTX is committed;
+the tests and tools/findings.py read the committed files, so neither needs the compilers, and
+tilecheck does not depend on Triton.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
+import os
+import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CUDA = ROOT / "examples" / "cuda"
 LLVM = ROOT / "examples" / "llvm"
+TRITON = ROOT / "examples" / "triton"
 NVCC_VARIANTS = {"float_div.cu": {"": [], "_fast_math": ["-use_fast_math"], "_prec_div_false": ["-prec-div=false"],
                                   "_ftz": ["-ftz=true"]},
                  "half_func.cu": {"": ["-rdc=true"]}, "half2_func.cu": {"": ["-rdc=true"]}, "calls.cu": {"": ["-rdc=true"]},
-                 "half_variants.cu": {"": ["-rdc=true", "-lineinfo"], "_debug": ["-rdc=true", "-G"]}}
+                 "half_variants.cu": {"": ["-rdc=true", "-lineinfo"], "_debug": ["-rdc=true", "-G"]},
+                 "fmad.cu": {"": [], "_fmad_false": ["-fmad=false"]},
+                 "mangled.cu": {"": ["-lineinfo"]}}
 LLC_CPUS = ("sm_75", "sm_80", "sm_90")
+
+
+@dataclass(frozen=True)
+class TritonCase:
+    """One committed Triton PTX file: what is compiled and how, and what a user checks it against."""
+
+    stem: str                  # examples/triton/{stem}.ptx
+    kernel: str                # a @triton.jit function of examples/triton/kernels.py
+    dtype: str                 # Triton's pointer element type: fp16 bf16 fp32 fp64
+    source: str                # the Triton expression the kernel stores
+    against: tuple[str, ...]   # the --against references a user would check
+    documented: str            # what Triton 3.9's documentation says of the operation
+    block: int = 128
+    num_warps: int = 4
+    vector: bool = False       # tt.divisibility 16 on every pointer and the count: 128-bit accesses
+    capability: int = 90
+    fp_fusion: bool | None = None  # enable_fp_fusion; None: the default (TRITON_DEFAULT_FP_FUSION=1)
+    note: str = ""
+
+
+# Triton 3.9's docstrings, quoted where they say something about the result
+DOC_DIV = ("nothing for the / operator; tl.fdiv(x, y, ieee_rounding=False): 'if True, use IEEE "
+           "round-to-nearest division'")
+DOC_DIV_RN = "tl.math.div_rn: 'precise division (rounding to nearest wrt the IEEE standard)'"
+DOC_SQRT = "tl.sqrt: 'fast square root' (no bound stated)"
+DOC_SQRT_RN = "tl.sqrt_rn: 'precise square root (rounding to nearest wrt the IEEE standard)'"
+DOC_RSQRT = "tl.math.rsqrt: 'inverse square root' (no bound stated)"
+DOC_FMA = "tl.fma: 'fused multiply-add'"
+DOC_MUL_ADD = "nothing for * and +; the compile option enable_fp_fusion allows contracting them into fma"
+SUFFIX = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64"}
+
+
+def _div(dtype: str, stem: str | None = None, **kw) -> TritonCase:
+    """``a / b`` on ``dtype``: the correctly rounded division, and for float32 the div.full.f32 it emits."""
+    t = SUFFIX[dtype]
+    against = ("div.rn.f32", "div.full.f32") if t == "f32" else (f"div.rn.{t}",)
+    return TritonCase(stem or f"div_{t}", "div_kernel", dtype, "a / b", against, DOC_DIV, **kw)
+
+
+TRITON_CASES = [
+    # the first six (tests/sim/test_triton_ptx.py reads them): one element per thread, scalar
+    _div("fp32"),
+    TritonCase("div_rn_f32", "div_rn_kernel", "fp32", "tl.math.div_rn(a, b)", ("div.rn.f32",), DOC_DIV_RN),
+    TritonCase("sqrt_f32", "sqrt_kernel", "fp32", "tl.sqrt(a)", ("sqrt.rn.f32", "sqrt.approx.ftz.f32"), DOC_SQRT),
+    TritonCase("sqrt_rn_f32", "sqrt_rn_kernel", "fp32", "tl.sqrt_rn(a)", ("sqrt.rn.f32",), DOC_SQRT_RN),
+    _div("fp16"),
+    _div("bf16"),
+    _div("fp64"),
+    # 128-bit vector accesses: BLOCK 1024 over 128 threads is 8 elements per thread (one v4.b32 per
+    # operand for 16-bit types, two for f32, four v2.b64 for f64)
+    *[_div(d, f"div_{SUFFIX[d]}_v", block=1024, vector=True) for d in ("fp16", "bf16", "fp32", "fp64")],
+    # 1.0 / x: the same division with a constant numerator; a one-input kernel, so the user's
+    # reference is the reciprocal
+    *[TritonCase(f"rcp_{SUFFIX[d]}", "rcp_kernel", d, "1.0 / x", (f"rcp.rn.{SUFFIX[d]}",), DOC_DIV)
+      for d in ("fp16", "bf16", "fp32", "fp64")],
+    TritonCase("sqrt_f64", "sqrt_kernel", "fp64", "tl.sqrt(a)", ("sqrt.rn.f64",), DOC_SQRT),
+    TritonCase("sqrt_f16_up", "sqrt_up_kernel", "fp16", "tl.sqrt(x.to(tl.float32)).to(x.dtype)", ("sqrt.rn.f16",),
+               DOC_SQRT, note="tl.sqrt(x) on fp16 is a compile error in Triton 3.9: upcast"),
+    TritonCase("sqrt_rn_f16_up", "sqrt_rn_up_kernel", "fp16", "tl.sqrt_rn(x.to(tl.float32)).to(x.dtype)",
+               ("sqrt.rn.f16",), DOC_SQRT_RN, note="tl.sqrt_rn(x) on fp16 is a compile error in Triton 3.9: upcast"),
+    *[TritonCase(f"rsqrt_{SUFFIX[d]}", "rsqrt_kernel", d, "tl.math.rsqrt(x)", against, DOC_RSQRT)
+      for d, against in (("fp32", ("rsqrt.rn.f32", "rsqrt.approx.ftz.f32")), ("fp64", ("rsqrt.rn.f64", "rsqrt.approx.f64")))],
+    TritonCase("rsqrt_f16_up", "rsqrt_up_kernel", "fp16", "tl.math.rsqrt(x.to(tl.float32)).to(x.dtype)",
+               ("rsqrt.rn.f16",), DOC_RSQRT, note="tl.math.rsqrt(x) on fp16 is a compile error in Triton 3.9: upcast"),
+    *[TritonCase(f"fma_{SUFFIX[d]}", "fma_kernel", d, "tl.fma(a, b, c)", (f"fma.rn.{SUFFIX[d]}",), DOC_FMA)
+      for d in ("fp32", "fp16", "bf16", "fp64")],
+    TritonCase("mul_add_f32_fused", "mul_add_kernel", "fp32", "a * b + c", ("fma.rn.f32",), DOC_MUL_ADD,
+               fp_fusion=True, note="enable_fp_fusion=True: one fma.rn.f32"),
+    TritonCase("mul_add_f32_unfused", "mul_add_kernel", "fp32", "a * b + c", ("fma.rn.f32",), DOC_MUL_ADD,
+               fp_fusion=False, note="enable_fp_fusion=False: mul.rn.f32 then add.rn.f32 (two roundings: "
+                                     "not fma.rn.f32, the exact reference is the two-step expression)"),
+    # other launch shapes of f16 a / b: 8 elements per thread with scalar and with vector accesses,
+    # and one element per thread over 8 warps
+    _div("fp16", "div_f16_b512_w2", block=512, num_warps=2),
+    _div("fp16", "div_f16_b512_w2_v", block=512, num_warps=2, vector=True),
+    _div("fp16", "div_f16_b256_w8", block=256, num_warps=8),
+    # other targets
+    *[_div(d, f"div_{SUFFIX[d]}_sm{cap}", capability=cap) for cap in (80, 100) for d in ("fp16", "fp32")],
+]
+# the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
+TRITON_REFUSED = [("sqrt_kernel", "fp16", "tl.sqrt(a)"), ("sqrt_rn_kernel", "fp16", "tl.sqrt_rn(a)"),
+                  ("sqrt_rn_kernel", "fp64", "tl.sqrt_rn(a)"), ("rsqrt_kernel", "fp16", "tl.math.rsqrt(x)")]
 
 
 def run(cmd: list[str]) -> None:
@@ -33,25 +133,150 @@ def run(cmd: list[str]) -> None:
     subprocess.run(cmd, check=True)
 
 
-def main() -> int:
-    """Regenerate everything the present compilers can; returns an exit status."""
-    nvcc, llc = shutil.which("nvcc"), shutil.which("llc-19")
-    if nvcc is None and llc is None:
-        print("neither nvcc nor llc-19 found: nothing regenerated", file=sys.stderr)
+def regen_cuda(nvcc: str) -> None:
+    """nvcc -arch=sm_90 -ptx every examples/cuda/*.cu with each of its NVCC_VARIANTS."""
+    for cu in sorted(CUDA.glob("*.cu")):
+        for suffix, flags in NVCC_VARIANTS.get(cu.name, {"": []}).items():
+            out = cu.with_name(cu.stem + suffix + ".ptx")
+            run([nvcc, "-arch=sm_90", "-ptx", *flags, str(cu), "-o", str(out)])
+            if "-lineinfo" in flags or "-G" in flags:
+                # .file names the source absolutely: keep it checkout-independent
+                out.write_text(out.read_text().replace(f'"{CUDA}/', '"'))
+
+
+def regen_llvm(llc: str) -> None:
+    """llc-19 every examples/llvm/*.ll for each of LLC_CPUS."""
+    for ll in sorted(LLVM.glob("*.ll")):
+        for cpu in LLC_CPUS:
+            out = ll.with_name(f"{ll.stem}_{cpu}.ptx")
+            run([llc, "-march=nvptx64", f"-mcpu={cpu}", str(ll), "-o", str(out)])
+
+
+def _triton_compile(triton, kernels, kernel: str, dtype: str, block: int = 128, num_warps: int = 4,
+                    vector: bool = False, capability: int = 90, fp_fusion: bool | None = None):
+    """Triton's compiled kernel (ahead of time, no GPU) of ``kernels.<kernel>`` on ``dtype`` pointers."""
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    fn = getattr(kernels, kernel)
+    names = fn.arg_names
+    signature = {name: ("i32" if name == "n" else "constexpr" if name == "BLOCK" else "*" + dtype) for name in names}
+    # divisibility 16 on the pointers (16-byte aligned) and the count (no ragged vector): what lets
+    # Triton use 128-bit accesses; without it every access is one element
+    attrs = {(i,): [["tt.divisibility", 16]] for i, name in enumerate(names) if name != "BLOCK"} if vector else {}
+    options = {"num_warps": num_warps}
+    if fp_fusion is not None:
+        options["enable_fp_fusion"] = fp_fusion
+    src = ASTSource(fn=fn, signature=signature, constexprs={"BLOCK": block}, attrs=attrs)
+    return triton.compile(src, target=GPUTarget("cuda", capability, 32), options=options)
+
+
+def _triton_fusion_mechanisms(triton, kernels) -> str:
+    """Which of the two switches changes ``a * b + c``'s PTX, measured: a manifest comment line."""
+    ops = {}
+    for env in ("1", "0"):
+        os.environ["TRITON_DEFAULT_FP_FUSION"] = env
+        for opt in (None, True, False):
+            ptx = _triton_compile(triton, kernels, "mul_add_kernel", "fp32", fp_fusion=opt).asm["ptx"]
+            ops[env, opt] = "fma.rn.f32" if "fma.rn.f32" in ptx else "mul.rn.f32+add.rn.f32" if (
+                "mul.rn.f32" in ptx and "add.rn.f32" in ptx) else "?"
+    os.environ["TRITON_DEFAULT_FP_FUSION"] = "1"
+    return (f"TRITON_DEFAULT_FP_FUSION=1: {ops['1', None]}, =0: {ops['0', None]};\n# enable_fp_fusion=True: "
+            f"{ops['1', True]} (also under =0: {ops['0', True]}), False: {ops['1', False]} "
+            f"(also under =1: {ops['1', False]})")
+
+
+def _yaml_str(text: str) -> str:
+    """``text`` as a double-quoted YAML scalar."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def regen_triton() -> None:
+    """Compile every TritonCase into examples/triton and write examples/triton/manifest.yaml."""
+    # Triton 3.9's default, stated (and its warning that 3.10 turns it off silenced)
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+    import triton
+
+    spec = importlib.util.spec_from_file_location("kernels", TRITON / "kernels.py")
+    kernels = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernels)
+    fusion = _triton_fusion_mechanisms(triton, kernels)
+    lines = [f"# Triton {triton.__version__} PTX of the elementwise kernels of examples/triton/kernels.py",
+             "# (offs = pid * BLOCK + arange(0, BLOCK); mask = offs < n; load; one operation; store), compiled",
+             "# ahead of time (no GPU) by `python tools/regen_corpus.py --triton` (pip install triton). The tests",
+             "# read these files: tilecheck does not depend on Triton.",
+             "#",
+             "# per file: entry, dtype (Triton's pointer type), source (the stored expression), block (BLOCK),",
+             "# num_warps (elements per thread: block / (32 * num_warps)), vector (tt.divisibility 16 on every",
+             "# pointer and the count: 128-bit ld/st.global.v4.b32 or .v2.b64; no: one element per access),",
+             "# target (the PTX's .target; GPUTarget(\"cuda\", capability, 32)), fp_fusion (enable_fp_fusion;",
+             "# default: on, TRITON_DEFAULT_FP_FUSION=1), against (the references a user checks with",
+             "# `tilecheck verify FILE --entry ENTRY --against REF`; the first is the correctly rounded",
+             "# operation), documented (what Triton's documentation says of the operation).",
+             "# FP fusion, measured on a * b + c (either switch changes the PTX; enable_fp_fusion wins over",
+             f"# the variable): {fusion}.",
+             f"triton: \"{triton.__version__}\"",
+             "entries:"]
+    for case in TRITON_CASES:
+        compiled = _triton_compile(triton, kernels, case.kernel, case.dtype, case.block, case.num_warps, case.vector,
+                                   case.capability, case.fp_fusion)
+        entry, ptx = compiled.metadata.name, compiled.asm["ptx"]
+        # .file names the kernels absolutely: keep the corpus checkout-independent
+        ptx = ptx.replace(f'"{ROOT}/', '"')
+        (TRITON / f"{case.stem}.ptx").write_text(ptx)
+        target = re.search(r"^\.target\s+(\S+)", ptx, re.M).group(1)
+        print(f"{case.stem}.ptx: {entry} ({case.dtype}: {case.source}, BLOCK {case.block}, {case.num_warps} warps, "
+              f"{'vector' if case.vector else 'scalar'}, {target})")
+        fp = "default" if case.fp_fusion is None else "on" if case.fp_fusion else "off"
+        row = (f"  - {{file: examples/triton/{case.stem}.ptx, entry: {entry}, dtype: {case.dtype}, "
+               f"source: {_yaml_str(case.source)}, block: {case.block}, num_warps: {case.num_warps}, "
+               f"vector: {'yes' if case.vector else 'no'}, target: {target}, fp_fusion: {fp},\n"
+               f"     against: [{', '.join(case.against)}], documented: {_yaml_str(case.documented)}")
+        if case.note:
+            row += f",\n     note: {_yaml_str(case.note)}"
+        lines.append(row + "}")
+    lines.append("# source expressions Triton refuses to compile (no PTX), with its message")
+    lines.append("refused:")
+    for kernel, dtype, source in TRITON_REFUSED:
+        try:
+            _triton_compile(triton, kernels, kernel, dtype)
+        except Exception as exc:  # Triton raises its CompilationError; the message is what matters
+            message = str(exc).strip().splitlines()[-1].strip()
+        else:
+            raise SystemExit(f"{source} on {dtype} compiles now: move it to TRITON_CASES")
+        lines.append(f"  - {{source: {_yaml_str(source)}, dtype: {dtype}, error: {_yaml_str(message)}}}")
+    (TRITON / "manifest.yaml").write_text("\n".join(lines) + "\n")
+
+
+def _triton_importable() -> bool:
+    """Whether this interpreter has Triton (the venv of the usage line, say)."""
+    return importlib.util.find_spec("triton") is not None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Regenerate the parts asked for, or every part whose compiler is here; returns an exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for part in ("cuda", "llvm", "triton"):
+        parser.add_argument(f"--{part}", action="store_true", help=f"regenerate examples/{part}")
+    args = parser.parse_args(argv)
+    nvcc, llc, has_triton = shutil.which("nvcc"), shutil.which("llc-19"), _triton_importable()
+    asked = [p for p in ("cuda", "llvm", "triton") if getattr(args, p)]
+    here = {"cuda": nvcc is not None, "llvm": llc is not None, "triton": has_triton}
+    parts = asked or [p for p, ok in here.items() if ok]
+    missing = [p for p in parts if not here[p]]
+    if missing:
+        print(f"no compiler for {', '.join(missing)} (nvcc, llc-19, import triton): nothing regenerated",
+              file=sys.stderr)
         return 2
-    if nvcc:
-        for cu in sorted(CUDA.glob("*.cu")):
-            for suffix, flags in NVCC_VARIANTS.get(cu.name, {"": []}).items():
-                out = cu.with_name(cu.stem + suffix + ".ptx")
-                run([nvcc, "-arch=sm_90", "-ptx", *flags, str(cu), "-o", str(out)])
-                if "-lineinfo" in flags or "-G" in flags:
-                    # .file names the source absolutely: keep it checkout-independent
-                    out.write_text(out.read_text().replace(f'"{CUDA}/', '"'))
-    if llc:
-        for ll in sorted(LLVM.glob("*.ll")):
-            for cpu in LLC_CPUS:
-                out = ll.with_name(f"{ll.stem}_{cpu}.ptx")
-                run([llc, "-march=nvptx64", f"-mcpu={cpu}", str(ll), "-o", str(out)])
+    if not parts:
+        print("none of nvcc, llc-19, triton found: nothing regenerated", file=sys.stderr)
+        return 2
+    if "cuda" in parts:
+        regen_cuda(nvcc)
+    if "llvm" in parts:
+        regen_llvm(llc)
+    if "triton" in parts:
+        regen_triton()
     return 0
 
 

@@ -1,0 +1,126 @@
+"""The Triton kernels of the committed Triton corpus (examples/triton/*.ptx).
+
+Every kernel is elementwise: program ``pid`` owns ``BLOCK`` consecutive elements, ``offs = pid *
+BLOCK + arange(0, BLOCK)``, lanes at or past ``n`` are masked off, the operands are loaded, one
+operation is applied and the result stored. How many elements a thread computes and whether the
+accesses are vectors is decided at compile time (``BLOCK``, ``num_warps`` and the
+``tt.divisibility`` attributes of the arguments), not here: see ``tools/regen_corpus.py
+--triton``, which imports this file, and ``manifest.yaml`` beside it, which lists what each
+committed PTX file was compiled with.
+
+The PTX's ``.loc``/``.file`` lines point into this file, so moving a kernel changes them.
+"""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def div_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = a / b (Triton's division operator)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a / b, mask=mask)
+
+
+@triton.jit
+def div_rn_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.math.div_rn(a, b)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.math.div_rn(a, b), mask=mask)
+
+
+@triton.jit
+def sqrt_kernel(a_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.sqrt(a)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.sqrt(a), mask=mask)
+
+
+@triton.jit
+def sqrt_rn_kernel(a_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.sqrt_rn(a)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.sqrt_rn(a), mask=mask)
+
+
+@triton.jit
+def rcp_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = 1.0 / x (a Python float numerator: it takes the tensor's type)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, 1.0 / x, mask=mask)
+
+
+@triton.jit
+def rsqrt_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.math.rsqrt(x)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.math.rsqrt(x), mask=mask)
+
+
+@triton.jit
+def fma_kernel(a_ptr, b_ptr, c_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.fma(a, b, c)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    c = tl.load(c_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.fma(a, b, c), mask=mask)
+
+
+@triton.jit
+def mul_add_kernel(a_ptr, b_ptr, c_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = a * b + c (one fma or a rounded product and a sum: the compile's FP fusion decides)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    c = tl.load(c_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a * b + c, mask=mask)
+
+
+# Triton 3.9 refuses tl.sqrt, tl.sqrt_rn and tl.math.rsqrt on float16 ("Expected dtype ['fp32',
+# 'fp64'] but got fp16"): a user upcasts, computes in float32 and rounds back, as these do.
+
+
+@triton.jit
+def sqrt_up_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.sqrt(x.to(tl.float32)).to(x.dtype)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.sqrt(x.to(tl.float32)).to(x.dtype), mask=mask)
+
+
+@triton.jit
+def sqrt_rn_up_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.sqrt_rn(x.to(tl.float32)).to(x.dtype)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.sqrt_rn(x.to(tl.float32)).to(x.dtype), mask=mask)
+
+
+@triton.jit
+def rsqrt_up_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.math.rsqrt(x.to(tl.float32)).to(x.dtype)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.math.rsqrt(x.to(tl.float32)).to(x.dtype), mask=mask)
