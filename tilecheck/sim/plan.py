@@ -78,8 +78,8 @@ class Lanes:
     stores: list = field(default_factory=list)       # per-lane store records (region, width, offset, value, done);
     #                                                  a value is an unsigned array of the store's width or wider
     trace: dict = field(default_factory=dict)        # step index -> (returned, reference, low, high) per lane
-    loads: list = field(default_factory=list)        # (region, width, offsets, origins) seen (ABI discovery)
-    store_slots: dict = field(default_factory=dict)  # store step -> its record's index in ``stores``
+    loads: list = field(default_factory=list)        # (region, width, offsets, origins, step) seen (ABI discovery)
+    store_slots: dict = field(default_factory=dict)  # (store step, 64-bit part) -> its record's index in ``stores``
     dtypes: dict = field(default_factory=dict)       # register name -> dtype (registers may be dropped)
     local: np.ndarray | None = None                  # lanes x bytes of the .local arrays (None: none declared)
     # a fork whose register copies wait for the next step (RunContext.defer_fork): (rows, {name:
@@ -191,6 +191,7 @@ class Plan:
         self.steps = steps
         self.path = path
         self.regions: dict = {}  # first step -> fused.Region (set by compile_function)
+        self.db = None           # the spec database it was compiled with (set by compile_function)
         self.local_bytes = frame_layout(function)[1]
         self.backward = any(s.kind == "bra" and s.target <= i for i, s in enumerate(steps))
         # parameters are live like registers: read by ld.param; the return parameters are read by
@@ -326,7 +327,8 @@ class RunContext:
     thread_base: int = 0
     threads: int = 0               # threads launched (%nctaid = ceil(threads / block)); 0: not known
     trace: bool = False
-    record_loads: bool = False     # keep every load's (region, width, offsets, origins): ABI discovery only
+    record_loads: bool = False     # keep every load's (region, width, offsets, origins, step): ABI discovery only
+    single_cta: bool = False       # every thread is in CTA 0 (%tid = index mod block): launches of one CTA each
     step_limit: int = DEFAULT_STEP_LIMIT
     contraction: bool = True
     fuse: bool = field(default_factory=fused.enabled)  # fused regions (sim/fused.py); off: every step as numpy
@@ -1518,31 +1520,51 @@ def _native_convert(src: str, dst: str, rounding: str | None, ftz: bool):
     return None
 
 
-def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values, step: int) -> None:
+def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values, key, where: Location) -> None:
     """Record a store per lane (lanes fork after it: stores are lane state, not shared memory).
 
-    A lane's newest store to a region supersedes its older ones (the caller reads, per lane, the
-    one store left), and each store instruction keeps one record that later executions update:
-    a loop's stores take constant space however many times it runs."""
+    A lane's newer store to the same bytes of a region supersedes its older ones (the caller
+    reads, per lane, the records left), so a thread may store several elements, each with its own
+    record. Each store instruction (``key``: its step, and the 64-bit part of a wider vector store)
+    keeps one record that later executions update: a loop's stores take constant space however
+    many times it runs -- which is why a lane storing twice from one instruction to other bytes
+    (a store in a loop over elements) is refused rather than losing its first element."""
     idx = slice(None) if s is None else s
-    pos = L.store_slots.get(step)
+    pos = L.store_slots.get(key)
     for k, (r, nb, o, v, d) in enumerate(L.stores):
-        if r == region and k != pos and d[idx].any():
-            d = d.copy()
-            d[idx] = False
-            L.stores[k] = (r, nb, o, v, d)
+        if r != region or k == pos:
+            continue
+        dk = d[idx]
+        if not dk.any():
+            continue
+        ok = o[idx]
+        overlap = dk & (ok < offs + nbytes) & (offs < ok + nb)
+        if not overlap.any():
+            continue
+        if nb != nbytes or (ok[overlap] != (offs[overlap] if np.ndim(offs) else offs)).any():
+            raise UnsupportedPtxError("a store that overwrites part of an earlier store's bytes (stores of "
+                                      "different widths to overlapping addresses)", where)
+        d = d.copy()
+        if s is None:
+            d &= ~overlap
+        else:
+            d[np.asarray(s)[overlap]] = False
+        L.stores[k] = (r, nb, o, v, d)
     if pos is None and s is None:
         # every lane's first store of this instruction: the arrays are fresh (never updated in place)
-        L.store_slots[step] = len(L.stores)
+        L.store_slots[key] = len(L.stores)
         L.stores.append((region, nbytes, offs, np.asarray(values), np.ones(L.size, dtype=bool)))
         return
     if pos is None:
         n = L.size
         rec = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=bool))
-        L.store_slots[step] = len(L.stores)
+        L.store_slots[key] = len(L.stores)
         L.stores.append((region, nbytes) + rec)
-        pos = L.store_slots[step]
+        pos = L.store_slots[key]
     r, nb, o, v, d = L.stores[pos]
+    if (d[idx] & (o[idx] != offs)).any():
+        raise UnsupportedPtxError("a store instruction that writes several elements of one thread (a store in a "
+                                  "loop over elements): each element needs its own store instruction", where)
     o, v, d = o.copy(), v.copy(), d.copy()
     o[idx] = offs
     v[idx] = values
@@ -1676,6 +1698,9 @@ def _int_compare(cmp: str, kind: str, width: int):
 def _special(name: str, L: Lanes, s, c: RunContext) -> np.ndarray:
     gid = (L.origin if s is None else L.origin[s]) + c.thread_base
     base, _, axis = name.partition(".")
+    if c.single_cta and base in ("%ctaid", "%nctaid"):
+        # one CTA per launch: the launches run side by side as lanes, each with its own pointers
+        return np.full(gid.shape, 1 if base == "%nctaid" and axis == "x" else 0, dtype=np.int64)
     if base == "%tid":
         return (gid % c.block) if axis == "x" else np.zeros_like(gid)
     if base == "%ntid":
@@ -1779,7 +1804,7 @@ def _load(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, count: int, sp
         region, offs = _locate(c.memory, addr, nbytes * count, where)
         words = c.memory.regions[region][1].view(_UINT[8 * nbytes])
         if c.record_loads:
-            L.loads.append((region, nbytes * count, offs, L.origin if glob[0] is None else L.origin[glob[0]]))
+            L.loads.append((region, nbytes * count, offs, L.origin if glob[0] is None else L.origin[glob[0]], c.step))
         index = offs >> np.int64(nbytes.bit_length() - 1)  # offsets are aligned and non-negative
         for j in range(count):
             if local is None:  # every access global: the words themselves (callers widen them)
@@ -1802,9 +1827,6 @@ def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list,
         # lanes own their rows (forking copies them), so writing in place touches no other lane
         L.local[rows[:, None], cols] = np.concatenate(parts, axis=1)
     if glob is not None:
-        if nbytes * len(values) > 8:  # a store record holds 64 bits per lane
-            raise UnsupportedPtxError(f"a store of {8 * nbytes * len(values)} bits to global memory (at most 64 are "
-                                      "supported)", where)
         sub, addr = glob
         region, offs = _locate(c.memory, addr, nbytes * len(values), where)
         pick = slice(None) if local is None else (a < np.uint64(LOCAL_BASE))
@@ -1812,16 +1834,23 @@ def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list,
             # the element's own width, without a copy where the register has it: registers are never
             # written in place, and neither are records (updates copy them)
             val = np.asarray(values[0])[pick].astype(_UINT[8 * nbytes], copy=False)
-        else:
+            _record_store(L, sub, region, nbytes, offs, val, (c.step, 0), where)
+            return
+        # a record holds at most 64 bits per lane: a wider vector store is recorded in 64-bit parts
+        per = max(1, 8 // nbytes)
+        for part, first in enumerate(range(0, len(values), per)):
+            chunk = values[first:first + per]
             val = np.zeros(addr.shape[0], dtype=np.uint64)
-            for j, v in enumerate(values):
+            for j, v in enumerate(chunk):
                 val |= np.asarray(v)[pick].astype(np.uint64) << np.uint64(j * 8 * nbytes)
-        _record_store(L, sub, region, nbytes * len(values), offs, val, c.step)
+            _record_store(L, sub, region, nbytes * len(chunk), offs + np.int64(first * nbytes), val, (c.step, part),
+                          where)
 
 
 def compile_function(function: Function, db, path: str) -> Plan:
     """Compile ``function`` once into a :class:`Plan`; unsupported instructions are located errors."""
     comp = _Compiler(function, db, path)
     plan = Plan(function, comp.compile(), path)
+    plan.db = db  # a cut-down copy of the function compiles with the same database
     plan.regions = fused.find_regions(plan, comp)
     return plan

@@ -52,7 +52,9 @@ from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.sim.frontend import Instr, parse_module
 from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
+from tilecheck.verify import layout as element_layout
 from tilecheck.verify.heap import keep_freed_memory
+from tilecheck.verify.layout import launch_block
 
 REF_OPS = {"div": 2, "rcp": 1, "sqrt": 1, "rsqrt": 1, "add": 2, "sub": 2, "mul": 2, "fma": 3}
 REF_FORMATS = ("f16", "bf16", "f32", "f64")
@@ -241,6 +243,7 @@ class Abi:
     by_pointer: bool = False  # func: operands (and the result, unless returned) through pointer parameters
     returned: bool = False    # by_pointer: the result is the return parameter ``output``
     block: int = 256          # entry: threads per CTA (.reqntid's, at most .maxntid's; else 256)
+    layout: object = None     # entry: several elements per thread (tilecheck.verify.layout.Layout)
 
     @property
     def in_memory(self) -> bool:
@@ -250,6 +253,8 @@ class Abi:
     def describe(self) -> str:
         """The ABI in a report: ``.func``, ``.func (by pointer)`` or ``.entry``, with the lanes."""
         how = " (operands by pointer)" if self.returned else " (operands and result by pointer)"
+        if self.layout is not None:
+            return f".entry ({self.layout.describe()})"
         return (f".{self.kind}" + (how if self.by_pointer else "")
                 + (f", {self.lanes} lanes per {self.width}-bit element" if self.lanes > 1 else ""))
 
@@ -312,23 +317,33 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
             raise UnsupportedPtxError(f".func {fn.name} takes {len(fn.params)} operand(s); {ref.text} takes "
                                       f"{ref.arity}", here)
         return Abi("func", width // fw, width, [p.name for p in fn.params], fn.returns[0].name)
-    return _memory_abi(plan, ref, here, None)
+    if element_layout.wants_layout(fn, fw):
+        return _layout_abi(plan, ref, here)
+    try:
+        return _memory_abi(plan, ref, here, None)
+    except UnsupportedPtxError as simple:
+        # not "thread i computes element i": the layout a whole kernel has, found by running it
+        try:
+            return _layout_abi(plan, ref, here)
+        except UnsupportedPtxError:
+            raise simple from None
 
 
-def launch_block(fn, here: Location) -> int:
-    """Threads per CTA to run ``fn`` with: the x dimension ``.reqntid`` requires (Triton's
-    ``.reqntid 128``: its element offsets are ``%ctaid.x * 128 + %tid.x``), else 256 at most
-    ``.maxntid``'s thread count. Blocks of more than one dimension are refused: the simulator
-    launches 1-D blocks (``%tid.y`` is 0)."""
-    launch = getattr(fn, "launch", None) or {}
-    req = launch.get(".reqntid")
-    if req is not None:
-        if req[1] * req[2] != 1:
-            raise UnsupportedPtxError(f".entry {fn.name}: .reqntid {', '.join(map(str, req))} requires a "
-                                      "multi-dimensional block (1-D blocks only)", here)
-        return req[0]
-    most = launch.get(".maxntid")
-    return min(256, most[0] * most[1] * most[2]) if most is not None else 256
+def _layout_abi(plan: Plan, ref: Reference, here: Location) -> Abi:
+    """The ABI of a kernel whose threads compute several elements (:mod:`tilecheck.verify.layout`),
+    after the element types are checked against the reference."""
+    fn = plan.function
+    fw = ref.fmt.width
+    stores = element_layout._stores(fn)
+    widths = {element_layout._store_bits(ins)[0] for ins in stores}
+    width = max(widths) if widths else fw
+    check_element_types(fn, ref, here.path, width=width if width in (fw, 2 * fw) else width, in_memory=True,
+                        inputs=[], output="")
+    lay = element_layout.discover(plan, fw, ref.arity, here.path)
+    names = [p.name for p in fn.params]
+    return Abi("entry", 1, fw, [lay.pointers[k] for k in lay.input_regions], lay.pointers[lay.output_region],
+               [(p.name, p.ptx_type) for p in fn.params], list(lay.input_regions), lay.output_region,
+               block=lay.block, layout=lay) if names else None
 
 
 def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, returned: str | None = None) -> Abi:
@@ -362,7 +377,7 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     ctx = RunContext(approx="reference", memory=memory, block=found, threads=n, record_loads=True)
     plan.run(lanes, ctx)
     read = {}
-    for region, nbytes, _, _ in lanes.loads:
+    for region, nbytes, *_ in lanes.loads:
         read.setdefault(region, set()).add(nbytes)
     written = {}
     for region, nbytes, offs, vals, done in lanes.stores:
@@ -393,7 +408,7 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s); {ref.text} takes {ref.arity} "
                                   "operand(s)", here)
     # elementwise: thread (lane) i touches element i of every buffer
-    for region, nbytes, offs, origin in lanes.loads:
+    for region, nbytes, offs, origin, _ in lanes.loads:
         step = nbytes if stride is None else stride
         if stride is not None and not (offs == origin * step).all():
             raise UnsupportedPtxError(f".func {fn.name}: lane i does not read only the element its pointer "
@@ -699,9 +714,13 @@ class BlockResult:
 
 
 def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: dict,
-              trace: bool = False, fill: bool = False):
+              trace: bool = False, fill: bool = False, every_position: bool = True):
     """Run the code on ``elements`` (one container array per operand); judge every lane.
-    ``fill``: registers start as :data:`UNWRITTEN` instead of zeros (see :func:`register_path`)."""
+    ``fill``: registers start as :data:`UNWRITTEN` instead of zeros (see :func:`register_path`).
+    A kernel with an element layout runs by :func:`run_layout` (``trace`` then gives its plan
+    too: (result, lanes, failing lanes, context, plan))."""
+    if abi.layout is not None:
+        return run_layout(abi, ref, elements, ctx_args, every_position=every_position, trace=trace, fill=fill)
     n = elements[0].shape[0]
     lanes = plan.new_lanes(n)
     if fill:
@@ -751,24 +770,39 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
     fw = ref.fmt.width
     u = ref.fmt.uint
     mask = np.uint64((1 << fw) - 1)
+    ops_by_lane, got_by_lane = [], []
+    for lane in range(abi.lanes):
+        if abi.lanes == 1:  # one element per container: the bits themselves
+            ops_by_lane.append([e.astype(u, copy=False) for e in elements])
+            got_by_lane.append(got.astype(u, copy=False))
+        else:
+            shift = np.uint64(lane * fw)
+            ops_by_lane.append([((e.astype(np.uint64) >> shift) & mask).astype(u) for e in elements])
+            got_by_lane.append(((got >> shift) & mask).astype(u))
+    bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, n, ctx.ulp_reading)
+    res.got = got
+    if trace:
+        return res, lanes, bad, ctx
+    return res
+
+
+def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: int, ulp_reading: str):
+    """Judge every lane of a run of ``n`` inputs: ``got_by_lane[j]`` (per lane) is element j of
+    each lane's thread, computed from ``ops_by_lane[j]`` (per input: element j of input i holds the
+    operands of input ``i - j``, a rotation). Returns the lanes that failed and the per-input
+    :class:`BlockResult` (``got`` left for the caller)."""
+    u = ref.fmt.uint
     bad = np.zeros(lanes.size, dtype=bool)
     bad_in = np.zeros(n, dtype=bool)
     value_in = np.zeros(n, dtype=bool)
     nan_in = np.zeros(n, dtype=bool)
     origin = lanes.origin
-    for lane in range(abi.lanes):
-        if abi.lanes == 1:  # one element per container: the bits themselves
-            ops_lane = [e.astype(u, copy=False) for e in elements]
-            g = got.astype(u, copy=False)
-        else:
-            shift = np.uint64(lane * fw)
-            ops_lane = [((e.astype(np.uint64) >> shift) & mask).astype(u) for e in elements]
-            g = ((got >> shift) & mask).astype(u)
+    for lane, (ops_lane, g) in enumerate(zip(ops_by_lane, got_by_lane)):
         expected = ref.expected(ops_lane)
         exp_lanes = expected[origin]
         # only a contract's judgement looks at the operands
         per_lane_ops = [o[origin] for o in ops_lane] if ref.contract else []
-        ok = ref.judge(g, per_lane_ops, exp_lanes, ctx.ulp_reading)
+        ok = ref.judge(g, per_lane_ops, exp_lanes, ulp_reading)
         if ok.all():
             continue
         bad |= ~ok
@@ -783,12 +817,104 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
         nan_in[(origin[~ok & both_nan] - lane) % n] = True
     unk_in = np.zeros(n, dtype=bool)
     if lanes.unknown.any():
-        for lane in range(abi.lanes):
+        for lane in range(len(ops_by_lane)):
             unk_in[(origin[lanes.unknown] - lane) % n] = True
     nan_in &= ~value_in  # an input with a lane misrounded in value is in that class
+    return bad, BlockResult(bad_in, unk_in, lanes.size, None, value_in, nan_in)
+
+
+POSITION_SAMPLE = 1 << 10
+"""Inputs of each block of an exhaustive run that the elements outside their class's
+representative also run (every input of a sampled run runs at every element)."""
+
+
+def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: dict, *, every_position: bool = True,
+               trace: bool = False, fill: bool = False):
+    """:func:`run_block` for a kernel whose threads compute several elements
+    (:mod:`tilecheck.verify.layout`): each group of elements runs in its cut-down function, the
+    ``n`` inputs placed so that element j of thread t holds input ``t - j``; groups outside their
+    class's representative run the first :data:`POSITION_SAMPLE` inputs unless
+    ``every_position``. ``trace``: (result, lanes, failing lanes, context, plan) of the first
+    group that fails (else of the last)."""
+    layout = abi.layout
+    n = elements[0].shape[0]
+    fw = ref.fmt.width
+    u = ref.fmt.uint
+    eb = layout.element_bytes
+    total = None
+    last = None
+    for group in layout.groups:
+        m = n if every_position or group.representative else min(n, POSITION_SAMPLE)
+        ops = [e[:m] for e in elements]
+        plan = group.plan
+        threads = m
+        ctas = -(-threads // layout.block)
+        size = ctas * layout.per_cta
+        regions = []
+        for k, name in enumerate(layout.pointers):
+            data = np.zeros(size if k in layout.input_regions or k == layout.output_region else 1, dtype=u)
+            regions.append((name, data))
+        for atom_ix, a in enumerate(group.atoms):
+            pos = layout.positions(threads, a)
+            for r, o in zip(layout.input_regions, ops):
+                regions[r][1][pos] = np.roll(o, atom_ix).astype(u, copy=False)
+        memory = Memory([(name, data.view(np.uint8)) for name, data in regions])
+        lanes = plan.new_lanes(threads)
+        if fill:
+            lanes.regs = {name: np.full(threads, True if arr.dtype == bool else UNWRITTEN & np.iinfo(arr.dtype).max,
+                                        dtype=arr.dtype) for name, arr in lanes.regs.items()}
+        cta = np.arange(threads, dtype=np.uint64) // np.uint64(layout.block)
+        for k, name in enumerate(layout.pointers):
+            lanes.params[name] = np.full(threads, memory.pointer(k), dtype=np.uint64)
+            if layout.single_cta:
+                lanes.params[name] += cta * np.uint64(layout.per_cta * eb)
+        count = layout.per_cta if layout.single_cta else size
+        for name in layout.scalars:
+            lanes.params[name] = np.full(threads, count, dtype=np.uint64)
+        ctx = RunContext(trace=trace, memory=memory, block=layout.block, threads=threads,
+                         single_cta=layout.single_cta, **ctx_args)
+        plan.run(lanes, ctx)
+        got_by_lane, ops_by_lane = [], []
+        for atom_ix, (a, key) in enumerate(zip(group.atoms, group.keys)):
+            atom = layout.atoms[a]
+            slot = lanes.store_slots.get(key)
+            if slot is None:
+                raise UnsupportedPtxError(f".entry {plan.function.name}: {atom.where()} did not run",
+                                          Location(plan.path, atom.store.line, atom.store.col))
+            region, nbytes, offs, vals, done = lanes.stores[slot]
+            where = layout.positions(threads, a)[lanes.origin]
+            if not done.all() or not np.array_equal(np.asarray(offs) // eb + atom.sub, where):
+                raise UnsupportedPtxError(f".entry {plan.function.name}: with {ctas} CTAs, {atom.where()} does not "
+                                          "store each thread's element where a smaller launch did",
+                                          Location(plan.path, atom.store.line, atom.store.col))
+            got_by_lane.append(((np.asarray(vals).astype(np.uint64) >> np.uint64(atom.sub * fw))
+                                & np.uint64((1 << fw) - 1)).astype(u))
+            ops_by_lane.append([np.roll(o, atom_ix).astype(u, copy=False) for o in ops])
+        bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading)
+        res.got = got_by_lane[0]
+        if trace:  # each lane's element that fails, if one does (the one a report shows)
+            res.got = got_by_lane[0].copy()
+            for ops_j, got_j in reversed(list(zip(ops_by_lane, got_by_lane))):
+                expected = ref.expected(ops_j)[lanes.origin]
+                ok = ref.judge(got_j, [o[lanes.origin] for o in ops_j] if ref.contract else [], expected,
+                               ctx.ulp_reading)
+                res.got[~ok] = got_j[~ok]
+        last = (res, lanes, bad, ctx, plan)
+        if trace and bad.any():
+            return last
+        if total is None:
+            # (``got`` per input means nothing here: lanes of several groups; a trace gives a group's)
+            total = BlockResult(np.zeros(n, bool), np.zeros(n, bool), 0, np.zeros(n, dtype=u), np.zeros(n, bool),
+                                np.zeros(n, bool))
+        total.bad[:m] |= res.bad
+        total.unknown[:m] |= res.unknown
+        total.by_value[:m] |= res.by_value
+        total.by_nan[:m] |= res.by_nan
+        total.lanes += res.lanes
     if trace:
-        return BlockResult(bad_in, unk_in, lanes.size, got, value_in, nan_in), lanes, bad, ctx
-    return BlockResult(bad_in, unk_in, lanes.size, got, value_in, nan_in)
+        return last
+    total.by_nan &= ~total.by_value
+    return total
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1104,6 +1230,8 @@ def run_inputs(p: Prepared, lane_ops: list[np.ndarray]) -> BlockResult:
     pairs the inputs of the whole block, so it runs the block at once); the per-input results are
     the same."""
     n = lane_ops[0].shape[0]
+    if p.abi.layout is not None:  # several elements per thread: each class's representative runs every input
+        return run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args, every_position=False)
     if p.abi.lanes != 1 or n <= RUN_CHUNK or (p.plan.regions and fused.enabled()):
         return run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args)
     parts = [run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, [o[s:s + RUN_CHUNK] for o in lane_ops]),
@@ -1307,10 +1435,13 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
     """One counterexample in full: inputs, the choice each approximate instruction made (and its
     place in the contract), every register of the failing lane, expected vs got, a repro command."""
     fmt = ref.fmt
-    res, lanes, bad, ctx = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args, trace=True)
+    traced = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args, trace=True)
+    res, lanes, bad, ctx = traced[:4]
+    plan = traced[4] if len(traced) > 4 else plan  # an element layout: the group's cut-down function
     # the same run with registers starting as UNWRITTEN: a register zero in the first run and
     # UNWRITTEN in this one was never written by the lane (a branch it did not take)
-    again = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args, trace=True, fill=True)[1]
+    again = run_block(traced[4] if len(traced) > 4 else plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args,
+                      trace=True, fill=True)[1]
     lane_ix = int(np.flatnonzero(bad)[0]) if bad.any() else 0
     expected = ref.expected([o for o in lane_ops])
     got_container = int(res.got[lane_ix])
@@ -1398,11 +1529,13 @@ def explain_unknown(p: Prepared, case) -> dict:
     nothing for the operands it got (the contract's domain rule and its source, or "more results
     than are enumerated"), with the operands. ``case``: the input's operand bits."""
     lane_ops = [np.array([int(v)], dtype=p.ref.fmt.uint) for v in case]
-    res, lanes, bad, ctx = run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args, trace=True)
+    traced = run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args, trace=True)
+    res, lanes, bad, ctx = traced[:4]
+    plan = traced[4] if len(traced) > 4 else p.plan  # an element layout: the group's cut-down function
     hit = np.flatnonzero(lanes.unknown) if lanes.unknown is not None else np.zeros(0, dtype=np.int64)
     reasons = []
     for k, (ret, refv, lo, hi, has) in sorted(lanes.trace.items()):
-        st = p.plan.steps[k]
+        st = plan.steps[k]
         form = p.db.resolve(st.approximate) if p.db is not None and st.approximate else None
         if form is None or form.contract is None:
             continue

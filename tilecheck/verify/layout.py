@@ -1,0 +1,437 @@
+"""Which thread computes which elements of a whole elementwise kernel, found by running it.
+
+Triton's kernels and CUDA written for speed compute several elements per thread (unrolled, or
+through 64- and 128-bit vector accesses), bound them by a count parameter, and cover the elements
+with ``ceil(n / elements per CTA)`` CTAs; kernels written for one CTA index by ``%tid`` alone and
+are launched once per slice. :func:`discover` runs the kernel on distinct buffers (every
+approximate instruction returning its reference result) and finds:
+
+- the elements each thread stores (an *atom*: a store instruction, its 64-bit part, the element
+  within it) and where: the element index of atom ``a`` in thread ``t`` of CTA ``c`` is
+  ``c * per_cta + local[a][t]``, for every thread storing every atom once and the CTAs' elements
+  following each other (checked on two CTAs);
+- the elements per thread: the smallest count ``k`` at which every thread of two CTAs stores and
+  the stored elements are exactly ``0 .. count - 1`` each once (a count parameter set to
+  ``2 x block x k``); kernels whose CTAs overlap run with one CTA per launch (``single_cta``:
+  pointers offset per CTA, ``%ctaid`` 0);
+- which buffers are operands: each atom's bits are followed back (:mod:`tilecheck.verify.slicing`)
+  to the global loads they come from, and every such load must read, in every thread, the element
+  the atom stores (so that ``out[i] = f(in0[i], in1[i], ...)``); the buffers read are the operands
+  in parameter order, the one written the result, the others unused;
+- the bounds: with counts that end inside a CTA the kernel must store exactly the elements below
+  the count (or, with no bound at all, every element: reported);
+- groups of atoms to run together: the function is cut down to each atom's slice; atoms whose
+  slices hold the same approximate instructions share a group (so that the choices of different
+  elements never multiply); groups whose atoms compute equal expressions (slicing.Signatures)
+  form a class, whose first group stands for the others in exhaustive runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tilecheck.errors import Location
+from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
+from tilecheck.sim.frontend import Instr
+from tilecheck.sim.parser import Reg, Vec
+from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
+from tilecheck.verify import slicing
+
+MAX_PER_THREAD = 64
+"""Elements per thread tried when the stores do not say (a thread storing more is refused)."""
+DISCOVERY_CTAS = 2
+
+
+def launch_block(fn, here: Location) -> int:
+    """Threads per CTA to run ``fn`` with: the x dimension ``.reqntid`` requires (Triton's
+    ``.reqntid 128``: its element offsets are ``%ctaid.x * BLOCK + f(%tid.x)``), else 256 at most
+    ``.maxntid``'s thread count. Blocks of more than one dimension are refused: the simulator
+    launches 1-D blocks (``%tid.y`` is 0)."""
+    launch = getattr(fn, "launch", None) or {}
+    req = launch.get(".reqntid")
+    if req is not None:
+        if req[1] * req[2] != 1:
+            raise UnsupportedPtxError(f".entry {fn.name}: .reqntid {', '.join(map(str, req))} requires a "
+                                      "multi-dimensional block (1-D blocks only)", here)
+        return req[0]
+    most = launch.get(".maxntid")
+    return min(256, most[0] * most[1] * most[2]) if most is not None else 256
+
+
+@dataclass(frozen=True)
+class Atom:
+    """One element each thread stores: store instruction, 64-bit part of it, element in the part;
+    the register holding it and its bits there."""
+
+    store: Instr
+    part: int
+    sub: int
+    register: str
+    bits: int
+
+    def where(self) -> str:
+        """Which store, for messages."""
+        return f"the store at line {self.store.line} ({self.register})"
+
+
+@dataclass
+class Group:
+    """Atoms run together, in the function cut down to their slices."""
+
+    atoms: list               # indices into Layout.atoms
+    plan: Plan
+    keys: list                # per atom: its store record's key in ``plan``
+    signature: tuple = ()
+    represents: int = -1      # the index of the group that runs this class's every input (-1: itself)
+
+    @property
+    def representative(self) -> bool:
+        """True for the group that runs every input of its class."""
+        return self.represents < 0
+
+
+@dataclass
+class Layout:
+    """The element layout of a kernel (see the module doc)."""
+
+    block: int
+    per_thread: int
+    single_cta: bool
+    element_bytes: int
+    pointers: list            # every pointer parameter, in order
+    scalars: list             # the other parameters: set to the launch's element count
+    input_regions: list       # indices into ``pointers``: the operands, in parameter order
+    output_region: int
+    atoms: list
+    local: np.ndarray         # atoms x block: the element index within the CTA
+    groups: list = field(default_factory=list)
+    bounded: int = 1          # the bound's granularity (_bounded): 1 exact, g whole multiples of g, 0 none
+    count_unit: int = 1       # elements per unit of the count parameter (_bounded)
+
+    @property
+    def per_cta(self) -> int:
+        """Elements per CTA."""
+        return self.block * self.per_thread
+
+    @property
+    def unused(self) -> list:
+        """Pointer parameters the kernel neither reads nor writes (Triton's scratch pointers)."""
+        used = set(self.input_regions) | {self.output_region}
+        return [p for k, p in enumerate(self.pointers) if k not in used]
+
+    def describe(self) -> str:
+        """The layout in a report."""
+        classes = sum(1 for g in self.groups if g.representative)
+        text = (f"{self.per_thread} element{'s' if self.per_thread > 1 else ''} per thread, {self.block} threads per CTA"
+                + (", one CTA per launch" if self.single_cta else f", {self.per_cta} elements per CTA"))
+        unit = f" (counting vectors of {self.count_unit})" if self.count_unit > 1 else ""
+        if self.scalars and self.bounded == 1:
+            text += f"; bounded by {', '.join(self.scalars)}{unit}"
+        elif self.scalars and self.bounded:
+            text += (f"; bounded by {', '.join(self.scalars)}{unit} rounded up to a multiple of {self.bounded} (the kernel "
+                     f"assumes a count divisible by {self.bounded})")
+        elif self.scalars:
+            text += f"; NOT bounded by {', '.join(self.scalars)} (elements past the count are written too)"
+        if self.unused:
+            text += f"; unused: {', '.join(self.unused)}"
+        if len(self.groups) > 1:
+            text += (f"; {len(self.groups)} runs of elements, {classes} class{'es' if classes > 1 else ''} of equal "
+                     "expressions")
+        return text
+
+    def positions(self, threads: int, atom: int) -> np.ndarray:
+        """The element index of ``atom`` in each of ``threads`` threads (int64)."""
+        t = np.arange(threads, dtype=np.int64)
+        return (t // self.block) * self.per_cta + self.local[atom][t % self.block]
+
+
+def _fail(fn, here: Location, text: str) -> UnsupportedPtxError:
+    return UnsupportedPtxError(f".entry {fn.name}: {text}", here)
+
+
+def _stores(fn) -> list[Instr]:
+    return [i for i in fn.body if isinstance(i, Instr) and i.opcode.split(".", 1)[0] == "st" and ".param" not in i.opcode]
+
+
+def _store_bits(ins: Instr) -> tuple[int, int]:
+    """(bits per register, registers) of a store."""
+    t = [p for p in ins.opcode.split(".")[1:] if p in TYPES]
+    width = TYPES[t[-1]][0] if t else 64
+    src = ins.operands[1]
+    return width, len(src.items) if isinstance(src, Vec) else 1
+
+
+def wants_layout(fn, element_bits: int) -> bool:
+    """True for kernels whose threads store more than one element or pair: more than one store
+    instruction to global memory, or one wider than two elements. (A debug build's stack frames
+    make every generic store a possible local one: it runs as "thread i computes element i".)"""
+    stores = [i for i in _stores(fn) if ".global" in i.opcode or (not fn.frames and ".local" not in i.opcode
+                                                                  and ".shared" not in i.opcode)]
+    if len(stores) > 1:
+        return True
+    return any(w * n > 2 * element_bits for w, n in map(_store_bits, stores))
+
+
+def _atoms(fn, eb: int, here: Location) -> list[Atom]:
+    """Every element the store instructions write, in program order."""
+    out = []
+    for ins in _stores(fn):
+        width, count = _store_bits(ins)
+        nbytes = width // 8
+        if nbytes % eb and eb % nbytes:
+            raise _fail(fn, here, f"line {ins.line}: stores of {width} bits do not hold {8 * eb}-bit elements")
+        if eb > nbytes * count:
+            raise _fail(fn, here, f"line {ins.line}: stores {width * count} bits, less than one {8 * eb}-bit element")
+        src = ins.operands[1]
+        regs = list(src.items) if isinstance(src, Vec) else [src]
+        per = max(1, 8 // nbytes)  # registers per 64-bit record part
+        for byte in range(0, nbytes * count, eb):
+            j, lo = divmod(byte, nbytes)
+            reg = regs[j]
+            if not isinstance(reg, Reg):
+                continue  # a constant stored: no element computed
+            part = j // per
+            sub = (byte - part * per * nbytes) // eb
+            bits = ((1 << (8 * eb)) - 1) << (8 * lo)
+            out.append(Atom(ins, part, sub, reg.name, bits))
+    return out
+
+
+@dataclass
+class _Run:
+    lanes: object
+    memory: Memory
+
+
+def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_thread: int, single: bool, eb: int,
+            count: int | None = None, ctas: int = DISCOVERY_CTAS) -> _Run:
+    threads = ctas * block
+    span = block * MAX_PER_THREAD * 16  # bytes per CTA: room for any element count tried, vectors too
+    rng = np.random.default_rng(0)
+    memory = Memory([(name, rng.integers(0, 256, ctas * span, dtype=np.uint8)) for name in lay_pointers])
+    lanes = plan.new_lanes(threads)
+    cta = np.arange(threads, dtype=np.uint64) // np.uint64(block)
+    for k, name in enumerate(lay_pointers):
+        base = np.full(threads, memory.pointer(k), dtype=np.uint64)
+        if single:
+            base += cta * np.uint64(block * per_thread * eb)
+        lanes.params[name] = base
+    full = block * per_thread * (1 if single else ctas)
+    for name in scalars:
+        lanes.params[name] = np.full(threads, full if count is None else count, dtype=np.uint64)
+    ctx = RunContext(approx="reference", memory=memory, block=block, threads=threads, record_loads=True,
+                     single_cta=single)
+    plan.run(lanes, ctx)
+    return _Run(lanes, memory)
+
+
+def _written(run: _Run, eb: int) -> dict:
+    """Per store record key: (region, element index per lane or -1 where not stored, elements per record)."""
+    out = {}
+    for key, pos in run.lanes.store_slots.items():
+        region, nbytes, offs, vals, done = run.lanes.stores[pos]
+        out[key] = (region, np.where(done, np.asarray(offs) // eb, -1), nbytes // eb)
+    return out
+
+
+def discover(plan: Plan, element_bits: int, arity: int, path: str) -> Layout:
+    """The layout of the ``.entry`` kernel ``plan`` for ``element_bits``-bit elements and
+    ``arity`` operands (see the module doc); a located error saying what was found otherwise."""
+    fn = plan.function
+    here = Location(path, fn.line, fn.col)
+    eb = element_bits // 8
+    params = [(p.name, p.ptx_type) for p in fn.params]
+    pointers = [n for n, t in params if t in ("u64", "b64", "s64")]
+    scalars = [n for n, t in params if n not in pointers]
+    block = launch_block(fn, here)
+    atoms = _atoms(fn, eb, here)
+    if not atoms:
+        raise _fail(fn, here, "stores no element to global memory")
+    static = len(atoms)
+    tries = [static] + [k for k in range(1, MAX_PER_THREAD + 1) if k != static]
+    found, first_error = None, None
+    for single in (False, True):
+        for k in tries:
+            try:
+                run = _launch(plan, pointers, scalars, block, k, single, eb)
+            except (ExecutionError, StepLimitError, UnsupportedPtxError) as exc:
+                first_error = first_error or exc
+                continue
+            if _covers(run, eb, k * block * DISCOVERY_CTAS, len(atoms)):
+                found = (single, k, run)
+                break
+        if found:
+            break
+    if found is None:
+        why = f" (at {static} per thread: {first_error})" if first_error is not None else ""
+        raise _fail(fn, here, "no elementwise layout found: at no count of elements per thread up to "
+                              f"{MAX_PER_THREAD} does every thread of {DISCOVERY_CTAS} CTAs of {block} store, the "
+                              f"stored elements being 0 .. count-1 each once{why}")
+    single, k, run = found
+    written = _written(run, eb)
+    regions = {r for r, _, _ in written.values()}
+    if len(regions) != 1:
+        raise _fail(fn, here, f"writes {len(regions)} buffers ({', '.join(pointers[r] for r in sorted(regions))}); an "
+                              "elementwise kernel writes one")
+    out_region = regions.pop()
+    steps_of = {id(st.instr): i for i, st in enumerate(plan.steps)}
+    threads = DISCOVERY_CTAS * block
+    # the element index of every atom in every thread, and its position within the CTA
+    element = np.zeros((len(atoms), threads), dtype=np.int64)
+    for a, atom in enumerate(atoms):
+        key = (steps_of[id(atom.store)], atom.part)
+        if key not in written:
+            raise _fail(fn, here, f"{atom.where()}: the store did not run")
+        element[a] = written[key][1] + atom.sub
+    t = np.arange(threads)
+    local = element[:, :block]
+    if not (element == (t // block) * block * k + local[:, t % block]).all():
+        raise _fail(fn, here, "the elements of CTA 1 do not follow those of CTA 0 (element = ctaid x elements per "
+                              "CTA + an index within the CTA)")
+    input_regions = _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of)
+    layout = Layout(block, k, single, eb, pointers, scalars, input_regions, out_region, atoms, local.copy())
+    layout.bounded, layout.count_unit = _bounded(fn, here, plan, layout)
+    layout.groups = _groups(fn, plan, layout, run, steps_of, path)
+    return layout
+
+
+def _covers(run: _Run, eb: int, count: int, atoms: int) -> bool:
+    """Every thread stores every one of its ``atoms`` elements, and together they are the
+    elements ``0 .. count-1`` each once."""
+    written = _written(run, eb)
+    parts = []
+    for region, el, per in written.values():
+        if (el < 0).any():
+            return False
+        parts.extend(el + j for j in range(per))
+    if not parts or sum(per for _, _, per in written.values()) != atoms:
+        return False
+    every = np.concatenate(parts)
+    return every.size == count and np.array_equal(np.sort(every), np.arange(count))
+
+
+def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of) -> list:
+    """The operand buffers (region indices in parameter order), checking that every atom's bits
+    come from loads of the element it stores."""
+    sl = slicing.Slicer(fn)
+    loads: dict = {}
+    for region, nbytes, offs, origins, step in run.lanes.loads:
+        if step in loads:
+            raise _fail(fn, here, f"line {plan.steps[step].instr.line}: a load that runs more than once per thread "
+                                  "(a loop over elements)")
+        loads[step] = (region, offs, origins)
+    threads = element.shape[1]
+    found = None
+    for a, atom in enumerate(atoms):
+        sc = slicing.element_slice(sl, [(atom.register, atom.bits)], [atom.store])
+        read = set()
+        for leaf in sc.leaves:
+            step = steps_of[id(leaf.load)]
+            if step not in loads:
+                raise _fail(fn, here, f"{atom.where()}: its value comes from the load at line {leaf.load.line}, which "
+                                      "did not run")
+            region, offs, origins = loads[step]
+            if region == out_region:
+                raise _fail(fn, here, f"the output buffer {pointers[region]} is also read (line {leaf.load.line})")
+            if origins.shape[0] != threads or not np.array_equal(origins, np.arange(threads)):
+                raise _fail(fn, here, f"{atom.where()}: the load at line {leaf.load.line} it comes from does not run in "
+                                      "every thread")
+            lo, hi = (offs + leaf.lo) // eb, (offs + leaf.hi - 1) // eb
+            if not (np.array_equal(lo, element[a]) and np.array_equal(hi, element[a])):
+                bad = int(np.flatnonzero((lo != element[a]) | (hi != element[a]))[0])
+                raise _fail(fn, here, f"not elementwise: thread {bad} stores element {int(element[a][bad])} of "
+                                      f"{pointers[out_region]} ({atom.where()}) from element {int(lo[bad])} of "
+                                      f"{pointers[region]} (the load at line {leaf.load.line}); an elementwise kernel "
+                                      "computes out[i] from in0[i], in1[i], ... (a reduction or a gather is not)")
+            read.add(region)
+        if found is None:
+            found = read
+        elif read != found:
+            raise _fail(fn, here, f"{atom.where()} reads {', '.join(pointers[r] for r in sorted(read)) or 'no buffer'}, "
+                                  f"another element {', '.join(pointers[r] for r in sorted(found)) or 'no buffer'}")
+    regions = sorted(found or ())
+    if len(regions) != arity:
+        raise _fail(fn, here, f"reads {len(regions)} buffer(s) ({', '.join(pointers[r] for r in regions) or 'none'}); the "
+                              f"reference takes {arity} operand(s)")
+    return regions
+
+
+def _bounded(fn, here, plan: Plan, layout: Layout) -> tuple[int, int]:
+    """``(granularity, unit)`` of the kernel's bound: a count ``c`` stores the elements below
+    ``c x unit`` (the count in elements, unit 1, or in vectors, a float4 kernel's 4), rounded up
+    to a multiple of the granularity (1: exactly; g: a kernel that assumes the count divisible by
+    g, as Triton's ``tt.divisibility`` lets it, its masks covering whole vectors); granularity 0
+    when every element is stored whatever the count (no bound); an error for anything else."""
+    if not layout.scalars:
+        return 0, 1
+    per = layout.per_cta
+    counts = [1, 3, 5, per - 1, per + 1, 2 * per - 1] if not layout.single_cta else [1, 3, 5, per - 1]
+    every = per * (1 if layout.single_cta else DISCOVERY_CTAS)
+    reached = []
+    for count in sorted({c for c in counts if 0 < c < every}):
+        run = _launch(plan, layout.pointers, layout.scalars, layout.block, layout.per_thread, layout.single_cta,
+                      layout.element_bytes, count=count)
+        stored = []
+        for region, el, n in _written(run, layout.element_bytes).values():
+            ok = el >= 0
+            if layout.single_cta:  # each launch's own elements
+                el = el - (np.arange(el.shape[0]) // layout.block) * per
+            stored.extend((el[ok] + j) for j in range(n))
+        got = np.unique(np.concatenate(stored)) if stored else np.zeros(0, dtype=np.int64)
+        if np.array_equal(got, np.arange(got.size)) and got.size >= count:
+            reached.append((count, got.size))
+        else:
+            below = np.arange(count)
+            missing = np.setdiff1d(below, got)
+            what = (f"does not store element {int(missing[0])} below it" if missing.size
+                    else f"stores element {int(np.setdiff1d(got, below)[0])} past the count")
+            raise _fail(fn, here, f"with {', '.join(layout.scalars)} = {count} the kernel {what}")
+    if all(r == every for _, r in reached):
+        return 0, 1
+    # the count may be in elements or in vectors of ``unit`` (a float4 kernel's `n`), and the masks
+    # may cover ``g`` elements at a time
+    unit = 1
+    while unit <= layout.per_thread:
+        g = 1
+        while g <= per:
+            if all(r == min(every, -(-c * unit // g) * g) for c, r in reached):
+                return g, unit
+            g *= 2
+        unit *= 2
+    raise _fail(fn, here, "stores elements past the count in no regular way: " +
+                ", ".join(f"count {c}: {r} stored" for c, r in reached))
+
+
+def _groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, path: str) -> list[Group]:
+    """The runs of atoms (see the module doc), each with its sliced plan and expression signature."""
+    atoms = layout.atoms
+    forking = {id(st.instr) for st in plan.steps if st.approximate}
+    if not slicing.sliceable(fn):
+        keys = [(steps_of[id(a.store)], a.part) for a in atoms]
+        return [Group(list(range(len(atoms))), plan, keys, ())]
+    sl = slicing.Slicer(fn)
+    region_of = {}
+    for region, nbytes, offs, origins, step in run.lanes.loads:
+        region_of[id(plan.steps[step].instr)] = region
+    sigs = slicing.Signatures(sl, region_of, layout.element_bytes)
+    by_forks: dict = {}
+    for a, atom in enumerate(atoms):
+        sc = slicing.element_slice(sl, [(atom.register, atom.bits)], [atom.store])
+        forks = frozenset(sc.kept & forking)
+        entry = by_forks.setdefault(forks, ([], set()))
+        entry[0].append(a)
+        entry[1].update(sc.kept)
+    groups = []
+    for members, kept in by_forks.values():
+        sub = compile_function(slicing.sliced_function(fn, kept), plan.db, path)
+        sub_steps = {id(st.instr): i for i, st in enumerate(sub.steps)}
+        keys = [(sub_steps[id(atoms[a].store)], atoms[a].part) for a in members]
+        signature = tuple(sigs.element(atoms[a].register, atoms[a].bits, atoms[a].store) for a in members)
+        groups.append(Group(members, sub, keys, signature))
+    first: dict = {}
+    for g, group in enumerate(groups):
+        rep = first.setdefault(group.signature, g)
+        group.represents = -1 if rep == g else rep
+    return groups

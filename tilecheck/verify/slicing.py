@@ -1,0 +1,424 @@
+"""Which instructions compute each element a kernel stores, bit by bit, and what each element is.
+
+A kernel that computes several elements per thread (Triton's unrolled and vectorised blocks,
+``#pragma unroll`` CUDA) holds them side by side in registers: packed two to a 32-bit register
+(``mov.b32 %r9, {%rs1, %rs2}``, ``cvt.rn.f16x2.f32``), four registers to a 128-bit store. Lane
+forking multiplies the lanes of a run by the allowed results of every approximate instruction it
+meets, so running all the elements of a thread at once would multiply their choices together.
+:func:`element_slice` finds, for one stored element, the instructions its bits come from --
+following bit ranges through moves, packing and unpacking, lanewise packed arithmetic, shifts and
+bitwise logic -- plus everything that decides control flow, guards and addresses; the function cut
+down to those instructions (:func:`sliced_function`) computes that element as the whole function
+does, with the other elements' approximate instructions gone.
+
+:class:`Signatures` gives each element an expression signature: the operations its value is made
+of, hash-consed, with moves resolved to the bits they carry and loads named by the operand buffer
+and the bytes of the element they read. Elements with equal signatures compute the same function
+of their operands (the PTX semantics of each operation is its own, whichever lane it is in).
+Guards and addresses are not part of a signature: they are checked by running every element
+(:mod:`tilecheck.verify.layout`).
+
+The analysis follows the writes of a register that may reach each read (reaching definitions over
+the control flow); where it cannot tell bits or writes apart it keeps them all, so a slice may
+hold more than the element needs, never less: only the run's cost depends on its precision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from tilecheck.sim.frontend import Function, Instr
+from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
+from tilecheck.sim.plan import TYPES
+
+CONTROL = ("bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap", "brkpt", "nanosleep", "call")
+"""Instructions kept in every slice: they decide which instructions run (and when)."""
+_BITWISE = ("and", "or", "xor", "not", "cnot")
+_LANEWISE = ("add", "sub", "mul", "fma", "neg", "abs", "min", "max", "div", "rcp", "sqrt", "ex2", "tanh",
+             "copysign")
+
+
+def _mask(width: int) -> int:
+    return (1 << width) - 1
+
+
+def _names(op) -> list[str]:
+    if isinstance(op, Reg):
+        return [n for n in op.name.split("|") if n]
+    if isinstance(op, Vec):
+        return [n for item in op.items for n in _names(item)]
+    return []
+
+
+def _head(ins: Instr) -> str:
+    return ins.opcode.split(".", 1)[0]
+
+
+def _types(ins: Instr) -> list[str]:
+    return [p for p in ins.opcode.split(".")[1:] if p in TYPES]
+
+
+def _is_param(ins: Instr) -> bool:
+    return ".param" in ins.opcode
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """Bytes ``lo .. hi-1`` of what the global load ``load`` read (counted from its address)."""
+
+    load: Instr
+    lo: int
+    hi: int
+
+
+class Slicer:
+    """The bit-level data flow of one function (see the module doc)."""
+
+    def __init__(self, fn: Function):
+        self.fn = fn
+        self.instrs = [item for item in fn.body if isinstance(item, Instr)]
+        self.index = {id(ins): i for i, ins in enumerate(self.instrs)}
+        self.writers: dict[str, list[Instr]] = {}
+        for ins in self.instrs:
+            for name in self.written(ins):
+                self.writers.setdefault(name, []).append(ins)
+        self.reach = self._reaching(fn)
+
+    def _reaching(self, fn: Function) -> list[dict]:
+        """Per instruction, the instructions whose writes of each register may reach it (a
+        forward data-flow fixed point over the control flow: a guarded write does not kill).
+        Compilers reuse registers across unrolled elements; following only the writes that
+        reach a read keeps their slices apart."""
+        label_at, k = {}, 0
+        for item in fn.body:
+            if isinstance(item, Instr):
+                k += 1
+            elif hasattr(item, "name"):
+                label_at[item.name] = k
+        self._label_at = label_at
+        n = len(self.instrs)
+        succ = []
+        for i, ins in enumerate(self.instrs):
+            head = _head(ins)
+            if head == "bra":
+                target = ins.operands[-1]
+                t = label_at.get(getattr(target, "name", ""), n)
+                succ.append([t] if ins.guard is None else [i + 1, t])
+            elif head in ("ret", "exit", "trap") and ins.guard is None:
+                succ.append([])
+            else:
+                succ.append([i + 1])
+        into: list = [None] * (n + 1)
+        into[0] = {}
+        order = list(range(n))
+        changed = True
+        while changed:
+            changed = False
+            for i in order:
+                cur = into[i]
+                if cur is None:
+                    continue
+                ins = self.instrs[i]
+                out = dict(cur)
+                for name in self.written(ins):
+                    out[name] = frozenset({i}) if ins.guard is None else cur.get(name, frozenset()) | {i}
+                for j in succ[i]:
+                    if j > n:
+                        continue
+                    old = into[j]
+                    if old is None:
+                        into[j] = out
+                        changed = changed or j <= i
+                        continue
+                    merged = None
+                    for name, defs in out.items():
+                        have = old.get(name)
+                        if have is None or not defs <= have:
+                            merged = merged if merged is not None else dict(old)
+                            merged[name] = (have or frozenset()) | defs
+                    if merged is not None:
+                        into[j] = merged
+                        changed = changed or j <= i
+        return [x if x is not None else {} for x in into]
+
+    def span(self, i: int) -> tuple[int, int]:
+        """The instructions (``lo .. hi-1``) that control instruction ``i`` can skip or repeat."""
+        ins = self.instrs[i]
+        n = len(self.instrs)
+        if _head(ins) != "bra":
+            return i + 1, n  # a return, exit or trap ends the thread
+        t = self.target(i)
+        return (i + 1, t) if t > i else (t, i + 1)
+
+    def target(self, i: int) -> int:
+        """The instruction a branch goes to."""
+        return self._label_at.get(getattr(self.instrs[i].operands[-1], "name", ""), len(self.instrs))
+
+    def defs(self, at: int, name: str) -> frozenset:
+        """The instructions (indices) whose writes of ``name`` may reach instruction ``at``."""
+        return self.reach[at].get(name, frozenset())
+
+    def width(self, name: str) -> int:
+        """Bits of register ``name`` (a predicate: 1)."""
+        t = self.fn.registers.get(name)
+        return 1 if t == "pred" else TYPES[t][0] if t in TYPES else 64
+
+    def written(self, ins: Instr) -> list[str]:
+        """The registers ``ins`` writes."""
+        head = _head(ins)
+        if head in CONTROL or head in ("st", "red") or not ins.operands:
+            return []
+        return _names(ins.operands[0])
+
+    def support(self, ins: Instr) -> list[str]:
+        """Registers ``ins`` reads that are not its data: its guard and its address's base."""
+        out = [ins.guard[0]] if ins.guard else []
+        for op in ins.operands:
+            if isinstance(op, Addr) and isinstance(op.base, Reg):
+                out.append(op.base.name)
+        return out
+
+    def sources(self, ins: Instr, reg: str, bits: int) -> tuple[list, list]:
+        """What bits ``bits`` of register ``reg``, as ``ins`` writes them, are made of:
+        ``([(register, bits)], [Leaf])``."""
+        head = _head(ins)
+        ops = ins.operands
+        dst, srcs = ops[0], ops[1:]
+        if head in ("ld", "ldu"):
+            if _is_param(ins):
+                return [], []
+            items = dst.items if isinstance(dst, Vec) else (dst,)
+            nbytes = TYPES[_types(ins)[-1]][0] // 8 if _types(ins) else 8
+            j = next(k for k, it in enumerate(items) if reg in _names(it))
+            lo, hi = _bit_range(bits)
+            return [], [Leaf(ins, j * nbytes + lo // 8, j * nbytes + -(-hi // 8))]
+        if head == "mov" and len(srcs) == 1:
+            src = srcs[0]
+            if isinstance(dst, Vec):  # unpack: item j is bits [j*w, (j+1)*w) of the source
+                w = self.width(src.name) // len(dst.items) if isinstance(src, Reg) else 0
+                j = next(k for k, it in enumerate(dst.items) if reg in _names(it))
+                return ([(src.name, bits << (j * w))] if isinstance(src, Reg) else []), []
+            if isinstance(src, Vec):  # pack: item j goes to bits [j*w, (j+1)*w)
+                w = self.width(reg) // len(src.items)
+                out = []
+                for j, it in enumerate(src.items):
+                    part = (bits >> (j * w)) & _mask(w)
+                    if part and isinstance(it, Reg):
+                        out.append((it.name, part))
+                return out, []
+            if isinstance(src, Reg):
+                return [(src.name, bits)], []
+            return [], []
+        types = _types(ins)
+        if head == "cvt" and types and types[0] in ("f16x2", "bf16x2") and len(srcs) == 2:
+            # d = {cvt(a) in the upper half, cvt(b) in the lower}
+            out = []
+            for k, src in ((0, srcs[1]), (1, srcs[0])):
+                if (bits >> (16 * k)) & 0xFFFF and isinstance(src, Reg):
+                    out.append((src.name, _mask(self.width(src.name))))
+            return out, []
+        lane = _lane_bits(types)
+        if lane and head in _LANEWISE:
+            need = 0
+            for k in range(0, 64, lane):
+                if (bits >> k) & _mask(lane):
+                    need |= _mask(lane) << k
+            return [(s.name, need) for s in srcs if isinstance(s, Reg)], []
+        if head in ("shl", "shr") and len(srcs) == 2 and isinstance(srcs[1], Imm) and isinstance(srcs[1].value, int) \
+                and isinstance(srcs[0], Reg) and (head == "shl" or types[:1] != ["s32"] and types[:1] != ["s64"]):
+            n, w = srcs[1].value, self.width(reg)
+            return [(srcs[0].name, (bits >> n) if head == "shl" else (bits << n) & _mask(w))], []
+        if head in _BITWISE:
+            out = []
+            for s in srcs:
+                if isinstance(s, Reg):
+                    out.append((s.name, bits))
+            return out, []
+        if head == "cvt" and len(types) == 2 and all(TYPES[t][1] in "bu" for t in types) and isinstance(srcs[0], Reg):
+            w = TYPES[types[1]][0]
+            return [(srcs[0].name, bits & _mask(w))], []
+        return [(n, _mask(self.width(n))) for s in srcs for n in _names(s)], []
+
+
+def _bit_range(bits: int) -> tuple[int, int]:
+    lo = (bits & -bits).bit_length() - 1
+    return lo, bits.bit_length()
+
+
+def _lane_bits(types: list[str]) -> int:
+    """Lane width of a packed type named in the opcode (f16x2: 16; f32x2: 32), else 0."""
+    for t in types:
+        if t in ("f16x2", "bf16x2"):
+            return 16
+        if t == "f32x2":
+            return 32
+    return 0
+
+
+@dataclass
+class Slice:
+    """What one element needs: the instructions kept (by identity), and the bytes of global loads
+    its value is computed from (``leaves``; loads that only decide guards, branches or addresses
+    are kept but are not leaves: a dependence through control flow alone is not followed)."""
+
+    kept: set
+    leaves: set
+
+
+def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr]) -> Slice:
+    """The instructions that compute bits ``seeds`` (``(register, bits)``) stored by ``stores``,
+    and every instruction deciding control flow, guards and addresses on the way (following the
+    writes that reach each read)."""
+    kept: set = set()
+    leaves: set = set()
+    needed: dict = {}   # (writer index, register, value?) -> bits of its write needed
+    work: list = []
+
+    def need(at: int, name: str, bits: int, value: bool) -> None:
+        bits &= _mask(sl.width(name))
+        for d in sl.defs(at, name):
+            new = bits & ~needed.get((d, name, value), 0)
+            if new:
+                needed[(d, name, value)] = needed.get((d, name, value), 0) | new
+                work.append((d, name, new, value))
+
+    def keep(i: int) -> None:
+        if id(sl.instrs[i]) not in kept:
+            kept.add(id(sl.instrs[i]))
+            for name in sl.support(sl.instrs[i]):
+                need(i, name, _mask(sl.width(name)), False)
+
+    for i, ins in enumerate(sl.instrs):
+        if _head(ins) in CONTROL and ins.guard is None and _head(ins) != "bra":
+            keep(i)  # barriers, the final ret
+    for ins in stores:
+        i = sl.index[id(ins)]
+        keep(i)
+        for name, bits in seeds:
+            need(i, name, bits, True)
+    control = [i for i, ins in enumerate(sl.instrs) if _head(ins) in CONTROL and id(ins) not in kept]
+    while True:
+        while work:
+            d, name, bits, value = work.pop()
+            keep(d)
+            regs, lv = sl.sources(sl.instrs[d], name, bits)
+            if value:  # the element's bits come from these loads (guards and addresses only steer them)
+                leaves.update(lv)
+            for src, b in regs:
+                need(d, src, b, value)
+        # a branch or early return matters where it can skip (or repeat) a kept instruction: the
+        # other elements' branches stay out, and with them their approximate instructions
+        at = sorted(sl.index[k] for k in kept if k in sl.index)
+        grown = False
+        for i in control:
+            if id(sl.instrs[i]) in kept:
+                continue
+            lo, hi = sl.span(i)
+            if any(lo <= k < hi for k in at if k != i):
+                keep(i)
+                grown = True
+        if not grown and not work:
+            break
+    return Slice(kept, leaves)
+
+
+def sliced_function(fn: Function, kept: set) -> Function:
+    """``fn`` with only the instructions in ``kept`` (by identity); labels stay."""
+    return replace(fn, body=tuple(item for item in fn.body if not isinstance(item, Instr) or id(item) in kept))
+
+
+def sliceable(fn: Function) -> bool:
+    """True when every load the slices follow reads global memory that no store of the function
+    writes: no ``.local`` arrays, no stores to other spaces, no atomics. (Otherwise a value could
+    travel through memory, which the bit-level flow does not follow: the function then runs whole.)"""
+    if fn.frames:
+        return False
+    for item in fn.body:
+        if not isinstance(item, Instr):
+            continue
+        head = _head(item)
+        if head in ("atom", "red"):
+            return False
+        if head in ("st", "ld", "ldu") and not _is_param(item) and any(
+                sp in item.opcode for sp in (".local", ".shared", ".const")):
+            return False
+    return True
+
+
+class Signatures:
+    """Hash-consed expression signatures of stored elements (see the module doc): equal
+    integers mean equal expressions. ``region_of`` names each global load's operand buffer
+    (``id(load) -> index``); ``element_bytes`` is the operands' element size."""
+
+    def __init__(self, sl: Slicer, region_of: dict, element_bytes: int):
+        self.sl = sl
+        self.region_of = region_of
+        self.eb = element_bytes
+        self.table: dict = {}
+        self.memo: dict = {}
+        self.busy: set = set()
+
+    def _intern(self, node) -> int:
+        return self.table.setdefault(node, len(self.table))
+
+    def of(self, name: str, bits: int, at: int) -> int:
+        """The signature of bits ``bits`` of register ``name`` as instruction ``at`` reads them
+        (every write of it that may reach there, in program order)."""
+        defs = self.sl.defs(at, name)
+        key = (name, bits, defs)
+        if key in self.memo:
+            return self.memo[key]
+        if key in self.busy:  # a value carried around a loop: unique, so it matches nothing else
+            return self._intern(("loop", name, bits, defs))
+        self.busy.add(key)
+        parts = tuple(self._node(d, name, bits) for d in sorted(defs))
+        self.busy.discard(key)
+        sig = parts[0] if len(parts) == 1 else self._intern(("writers",) + parts)
+        self.memo[key] = sig
+        return sig
+
+    def element(self, name: str, bits: int, store: Instr) -> int:
+        """The signature of the element a store writes from bits ``bits`` of ``name``."""
+        return self.of(name, bits, self.sl.index[id(store)])
+
+    def _node(self, at: int, name: str, bits: int) -> int:
+        ins = self.sl.instrs[at]
+        head = _head(ins)
+        guarded = ins.guard is not None
+        types = _types(ins)
+        regs, leaves = self.sl.sources(ins, name, bits)
+        if head in ("ld", "ldu"):
+            if not leaves:
+                return self._intern(("param", ins.operands[1].base.name if isinstance(ins.operands[1], Addr)
+                                     and isinstance(ins.operands[1].base, Symbol) else ins.text))
+            lf = leaves[0]
+            return self._intern(("in", self.region_of.get(id(ins), -1), lf.lo % self.eb, lf.hi - lf.lo, guarded))
+        if head == "mov" and (isinstance(ins.operands[0], Vec) or isinstance(ins.operands[1], (Vec, Reg))):
+            # a move carries bits: the signature is that of the bits it moves
+            if len(regs) == 1 and not guarded:
+                return self.of(*regs[0], at)
+            return self._intern(("pack", guarded) + tuple(self.of(r, b, at) for r, b in regs))
+        if head == "cvt" and types and types[0] in ("f16x2", "bf16x2"):
+            # each half is the lane's own conversion: the same operation whichever half it is
+            (src, b), = regs
+            return self._intern(("op", ins.opcode.replace("x2", "", 1), guarded, self.of(src, b, at)))
+        lane = _lane_bits(types)
+        if lane and head in _LANEWISE:
+            # one lane of a packed operation: that lane's operation on the same lane of each source
+            return self._intern(("op", ins.opcode.replace("x2", ""), guarded) + tuple(self.of(r, b, at) for r, b in regs))
+        if head == "mov" and isinstance(ins.operands[1], Imm) and isinstance(ins.operands[1].value, int):
+            # a constant: the bits it puts where the element is
+            lo, hi = _bit_range(bits)
+            return self._intern(("const", (ins.operands[1].value >> lo) & _mask(hi - lo), hi - lo, guarded))
+        consts = tuple(_const(op) for op in ins.operands[1:] if not isinstance(op, (Reg, Vec)))
+        return self._intern(("op", ins.opcode, guarded, bits, consts) + tuple(self.of(r, b, at) for r, b in regs))
+
+
+def _const(op) -> object:
+    if isinstance(op, Imm):
+        return ("imm", op.value)
+    if isinstance(op, Special):
+        return ("special", op.name)
+    if isinstance(op, Symbol):
+        return ("symbol", op.name)
+    return ("operand", str(op))
