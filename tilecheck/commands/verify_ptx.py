@@ -1,5 +1,8 @@
 """``tilecheck verify FILE.ptx --entry NAME --against REF``: verify compiler-written PTX.
 
+``REF`` is ``OP.RND.FMT``, a PTX form name, or an expression of forms over the operands
+(:mod:`tilecheck.verify.expression`: names bound to the operands in order of first appearance).
+
 Every approximate instruction may return, per lane, any value its documented contract allows; the
 verifier tries them all. Exit 0 verified (every input checked, every allowed choice equals REF)
 or, for a sampled run, no counterexample in its inputs (reported as such, never as verified),
@@ -39,7 +42,12 @@ def add_arguments(p) -> None:
     g = p.add_argument_group("compiled PTX (tilecheck verify FILE.ptx --entry NAME --against REF)")
     g.add_argument("--entry", metavar="NAME", help="the .entry kernel or .func to verify")
     g.add_argument("--against", metavar="REF",
-                   help="OP.RND.FMT (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64) or a PTX form")
+                   help="OP.RND.FMT (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64), a PTX form, "
+                        "or an expression of PTX forms over the operands, e.g. 'add.rn.f32(mul.rn.f32(a, b), c)' "
+                        "(prove's query syntax): its names are bound to the kernel's operands (input buffers or "
+                        ".func parameters, in parameter order) in the order they first appear in the text; "
+                        "approximate forms only as the whole expression; operands of one format, as wide as "
+                        "the result")
     g.add_argument("--exhaustive", action="store_true",
                    help="every input (16-bit unary and binary, f32 unary); default: sampled unless the domain is small")
     # --ulp-reading is verify's own option (either | exact | correctly-rounded), shared with FILE.ptx

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import re
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -42,15 +41,9 @@ from tilecheck.errors import IllegalFormError, UnknownFormError, UsageError, ech
 from tilecheck.formats import Format, decimal_magnitude, get_format, reduced_format
 from tilecheck.smt import fp
 from tilecheck.spec.amdgpu import amdgpu_forms, sequences
+from tilecheck.spec.query import ALLOWED as _ALLOWED, REDUCED as _REDUCED, SPECIAL_NAMES, parse
+from tilecheck.spec.query import dotted as _dotted, is_format_name as _is_format_name
 from tilecheck.spec.registry import OPERATIONS, ROUNDINGS
-
-_ALLOWED = (ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd, ast.Compare,
-            ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Call, ast.Name, ast.Load, ast.Constant,
-            ast.Attribute, ast.IfExp)
-_REDUCED = re.compile(r"^e(\d+)m(\d+)$")
-# names that are values, spelled as ``tilecheck eval`` accepts them (any case): +inf and the format's
-# default NaN (``-inf`` / ``-nan`` are these negated)
-SPECIAL_NAMES = ("inf", "infinity", "nan")
 
 
 def _describe(fmt: Format, bits: int) -> str:
@@ -491,34 +484,6 @@ class _Builder:
     def _same_format(self, node, xs) -> None:
         if len({x.fmt for x in xs}) > 1:
             raise self.err(node, "operands of different formats; convert with cvt(rm, x, FORMAT)")
-
-
-def _is_format_name(name: str) -> bool:
-    return name in ("f16", "bf16", "f32", "f64") or bool(_REDUCED.match(name))
-
-
-def _dotted(node) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-def parse(text: str) -> ast.Expression:
-    """Parse a query (a single expression); UsageError with the column on a syntax error."""
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as exc:
-        raise UsageError(f"query (column {exc.offset or 0}): syntax error: {exc.msg}") from None
-    for node in ast.walk(tree):
-        if not isinstance(node, _ALLOWED):
-            col = getattr(node, "col_offset", 0)
-            raise UsageError(f"query (column {col + 1}): {type(node).__name__} is not part of the query language")
-    return tree
 
 
 def build(text: str, assumptions=(), var_formats: dict | None = None, semantics: str = "observed", *, db) -> Built:

@@ -14,9 +14,10 @@ the one it writes the output). Containers twice the width of ``REF``'s format (`
 ``bf162``) are checked lane by lane where the code is packed; a reference whose type does not fit
 what the code loads and computes is a usage error (:func:`check_element_types`).
 
-``REF`` is ``OP.RND.FMT`` (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64) or a
-PTX form name of the spec database; an approximate form (``div.approx.f32``) means "every result
-the code can produce lies in that form's contract".
+``REF`` is ``OP.RND.FMT`` (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64), a
+PTX form name of the spec database, or an expression over the operands in the query language
+(``add.rn.f32(mul.rn.f32(a, b), c)``; :mod:`tilecheck.verify.expression`); an approximate form
+(``div.approx.f32``) means "every result the code can produce lies in that form's contract".
 
 Inputs: exhaustive where asked (16-bit unary and binary, f32 unary; in blocks, progress on
 stderr), else sampled: that many distinct inputs in the operand mix of :mod:`tilecheck.inputs.mix`
@@ -31,6 +32,7 @@ import ctypes
 import multiprocessing
 import os
 import re
+import shlex
 import signal
 import sys
 import threading
@@ -52,6 +54,7 @@ from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.sim.frontend import Instr, parse_module
 from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
+from tilecheck.verify import expression
 from tilecheck.verify import layout as element_layout
 from tilecheck.verify.heap import keep_freed_memory
 from tilecheck.verify.layout import launch_block
@@ -102,6 +105,21 @@ class Reference:
         """True when the reference is an approximate form's contract (a set of allowed results)."""
         return self.form is not None and self.form.kind == "contract"
 
+    @property
+    def operand_formats(self) -> list:
+        """The format of each operand: ``fmt`` for an IEEE operation, the form's operand formats
+        for a spec form."""
+        if self.form is None:
+            return [self.fmt] * self.arity
+        return [self.form.format_of(o.element_format) for o in self.form.sources]
+
+    def sample_mix(self, n: int, rng: np.random.Generator) -> tuple[list[np.ndarray], dict]:
+        """``n`` operand tuples in the mix of :func:`tilecheck.inputs.forms.mixed_operands` for
+        the operation and its rounding, and how many of each source."""
+        op = self.op or self.form.semantics.operation
+        rounding = self.rounding or str(self.form.semantics.params.get("rounding", "rn"))
+        return mixed_operands(op, self.fmt, rounding, n, rng, self.arity)
+
     def expected(self, operands: list[np.ndarray]) -> np.ndarray:
         """Expected bits per input (the form's representative value for a contract)."""
         with np.errstate(all="ignore"):
@@ -122,27 +140,28 @@ class Reference:
         if self.contract:
             return contract_allows(self.form, got.astype(expected.dtype), operands, ulp_reading=ulp_reading,
                                    reference=expected.astype(got.dtype))
-        f = self.fmt
-        u = f.uint  # the format's own width: no widening passes
-        g = np.asarray(got).astype(u, copy=False)
-        e = np.asarray(expected).astype(u, copy=False)
-        gn = (g & u(f.magnitude_mask)) > u(f.exponent_mask)
-        en = (e & u(f.magnitude_mask)) > u(f.exponent_mask)
-        return (g == e) | (gn & en)
+        return expression.agree_by_class(self.fmt, got, expected)
 
 
-def parse_reference(text: str, db) -> Reference:
-    """``OP.RND.FMT`` or a PTX form name; a usage error otherwise."""
+def parse_reference(text: str, db) -> "Reference | expression.ExpressionReference":
+    """``OP.RND.FMT``, a PTX form name, or an expression over the operands (one that is a single
+    approximate form applied to the operands is that form's contract); a usage error otherwise."""
     m = re.fullmatch(r"(\w+)\.(rn|rz|rm|rp)\.(f16|bf16|f32|f64)", text)
     if m and m.group(1) in REF_OPS:
         op, rnd, fmt = m.groups()
         if op == "rsqrt" and rnd != "rn":
             raise UsageError(f"--against {text}: rsqrt is available round-to-nearest only (rsqrt.rn.FMT)")
         return Reference(text, db.formats[fmt], REF_OPS[op], op=op, rounding=rnd, formats=db.formats)
+    if expression.looks_like_expression(text):
+        form = expression.applied_contract(text, db)
+        if form is None:
+            return expression.parse_expression(text, db)
+        return Reference(text.strip(), form.format, len(form.sources), form=form, formats=db.formats)
     form = db.resolve(text)
     if form is None or form.kind not in ("exact", "contract") or form.lanes != 1:
         raise UsageError(f"--against {text!r}: expected OP.RND.FMT (OP one of {', '.join(REF_OPS)}; RND rn rz rm rp; "
-                         f"FMT {' '.join(REF_FORMATS)}) or a scalar floating-point PTX form name")
+                         f"FMT {' '.join(REF_FORMATS)}), a scalar floating-point PTX form name or an expression "
+                         "of forms over the operands (add.rn.f32(mul.rn.f32(a, b), c))")
     return Reference(text, form.format, len(form.sources), form=form, formats=db.formats)
 
 
@@ -928,11 +947,9 @@ def sampled_inputs(ref: Reference, n: int, seed: int) -> tuple[list[np.ndarray],
     ``seed``; and how many of those inputs each source gave: ``{"special": .., "hard": ..,
     "uniform": ..}``, adding up to the inputs returned (an input drawn twice counts for its first
     source)."""
-    fmt = ref.fmt
+    fmt = ref.operand_formats[0]  # every operand has one width (an expression's are refused otherwise)
     rng = np.random.default_rng([seed, 12])
-    op = ref.op or ref.form.semantics.operation
-    rounding = ref.rounding or str(ref.form.semantics.params.get("rounding", "rn"))
-    cols, drawn = mixed_operands(op, fmt, rounding, n, rng, ref.arity)
+    cols, drawn = ref.sample_mix(n, rng)
     # where each row came from (the draws are in that order): an input drawn twice counts once,
     # for its first source, so that the parts add up to the inputs checked
     source = np.repeat(np.arange(3), [drawn["edge"], drawn["hard"], drawn["uniform"]])
@@ -1449,10 +1466,10 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
     got_lanes = [(got_container >> (j * fw)) & ((1 << fw) - 1) for j in range(abi.lanes)]
     exp = int(np.asarray(expected).reshape(-1)[0])
     inputs = []
-    for o in lane_ops:
+    for o, ofmt in zip(lane_ops, ref.operand_formats):
         v = int(o[0])
-        text, cls = fmt.describe(v)
-        inputs.append({"hex": fmt.hex(v), "value": text, "class": cls})
+        text, cls = ofmt.describe(v)
+        inputs.append({"hex": ofmt.hex(v), "value": text, "class": cls})
     choices = []
     for k, (ret, refv, lo, hi, has) in sorted(lanes.trace.items()):
         if not has[lane_ix]:
@@ -1479,8 +1496,8 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
         if not bool(ref.judge(np.array([g], dtype=fmt.uint), [o[:1] for o in lane_ops], exp1, ulp_reading)[0]):
             lane_of, got = j, g
             break
-    repro = (f"tilecheck verify {path} --entry {entry} --against {against} --input "
-             + ",".join(fmt.hex(int(o[0])) for o in lane_ops)
+    repro = (f"tilecheck verify {path} --entry {entry} --against {shlex.quote(against)} --input "
+             + ",".join(ofmt.hex(int(o[0])) for o, ofmt in zip(lane_ops, ref.operand_formats))
              + (f" --ulp-reading {ulp_reading}" if ulp_reading != "either" else "")
              + (" --approx reference" if approx == "reference" else ""))
     return {"inputs": inputs, "expected": {"hex": fmt.hex(exp), "value": fmt.describe(exp)[0]},
@@ -1551,8 +1568,7 @@ def explain_unknown(p: Prepared, case) -> dict:
                 reasons.append({"instruction": " ".join(st.instr.text.split()).rstrip(";"), "line": st.instr.line,
                                 "operands": [f"0x{v:0{width // 4}x}" for v in operands], "why": why})
                 break
-    fmt = p.ref.fmt
-    return {"inputs": [fmt.hex(int(v)) for v in case], "reasons": reasons}
+    return {"inputs": [f.hex(int(v)) for v, f in zip(case, p.ref.operand_formats)], "reasons": reasons}
 
 
 def _operand_bits(instr, regs: dict, lane: int, form) -> list[int] | None:
@@ -1602,7 +1618,8 @@ def verify_single(path: str, entry: str, against: str, operands: list[str], *, d
     ref, plan, abi = p.ref, p.plan, p.abi
     if len(operands) != ref.arity:
         raise UsageError(f"--input: {ref.text} takes {ref.arity} operand(s), got {len(operands)}")
-    lane_ops = [np.array([ref.fmt.parse_operand(o, "--input")], dtype=ref.fmt.uint) for o in operands]
+    lane_ops = [np.array([f.parse_operand(o, "--input")], dtype=ref.fmt.uint)
+                for o, f in zip(operands, ref.operand_formats)]
     ctx_args = p.ctx_args
     res = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args)
     bad = bool(res.bad[0])

@@ -1,0 +1,245 @@
+"""``tilecheck verify FILE.ptx --against EXPR``: expression references.
+
+The fixtures ``fixtures/muladd_{fmad,nofmad}.ptx`` are nvcc 13.0's PTX of ``fixtures/muladd.cu``
+with ``-fmad=true`` (one ``fma.rn.f32``) and ``-fmad=false`` (``mul.rn.f32`` then ``add.rn.f32``);
+the f16 division kernel in them converts to f32, divides and rounds back. Checked here: an
+expression equal to a one-op reference gives that reference's outcome; the multiply-then-add
+reference finds the fma kernel's misroundings and verifies the -fmad=false one; the expression's
+bits agree with numpy float32/float16 arithmetic (no model code); bad expressions are exit 2
+with the column, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilecheck.cli import main
+from tilecheck.errors import UsageError
+from tilecheck.spec.database import load_database
+from tilecheck.verify import compiled
+from tilecheck.verify.expression import ExpressionReference
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FMAD = FIXTURES / "muladd_fmad.ptx"
+NOFMAD = FIXTURES / "muladd_nofmad.ptx"
+HALF = ROOT / "examples" / "cuda" / "half.ptx"
+MULADD = "add.rn.f32(mul.rn.f32(a, b), c)"
+HDIV_VIA_F32 = "cvt.rn.f16.f32(div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b)))"
+
+
+@pytest.fixture(scope="module")
+def db():
+    return load_database()
+
+
+def _json(capsys, *argv) -> tuple[int, dict]:
+    code = main(["verify", *map(str, argv), "--json", "-"])
+    cap = capsys.readouterr()
+    assert "Traceback" not in cap.err
+    return code, json.loads(cap.out)
+
+
+def _same_outcome(a: dict, b: dict) -> None:
+    """Two runs' JSON agree on everything but the reference's text and the time."""
+    for key in ("verdict", "inputs_checked", "sampling", "misrounded_count", "misrounded_by_value_count",
+                "misrounded_inputs", "lanes_run", "exhaustive"):
+        assert a[key] == b[key], key
+    assert [c["expected"] for c in a["counterexamples"]] == [c["expected"] for c in b["counterexamples"]]
+
+
+# ---------------------------------------------------------------------------------------------
+# an expression equal to a one-op reference
+
+
+@pytest.mark.parametrize("path,entry,one_op,expr", [
+    (HALF, "k_hdiv_f16", "div.rn.f16", HDIV_VIA_F32),           # f32 division rounded to f16 is correctly rounded
+    (FMAD, "k_div_via_f32_f16", "div.rn.f16", HDIV_VIA_F32),
+    (ROOT / "examples" / "cuda" / "float.ptx", "k_fdiv_rn", "div.rn.f32", "div.rn.f32(a, b)"),
+    (FMAD, "k_muladd_f32", "fma.rn.f32", "fma.rn.f32(a, b, c)"),
+    (ROOT / "examples" / "cuda" / "float.ptx", "k_fdividef", "div.approx.f32", "div.approx.f32(a, b)"),
+])
+def test_an_expression_equal_to_a_one_op_reference_gives_its_outcome(capsys, path, entry, one_op, expr):
+    code_a, a = _json(capsys, path, "--entry", entry, "--against", one_op, "--cases", "3000")
+    code_b, b = _json(capsys, path, "--entry", entry, "--against", expr, "--cases", "3000")
+    assert code_a == code_b and b["against"] == expr
+    _same_outcome(a, b)
+    assert a["sampling"].get("hard", 0) > 0  # the operation's hard cases are in both mixes
+
+
+def test_the_half_division_expression_finds_what_div_rn_f16_finds_exhaustively_on_a_slice(db):
+    """The first 2^17 inputs of the exhaustive enumeration (two divisors, every dividend)."""
+    runs = [compiled.verify_ptx(str(HALF), "k_hdiv_f16", ref, db=db, exhaustive=True, limit=1 << 17, threads=1,
+                                processes=False) for ref in ("div.rn.f16", HDIV_VIA_F32)]
+    assert runs[0].inputs_checked == runs[1].inputs_checked == 1 << 17
+    assert runs[0].misrounded_count == runs[1].misrounded_count and runs[0].misrounded == runs[1].misrounded
+    assert runs[0].verdict == runs[1].verdict
+
+
+# ---------------------------------------------------------------------------------------------
+# -fmad: multiply then add, against one fma
+
+
+def test_multiply_then_add_finds_the_misroundings_of_the_fma_kernel(capsys):
+    code, out = _json(capsys, FMAD, "--entry", "k_muladd_f32", "--against", MULADD, "--cases", "4000")
+    assert code == 1 and out["verdict"] == "counterexample"
+    assert out["misrounded_by_value_count"] > 0
+    c = out["counterexamples"][0]
+    a, b, cc = (np.array([int(i["hex"], 16)], dtype=np.uint32).view(np.float32) for i in c["inputs"])
+    with np.errstate(all="ignore"):
+        two_roundings = (a * b + cc).view(np.uint32)[0]  # numpy float32: two roundings, no contraction
+    assert int(c["expected"]["hex"], 16) == int(two_roundings) != int(c["got"]["hex"], 16)
+    assert f"--against '{MULADD}'" in c["repro"]
+    # the repro reproduces (the quoted expression is one argument)
+    args = ["verify", str(FMAD), "--entry", "k_muladd_f32", "--against", MULADD, "--input",
+            ",".join(i["hex"] for i in c["inputs"])]
+    assert main(args) == 1
+    capsys.readouterr()
+
+
+def test_multiply_then_add_verifies_the_no_fmad_kernel_and_fma_refutes_it(capsys):
+    code, out = _json(capsys, NOFMAD, "--entry", "k_muladd_f32", "--against", MULADD, "--cases", "4000")
+    assert code == 0 and out["verdict"] == "no-counterexample"
+    code, out = _json(capsys, NOFMAD, "--entry", "k_muladd_f32", "--against", "fma.rn.f32(a, b, c)", "--cases", "4000")
+    assert code == 1 and out["misrounded_by_value_count"] > 0
+
+
+def test_operands_bind_in_order_of_first_appearance(db, capsys):
+    """The first name written is the first buffer, whatever the names are: ``add.rn.f32(c,
+    mul.rn.f32(a, b))`` is buffer 0 + buffer 1 * buffer 2 (c first), not the kernel's
+    buffer 0 * buffer 1 + buffer 2."""
+    ref = compiled.parse_reference("add.rn.f32(mul.rn.f32(x, y), z)", db)
+    assert [v.name for v in ref.variables] == ["x", "y", "z"]
+    ref = compiled.parse_reference("add.rn.f32(c, mul.rn.f32(a, b))", db)
+    assert [v.name for v in ref.variables] == ["c", "a", "b"]
+    code, _ = _json(capsys, NOFMAD, "--entry", "k_muladd_f32", "--against", "add.rn.f32(mul.rn.f32(x, y), z)",
+                    "--cases", "2000")
+    assert code == 0
+    code, _ = _json(capsys, NOFMAD, "--entry", "k_muladd_f32", "--against", "add.rn.f32(c, mul.rn.f32(a, b))",
+                    "--cases", "2000")
+    assert code == 1
+
+
+def test_an_expression_reference_checks_a_func(tmp_path, capsys):
+    path = tmp_path / "f.ptx"
+    path.write_text(".version 8.0\n.target sm_90\n.address_size 64\n"
+                    ".visible .func (.param .b32 r) f(.param .b32 a, .param .b32 b, .param .b32 c)\n{\n"
+                    " .reg .f32 %f<5>;\n ld.param.f32 %f1, [a];\n ld.param.f32 %f2, [b];\n ld.param.f32 %f3, [c];\n"
+                    " fma.rn.f32 %f4, %f1, %f2, %f3;\n st.param.f32 [r], %f4;\n ret;\n}\n")
+    code, out = _json(capsys, path, "--entry", "f", "--against", "fma.rn.f32(a, b, c)", "--cases", "2000")
+    assert code == 0 and out["abi"] == ".func"
+    code, out = _json(capsys, path, "--entry", "f", "--against", MULADD, "--cases", "2000")
+    assert code == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# the expression's bits, independently
+
+
+def _f32_bits(rng, n):
+    bits = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    # mostly moderate exponents (products and sums stay normal), some of every kind
+    bits[: n // 2] = (bits[: n // 2] & np.uint32(0x807FFFFF)) | (rng.integers(100, 150, n // 2, dtype=np.uint32) << 23)
+    return bits
+
+
+def _agree(fmt, got, want):
+    nan = lambda x: (x & fmt.magnitude_mask) > fmt.exponent_mask  # noqa: E731
+    return (got == want) | (nan(got) & nan(want))
+
+
+def test_expression_bits_agree_with_numpy_arithmetic(db):
+    rng = np.random.default_rng(22)
+    a, b, c = (_f32_bits(rng, 5000) for _ in range(3))
+    ref = compiled.parse_reference(MULADD, db)
+    assert isinstance(ref, ExpressionReference) and ref.fmt.name == "f32" and ref.arity == 3
+    fa, fb, fc = (x.view(np.float32) for x in (a, b, c))
+    with np.errstate(all="ignore"):
+        want = (fa * fb + fc).view(np.uint32)
+    got = ref.expected([a, b, c])
+    assert got.dtype == np.uint32 and _agree(ref.fmt, got, want).all()
+    assert ref.judge(want, [a, b, c], got).all()
+
+    h = compiled.parse_reference(HDIV_VIA_F32, db)
+    x, y = (rng.integers(0, 1 << 16, 5000, dtype=np.uint64).astype(np.uint16) for _ in range(2))
+    with np.errstate(all="ignore"):
+        want = (x.view(np.float16).astype(np.float32) / y.view(np.float16).astype(np.float32)) \
+            .astype(np.float16).view(np.uint16)
+    assert _agree(h.fmt, h.expected([x, y]), want).all()
+
+
+def test_fma_expression_bits_agree_with_exact_fractions(db):
+    """fma rounds once: the exact a*b + c (Python fractions) rounded to nearest, ties to even, by
+    the format's scalar exact conversion (no model code)."""
+    rng = np.random.default_rng(7)
+    a, b, c = (_f32_bits(rng, 300)[:150] for _ in range(3))  # the moderate half: finite, normal
+    ref = compiled.parse_reference("fma.rn.f32(a, b, c)", db)
+    got = ref.expected([a, b, c])
+    f32 = ref.fmt
+    for x, y, z, r in zip(a.tolist(), b.tolist(), c.tolist(), got.tolist()):
+        exact = f32.to_fraction(x) * f32.to_fraction(y) + f32.to_fraction(z)
+        if exact:  # an exact zero's sign is the rounding's business, not this check's
+            assert r == f32.from_fraction(exact), (hex(x), hex(y), hex(z))
+
+
+def test_literals_and_negation(db):
+    ref = compiled.parse_reference("div.rn.f32(1.0, -a)", db)
+    a = np.array([0x40000000, 0x3F800000], dtype=np.uint32)  # 2, 1
+    assert ref.expected([a]).tolist() == [0xBF000000, 0xBF800000]  # -0.5, -1
+
+
+def test_the_mix_uses_the_hard_cases_of_the_outermost_operation(db):
+    rng = np.random.default_rng(0)
+    ref = compiled.parse_reference(HDIV_VIA_F32, db)
+    assert ref.operation == ("div", "rn")
+    _, drawn = ref.sample_mix(1000, rng)
+    assert drawn["hard"] > 0
+    ref = compiled.parse_reference(MULADD, db)  # an add of three operands: no construction fits
+    _, drawn = ref.sample_mix(1000, rng)
+    assert drawn["hard"] == 0 and drawn["edge"] > 0 and drawn["uniform"] > 0
+
+
+def test_reference_operand_formats(db):
+    assert [f.name for f in compiled.parse_reference("div.rn.f16", db).operand_formats] == ["f16", "f16"]
+    assert [f.name for f in compiled.parse_reference("fma.rn.f32", db).operand_formats] == ["f32"] * 3
+    assert [f.name for f in compiled.parse_reference("rcp.approx.f32", db).operand_formats] == ["f32"]
+    assert [f.name for f in compiled.parse_reference(HDIV_VIA_F32, db).operand_formats] == ["f16", "f16"]
+
+
+# ---------------------------------------------------------------------------------------------
+# bad expressions: exit 2, located, no traceback
+
+
+@pytest.mark.parametrize("expr,message", [
+    ("div.rn.f32(a", "--against (column 11): syntax error"),
+    ("mad.rn.f32(a, b, c)", "--against (column 1): mad.rn.f32 is not a form of the spec database"),
+    ("fma.rn.f32(a, b, c, d)", "--against (column 1): fma.rn.f32 takes 3 operand(s), got 4"),
+    ("add.rn.f32(div.approx.f32(a, b), c)", "--against (column 12): div.approx.f32 is approximate: approximate forms "
+                                            "inside an expression are not supported"),
+    ("cvt.f32.f16(mul.rn.f32(a, b))", "--against (column 13): cvt.f32.f16 takes f16 as operand a; this operand is f32"),
+    ("frob(a, b)", "--against (column 1): unknown function 'frob'"),
+    ("add(rn, a, b)", "--against (column 1): unknown function 'add'"),
+    ("add.rn.f32(a, b) < c", "--against (column 1): a reference computes one value"),
+    ("add.rn.f32(a, 0.1)", "--against (column 15): literal '0.1' is not exactly representable in f32"),
+    ("add.rn.f32(a, cvt.f32.f16(a))", "--against (column 27): a is f32 where it first fills an operand (column 12) "
+                                      "and f16 here"),
+    ("setp.lt.f32(a, b)", "--against (column 1): setp.lt.f32 (cmp.setp) does not compute a floating-point value"),
+    ("add.rn.f16x2(a, b)", "--against (column 1): add.rn.f16x2 is a packed form"),
+    ("div.rn.f32(a, b)[0]", "--against (column 1): Subscript is not part of the query language"),
+    ("cvt.rn.f16.f32(a)", "operands of different widths are not yet supported"),
+    ("div.rn.f32(1.0, 2.0)", "the expression names no operand"),
+])
+def test_bad_expressions_are_located_usage_errors(capsys, expr, message):
+    code = main(["verify", str(FMAD), "--entry", "k_muladd_f32", "--against", expr, "--cases", "100"])
+    cap = capsys.readouterr()
+    assert code == 2, cap.out + cap.err
+    assert "Traceback" not in cap.err and cap.out == ""
+    assert message in cap.err, cap.err
+
+
+def test_a_reference_of_another_type_than_the_kernel_is_refused_before_running(db):
+    with pytest.raises(UsageError, match="the reference is f16"):
+        compiled.prepare(str(FMAD), "k_muladd_f32", "fma.rn.f16(a, b, c)", db=db)

@@ -1,0 +1,432 @@
+"""Expression references: ``tilecheck verify FILE.ptx --against EXPR``.
+
+``EXPR`` is an expression in the query language of ``tilecheck prove`` (:mod:`tilecheck.spec.query`:
+Python-expression syntax, parsed with :mod:`ast`, never evaluated) whose calls are PTX forms of
+the spec database, spelled as PTX spells them::
+
+    add.rn.f32(mul.rn.f32(a, b), c)                        # multiply, round, add, round (-fmad=false)
+    fma.rn.f32(a, b, c)                                    # one rounding
+    cvt.rn.f16.f32(div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b)))
+
+**Operands.** The free names of the expression are the kernel's operands, bound in the order they
+first appear in the text (left to right): in ``add.rn.f32(mul.rn.f32(a, b), c)`` ``a`` is the
+first operand (the first input buffer of a kernel, in parameter order; the first parameter of a
+``.func``), ``b`` the second, ``c`` the third. Names spelled ``a, b, c`` in that order are the
+natural order; ``div.rn.f32(y, x)`` binds ``y`` to the first operand. A name takes its format from
+the operand position it fills (``cvt.f32.f16(a)``: ``a`` is f16); one name in positions of two
+formats is a usage error.
+
+**What may appear.** Every scalar floating-point form of the spec database whose result is one
+value: the correctly rounded forms (``add sub mul div fma sqrt rcp rsqrt``, every rounding,
+``.ftz``, ``.sat``) and the value-computing instructions around them (``cvt`` between floating-point
+formats, ``abs neg min max copysign``); numeric literals exactly representable in the format of
+the position they fill (``div.rn.f32(1.0, a)``), ``inf`` and ``nan``, and unary minus (the sign
+bit flipped). Each call's operands must have the formats of the form's operands (``cvt.f32.f16``
+takes f16 and gives f32).
+
+**Refused**, each a usage error naming the column: syntax errors; a name that is no form
+(``mad.rn.f32``: the spec knows no floating-point ``mad``, write ``fma.rn.f32``) or a function
+that is no PTX form (``add(rn, a, b)``, prove's IEEE operations: spell the form); an operand of
+the wrong format; packed forms (``f16x2``); forms that compute no float (``setp``, ``testp``,
+integer forms); comparisons and conditionals; and **approximate forms inside an expression**
+(``add.rn.f32(div.approx.f32(a, b), c)``): a composition of contracts is a set of results this
+verifier does not enumerate. An approximate form that *is* the whole expression, applied to the
+operands (``div.approx.f32(a, b)``), is that form's contract, as ``--against div.approx.f32``
+(:func:`applied_contract`).
+
+**Not yet supported**: operands of different formats, or of another width than the result
+(``cvt.rn.f16.f32(a)`` with an f32 ``a``). The kernel ABI (:func:`tilecheck.verify.compiled.find_abi`)
+finds one element width for every buffer; the message says so.
+
+**Values** are bit patterns throughout: each call is :func:`tilecheck.model.api.evaluate` of its
+form on numpy arrays of its operands' bits (bit-exact; NaN results take the form's NaN policy),
+and a result is judged as a one-form reference is: equal bits, NaNs by class.
+
+**Sampled inputs** (:meth:`ExpressionReference.sample_mix`): the mix of
+:func:`tilecheck.inputs.forms.mixed_operands` for the expression's *operation*, the outermost
+arithmetic form once conversions, ``abs`` and ``neg`` are stepped through (``cvt.rn.f16.f32(div.rn.f32(..))``:
+``div``, rounding ``rn``), constructed in the operands' format, where that operation takes as many
+operands as the expression has: edge-class patterns, the operation's constructed hard cases (for
+the example: f16 quotients on or next to an f16 rounding boundary, where the f32 intermediate
+would double-round) and uniform bit patterns. Otherwise (``add.rn.f32(mul.rn.f32(a, b), c)``: an
+add of three operands; ``min``) the hard cases' share goes to edge-class patterns: edge-class
+patterns plus uniform patterns.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from tilecheck.errors import UnknownFormError, UsageError, echo
+from tilecheck.formats import decimal_magnitude
+from tilecheck.inputs.forms import mixed_operands
+from tilecheck.model import api
+from tilecheck.spec.query import SPECIAL_NAMES, dotted, is_format_name, parse
+from tilecheck.spec.registry import ROUNDINGS
+
+__all__ = ["ExpressionReference", "parse_expression", "applied_contract", "looks_like_expression",
+           "agree_by_class"]
+
+WHAT = "--against"
+VALUE_FUNCTIONS = ("cvt.float", "float.abs", "float.neg", "float.min", "float.max", "float.copysign")
+"""Semantics keys of the ``function`` forms that compute one floating-point value (the rest move
+bits, compare, select or compute integers)."""
+STEPPED_THROUGH = ("cvt.float", "float.abs", "float.neg")
+"""Unary forms the search for an expression's operation steps through (see the module doc)."""
+
+
+def looks_like_expression(text: str) -> bool:
+    """True when ``--against`` text is meant as an expression (it calls something)."""
+    return "(" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# the typed tree
+
+
+@dataclass(frozen=True)
+class Var:
+    """An operand: the ``index``-th free name in order of first appearance."""
+
+    name: str
+    index: int
+    fmt: object
+
+
+@dataclass(frozen=True)
+class Const:
+    """A literal's bits in the format of the position it fills."""
+
+    bits: int
+    fmt: object
+
+
+@dataclass(frozen=True)
+class Neg:
+    """Unary minus: the sign bit of ``arg`` flipped."""
+
+    arg: object
+    fmt: object
+
+
+@dataclass(frozen=True)
+class Call:
+    """One form applied to its operands; ``fmt`` is its result's format."""
+
+    form: object
+    args: tuple
+    fmt: object
+
+
+def agree_by_class(fmt, got: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """True where ``got`` equals ``expected`` bit for bit, or both are NaNs (NaN by class: PTX
+    leaves the NaN pattern of most results unspecified)."""
+    u = fmt.uint  # the format's own width: no widening passes
+    g = np.asarray(got).astype(u, copy=False)
+    e = np.asarray(expected).astype(u, copy=False)
+    gn = (g & u(fmt.magnitude_mask)) > u(fmt.exponent_mask)
+    en = (e & u(fmt.magnitude_mask)) > u(fmt.exponent_mask)
+    return (g == e) | (gn & en)
+
+
+@dataclass
+class ExpressionReference:
+    """What the code must compute, given as an expression over its operands (module doc). It
+    offers what :class:`tilecheck.verify.compiled.Reference` offers: ``fmt`` is the result's
+    format, ``operand_formats`` each operand's (in binding order), ``formats`` the spec
+    database's formats table; ``op``, ``rounding`` and ``form`` are None and ``contract`` False
+    (an expression has one exact value per input)."""
+
+    text: str
+    fmt: object
+    root: object = field(repr=False)
+    variables: list = field(default_factory=list)   # Var, in binding order
+    formats: dict = field(default_factory=dict, repr=False)
+    op: str | None = None
+    rounding: str | None = None
+    form: object = None
+
+    @property
+    def arity(self) -> int:
+        """How many operands the expression binds."""
+        return len(self.variables)
+
+    @property
+    def operand_formats(self) -> list:
+        """The format of each operand, in binding order."""
+        return [v.fmt for v in self.variables]
+
+    @property
+    def contract(self) -> bool:
+        """Always False: an approximate form is refused inside an expression."""
+        return False
+
+    @property
+    def operation(self) -> tuple[str | None, str]:
+        """``(operation, rounding)`` whose hard cases the sampled inputs hold: the outermost
+        arithmetic form's, conversions, abs and neg stepped through; ``(None, "rn")`` where
+        there is none (the module doc)."""
+        node = self.root
+        while isinstance(node, Neg) or (isinstance(node, Call) and node.form.semantics.key in STEPPED_THROUGH):
+            node = node.arg if isinstance(node, Neg) else node.args[0]
+        if isinstance(node, Call) and node.form.kind == "exact":
+            sem = node.form.semantics
+            return sem.operation, str(sem.params.get("rounding", "rn") or "rn")
+        return None, "rn"
+
+    def expected(self, operands: list[np.ndarray]) -> np.ndarray:
+        """The expression's bits per input (``operands``: one bit array per operand)."""
+        arrays = [np.asarray(o).astype(f.uint, copy=False) for o, f in zip(operands, self.operand_formats)]
+        n = arrays[0].shape
+        with np.errstate(all="ignore"):
+            out = _evaluate(self.root, arrays, n)
+        return np.asarray(out).astype(self.fmt.uint, copy=False)
+
+    def judge(self, got: np.ndarray, operands: list[np.ndarray], expected: np.ndarray,
+              ulp_reading: str = "either") -> np.ndarray:
+        """True where ``got`` is the expression's value (NaN by class; ``operands`` and
+        ``ulp_reading`` are unused: an expression is exact)."""
+        return agree_by_class(self.fmt, got, expected)
+
+    def sample_mix(self, n: int, rng: np.random.Generator) -> tuple[list[np.ndarray], dict]:
+        """``n`` operand tuples in the mix of the module doc, and how many of each source:
+        ``(columns, {"edge": .., "hard": .., "uniform": ..})``."""
+        op, rounding = self.operation
+        # an operation without constructions (or of another arity) gives its share to edge patterns
+        return mixed_operands(op or "", self.operand_formats[0], rounding, n, rng, self.arity)
+
+
+def _evaluate(node, arrays: list[np.ndarray], shape) -> np.ndarray:
+    if isinstance(node, Var):
+        return arrays[node.index]
+    if isinstance(node, Const):
+        return np.full(shape, node.bits, dtype=node.fmt.uint)
+    if isinstance(node, Neg):
+        return np.asarray(_evaluate(node.arg, arrays, shape)) ^ node.fmt.uint(node.fmt.sign_mask)
+    args = [_evaluate(a, arrays, shape) for a in node.args]
+    return np.asarray(api.evaluate(node.form, *args)).astype(node.fmt.uint, copy=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# parsing and type-checking
+
+
+def _err(node, message: str) -> UsageError:
+    col = getattr(node, "col_offset", None)
+    where = f" (column {col + 1})" if col is not None else ""
+    return UsageError(f"{WHAT}{where}: {message}")
+
+
+def _is_free(name: str) -> bool:
+    return (name not in ROUNDINGS and name not in ("True", "False") and not is_format_name(name)
+            and name.lower() not in SPECIAL_NAMES)
+
+
+def _source_order(node):
+    """``node`` and the nodes below it that may be operands, in the order their text is written
+    (a call's arguments left to right), unlike :func:`ast.walk`, which goes breadth first."""
+    yield node
+    if isinstance(node, ast.Call):
+        children = list(node.args)  # the function's dotted name holds no operand
+    elif isinstance(node, ast.Attribute):
+        children = []  # a dotted name outside a call is no operand either (refused when typed)
+    else:
+        children = list(ast.iter_child_nodes(node))
+    for child in children:
+        yield from _source_order(child)
+
+
+class _Checker:
+    """Turns the parsed expression into a typed tree, or raises a located usage error."""
+
+    def __init__(self, text: str, db):
+        self.text = text
+        self.db = db
+        self.formats = db.formats
+        self.var_formats: dict[str, tuple[object, ast.AST]] = {}  # name -> (format, first position filled)
+        self.order: list[str] = []
+
+    # ---- forms ------------------------------------------------------------------------------
+    def form(self, node: ast.Call):
+        """The value-computing scalar form a call names (else a located error)."""
+        if node.keywords:
+            raise _err(node, "keyword arguments are not part of the query language")
+        name = dotted(node.func)
+        if name is None:
+            raise _err(node, "call a PTX form by its spelling (add.rn.f32(a, b))")
+        if "." not in name:
+            raise _err(node, f"unknown function {echo(name)}: a reference calls PTX forms by their spelling "
+                             "(add.rn.f32(a, b), cvt.rn.f16.f32(x)); prove's IEEE operations (add(rn, a, b)) "
+                             "are not references here")
+        form = self.db.resolve(name)
+        if form is None:
+            try:
+                verdict = self.db.verdict(name)
+            except UnknownFormError as exc:
+                raise _err(node, exc.message) from None
+            reason = verdict.reason or "the spec database has no such form"
+            raise _err(node, f"{name} is not a form of the spec database: {reason}")
+        if form.lanes != 1:
+            raise _err(node, f"{name} is a packed form ({form.lanes} lanes); a reference computes one element: "
+                             "use the scalar form")
+        if form.kind == "contract":
+            raise _err(node, f"{name} is approximate: approximate forms inside an expression are not supported "
+                             "(a composition of contracts is a set of results this verifier does not enumerate); "
+                             f"the whole reference may be one approximate form applied to the operands, "
+                             f"meaning its contract (--against '{name}(a, ...)' or --against {name})")
+        value = form.kind == "exact" or (form.kind == "function" and form.semantics.key in VALUE_FUNCTIONS)
+        if not value or not form.destinations or form.destinations[0].element_format is None \
+                or any(o.element_format is None for o in form.sources):
+            raise _err(node, f"{name} ({form.semantics.key}) does not compute a floating-point value from "
+                             "floating-point operands; a reference is built of floating-point arithmetic, "
+                             "conversions, abs, neg, min, max and copysign")
+        return form
+
+    def operand_formats(self, form) -> list:
+        return [form.format_of(o.element_format) for o in form.sources]
+
+    # ---- pass 1: the operands' formats and order ---------------------------------------------
+    def bind(self, tree: ast.Expression) -> None:
+        """Give every free name the format of the operand position it fills, in source order."""
+        for node in _source_order(tree.body):
+            if isinstance(node, ast.Name) and _is_free(node.id) and node.id not in self.order:
+                self.order.append(node.id)
+            if not isinstance(node, ast.Call):
+                continue
+            name = dotted(node.func)
+            form = self.db.resolve(name) if name and "." in name else None
+            if form is None or form.lanes != 1 or any(o.element_format is None for o in form.sources):
+                continue  # reported where the call is typed
+            for arg, fmt in zip(node.args, self.operand_formats(form)):
+                inner = arg.operand if isinstance(arg, ast.UnaryOp) else arg
+                if isinstance(inner, ast.Name) and _is_free(inner.id):
+                    have = self.var_formats.get(inner.id)
+                    if have is None:
+                        self.var_formats[inner.id] = (fmt, inner)
+                    elif have[0].name != fmt.name:
+                        raise _err(inner, f"{inner.id} is {have[0].name} where it first fills an operand "
+                                          f"(column {have[1].col_offset + 1}) and {fmt.name} here; an operand "
+                                          "has one format (convert with cvt)")
+
+    # ---- pass 2: the typed tree ----------------------------------------------------------------
+    def build(self, node, expected=None):
+        """The typed node of ``node``; ``expected``: the format of the position it fills."""
+        if isinstance(node, ast.Call):
+            form = self.form(node)
+            formats = self.operand_formats(form)
+            if len(node.args) != len(formats):
+                raise _err(node, f"{form.name} takes {len(formats)} operand(s), got {len(node.args)}")
+            args = []
+            for arg, fmt, o in zip(node.args, formats, form.sources):
+                typed = self.build(arg, fmt)
+                if typed.fmt.name != fmt.name:
+                    raise _err(arg, f"{form.name} takes {fmt.name} as operand {o.name}; this operand is "
+                                    f"{typed.fmt.name}")
+                args.append(typed)
+            return Call(form, tuple(args), form.format_of(form.destinations[0].element_format))
+        if isinstance(node, ast.Name):
+            return self.name(node, expected)
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+                raise _err(node, f"{node.value!r} is not a floating-point value")
+            if expected is None:
+                raise _err(node, f"cannot tell the format of the literal {node.value}; use it as an operand of a form")
+            return Const(self.literal(node, expected), expected)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            inner = self.build(node.operand, expected)
+            if isinstance(node.op, ast.UAdd):
+                return inner
+            if isinstance(inner, Const):
+                return Const(inner.bits ^ inner.fmt.sign_mask, inner.fmt)
+            return Neg(inner, inner.fmt)
+        if isinstance(node, (ast.Compare, ast.BoolOp, ast.IfExp)) or \
+                (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            raise _err(node, "a reference computes one value: comparisons, conditionals and boolean operators "
+                             "are prove's, not verify's")
+        raise _err(node, f"{type(node).__name__} is not a value here")
+
+    def name(self, node: ast.Name, expected):
+        n = node.id
+        if n.lower() in SPECIAL_NAMES:
+            if expected is None:
+                raise _err(node, f"cannot tell the format of {n}; use it as an operand of a form")
+            return Const(expected.inf if n.lower() in ("inf", "infinity") else expected.default_nan, expected)
+        if not _is_free(n):
+            raise _err(node, f"{echo(n)} is not a value here (a rounding or format name is spelled into the form: "
+                             "add.rz.f32)")
+        have = self.var_formats.get(n)
+        if have is None:
+            raise _err(node, f"cannot tell the format of {echo(n)}: use it as an operand of a form")
+        return Var(n, self.order.index(n), have[0])
+
+    def literal(self, node, fmt) -> int:
+        """A numeric literal's bits in ``fmt``: it must be exactly representable (a reference does
+        not round silently)."""
+        value = node.value
+        # the literal as written: Python would read 1.00000000000000001 as 1.0
+        text = (ast.get_source_segment(self.text, node) or repr(value)).lower()
+        if isinstance(value, int):
+            exact = Fraction(value)
+        else:
+            exact = decimal_magnitude(text, fmt.emax, 2 - (1 << (fmt.exponent_bits - 1)) - fmt.mantissa_bits)
+            if value == float("inf") or exact in ("overflow", "underflow", "too long") or exact is None:
+                raise _err(node, f"literal {echo(text)} is not a finite {fmt.name} value (write inf, or "
+                                 "an exactly representable number)")
+        bits = fmt.from_fraction(exact)
+        if bits & fmt.magnitude_mask == fmt.inf:
+            raise _err(node, f"literal {echo(text)} overflows {fmt.name} (write inf if that is meant)")
+        if fmt.to_fraction(bits) != exact:
+            raise _err(node, f"literal {echo(text)} is not exactly representable in {fmt.name} "
+                             f"(it rounds to {fmt.hex(bits)})")
+        return bits
+
+
+def _check(text: str, db):
+    """The parsed tree, its typed tree and the operands (the module doc's rules)."""
+    tree = parse(text, WHAT)
+    checker = _Checker(text, db)
+    checker.bind(tree)
+    root = checker.build(tree.body)
+    variables = [Var(n, i, checker.var_formats[n][0]) for i, n in enumerate(checker.order)]
+    return tree, root, variables
+
+
+def applied_contract(text: str, db):
+    """The approximate form an expression consists of when it is one approximate form applied to
+    distinct operands (``div.approx.f32(a, b)``), else None; that expression means the form's
+    contract, as ``--against div.approx.f32`` does."""
+    tree = parse(text.strip(), WHAT)
+    body = tree.body
+    if not isinstance(body, ast.Call) or body.keywords:
+        return None
+    name = dotted(body.func)
+    form = db.resolve(name) if name and "." in name else None
+    if form is None or form.kind != "contract" or form.lanes != 1 or len(body.args) != len(form.sources):
+        return None
+    names = [a.id if isinstance(a, ast.Name) and _is_free(a.id) else None for a in body.args]
+    if None in names or len(set(names)) != len(names):
+        return None
+    return form
+
+
+def parse_expression(text: str, db) -> ExpressionReference:
+    """The reference ``text`` denotes (module doc), or a usage error naming the column."""
+    text = text.strip()
+    tree, root, variables = _check(text, db)
+    if not variables:
+        raise UsageError(f"{WHAT} {echo(text)}: the expression names no operand (a reference is computed from the "
+                         "kernel's operands: a, b, ...)")
+    fmts = [v.fmt for v in variables]
+    named = ", ".join(f"{v.name}: {v.fmt.name}" for v in variables)
+    if len({f.name for f in fmts}) > 1:
+        raise UsageError(f"{WHAT} {echo(text)}: operands of different formats ({named}) are not yet supported "
+                         "(every operand of a kernel is one element type here)")
+    if fmts[0].width != root.fmt.width:
+        raise UsageError(f"{WHAT} {echo(text)}: operands of different widths are not yet supported: the operands are "
+                         f"{fmts[0].width}-bit ({named}) and the result is {root.fmt.width}-bit {root.fmt.name}; "
+                         "the kernel's buffers must all hold elements of one width")
+    return ExpressionReference(text, root.fmt, root, variables, db.formats)
