@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from tilecheck.errors import Location
 from tilecheck.sim.errors import PtxError, UnsupportedPtxError
+from tilecheck.sim.names import NameNotFound, resolve
 from tilecheck.sim.parser import Addr, Reg, Symbol, Vec, _operand, _split_operands, strip_comments
 from tilecheck.spec.types import PTX_TYPES
 
@@ -105,12 +106,15 @@ class PtxModule:
     data: dict = field(default_factory=dict)  # module-level .global/.const variables: name -> where declared
 
     def function(self, name: str) -> Function:
-        """The function called ``name``; a usage error listing the defined ones otherwise."""
-        fn = self.functions.get(name)
-        if fn is None or not fn.defined:
-            have = ", ".join(f"{f.name} (.{f.kind})" for f in self.functions.values() if f.defined)
-            raise UnsupportedPtxError(f"no function {name!r} defined in the module (defined: {have or 'none'})",
-                                      Location(self.path), unsupported=False)
+        """The defined function ``name`` designates: its PTX name, or its demangled or unqualified C++
+        name where exactly one function answers to it (:func:`tilecheck.sim.names.resolve`); a usage
+        error listing the defined ones (or the ambiguous candidates) otherwise."""
+        defined = [f.name for f in self.functions.values() if f.defined]
+        try:
+            found = resolve(name, defined)
+        except NameNotFound as exc:
+            raise UnsupportedPtxError(exc.message, Location(self.path), unsupported=False) from None
+        fn = self.functions[found]
         return _inline_calls(self, fn, (fn.name,), [0])
 
 

@@ -979,9 +979,10 @@ def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "eith
             raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     module = parse_module(text, path)
     ref = parse_reference(against, db)
-    plan = compile_function(module.function(entry), db, path)
+    fn = module.function(entry)  # the PTX name from here on: reports and repro lines name it exactly
+    plan = compile_function(fn, db, path)
     abi = find_abi(plan, ref, path)
-    return Prepared(path, entry, against, ref, plan, abi,
+    return Prepared(path, fn.name, against, ref, plan, abi,
                     dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess), text,
                     str(db.root) if getattr(db, "root", None) is not None else None, db)
 
@@ -1474,11 +1475,11 @@ def verify_single(path: str, entry: str, against: str, operands: list[str], *, d
     res = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args)
     bad = bool(res.bad[0])
     unknown = bool(res.unknown[0]) and not bad
-    cex = [explain(plan, abi, ref, lane_ops, ctx_args, path, entry, against, ulp_reading, approx)] if bad else []
+    cex = [explain(plan, abi, ref, lane_ops, ctx_args, path, p.entry, against, ulp_reading, approx)] if bad else []
     verdict = "counterexample" if bad else ("unknown" if unknown else "verified")
     approx_forms = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" not in s.approximate})
     case = [int(o[0]) for o in lane_ops]
-    out = Outcome(path, entry, against, verdict, False, 1, res.lanes,
+    out = Outcome(path, p.entry, against, verdict, False, 1, res.lanes,
                   [case] if bad else [], int(bad), int(unknown), int(res.by_value[0]), cex,
                   ulp_reading, approx,
                   abi.describe(), {"given": 1}, approx_forms, round(time.time() - started, 3), [],
