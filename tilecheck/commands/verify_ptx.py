@@ -227,6 +227,16 @@ def headline_text(o) -> str:
     return f"no counterexample in {checked}" + (" (exhaustive)" if o.exhaustive else " (not exhaustive)")
 
 
+def _source(rec: dict) -> str:
+    """`` (kernel.py:12:5)`` after a PTX line number where the module has line info (``.loc``), with
+    the header line of code inlined from one: `` (half.cu:32:56, inlined from cuda_fp16.hpp:708:1)``."""
+    if not rec.get("source"):
+        return ""
+    inlined = rec.get("inlined_from")
+    header = f", inlined from {inlined.rsplit('/', 1)[-1]}" if inlined else ""
+    return f" ({rec['source']}{header})"
+
+
 def format_outcome(o) -> str:
     """Human-readable report."""
     if o.exhaustive:
@@ -261,8 +271,8 @@ def format_outcome(o) -> str:
         lines.append(f"  unknown inputs: {o.unknown_count} (a contract bounds nothing there, so no result is judged)"
                      + ((f"; the first {shown}:" if shown < o.unknown_count else ":") if shown else ""))
         for u in o.unknown_inputs:
-            why = "; ".join(f"line {r['line']}: {r['instruction']} on {', '.join(r['operands'])}: {r['why']}"
-                            for r in u["reasons"]) or "no instruction's contract explains it"
+            why = "; ".join(f"line {r['line']}{_source(r)}: {r['instruction']} on {', '.join(r['operands'])}: "
+                            f"{r['why']}" for r in u["reasons"]) or "no instruction's contract explains it"
             lines.append(f"    ({', '.join(u['inputs'])}): {why}")
     for k, c in enumerate(o.counterexamples, 1):
         ins = ", ".join(f"{i['hex']} ({i['value']}, {i['class']})" for i in c["inputs"])
@@ -270,7 +280,8 @@ def format_outcome(o) -> str:
         lines.append(f"    expected {c['expected']['hex']} ({c['expected']['value']}), got {c['got']['hex']} "
                      f"({c['got']['value']})")
         for ch in c["approximate_choices"]:
-            lines.append(f"    line {ch.get('line', '?')}: {ch.get('instruction', '?')} returned {ch['returned']} "
+            lines.append(f"    line {ch.get('line', '?')}{_source(ch)}: {ch.get('instruction', '?')} returned "
+                         f"{ch['returned']} "
                          f"({ch['position']}), allowed: {ch['allowed']}")
         path = c.get("register_path")
         if path:

@@ -1328,8 +1328,9 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
         if not has[lane_ix]:
             continue
         st = plan.steps[k]
-        choices.append({"instruction": st.instr.text, "line": st.instr.line, "returned": int(ret[lane_ix]),
-                        "reference": int(refv[lane_ix]), "low": int(lo[lane_ix]), "high": int(hi[lane_ix])})
+        choices.append({"instruction": st.instr.text, "line": st.instr.line, **source_fields(st.instr),
+                        "returned": int(ret[lane_ix]), "reference": int(refv[lane_ix]), "low": int(lo[lane_ix]),
+                        "high": int(hi[lane_ix])})
     for rec in choices:
         width = 64 if rec["returned"] >> 32 or rec["reference"] >> 32 else 32
         ffmt = ref.formats["f64" if width == 64 else "f32"]
@@ -1358,6 +1359,16 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
             "approximate_choices": choices, "registers": registers, "register_path": path_regs, "repro": repro}
 
 
+def source_fields(instr) -> dict:
+    """Where an instruction comes from in the program's source (its ``.loc``): ``{"source":
+    "kernel.py:12:5"}`` (None without line info); for code inlined from a header (nvcc's
+    cuda_fp16.hpp) ``source`` is the user's line it was inlined at and ``inlined_from`` the header's."""
+    src, at = getattr(instr, "source", None), getattr(instr, "inlined_at", None)
+    if at is not None:
+        return {"source": at, "inlined_from": src}
+    return {"source": src}
+
+
 def register_path(plan: Plan, abi: Abi, regs: dict, lane: int, filled: dict | None = None) -> list[dict]:
     """The registers on the data-flow path from the operand loads to the result's store
     (:func:`result_slice`), in the order the code first writes them, each with its value in
@@ -1371,7 +1382,8 @@ def register_path(plan: Plan, abi: Abi, regs: dict, lane: int, filled: dict | No
     for f in flows:
         for name in f.writes:
             if name in on_path:
-                writers.setdefault(name, []).append(_where(f, whole=True))
+                src = source_fields(f.instr)["source"]
+                writers.setdefault(name, []).append(_where(f, whole=True) + (f" [{src}]" if src else ""))
     out, shown = [], set()
     for name, lines in writers.items():  # dict order: first write first
         arr = regs.get(name)
@@ -1417,7 +1429,7 @@ def explain_unknown(p: Prepared, case) -> dict:
             if why is not None:
                 width = PTX_TYPES_BITS.get(form.type, 32)
                 reasons.append({"instruction": " ".join(st.instr.text.split()).rstrip(";"), "line": st.instr.line,
-                                "operands": [f"0x{v:0{width // 4}x}" for v in operands], "why": why})
+                                **source_fields(st.instr), "operands": [f"0x{v:0{width // 4}x}" for v in operands], "why": why})
                 break
     fmt = p.ref.fmt
     return {"inputs": [fmt.hex(int(v)) for v in case], "reasons": reasons}
