@@ -19,6 +19,7 @@ import itertools
 import os
 import re
 import sys
+from pathlib import Path
 
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, stated (and its warning silenced)
 
@@ -28,6 +29,7 @@ from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler import ASTSource  # noqa: E402
 
 TYPES = ["fp16", "bf16", "fp32", "fp64"]
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _offsets(BLOCK):
@@ -138,6 +140,7 @@ def main(argv: list[str]) -> int:
             why = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
             refused.append(f"{name}: {why[-1] if why else type(exc).__name__}")
             continue
+        ptx = ptx.replace(f'"{ROOT}/', '"')  # .file names this script absolutely: keep the PTX checkout-independent
         if out:
             os.makedirs(out, exist_ok=True)
             with open(os.path.join(out, name + ".ptx"), "w", encoding="utf-8") as fh:

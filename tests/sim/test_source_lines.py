@@ -113,3 +113,19 @@ def test_reports_without_line_info_say_nothing_more(capsys):
                  "--json", "-"]) == 1
     choice = json.loads(capsys.readouterr().out)["counterexamples"][0]["approximate_choices"][0]
     assert choice["source"] is None
+
+
+def test_a_malformed_file_directive_is_located():
+    text = (".version 9.0\n.target sm_90\n.address_size 64\n.file one \"k.cu\"\n"
+            ".visible .func (.param .b32 r) f(.param .b32 a)\n{\n .reg .b32 %r1;\n ld.param.b32 %r1, [a];\n"
+            " st.param.b32 [r], %r1;\n ret;\n}\n")
+    with pytest.raises(UnsupportedPtxError, match="malformed directive") as err:
+        parse_module(text, "k.ptx")
+    assert "k.ptx:4:1" in str(err.value) and err.value.exit_code == 2
+
+
+def test_a_file_with_a_directory_reads_as_a_path():
+    text = (".version 9.0\n.target sm_90\n.address_size 64\n"
+            ".visible .func (.param .b32 r) f(.param .b32 a)\n{\n .reg .b32 %r1;\n .loc 3 4 5\n ld.param.b32 %r1, [a];\n"
+            " st.param.b32 [r], %r1;\n ret;\n}\n.file 3 \"/src\" \"k.py\"\n")
+    assert _instr(parse_module(text, "k.ptx").function("f"), "ld.param.b32").source == "/src/k.py:4:5"
