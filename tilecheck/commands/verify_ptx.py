@@ -37,7 +37,9 @@ BATCH_OPTIONS = ("workers", "scheduler", "out", "batch", "stop_after")
 def add_arguments(p) -> None:
     """The options of the compiled-PTX path (they belong to ``tilecheck verify``)."""
     g = p.add_argument_group("compiled PTX (tilecheck verify FILE.ptx --entry NAME --against REF)")
-    g.add_argument("--entry", metavar="NAME", help="the .entry kernel or .func to verify")
+    g.add_argument("--entry", metavar="NAME",
+                   help="the .entry kernel or .func to verify: its PTX (mangled) name, or its C++ name "
+                        "(tdiv<float>, div_gs, ns::f(float const*, float*)) where one function answers to it")
     g.add_argument("--against", metavar="REF",
                    help="OP.RND.FMT (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64) or a PTX form")
     g.add_argument("--exhaustive", action="store_true",
