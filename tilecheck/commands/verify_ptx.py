@@ -40,7 +40,9 @@ BATCH_OPTIONS = ("workers", "scheduler", "out", "batch", "stop_after")
 def add_arguments(p) -> None:
     """The options of the compiled-PTX path (they belong to ``tilecheck verify``)."""
     g = p.add_argument_group("compiled PTX (tilecheck verify FILE.ptx --entry NAME --against REF)")
-    g.add_argument("--entry", metavar="NAME", help="the .entry kernel or .func to verify")
+    g.add_argument("--entry", metavar="NAME",
+                   help="the .entry kernel or .func to verify: its PTX (mangled) name, or its C++ name "
+                        "(tdiv<float>, div_gs, ns::f(float const*, float*)) where one function answers to it")
     g.add_argument("--against", metavar="REF",
                    help="OP.RND.FMT (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64), a PTX form, "
                         "or an expression of PTX forms over the operands, e.g. 'add.rn.f32(mul.rn.f32(a, b), c)' "
@@ -235,6 +237,16 @@ def headline_text(o) -> str:
     return f"no counterexample in {checked}" + (" (exhaustive)" if o.exhaustive else " (not exhaustive)")
 
 
+def _source(rec: dict) -> str:
+    """`` (kernel.py:12:5)`` after a PTX line number where the module has line info (``.loc``), with
+    the header line of code inlined from one: `` (half.cu:32:56, inlined from cuda_fp16.hpp:708:1)``."""
+    if not rec.get("source"):
+        return ""
+    inlined = rec.get("inlined_from")
+    header = f", inlined from {inlined.rsplit('/', 1)[-1]}" if inlined else ""
+    return f" ({rec['source']}{header})"
+
+
 def format_outcome(o) -> str:
     """Human-readable report."""
     if o.exhaustive:
@@ -269,8 +281,8 @@ def format_outcome(o) -> str:
         lines.append(f"  unknown inputs: {o.unknown_count} (a contract bounds nothing there, so no result is judged)"
                      + ((f"; the first {shown}:" if shown < o.unknown_count else ":") if shown else ""))
         for u in o.unknown_inputs:
-            why = "; ".join(f"line {r['line']}: {r['instruction']} on {', '.join(r['operands'])}: {r['why']}"
-                            for r in u["reasons"]) or "no instruction's contract explains it"
+            why = "; ".join(f"line {r['line']}{_source(r)}: {r['instruction']} on {', '.join(r['operands'])}: "
+                            f"{r['why']}" for r in u["reasons"]) or "no instruction's contract explains it"
             lines.append(f"    ({', '.join(u['inputs'])}): {why}")
     for k, c in enumerate(o.counterexamples, 1):
         ins = ", ".join(f"{i['hex']} ({i['value']}, {i['class']})" for i in c["inputs"])
@@ -278,7 +290,8 @@ def format_outcome(o) -> str:
         lines.append(f"    expected {c['expected']['hex']} ({c['expected']['value']}), got {c['got']['hex']} "
                      f"({c['got']['value']})")
         for ch in c["approximate_choices"]:
-            lines.append(f"    line {ch.get('line', '?')}: {ch.get('instruction', '?')} returned {ch['returned']} "
+            lines.append(f"    line {ch.get('line', '?')}{_source(ch)}: {ch.get('instruction', '?')} returned "
+                         f"{ch['returned']} "
                          f"({ch['position']}), allowed: {ch['allowed']}")
         path = c.get("register_path")
         if path:

@@ -8,8 +8,9 @@ kept in :attr:`Function.launch`). Parameters: ``.param .u64 name``, ``.param .al
 Triton for every target). DWARF ``.section .debug_* { ... }`` blocks at module level are skipped.
 Bodies: ``.reg`` declarations (``%r<N>`` ranges declare ``%r0 .. %r{N-1}``), nested ``{ ... }``
 scopes (inline asm) whose ``.reg`` declarations are local to the scope (renamed here so they never
-clash), labels, ``@p``/``@!p`` guards, ``.loc``/``.pragma`` (ignored: they do not change what the
-code computes), in-body ``.param`` declarations and direct ``call``s, whose callee
+clash), labels, ``@p``/``@!p`` guards, ``.pragma`` (ignored: it does not change what the code
+computes), ``.loc`` (each instruction keeps the last one as :attr:`Instr.source`, spelled with the
+module's ``.file`` names, for reports), in-body ``.param`` declarations and direct ``call``s, whose callee
 :meth:`PtxModule.function` inlines, and ``.local`` arrays (the stack frames of ``-G`` builds,
 ``.local .align 8 .b8 __local_depot0[16]``), which :attr:`Function.frames` lists.
 Comments ``//`` and ``/* */`` are blanked with their newlines kept, so every
@@ -24,10 +25,11 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tilecheck.errors import Location
 from tilecheck.sim.errors import PtxError, UnsupportedPtxError
+from tilecheck.sim.names import NameNotFound, resolve
 from tilecheck.sim.parser import Addr, Reg, Symbol, Vec, _operand, _split_operands, strip_comments
 from tilecheck.spec.types import PTX_TYPES
 
@@ -64,6 +66,12 @@ class Instr:
     opcode: str
     operands: tuple
     guard: tuple[str, bool] | None = None
+    # the most recent ``.loc FILE LINE COL`` before it (nvcc -lineinfo, Triton): the file's number,
+    # line and column, and for code inlined from a header the outermost plain ``.loc`` (or the
+    # stated ``inlined_at``); :attr:`source`/:attr:`inlined_at` spell them with the ``.file`` names
+    loc: tuple | None = None
+    source: str | None = None      # "kernel.py:12:5"
+    inlined_at: str | None = None  # "half_variants.cu:32:56" for an instruction of an inlined header
 
 
 @dataclass(frozen=True)
@@ -105,12 +113,15 @@ class PtxModule:
     data: dict = field(default_factory=dict)  # module-level .global/.const variables: name -> where declared
 
     def function(self, name: str) -> Function:
-        """The function called ``name``; a usage error listing the defined ones otherwise."""
-        fn = self.functions.get(name)
-        if fn is None or not fn.defined:
-            have = ", ".join(f"{f.name} (.{f.kind})" for f in self.functions.values() if f.defined)
-            raise UnsupportedPtxError(f"no function {name!r} defined in the module (defined: {have or 'none'})",
-                                      Location(self.path), unsupported=False)
+        """The defined function ``name`` designates: its PTX name, or its demangled or unqualified C++
+        name where exactly one function answers to it (:func:`tilecheck.sim.names.resolve`); a usage
+        error listing the defined ones (or the ambiguous candidates) otherwise."""
+        defined = [f.name for f in self.functions.values() if f.defined]
+        try:
+            found = resolve(name, defined)
+        except NameNotFound as exc:
+            raise UnsupportedPtxError(exc.message, Location(self.path), unsupported=False) from None
+        fn = self.functions[found]
         return _inline_calls(self, fn, (fn.name,), [0])
 
 
@@ -157,6 +168,7 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
     version = target = address_size = None
     functions: dict[str, Function] = {}
     data: dict[str, Location] = {}
+    files: dict[int, str] = {}  # .file N "name" (Triton writes them after the functions)
     while True:
         while pos < n and clean[pos].isspace():
             pos += 1
@@ -185,6 +197,13 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
             data[m.group(1)] = t.where(pos)
             pos = m.end()
         elif word in (".file", ".pragma", ".section"):
+            if word == ".file":
+                fm = _FILE.match(clean, pos)
+                if fm is None:
+                    raise t.error(pos, f"malformed directive {head!r} (expected .file N \"name\")",
+                                  unsupported=False)
+                # `.file N "dir" "name"` (a directory first) reads as dir/name
+                files[int(fm.group(1))] = "/".join(g for g in fm.group(2, 3) if g)
             if word == ".section":
                 # DWARF sections (-G/-lineinfo output) describe, they do not compute: skip the block
                 end = _matching_brace(t, clean.find("{", pos), pos)
@@ -204,6 +223,7 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
     if not any(f.defined for f in functions.values()):
         raise UnsupportedPtxError("the module defines no .entry or .func", Location(path), unsupported=False)
     for fn in functions.values():
+        fn.body = tuple(_with_source(item, files) for item in fn.body)
         for item in fn.body:
             named = [n for n in _symbols(item.operands) if n in data] if isinstance(item, Instr) else []
             if named:
@@ -212,6 +232,24 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
                                           f"{decl.line}; only parameters point at memory)",
                                           Location(path, item.line, item.col))
     return PtxModule(path, version, target, address_size, functions, data)
+
+
+_FILE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
+_LOC = re.compile(r"^\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:\s*,\s*function_name\s+\S+?)?"
+                  r"(?:\s*,\s*inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?\s*;?$")
+
+
+def _with_source(item, files: dict):
+    """``item`` with its ``.loc`` spelled ``FILE:LINE:COL`` in the ``.file`` names (an unnamed file's
+    number where the module names none)."""
+    if not isinstance(item, Instr) or item.loc is None:
+        return item
+    here, outer = item.loc
+
+    def spell(triple):
+        return f"{files.get(triple[0], f'file {triple[0]}')}:{triple[1]}:{triple[2]}"
+
+    return replace(item, source=spell(here), inlined_at=spell(outer) if outer is not None else None)
 
 
 def _symbols(operands) -> list[str]:
@@ -359,6 +397,8 @@ def _parse_body(t: _Text, start: int, end: int):
     i = start
     buf = None
     depth = 0
+    loc = None  # the current .loc: ((file, line, col), the outermost line it is inlined at or None)
+    parents: dict = {}  # an inlined .loc's (file, line, col) -> the one it is inlined at
     while i < end:
         c = clean[i]
         if buf is None:
@@ -381,7 +421,24 @@ def _parse_body(t: _Text, start: int, end: int):
                 # swallow the instruction that follows
                 nl = clean.find("\n", i, end)
                 nl = end if nl < 0 else nl
-                _statement(t, i, " ".join(clean[i:nl].rstrip().rstrip(";").split()), registers, scopes, counter, body)
+                text = " ".join(clean[i:nl].rstrip().rstrip(";").split())
+                lm = _LOC.match(text)
+                if lm is None:
+                    raise t.error(i, f"malformed directive {text[:60]!r} (expected .loc FILE LINE COL)",
+                                  unsupported=False)
+                here = tuple(int(g) for g in lm.group(1, 2, 3))
+                if lm.group(4) is None:
+                    loc = (here, None)
+                else:
+                    # nvcc writes an inlining chain one link a line (`hpp:2725 inlined_at hpp:224`,
+                    # `hpp:224 inlined_at cu:22`): follow the links seen so far to the user's line
+                    at = tuple(int(g) for g in lm.group(4, 5, 6))
+                    parents[here] = at
+                    seen = {here}
+                    while at in parents and at not in seen:
+                        seen.add(at)
+                        at = parents[at]
+                    loc = (here, at)
                 i = nl
                 continue
             buf = i
@@ -400,7 +457,10 @@ def _parse_body(t: _Text, start: int, end: int):
             depth -= 1
         elif c == ";" and depth == 0:
             text = " ".join(clean[buf:i].split())
+            before = len(body)
             _statement(t, buf, text, registers, scopes, counter, body)
+            if loc is not None:
+                body[before:] = [replace(b, loc=loc) if isinstance(b, Instr) else b for b in body[before:]]
             buf = None
         i += 1
     if buf is not None and clean[buf:end].strip():
@@ -553,11 +613,11 @@ def _inline_calls(module: "PtxModule", fn: Function, stack: tuple, counter: list
                 body.append(Label(sub.line, sub.col, names[sub.name]))
                 continue
             guard = (regs.get(sub.guard[0], sub.guard[0]), sub.guard[1]) if sub.guard else None
+            # replace(): the callee's instructions keep their source lines
             if sub.opcode == "ret" or sub.opcode.startswith("ret."):
-                body.append(Instr(sub.line, sub.col, sub.text, "bra.uni", (Symbol(end),), guard))
+                body.append(replace(sub, opcode="bra.uni", operands=(Symbol(end),), guard=guard))
             else:
-                body.append(Instr(sub.line, sub.col, sub.text, sub.opcode, tuple(rename(o) for o in sub.operands),
-                                  guard))
+                body.append(replace(sub, operands=tuple(rename(o) for o in sub.operands), guard=guard))
         body.append(Label(item.line, item.col, end))
     return Function(fn.name, fn.kind, fn.params, fn.returns, registers, tuple(body), fn.line, fn.col, fn.defined,
                     locals_, frames, fn.launch)

@@ -1122,9 +1122,10 @@ def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "eith
             raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     module = parse_module(text, path)
     ref = parse_reference(against, db)
-    plan = compile_function(module.function(entry), db, path)
+    fn = module.function(entry)  # the PTX name from here on: reports and repro lines name it exactly
+    plan = compile_function(fn, db, path)
     abi = find_abi(plan, ref, path)
-    return Prepared(path, entry, against, ref, plan, abi,
+    return Prepared(path, fn.name, against, ref, plan, abi,
                     dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess), text,
                     str(db.root) if getattr(db, "root", None) is not None else None, db)
 
@@ -1475,8 +1476,9 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
         if not has[lane_ix]:
             continue
         st = plan.steps[k]
-        choices.append({"instruction": st.instr.text, "line": st.instr.line, "returned": int(ret[lane_ix]),
-                        "reference": int(refv[lane_ix]), "low": int(lo[lane_ix]), "high": int(hi[lane_ix])})
+        choices.append({"instruction": st.instr.text, "line": st.instr.line, **source_fields(st.instr),
+                        "returned": int(ret[lane_ix]), "reference": int(refv[lane_ix]), "low": int(lo[lane_ix]),
+                        "high": int(hi[lane_ix])})
     for rec in choices:
         width = 64 if rec["returned"] >> 32 or rec["reference"] >> 32 else 32
         ffmt = ref.formats["f64" if width == 64 else "f32"]
@@ -1505,6 +1507,16 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
             "approximate_choices": choices, "registers": registers, "register_path": path_regs, "repro": repro}
 
 
+def source_fields(instr) -> dict:
+    """Where an instruction comes from in the program's source (its ``.loc``): ``{"source":
+    "kernel.py:12:5"}`` (None without line info); for code inlined from a header (nvcc's
+    cuda_fp16.hpp) ``source`` is the user's line it was inlined at and ``inlined_from`` the header's."""
+    src, at = getattr(instr, "source", None), getattr(instr, "inlined_at", None)
+    if at is not None:
+        return {"source": at, "inlined_from": src}
+    return {"source": src}
+
+
 def register_path(plan: Plan, abi: Abi, regs: dict, lane: int, filled: dict | None = None) -> list[dict]:
     """The registers on the data-flow path from the operand loads to the result's store
     (:func:`result_slice`), in the order the code first writes them, each with its value in
@@ -1518,7 +1530,8 @@ def register_path(plan: Plan, abi: Abi, regs: dict, lane: int, filled: dict | No
     for f in flows:
         for name in f.writes:
             if name in on_path:
-                writers.setdefault(name, []).append(_where(f, whole=True))
+                src = source_fields(f.instr)["source"]
+                writers.setdefault(name, []).append(_where(f, whole=True) + (f" [{src}]" if src else ""))
     out, shown = [], set()
     for name, lines in writers.items():  # dict order: first write first
         arr = regs.get(name)
@@ -1566,7 +1579,7 @@ def explain_unknown(p: Prepared, case) -> dict:
             if why is not None:
                 width = PTX_TYPES_BITS.get(form.type, 32)
                 reasons.append({"instruction": " ".join(st.instr.text.split()).rstrip(";"), "line": st.instr.line,
-                                "operands": [f"0x{v:0{width // 4}x}" for v in operands], "why": why})
+                                **source_fields(st.instr), "operands": [f"0x{v:0{width // 4}x}" for v in operands], "why": why})
                 break
     return {"inputs": [f.hex(int(v)) for v, f in zip(case, p.ref.operand_formats)], "reasons": reasons}
 
@@ -1624,11 +1637,11 @@ def verify_single(path: str, entry: str, against: str, operands: list[str], *, d
     res = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args)
     bad = bool(res.bad[0])
     unknown = bool(res.unknown[0]) and not bad
-    cex = [explain(plan, abi, ref, lane_ops, ctx_args, path, entry, against, ulp_reading, approx)] if bad else []
+    cex = [explain(plan, abi, ref, lane_ops, ctx_args, path, p.entry, against, ulp_reading, approx)] if bad else []
     verdict = "counterexample" if bad else ("unknown" if unknown else "verified")
     approx_forms = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" not in s.approximate})
     case = [int(o[0]) for o in lane_ops]
-    out = Outcome(path, entry, against, verdict, False, 1, res.lanes,
+    out = Outcome(path, p.entry, against, verdict, False, 1, res.lanes,
                   [case] if bad else [], int(bad), int(unknown), int(res.by_value[0]), cex,
                   ulp_reading, approx,
                   abi.describe(), {"given": 1}, approx_forms, round(time.time() - started, 3), [],
