@@ -58,16 +58,16 @@ def test_inline_asm_scopes_rename_their_registers(db):
 @pytest.mark.parametrize("body,what,line,col", [
     (".visible .func (.param .b32 r) f(.param .b32 a)\n{\n .reg .b32 %r<3>;\n  frob.b32 %r1, %r2;\n ret;\n}\n",
      "unsupported instruction 'frob.b32'", 7, 3),
-    (".visible .entry k()\n{\n .shared .b32 buf;\n ret;\n}\n", "unsupported directive '.shared'", 6, 2),
+    (".visible .entry k()\n{\n .extern .shared .b32 buf[];\n ret;\n}\n", "unsupported dynamic shared memory", 6, 2),
     (".global .b32 g;\n", "unsupported module-level directive '.global'", 4, 1),
-    # a spec form whose model refuses it (one memory, no .shared window): still a located error
-    (".visible .func (.param .b64 r) f(.param .b64 a)\n{\n .reg .b64 %rd<3>;\n  cvta.shared.u64 %rd1, %rd2;\n ret;\n}\n",
-     "unsupported instruction 'cvta.shared.u64'", 7, 3),
+    # a 32-bit generic address (address_size 32 only): still a located error
+    (".visible .func (.param .b64 r) f(.param .b64 a)\n{\n .reg .b32 %r<3>;\n  cvta.shared.u32 %r1, %r2;\n ret;\n}\n",
+     "unsupported instruction 'cvta.shared.u32'", 7, 3),
     # ld/st run only as forms of spec/ptx/ld.yaml and st.yaml: another state space, .nc outside
     # .global, a store through the read-only cache are located errors naming the spelling
     (".visible .func (.param .b32 r) f(.param .b64 a)\n{\n .reg .b64 %rd<3>;\n .reg .f32 %f<3>;\n"
-     "  ld.shared.f32 %f1, [%rd1];\n st.param.f32 [r], %f1;\n ret;\n}\n",
-     "unsupported instruction 'ld.shared.f32': not a form of spec/ptx/ld.yaml", 8, 3),
+     "  ld.const.f32 %f1, [%rd1];\n st.param.f32 [r], %f1;\n ret;\n}\n",
+     "unsupported instruction 'ld.const.f32': not a form of spec/ptx/ld.yaml", 8, 3),
     (".visible .func (.param .b32 r) f(.param .b32 a)\n{\n .reg .f32 %f<3>;\n  ld.param.nc.f32 %f1, [a];\n"
      " st.param.f32 [r], %f1;\n ret;\n}\n",
      "unsupported instruction 'ld.param.nc.f32': not a form of spec/ptx/ld.yaml", 7, 3),

@@ -13,6 +13,9 @@ computes), ``.loc`` (each instruction keeps the last one as :attr:`Instr.source`
 module's ``.file`` names, for reports), in-body ``.param`` declarations and direct ``call``s, whose callee
 :meth:`PtxModule.function` inlines, and ``.local`` arrays (the stack frames of ``-G`` builds,
 ``.local .align 8 .b8 __local_depot0[16]``), which :attr:`Function.frames` lists.
+``.shared`` variables, at module scope (:attr:`PtxModule.shared`) and at function scope (nvcc's
+"demoted" ``__shared__`` arrays), are listed in :attr:`Function.shared` (module ones first);
+``.extern .shared`` (dynamic shared memory, sized only at launch) is refused, located.
 Comments ``//`` and ``/* */`` are blanked with their newlines kept, so every
 statement keeps its line and column.
 
@@ -99,6 +102,7 @@ class Function:
     locals: tuple[Param, ...] = ()  # .param declared in the body (a call's arguments and result)
     frames: tuple[Param, ...] = ()  # .local arrays declared in the body (per-thread memory)
     launch: dict = field(default_factory=dict)  # ".reqntid"/".maxntid" -> (x, y, z) as the header states them
+    shared: tuple[Param, ...] = ()  # .shared variables it can name: the module's, then its own (per CTA)
 
 
 @dataclass
@@ -111,6 +115,7 @@ class PtxModule:
     address_size: int | None
     functions: dict
     data: dict = field(default_factory=dict)  # module-level .global/.const variables: name -> where declared
+    shared: tuple[Param, ...] = ()  # module-level .shared variables (every function may name them)
 
     def function(self, name: str) -> Function:
         """The defined function ``name`` designates: its PTX name, or its demangled or unqualified C++
@@ -122,7 +127,8 @@ class PtxModule:
         except NameNotFound as exc:
             raise UnsupportedPtxError(exc.message, Location(self.path), unsupported=False) from None
         fn = self.functions[found]
-        return _inline_calls(self, fn, (fn.name,), [0])
+        fn = _inline_calls(self, fn, (fn.name,), [0])
+        return _with_module_shared(self, fn)
 
 
 _IDENT = r"[A-Za-z_$%][A-Za-z0-9_$]*"
@@ -169,6 +175,7 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
     functions: dict[str, Function] = {}
     data: dict[str, Location] = {}
     files: dict[int, str] = {}  # .file N "name" (Triton writes them after the functions)
+    shared: list[Param] = []
     while True:
         while pos < n and clean[pos].isspace():
             pos += 1
@@ -196,6 +203,11 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
             m = _GLOBAL_DATA.match(clean, pos)
             data[m.group(1)] = t.where(pos)
             pos = m.end()
+        elif word == ".shared" or (word == ".extern" and head.split()[1:2] == [".shared"]):
+            decl, pos = _shared_decl(t, pos)
+            if any(d.name == decl.name for d in shared):
+                raise t.error(pos, f".shared variable {decl.name!r} declared twice", unsupported=False)
+            shared.append(decl)
         elif word in (".file", ".pragma", ".section"):
             if word == ".file":
                 fm = _FILE.match(clean, pos)
@@ -231,7 +243,45 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
                 raise UnsupportedPtxError(f"unsupported access to module data {named[0]!r} (declared at line "
                                           f"{decl.line}; only parameters point at memory)",
                                           Location(path, item.line, item.col))
-    return PtxModule(path, version, target, address_size, functions, data)
+    return PtxModule(path, version, target, address_size, functions, data, tuple(shared))
+
+
+_SHARED = re.compile(r"\.shared\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+(" + _IDENT + r")(?:\s*\[\s*(\d+)\s*\])?\s*;")
+
+
+def _shared_decl(t: _Text, pos: int) -> tuple[Param, int]:
+    """The ``.shared`` declaration at ``pos`` (module scope) and the position after it."""
+    semi = t.clean.find(";", pos)
+    text = " ".join(t.clean[pos:semi + 1 if semi >= 0 else len(t.clean)].split())
+    return _shared_param(t, pos, text), (semi + 1 if semi >= 0 else len(t.clean))
+
+
+def _shared_param(t: _Text, pos: int, text: str) -> Param:
+    """A ``.shared [.align N] .type name[[count]];`` declaration as a :class:`Param`; ``.extern``
+    (dynamic shared memory: its size is a launch argument, not in the module), initializers,
+    unsized and multi-dimensional arrays are refused, located."""
+    if text.startswith(".extern"):
+        raise t.error(pos, "unsupported dynamic shared memory (.extern .shared: its size is set at launch, "
+                           "not in the module; declare a sized .shared array instead)")
+    text = text if text.endswith(";") else text + ";"
+    m = _SHARED.fullmatch(text)
+    if m is None or m.group(2) not in PTX_TYPES:
+        raise t.error(pos, f"unsupported shared declaration {text!r} (.shared [.align N] .type name[count]; only)")
+    return Param(m.group(3), m.group(2), int(m.group(1)) if m.group(1) else None,
+                 int(m.group(4)) if m.group(4) else None)
+
+
+def _with_module_shared(module: "PtxModule", fn: Function) -> Function:
+    """``fn`` with the module's ``.shared`` variables ahead of its own in :attr:`Function.shared`."""
+    if not module.shared:
+        return fn
+    own = {p.name for p in fn.shared}
+    clash = [p.name for p in module.shared if p.name in own]
+    if clash:
+        raise UnsupportedPtxError(f"function {fn.name} declares .shared {clash[0]!r}, which the module declares too",
+                                  Location(module.path, fn.line, fn.col))
+    return Function(fn.name, fn.kind, fn.params, fn.returns, fn.registers, fn.body, fn.line, fn.col, fn.defined,
+                    fn.locals, fn.frames, fn.launch, module.shared + fn.shared)
 
 
 _FILE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
@@ -358,9 +408,10 @@ def _parse_function(t: _Text, pos: int, m) -> tuple[Function, int]:
     registers, body = _parse_body(t, brace + 1, end)
     locals_ = registers.pop(_LOCAL_PARAM, ())
     frames = registers.pop(_LOCAL_FRAME, ())
+    shared = registers.pop(_SHARED_VARS, ())
     where = t.where(head_pos)
     return (Function(name, kind, params, returns, registers, tuple(body), where.line, where.column, locals=locals_,
-                     frames=frames, launch=launch), end + 1)
+                     frames=frames, launch=launch, shared=shared), end + 1)
 
 
 _LAUNCH = re.compile(r"\s*(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?")
@@ -517,6 +568,14 @@ def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) 
                 Param(m.group(3), m.group(2), int(m.group(1)) if m.group(1) else None,
                       int(m.group(4)) if m.group(4) else None),)
             return
+        if word == ".shared" or (word == ".extern" and text.split()[1:2] == [".shared"]):
+            # per-CTA memory (nvcc's demoted __shared__ arrays): static storage, so named at
+            # function level whatever the scope
+            decl = _shared_param(t, pos, text)
+            if any(p.name == decl.name for p in registers.get(_SHARED_VARS, ())):
+                raise t.error(pos, f".shared variable {decl.name!r} declared twice", unsupported=False)
+            registers[_SHARED_VARS] = registers.get(_SHARED_VARS, ()) + (decl,)
+            return
         raise t.error(pos, f"unsupported directive {word!r}")
     guard = None
     gm = _GUARD.match(text)
@@ -540,6 +599,7 @@ def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) 
 
 
 _LOCAL_FRAME = " frames"  # the body's .local arrays, kept like _LOCAL_PARAM while parsing
+_SHARED_VARS = " shared"  # the body's .shared variables, likewise
 _LOCAL_PARAM = " locals"  # the body's .param declarations, kept among the registers while parsing (no
 # register name has a space) and moved to Function.locals
 _CALL = re.compile(r"^(call(?:\.uni)?)\s+(?:\(([^()]*)\)\s*,\s*)?(" + _IDENT + r")\s*(?:,\s*\(([^()]*)\))?$")
@@ -565,6 +625,7 @@ def _inline_calls(module: "PtxModule", fn: Function, stack: tuple, counter: list
         return fn
     locals_ = fn.locals
     frames = fn.frames
+    shared = fn.shared
     registers = dict(fn.registers)
     body: list = []
     for item in fn.body:
@@ -596,6 +657,13 @@ def _inline_calls(module: "PtxModule", fn: Function, stack: tuple, counter: list
         registers.update({regs[k]: v for k, v in inner.registers.items()})
         locals_ += tuple(Param(p.name + tag, p.ptx_type, p.align, p.array) for p in inner.locals)
         frames += tuple(Param(p.name + tag, p.ptx_type, p.align, p.array) for p in inner.frames)
+        # a callee's .shared variables are static, one per CTA however many calls: not renamed
+        for p in inner.shared:
+            have = [q for q in shared if q.name == p.name]
+            if have and have[0] != p:
+                raise UnsupportedPtxError(f"called function {callee.name} declares .shared {p.name!r}, which its "
+                                          "caller declares differently", here)
+            shared += () if have else (p,)
 
         def rename(op):
             if isinstance(op, Reg):
@@ -620,7 +688,7 @@ def _inline_calls(module: "PtxModule", fn: Function, stack: tuple, counter: list
                 body.append(replace(sub, operands=tuple(rename(o) for o in sub.operands), guard=guard))
         body.append(Label(item.line, item.col, end))
     return Function(fn.name, fn.kind, fn.params, fn.returns, registers, tuple(body), fn.line, fn.col, fn.defined,
-                    locals_, frames, fn.launch)
+                    locals_, frames, fn.launch, shared)
 
 
 def _resolve_param(name: str, scopes) -> str:

@@ -39,7 +39,7 @@ import numpy as np
 from tilecheck.errors import Location, TilecheckError
 from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
-from tilecheck.sim import fused
+from tilecheck.sim import fused, shared
 from tilecheck.sim.choices import Choices, ScaledChoices, ScaledPairChoices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Function, Instr, Label
@@ -82,6 +82,7 @@ class Lanes:
     store_slots: dict = field(default_factory=dict)  # (store step, 64-bit part) -> its record's index in ``stores``
     dtypes: dict = field(default_factory=dict)       # register name -> dtype (registers may be dropped)
     local: np.ndarray | None = None                  # lanes x bytes of the .local arrays (None: none declared)
+    shared: "shared.SharedMemory | None" = None      # per-CTA .shared memory (not per lane: forks leave it)
     # a fork whose register copies wait for the next step (RunContext.defer_fork): (rows, {name:
     # array}) means lane i's register `name` is array[rows[i]], or array[i % rows] where rows is an
     # int (a tiled fork); those names are absent from ``regs`` meanwhile
@@ -193,6 +194,7 @@ class Plan:
         self.regions: dict = {}  # first step -> fused.Region (set by compile_function)
         self.db = None           # the spec database it was compiled with (set by compile_function)
         self.local_bytes = frame_layout(function)[1]
+        self.shared_vars, self.shared_bytes = shared.layout(function)
         self.backward = any(s.kind == "bra" and s.target <= i for i, s in enumerate(steps))
         # parameters are live like registers: read by ld.param; the return parameters are read by
         # the caller after the run
@@ -232,7 +234,8 @@ class Plan:
         # local memory starts as zeros; the ISA leaves unwritten local memory undefined, and code
         # nvcc writes stores a frame slot before it loads it
         local = np.zeros((n, self.local_bytes), dtype=np.uint8) if self.local_bytes else None
-        return Lanes(regs, origin, None, np.zeros(n, dtype=bool), dtypes=dtypes, local=local)
+        smem = shared.SharedMemory(self.shared_bytes, self.shared_vars) if self.shared_bytes else None
+        return Lanes(regs, origin, None, np.zeros(n, dtype=bool), dtypes=dtypes, local=local, shared=smem)
 
     def run(self, lanes: Lanes, ctx: "RunContext") -> Lanes:
         """Execute the plan on ``lanes`` (modified and returned; forking replaces its arrays)."""
@@ -367,6 +370,7 @@ class _Compiler:
         self.labels = labels
         self.instrs = [i for i in fn.body if isinstance(i, Instr)]
         self.frames, self.local_bytes = frame_layout(fn)
+        self.shared_vars = shared.layout(fn)[0]
 
     def error(self, ins: Instr, message: str, unsupported: bool = True) -> UnsupportedPtxError:
         return UnsupportedPtxError(message, Location(self.path, ins.line, ins.col), unsupported=unsupported)
@@ -405,6 +409,10 @@ class _Compiler:
         if isinstance(op, Special):
             name = op.name
             return (lambda L, s, c: _special(name, L, s, c).astype(dt)), set()
+        if isinstance(op, Symbol) and op.name in self.shared_vars:
+            # a .shared variable's shared state-space address (mov.u32/.u64, [sym+off])
+            address = dt.type(shared.SHARED_START + self.shared_vars[op.name])
+            return (lambda L, s, c: np.full(L.size if s is None else s.size, address, dtype=dt)), set()
         if isinstance(op, Symbol) and op.name in self.frames and width == 64:
             address = np.uint64(LOCAL_BASE + self.frames[op.name])  # a .local array's address
             return (lambda L, s, c: np.full(L.size if s is None else s.size, address, dtype=dt)), set()
@@ -555,6 +563,8 @@ class _Compiler:
         return self._step(ins, lambda L, s, c: write(L, s, read(L, s, c)), reads, [wname])
 
     def op_cvta(self, ins, mods):
+        if any(m.startswith("shared") for m in mods):
+            return shared.compile_cvta(self, ins, mods)
         # generic and global/local addresses are the same numbers here (LOCAL_BASE sets the local
         # window apart), so every conversion between them is the identity
         if mods not in (["to", "global", "u64"], ["global", "u64"], ["to", "local", "u64"], ["local", "u64"]) \
@@ -605,7 +615,15 @@ class _Compiler:
                              unsupported=False)
         return op.items[0]
 
+    def op_bar(self, ins, mods):
+        return shared.compile_barrier(self, ins, mods)
+
+    def op_barrier(self, ins, mods):
+        return shared.compile_barrier(self, ins, mods)
+
     def op_ld(self, ins, mods):
+        if shared.handles(self, ins, mods):
+            return shared.compile_access(self, ins, mods)
         self._memory_form(ins)
         mods, vec = self._vector(mods)
         space, type_ = self._mem_type(ins, mods, ("param", "global", "local"))
@@ -692,6 +710,8 @@ class _Compiler:
         return self._step(ins, ldvec, reads, [wn for _, wn in writers])
 
     def op_st(self, ins, mods):
+        if shared.handles(self, ins, mods):
+            return shared.compile_access(self, ins, mods)
         self._memory_form(ins)
         mods, vec = self._vector(mods)
         space, type_ = self._mem_type(ins, mods, ("param", "global", "local"))
@@ -1790,6 +1810,8 @@ def _load(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, count: int, sp
     """``count`` consecutive elements of ``nbytes`` each at addresses ``a`` (per lane: uint64, or
     the element's own unsigned type where every access is global), from local or global memory as
     the space and the addresses say."""
+    if space is None and L.shared is not None and shared.generic(L, a, where):
+        return shared.load(L, s, c, shared.to_shared(a), nbytes, count, where)
     local, glob = _split_local(L, s, a, space)
     out = [np.zeros(a.shape[0], dtype=np.uint64) for _ in range(count)] if local is not None else [None] * count
     if local is not None:
@@ -1818,6 +1840,8 @@ def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list,
            where: Location) -> None:
     """Store ``values`` (consecutive elements of ``nbytes`` each) at addresses ``a``: local memory
     is per-lane state written in place; a global store is recorded per lane (``_record_store``)."""
+    if space is None and L.shared is not None and shared.generic(L, a, where):
+        return shared.store(L, s, c, shared.to_shared(a), nbytes, values, where)
     local, glob = _split_local(L, s, a, space)
     if local is not None:
         rows, addr = local
