@@ -25,12 +25,14 @@ def _instr(fn, opcode: str) -> Instr:
 
 def test_triton_instructions_keep_their_python_lines():
     fn = parse_module(TRITON.read_text(), str(TRITON)).function("div_kernel")
-    # the PTX's own comments say where each .loc points: `.loc 1 38 30 // triton_corpus.py:38:30`
+    # the PTX's own comments say where each .loc points: `.loc 1 27 30 // kernels.py:27:30`
     div = _instr(fn, "div.full.f32")
-    assert (div.source, div.inlined_at, div.loc) == ("tools/triton_corpus.py:38:30", None, ((1, 38, 30), None))
+    assert (div.source, div.inlined_at, div.loc) == ("examples/triton/kernels.py:27:30", None, ((1, 27, 30), None))
+    # and that line of the kernel source is the division
+    assert "a / b" in (ROOT / "examples" / "triton" / "kernels.py").read_text().splitlines()[26]
     line = TRITON.read_text().splitlines()[div.line - 1]
     assert "div.full.f32" in line
-    assert _instr(fn, "cvt.rn.f16.f32").source == "tools/triton_corpus.py:38:5"
+    assert _instr(fn, "cvt.rn.f16.f32").source == "examples/triton/kernels.py:27:5"
     # every instruction after the first .loc has one
     assert all(i.source for i in fn.body if isinstance(i, Instr))
 
@@ -91,11 +93,11 @@ def test_a_triton_counterexample_names_the_python_line(capsys):
     assert main(args + ["--json", "-"]) == 1
     cex = json.loads(capsys.readouterr().out)["counterexamples"][0]
     choice, = cex["approximate_choices"]
-    assert choice["source"] == "tools/triton_corpus.py:38:30" and "inlined_from" not in choice
-    assert any("[tools/triton_corpus.py:38:30]" in w for r in cex["register_path"] for w in r["written"])
+    assert choice["source"] == "examples/triton/kernels.py:27:30" and "inlined_from" not in choice
+    assert any("[examples/triton/kernels.py:27:30]" in w for r in cex["register_path"] for w in r["written"])
     assert main(args) == 1
     text = capsys.readouterr().out
-    assert f"line {choice['line']} (tools/triton_corpus.py:38:30): div.full.f32" in text
+    assert f"line {choice['line']} (examples/triton/kernels.py:27:30): div.full.f32" in text
 
 
 def test_a_cuda_counterexample_names_the_cu_line(capsys):

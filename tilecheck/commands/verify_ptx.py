@@ -1,7 +1,7 @@
 """``tilecheck verify FILE.ptx --entry NAME --against REF``: verify compiler-written PTX.
 
 ``REF`` is ``OP.RND.FMT``, a PTX form name, or an expression of forms over the operands
-(:mod:`tilecheck.verify.expression`: names bound to the operands in order of first appearance).
+(:mod:`tilecheck.verify.expression`: its names, sorted, are the operands in parameter order).
 
 Every approximate instruction may return, per lane, any value its documented contract allows; the
 verifier tries them all. Exit 0 verified (every input checked, every allowed choice equals REF)
@@ -46,8 +46,8 @@ def add_arguments(p) -> None:
     g.add_argument("--against", metavar="REF",
                    help="OP.RND.FMT (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64), a PTX form, "
                         "or an expression of PTX forms over the operands, e.g. 'add.rn.f32(mul.rn.f32(a, b), c)' "
-                        "(prove's query syntax): its names are bound to the kernel's operands (input buffers or "
-                        ".func parameters, in parameter order) in the order they first appear in the text; "
+                        "(prove's query syntax): its names, sorted (a, b, c), are the kernel's operands (input buffers or "
+                        ".func parameters) in parameter order; "
                         "approximate forms only as the whole expression; operands of one format, as wide as "
                         "the result")
     g.add_argument("--exhaustive", action="store_true",

@@ -50,7 +50,7 @@ from tilecheck.inputs.forms import mixed_operands, uniform_operands
 from tilecheck.model import api, contracts, ops
 from tilecheck.sim import fused
 from tilecheck.sim.choices import MAX_CHOICES, READINGS, allowed_choices, contract_allows
-from tilecheck.sim.errors import UnsupportedPtxError
+from tilecheck.sim.errors import ExecutionError, UnsupportedPtxError
 from tilecheck.sim.frontend import Instr, parse_module
 from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
@@ -340,12 +340,14 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
         return _layout_abi(plan, ref, here)
     try:
         return _memory_abi(plan, ref, here, None)
-    except UnsupportedPtxError as simple:
+    except (UnsupportedPtxError, ExecutionError) as simple:
         # not "thread i computes element i": the layout a whole kernel has, found by running it
         try:
             return _layout_abi(plan, ref, here)
-        except UnsupportedPtxError:
-            raise simple from None
+        except (UnsupportedPtxError, ExecutionError) as whole:
+            # the simpler reading's refusal where it is one; an access it made out of bounds says
+            # less than what the whole-kernel reading found
+            raise (whole if isinstance(simple, ExecutionError) else simple) from None
 
 
 def _layout_abi(plan: Plan, ref: Reference, here: Location) -> Abi:

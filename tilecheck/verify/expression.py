@@ -8,11 +8,12 @@ the spec database, spelled as PTX spells them::
     fma.rn.f32(a, b, c)                                    # one rounding
     cvt.rn.f16.f32(div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b)))
 
-**Operands.** The free names of the expression are the kernel's operands, bound in the order they
-first appear in the text (left to right): in ``add.rn.f32(mul.rn.f32(a, b), c)`` ``a`` is the
-first operand (the first input buffer of a kernel, in parameter order; the first parameter of a
-``.func``), ``b`` the second, ``c`` the third. Names spelled ``a, b, c`` in that order are the
-natural order; ``div.rn.f32(y, x)`` binds ``y`` to the first operand. A name takes its format from
+**Operands.** The free names of the expression are the kernel's operands in parameter order, in
+the order of the names: sorted, the first name is the first operand (the first input buffer of a
+kernel, in parameter order; the first parameter of a ``.func``), the second the second, and so
+on. So ``a, b, c`` are the first, second and third operands wherever they are written:
+``add.rn.f32(c, mul.rn.f32(a, b))`` adds the third operand to the product of the first two, and
+``div.rn.f32(y, x)`` divides the second operand by the first. A name takes its format from
 the operand position it fills (``cvt.f32.f16(a)``: ``a`` is f16); one name in positions of two
 formats is a usage error.
 
@@ -90,7 +91,7 @@ def looks_like_expression(text: str) -> bool:
 
 @dataclass(frozen=True)
 class Var:
-    """An operand: the ``index``-th free name in order of first appearance."""
+    """An operand: the ``index``-th free name in sorted order (the ``index``-th operand)."""
 
     name: str
     index: int
@@ -390,6 +391,8 @@ def _check(text: str, db):
     tree = parse(text, WHAT)
     checker = _Checker(text, db)
     checker.bind(tree)
+    # operands are named in parameter order: the names sorted (a, b, c), not as they are written
+    checker.order.sort()
     root = checker.build(tree.body)
     variables = [Var(n, i, checker.var_formats[n][0]) for i, n in enumerate(checker.order)]
     return tree, root, variables

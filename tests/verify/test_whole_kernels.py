@@ -1,0 +1,167 @@
+"""Whole elementwise kernels (tilecheck.verify.layout): Triton's unrolled and 128-bit vector
+blocks and CUDA written for speed verify exactly as the one-element-per-thread build of the same
+operation does -- the same misrounded inputs on the same sample, found through every element
+position -- and what is not elementwise, or not what the layout found, is a located error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilecheck.cli import main
+from tilecheck.sim.errors import UnsupportedPtxError
+from tilecheck.spec.database import load_database
+from tilecheck.verify import compiled
+
+ROOT = Path(__file__).resolve().parents[2]
+TRITON = ROOT / "examples" / "triton"
+CUDA = ROOT / "examples" / "cuda"
+
+
+@pytest.fixture(scope="module")
+def db():
+    return load_database()
+
+
+def _outcome(db, path: Path, entry: str, against: str, cases: int = 4000):
+    return compiled.verify_ptx(str(path), entry, against, db=db, cases=cases, seed=3)
+
+
+# (kernel with several elements per thread, its one-element-per-thread twin, entry, reference,
+# elements per thread)
+TWINS = [
+    (TRITON / "div_f16_v.ptx", TRITON / "div_f16.ptx", "div_kernel", "div.rn.f16", 8),
+    (TRITON / "div_f16_b512_w2.ptx", TRITON / "div_f16.ptx", "div_kernel", "div.rn.f16", 8),
+    (TRITON / "div_f16_b512_w2_v.ptx", TRITON / "div_f16.ptx", "div_kernel", "div.rn.f16", 8),
+    (TRITON / "div_bf16_v.ptx", TRITON / "div_bf16.ptx", "div_kernel", "div.rn.bf16", 8),
+    (TRITON / "div_f32_v.ptx", TRITON / "div_f32.ptx", "div_kernel", "div.rn.f32", 8),
+    (TRITON / "div_f32_v.ptx", TRITON / "div_f32.ptx", "div_kernel", "div.full.f32", 8),
+    (TRITON / "div_f64_v.ptx", TRITON / "div_f64.ptx", "div_kernel", "div.rn.f64", 8),
+]
+
+
+@pytest.mark.parametrize("many,one,entry,against,per", TWINS, ids=lambda x: getattr(x, "name", str(x)))
+def test_a_multi_element_kernel_misrounds_exactly_what_its_scalar_twin_does(db, many, one, entry, against, per):
+    o_many = _outcome(db, many, entry, against)
+    o_one = _outcome(db, one, entry, against)
+    assert f"{per} elements per thread" in o_many.abi
+    assert (o_many.verdict, o_many.misrounded_count, o_many.misrounded_by_value) == \
+        (o_one.verdict, o_one.misrounded_count, o_one.misrounded_by_value)
+    assert sorted(map(tuple, o_many.misrounded)) == sorted(map(tuple, o_one.misrounded))
+
+
+def test_the_vector_half_kernel_finds_the_known_counterexample_at_every_element(db):
+    # (0x0111, 0x0667) misrounds through div.full.f32 RN-2ulp (README); a sampled run puts every
+    # input at every element position (8 runs of elements, each in its cut-down function)
+    p = compiled.prepare(str(TRITON / "div_f16_v.ptx"), "div_kernel", "div.rn.f16", db=db)
+    layout = p.abi.layout
+    assert layout.per_thread == 8 and len(layout.groups) == 8
+    assert [g.representative for g in layout.groups].count(True) == 1  # one class of equal expressions
+    # each group's function holds one of the eight div.full.f32
+    assert all(sum(st.approximate == "div.full.f32" for st in g.plan.steps) == 1 for g in layout.groups)
+    ops = [np.array([0x0111, 0x3C00, 0x0111], dtype=np.uint16), np.array([0x0667, 0x3C00, 0x0667], dtype=np.uint16)]
+    res = compiled.run_block(p.plan, p.abi, p.ref, ops, p.ctx_args)
+    assert res.bad.tolist() == [True, False, True]
+
+
+CUDA_KERNELS = [
+    ("unroll4.ptx", "k_fdiv_unroll4", "div.rn.f32", "4 elements per thread"),
+    ("float4_div.ptx", "k_fdiv_float4", "div.rn.f32", "counting vectors of 4"),
+    ("one_cta.ptx", "k_fdiv_one_cta", "div.rn.f32", "one CTA per launch"),
+]
+
+
+@pytest.mark.parametrize("name,entry,against,shape", CUDA_KERNELS)
+def test_cuda_written_for_speed_verifies(capsys, name, entry, against, shape):
+    code = main(["verify", str(CUDA / name), "--entry", entry, "--against", against, "--cases", "3000",
+                 "--json", "-"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["verdict"] == "no-counterexample"
+    assert shape in out["abi"]
+
+
+def test_uint4_of_half2_kernel_misrounds_what_hdiv_does(db):
+    many = _outcome(db, CUDA / "half2_uint4.ptx", "k_h2div_uint4", "div.rn.f16")
+    one = _outcome(db, CUDA / "half.ptx", "k_hdiv_f16", "div.rn.f16")
+    assert "8 elements per thread" in many.abi
+    assert many.misrounded_count == one.misrounded_count > 0
+    assert sorted(map(tuple, many.misrounded)) == sorted(map(tuple, one.misrounded))
+
+
+def _edited(tmp_path, name: str, old: str, new: str, count: int = 1) -> Path:
+    text = (TRITON / name).read_text()
+    assert text.count(old) >= count
+    path = tmp_path / name
+    path.write_text(text.replace(old, new, count))
+    return path
+
+
+def _refusal(capsys, path: Path, against: str = "div.rn.f16") -> str:
+    code = main(["verify", str(path), "--entry", "div_kernel", "--against", against, "--cases", "200"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    return err
+
+
+def test_swapped_halves_are_not_elementwise(tmp_path, capsys):
+    # element 0 stored from element 1's quotient: out[i] is not f(a[i], b[i])
+    path = _edited(tmp_path, "div_f16_v.ptx", "cvt.rn.f16x2.f32 \t%r9, %r37, %r36",
+                   "cvt.rn.f16x2.f32 \t%r9, %r36, %r37")
+    err = _refusal(capsys, path)
+    assert "not elementwise" in err and f"{path.name}:" in err
+
+
+def test_a_neighbour_read_is_not_elementwise(tmp_path, capsys):
+    # b read 16 bytes on: element i divided by b[i + 8]
+    path = _edited(tmp_path, "div_f16_v.ptx", "[ %rd2 + 0 ]", "[ %rd2 + 16 ]")
+    err = _refusal(capsys, path)
+    assert "not elementwise" in err and "element 8 of" in err
+
+
+def test_an_unguarded_store_is_reported_as_not_bounded(tmp_path, db):
+    path = _edited(tmp_path, "div_f16_v.ptx", "@%p1 st.global.v4.b32", "st.global.v4.b32")
+    o = compiled.verify_ptx(str(path), "div_kernel", "div.rn.f16", db=db, cases=500)
+    assert "NOT bounded by div_kernel_param_3" in o.abi
+
+
+def test_the_bound_of_triton_vectors_is_reported(db):
+    p = compiled.prepare(str(TRITON / "div_f16_b512_w2.ptx"), "div_kernel", "div.rn.f16", db=db)
+    assert p.abi.layout.bounded == 1  # scalar accesses: masked element by element
+    p = compiled.prepare(str(TRITON / "div_f16_v.ptx"), "div_kernel", "div.rn.f16", db=db)
+    assert p.abi.layout.bounded == 8  # tt.divisibility on the count: whole vectors
+
+
+def test_a_store_in_a_loop_over_elements_is_refused(db):
+    text = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 o)
+{
+  .reg .pred %p<2>; .reg .b32 %r<8>; .reg .f32 %f<4>; .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [a]; ld.param.u64 %rd2, [o];
+  mov.u32 %r1, %tid.x; mov.u32 %r2, %ctaid.x; mov.u32 %r3, 0;
+  shl.b32 %r4, %r1, 1; mad.lo.s32 %r4, %r2, 512, %r4;
+$L:
+  add.s32 %r5, %r4, %r3;
+  mul.wide.s32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd1, %rd3; add.s64 %rd5, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  sqrt.rn.f32 %f2, %f1;
+  st.global.f32 [%rd5], %f2;
+  add.s32 %r3, %r3, 1;
+  setp.lt.s32 %p1, %r3, 2;
+  @%p1 bra $L;
+  ret;
+}
+"""
+    from tilecheck.sim.frontend import parse_module
+    from tilecheck.sim.plan import compile_function
+    plan = compile_function(parse_module(text, "loop.ptx").function("k"), db, "loop.ptx")
+    ref = compiled.parse_reference("sqrt.rn.f32", db)
+    with pytest.raises(UnsupportedPtxError) as exc:
+        compiled.find_abi(plan, ref, "loop.ptx")
+    assert "loop" in str(exc.value) or "elementwise" in str(exc.value)
