@@ -1,7 +1,7 @@
-"""Speed of compiled-code verification (issues 12 item 6, 13 item 2, 21 item 4), measured in one run.
+"""Speed of compiled-code verification (issues 12 item 6, 13 item 2, 21 item 4, 22 item 5), measured in one run.
 
-    python bench/bench_compiler_ptx.py [--blocks K] [--only hdiv|frsqrt|hdiv-bf16]
-    python bench/bench_compiler_ptx.py --full hdiv|frsqrt|hdiv-bf16 [--json FILE]
+    python bench/bench_compiler_ptx.py [--blocks K] [--only hdiv|frsqrt|hdiv-bf16|triton-f16|triton-f16-v]
+    python bench/bench_compiler_ptx.py --full hdiv|frsqrt|hdiv-bf16|triton-f16|triton-f16-v [--json FILE]
 
 Prints, for the committed nvcc PTX:
 
@@ -17,6 +17,10 @@ Prints, for the committed nvcc PTX:
   (issue 21 item 4: the whole run within 10 minutes on 2 cores): likewise over K blocks, spread so
   that they hold every divisor significand (the division contract is remembered per pair of
   significands, as in a whole run);
+* Triton's float16 ``a / b`` (examples/triton/div_f16.ptx, one element per thread, and
+  div_f16_v.ptx, eight per thread through 128-bit vectors) against div.rn.f16, every allowed
+  ``div.full.f32`` result, through the whole kernel: likewise over K blocks, with the ratio of its
+  inputs per second to ``__hdiv``'s measured in the same run (issue 22 item 5: at least 1);
 * the simulator targets: a single-instruction kernel (``div.rn.f32``) through the plan vs the model
   evaluating the same inputs (ratio); lanes per second of the nvcc ``__hdiv`` sequence on one
   thread (2^20 inputs of 16 divisors), with the plan's fused regions and with every step as numpy
@@ -49,6 +53,7 @@ from tilecheck.spec.database import load_database  # noqa: E402
 from tilecheck.verify import compiled  # noqa: E402
 
 HALF = str(ROOT / "examples" / "cuda" / "half.ptx")
+TRITON = ROOT / "examples" / "triton"
 FLOAT = str(ROOT / "examples" / "cuda" / "float.ptx")
 SINGLE = """.version 8.0
 .target sm_90
@@ -85,7 +90,7 @@ def sweep(db, path, entry, against, blocks, label, full=False, target_min=30, of
         if json_path:  # the report's JSON, as `tilecheck verify ... --json` writes it
             from tilecheck.commands.verify_ptx import to_json
             Path(json_path).write_text(json.dumps(to_json(o), indent=2) + "\n", encoding="utf-8")
-        return o.lanes_run / dt, "the whole sweep"
+        return o.lanes_run / dt, "the whole sweep", o.inputs_checked / dt
     p = compiled.prepare(path, entry, against, db=db)
     total = compiled.exhaustive_total(p)
     size = compiled.EXHAUSTIVE_BLOCK
@@ -111,7 +116,7 @@ def sweep(db, path, entry, against, blocks, label, full=False, target_min=30, of
           f"included), {tally.misrounded} misrounded in the sample; "
           f"all {total}: {total / rate / 60:.1f} min (projected from the measured rate; target {target_min} min); "
           f"on 2 threads instead: {dt_threads:.1f} s, {total / (tally.checked / dt_threads) / 60:.1f} min projected")
-    return tally.lanes / dt, f"{blocks} blocks of the sweep"
+    return tally.lanes / dt, f"{blocks} blocks of the sweep", rate
 
 
 def simulator_targets(db):
@@ -169,8 +174,9 @@ def main() -> int:
     """Run the benchmark; returns 0."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--blocks", type=int, default=64, help="blocks of 2^16 inputs measured per sweep (default 64)")
-    ap.add_argument("--full", choices=("hdiv", "frsqrt", "hdiv-bf16"), help="run this sweep over all 2^32 inputs")
-    ap.add_argument("--only", choices=("hdiv", "frsqrt", "hdiv-bf16"), help="run this sweep alone (no simulator targets)")
+    sweeps = ("hdiv", "frsqrt", "hdiv-bf16", "triton-f16", "triton-f16-v")
+    ap.add_argument("--full", choices=sweeps, help="run this sweep over all 2^32 inputs")
+    ap.add_argument("--only", choices=sweeps, help="run this sweep alone (no simulator targets)")
     ap.add_argument("--json", help="with --full: write the run's report JSON here (as tilecheck verify --json)")
     args = ap.parse_args()
     if args.blocks < 1 or args.blocks & (args.blocks - 1) or args.blocks > 1 << 16:
@@ -182,10 +188,21 @@ def main() -> int:
     # the sweeps first: the simulator targets start the model's thread pool, and a process running
     # threads starts its workers afresh instead of forking them (as the command line does)
     wanted = (lambda name: args.only in (None, name)) if args.full is None else (lambda name: args.full == name)
-    if wanted("hdiv"):
-        hdiv_rate, hdiv_over = sweep(db, HALF, "k_hdiv_f16", "div.rn.f16", args.blocks,
-                                     "__hdiv exhaustive (every allowed rcp.approx.ftz.f32 result)", args.full == "hdiv",
-                                     json_path=args.json)
+    hdiv_inputs = None
+    if wanted("hdiv") or (args.full is None and args.only in ("triton-f16", "triton-f16-v")):
+        hdiv_rate, hdiv_over, hdiv_inputs = sweep(db, HALF, "k_hdiv_f16", "div.rn.f16", args.blocks,
+                                                  "__hdiv exhaustive (every allowed rcp.approx.ftz.f32 result)",
+                                                  args.full == "hdiv", json_path=args.json)
+    for name, kernel, how in (("triton-f16", "div_f16.ptx", "one element per thread"),
+                              ("triton-f16-v", "div_f16_v.ptx", "8 elements per thread, 128-bit vectors")):
+        if wanted(name):
+            # issue 22 item 5: a whole Triton kernel, 2^32 pairs x every allowed div.full.f32 result,
+            # at nvcc's __hdiv rate (inputs per second, measured above in this run) or better
+            _, _, rate = sweep(db, str(TRITON / kernel), "div_kernel", "div.rn.f16", args.blocks,
+                               f"Triton float16 a / b ({kernel}, {how}; every allowed div.full.f32 result)",
+                               args.full == name, json_path=args.json)
+            if hdiv_inputs:
+                print(f"  {kernel} / __hdiv, inputs per second: {rate / hdiv_inputs:.2f}x (target: at least 1)")
     if wanted("frsqrt"):
         sweep(db, FLOAT, "k_frsqrt_rn", "rsqrt.rn.f32", args.blocks,
               "__frsqrt_rn exhaustive (every allowed rsqrt.approx.ftz.f32 result)", args.full == "frsqrt",

@@ -4,8 +4,10 @@
     python tools/findings.py --readme README.md    # also rewrite the table between its markers
     python tools/findings.py --only hdiv           # entries whose function or entry contains 'hdiv'
     python tools/findings.py --readme README.md --only hdiv   # rerun those rows, keep the others
+    python tools/findings.py --readme README.md --table triton  # only the Triton table
 
-Each manifest entry (examples/cuda/manifest.yaml, examples/llvm/manifest.yaml) is run through
+Each manifest entry (examples/cuda/manifest.yaml, examples/llvm/manifest.yaml; and, in a table of
+its own, each reference of each kernel of examples/triton/manifest.yaml) is run through
 tilecheck.verify.compiled.verify_ptx on the committed PTX, with every result the documented
 contracts allow (ulp reading: either; the sign rule of spec/rules/contracts.yaml), and becomes one
 row: function, its PTX in one line, inputs checked, verdict (``verified`` only where every input was
@@ -28,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from tilecheck.sim.frontend import Instr, parse_module  # noqa: E402
 from tilecheck.spec.database import load_database  # noqa: E402
-from tilecheck.verify.compiled import verify_ptx  # noqa: E402
+from tilecheck.verify.compiled import parse_reference, verify_ptx  # noqa: E402
 
 MANIFESTS = (ROOT / "examples" / "cuda" / "manifest.yaml", ROOT / "examples" / "llvm" / "manifest.yaml")
 BEGIN, END = "<!-- findings:begin -->", "<!-- findings:end -->"
@@ -94,46 +96,88 @@ def row(entry: dict, db) -> tuple[str, int]:
             f"{verdict} (approximate: {approx}) | {cex} |"), o.exit_code
 
 
+TRITON = ROOT / "examples" / "triton" / "manifest.yaml"
+TRITON_BEGIN, TRITON_END = "<!-- triton-findings:begin -->", "<!-- triton-findings:end -->"
+_ELEMENT_BITS = {"fp16": 16, "bf16": 16, "fp32": 32, "fp64": 64}
+
+
+def triton_entries(db) -> list[dict]:
+    """One row entry per (Triton kernel, reference) of examples/triton/manifest.yaml: every
+    reference a user would check the kernel against, first the correctly rounded operation.
+    16-bit unary kernels run exhaustively (2^16 inputs); the others sampled (an entry's
+    ``inputs`` says otherwise)."""
+    out = []
+    for e in yaml.safe_load(TRITON.read_text())["entries"]:
+        vector = e["vector"] in (True, "yes")
+        name = (f"Triton `{e['source']}` ({e['dtype']}{', 128-bit vectors' if vector else ''}; BLOCK {e['block']}, "
+                f"{e['num_warps']} warps; {e['target']}{'; fp_fusion ' + str(e['fp_fusion']) if e['fp_fusion'] != 'default' else ''})")
+        for against in e["against"]:
+            unary = parse_reference(against, db).arity == 1
+            default = "exhaustive" if _ELEMENT_BITS[e["dtype"]] == 16 and unary else 65536
+            out.append({"function": name, "file": e["file"], "entry": e["entry"], "against": against,
+                        "inputs": e.get("inputs", default)})
+    return out
+
+
+TABLES = [
+    (BEGIN, END, lambda db: [en for m in MANIFESTS for en in yaml.safe_load(m.read_text())["entries"]]),
+    (TRITON_BEGIN, TRITON_END, triton_entries),
+]
+
+
+def _key(line: str) -> tuple:
+    """A table row's function and reference (its first two cells)."""
+    cells = line.split(" | ")
+    return cells[0][2:], cells[1] if len(cells) > 1 else ""
+
+
 def main(argv=None) -> int:
-    """Run the manifests; print (and optionally write) the table."""
+    """Run the manifests; print (and optionally write) the tables."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--readme", help="rewrite the table between the findings markers of this file")
+    ap.add_argument("--readme", help="rewrite the tables between their findings markers of this file")
     ap.add_argument("--only", help="run only entries whose function or entry contains this text")
+    ap.add_argument("--table", choices=("compiled", "triton"), help="only this table (default: both)")
     args = ap.parse_args(argv)
     db = load_database()
     header = ["| function | documented result | PTX (one line; address arithmetic left out) | inputs checked | "
               "verdict under the documented contracts (ulp reading: either; sign rule: IEEE) | counterexample and repro |",
               "|---|---|---|---|---|---|"]
     body = Path(args.readme).read_text() if args.readme else ""
-    if args.readme and (BEGIN not in body or END not in body):
-        print(f"{args.readme}: no {BEGIN} ... {END} markers", file=sys.stderr)
-        return 2
-    # with --only, the other rows of the README's table are kept as they are (matched by function)
-    kept = {}
-    if args.readme:
-        for line in body.split(BEGIN, 1)[1].split(END, 1)[0].splitlines()[2:]:
-            if line.startswith("| "):
-                kept[line.split(" | ", 1)[0][2:]] = line
-    fresh, table_rows = [], []
-    for manifest in MANIFESTS:
-        for entry in yaml.safe_load(manifest.read_text())["entries"]:
-            if args.only and args.only not in entry["function"] and args.only not in entry["entry"]:
-                old = kept.get(entry["function"])
+    for k, (begin, end, entries) in enumerate(TABLES):
+        if args.table and args.table != ("compiled", "triton")[k]:
+            continue
+        if args.readme and (begin not in body or end not in body):
+            print(f"{args.readme}: no {begin} ... {end} markers", file=sys.stderr)
+            return 2
+        # with --only, the other rows of the README's table are kept as they are (matched by
+        # function and reference)
+        kept = {}
+        if args.readme:
+            for line in body.split(begin, 1)[1].split(end, 1)[0].splitlines()[2:]:
+                if line.startswith("| "):
+                    kept[_key(line)] = line
+        fresh, table_rows = [], []
+        for entry in entries(db):
+            if args.only and args.only not in entry["function"] and args.only not in entry["entry"] \
+                    and args.only not in entry["file"]:
+                old = kept.get((entry["function"], entry["against"]))
                 if old is None and args.readme:
-                    print(f"{entry['function']}: not in {args.readme}'s table yet; run without --only",
-                          file=sys.stderr)
+                    print(f"{entry['function']} against {entry['against']}: not in {args.readme}'s table yet; run "
+                          "without --only", file=sys.stderr)
                     return 2
                 table_rows.append(old)
                 continue
             text, _ = row(entry, db)
             fresh.append(text)
             table_rows.append(text)
-    print("\n".join(header + fresh))
+        print("\n".join(header + fresh))
+        if args.readme:
+            head, rest = body.split(begin, 1)
+            _, tail = rest.split(end, 1)
+            table = "\n".join(header + [r for r in table_rows if r is not None])
+            body = f"{head}{begin}\n{table}\n{end}{tail}"
     if args.readme:
-        head, rest = body.split(BEGIN, 1)
-        _, tail = rest.split(END, 1)
-        table = "\n".join(header + [r for r in table_rows if r is not None])
-        Path(args.readme).write_text(f"{head}{BEGIN}\n{table}\n{END}{tail}")
+        Path(args.readme).write_text(body)
     return 0
 
 

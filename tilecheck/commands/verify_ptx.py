@@ -53,8 +53,11 @@ def add_arguments(p) -> None:
     g.add_argument("--exhaustive", action="store_true",
                    help="every input (16-bit unary and binary, f32 unary); default: sampled unless the domain is small")
     # --ulp-reading is verify's own option (either | exact | correctly-rounded), shared with FILE.ptx
-    g.add_argument("--approx", choices=("all", "reference"), default="all",
-                   help="approximate instructions: every allowed result (default) or only the model's representative")
+    g.add_argument("--approx", choices=("all", "provisional", "reference"), default="all",
+                   help="approximate instructions: every result a documented bound allows (default; an "
+                        "instruction whose bound no document states makes its inputs unknown), 'provisional': "
+                        "also every result the spec's provisional bound allows (rsqrt.approx.f64, the "
+                        ".approx.ftz.f64 forms), or 'reference': only the model's representative")
     g.add_argument("--input", metavar="A[,B,...]", help="check one input (hex or decimal operands): a repro")
     d = p.add_argument_group("exhaustive FILE.ptx runs in batches: resumable, on Dask (needs tilecheck[dist])")
     add_dask_options(d, "run the batches on a local Dask cluster of N worker processes, one thread each "
@@ -140,7 +143,7 @@ def _run_batched(args, path: str, db) -> int:
         again = ["tilecheck", "verify", path, "--entry", args.entry, "--against", args.against, "--exhaustive",
                  "--out", args.out, "--resume"]
         again += [f"--ulp-reading={args.ulp_reading}"] if args.ulp_reading != "either" else []
-        again += ["--approx=reference"] if args.approx == "reference" else []
+        again += [f"--approx={args.approx}"] if args.approx != "all" else []
         sys.stdout.write(f"stopped after {run.batches_done} of {run.batches} batch(es) as asked: "
                          f"{run.tally.checked} inputs checked, {run.tally.misrounded} misrounded so far; continue "
                          f"with: {shlex.join(again)}\n")
@@ -257,7 +260,8 @@ def format_outcome(o) -> str:
         how = "given"
     else:
         how = "sampled: " + " + ".join(f"{k} {v}" for k, v in o.sampling.items())
-    choices = "every allowed result" if o.approx == "all" else "the reference value only"
+    choices = {"all": "every allowed result", "provisional": "every allowed result, provisional bounds included",
+               "reference": "the reference value only"}[o.approx]
     lines = [f"{o.path}: {o.entry} ({o.abi}) against {o.ref}",
              f"  inputs checked: {o.inputs_checked} ({how}); "
              f"lanes run (inputs x allowed choices): {o.lanes_run}",

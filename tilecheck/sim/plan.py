@@ -322,7 +322,7 @@ class Plan:
 class RunContext:
     """Settings of one run: choice enumeration, readings, memory, launch, tracing."""
 
-    approx: str = "all"            # all | reference
+    approx: str = "all"            # all | provisional (bounds no document states used too) | reference
     ulp_reading: str = "either"
     tininess: str = TININESS_DEFAULT
     memory: Memory | None = None
@@ -1296,7 +1296,8 @@ def _approximate_runner(form, readers, write, wname):
                 write(L, s, api.reference(form, *vals, tininess=c.tininess))
             return
         ch = _choices_dedup(form, vals, c)
-        if ch.uniform and not ch.unbounded[0] and s is None and not c.trace:
+        provisional = form.contract is not None and form.contract.provisional and c.approx == "all"
+        if ch.uniform and not ch.unbounded[0] and s is None and not c.trace and not provisional:
             if wname is None:
                 return
             cols = np.flatnonzero(ch.valid[0])
@@ -1310,6 +1311,10 @@ def _approximate_runner(form, readers, write, wname):
                 L.regs[wname] = np.repeat(ch.values[0, cols].astype(dtype), L.size // cols.size)
             return
         ch = ch.per_lane(vals[0].shape[0])
+        if form.contract is not None and form.contract.provisional and c.approx == "all":
+            # a bound no document states: where it is all that decides the result (more than one
+            # result allowed, no exact special case), the input is unknown, not judged
+            ch.unbounded = ch.unbounded | (ch.valid.sum(axis=1) > 1)
         if ch.unbounded.any():
             unk = L.unknown.copy()
             unk[np.flatnonzero(ch.unbounded) if s is None else s[ch.unbounded]] = True

@@ -1114,8 +1114,8 @@ def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "eith
     compile ``entry`` and find its ABI against ``against``."""
     if ulp_reading not in READINGS:
         raise UsageError(f"--ulp-reading must be one of {', '.join(READINGS)}")
-    if approx not in ("all", "reference"):
-        raise UsageError("--approx must be 'all' or 'reference'")
+    if approx not in ("all", "provisional", "reference"):
+        raise UsageError("--approx must be 'all', 'provisional' or 'reference'")
     if text is None:
         try:
             with open(path, encoding="utf-8") as fh:
@@ -1503,7 +1503,7 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
     repro = (f"tilecheck verify {path} --entry {entry} --against {shlex.quote(against)} --input "
              + ",".join(ofmt.hex(int(o[0])) for o, ofmt in zip(lane_ops, ref.operand_formats))
              + (f" --ulp-reading {ulp_reading}" if ulp_reading != "either" else "")
-             + (" --approx reference" if approx == "reference" else ""))
+             + (f" --approx {approx}" if approx != "all" else ""))
     return {"inputs": inputs, "expected": {"hex": fmt.hex(exp), "value": fmt.describe(exp)[0]},
             "got": {"hex": fmt.hex(got), "value": fmt.describe(got)[0], "lane": lane_of},
             "approximate_choices": choices, "registers": registers, "register_path": path_regs, "repro": repro}
@@ -1602,9 +1602,12 @@ def _operand_bits(instr, regs: dict, lane: int, form) -> list[int] | None:
 
 def unbounded_reason(form, operands: list[int], ctx_args: dict) -> str | None:
     """Why ``form``'s contract bounds nothing for these operand bits (None where it does): the
-    first domain rule that decides them, if it is ``unbounded`` (its source says why), or an
-    allowed set too large to enumerate."""
+    first domain rule that decides them, if it is ``unbounded`` (its source says why), an allowed
+    set too large to enumerate, or a bound no document states (provisional, not asked for)."""
     arrays = [np.array([v], dtype=np.uint64) for v in operands]
+    if form.contract.provisional and ctx_args.get("approx") == "all":
+        return (f"no document states a bound for {form.name}: the spec's bound is provisional "
+                f"({form.contract.source or 'see its notes'}); --approx provisional uses it")
     with np.errstate(all="ignore"):
         fmt, flushed, _, _ = contracts._prepare(np, form, arrays)
         for rule in form.contract.rules:
