@@ -38,12 +38,20 @@ _BOILERPLATE = re.compile(r"^(ld\.param|st\.param|cvta|ld\.global|st\.global|ld\
                           r"cvt\.s64\.s32|add\.s64|shl\.b64|ret|mov\.u32|mov\.b16|mov\.b32|mov\.u16|mov\.f32|mov\.f64)")
 
 
+_TRITON_INDEX = re.compile(r"^(shl\.b32|and\.b32|or\.b32|setp\.lt\.s32|mov\.u64|mov\.b64)$")
+"""Triton's element offsets (``pid * BLOCK | (tid << k) & mask``) and its mask (``offs < n``)."""
+
+
 def ptx_line(path: Path, entry: str) -> str:
-    """The function's instructions in one line, address arithmetic and moves left out."""
+    """The function's instructions in one line, address arithmetic and moves left out (and, for
+    Triton's kernels, its element offsets and mask)."""
     fn = parse_module(path.read_text(), str(path)).function(entry)
+    triton = "examples/triton" in str(path)
     out: list[str] = []
     for item in fn.body:
-        if not isinstance(item, Instr) or _BOILERPLATE.match(item.opcode):
+        if not isinstance(item, Instr) or _BOILERPLATE.match(item.opcode) or \
+                (triton and _TRITON_INDEX.match(item.opcode) and not any(
+                    getattr(o, "float_bits", None) for o in item.operands)):
             continue
         if item.opcode == "bra.uni" and getattr(item.operands[0], "name", "").startswith("$return@"):
             continue  # the return of an inlined call
@@ -109,8 +117,9 @@ def triton_entries(db) -> list[dict]:
     out = []
     for e in yaml.safe_load(TRITON.read_text())["entries"]:
         vector = e["vector"] in (True, "yes")
+        fusion = {True: "on", False: "off"}.get(e["fp_fusion"], e["fp_fusion"])  # YAML reads on/off as booleans
         name = (f"Triton `{e['source']}` ({e['dtype']}{', 128-bit vectors' if vector else ''}; BLOCK {e['block']}, "
-                f"{e['num_warps']} warps; {e['target']}{'; fp_fusion ' + str(e['fp_fusion']) if e['fp_fusion'] != 'default' else ''})")
+                f"{e['num_warps']} warps; {e['target']}{'; FP fusion ' + fusion if fusion != 'default' else ''})")
         for against in e["against"]:
             unary = parse_reference(against, db).arity == 1
             default = "exhaustive" if _ELEMENT_BITS[e["dtype"]] == 16 and unary else 65536

@@ -71,6 +71,7 @@ DOC_SQRT = "tl.sqrt: 'fast square root' (no bound stated)"
 DOC_SQRT_RN = "tl.sqrt_rn: 'precise square root (rounding to nearest wrt the IEEE standard)'"
 DOC_RSQRT = "tl.math.rsqrt: 'inverse square root' (no bound stated)"
 DOC_FMA = "tl.fma: 'fused multiply-add'"
+MUL_THEN_ADD = "add.rn.f32(mul.rn.f32(a, b), c)"  # two roundings: what a * b + c means without fusion
 DOC_MUL_ADD = "nothing for * and +; the compile option enable_fp_fusion allows contracting them into fma"
 SUFFIX = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64"}
 
@@ -109,9 +110,9 @@ TRITON_CASES = [
                ("rsqrt.rn.f16",), DOC_RSQRT, note="tl.math.rsqrt(x) on fp16 is a compile error in Triton 3.9: upcast"),
     *[TritonCase(f"fma_{SUFFIX[d]}", "fma_kernel", d, "tl.fma(a, b, c)", (f"fma.rn.{SUFFIX[d]}",), DOC_FMA)
       for d in ("fp32", "fp16", "bf16", "fp64")],
-    TritonCase("mul_add_f32_fused", "mul_add_kernel", "fp32", "a * b + c", ("fma.rn.f32",), DOC_MUL_ADD,
+    TritonCase("mul_add_f32_fused", "mul_add_kernel", "fp32", "a * b + c", ("fma.rn.f32", MUL_THEN_ADD), DOC_MUL_ADD,
                fp_fusion=True, note="enable_fp_fusion=True: one fma.rn.f32"),
-    TritonCase("mul_add_f32_unfused", "mul_add_kernel", "fp32", "a * b + c", ("fma.rn.f32",), DOC_MUL_ADD,
+    TritonCase("mul_add_f32_unfused", "mul_add_kernel", "fp32", "a * b + c", ("fma.rn.f32", MUL_THEN_ADD), DOC_MUL_ADD,
                fp_fusion=False, note="enable_fp_fusion=False: mul.rn.f32 then add.rn.f32 (two roundings: "
                                      "not fma.rn.f32, the exact reference is the two-step expression)"),
     # other launch shapes of f16 a / b: 8 elements per thread with scalar and with vector accesses,
@@ -186,6 +187,11 @@ def _triton_fusion_mechanisms(triton, kernels) -> str:
             f"(also under =1: {ops['1', False]})")
 
 
+def _yaml_ref(ref: str) -> str:
+    """A reference in the manifest: a form name as it is, an expression quoted."""
+    return ref if re.fullmatch(r"[\w.]+", ref) else _yaml_str(ref)
+
+
 def _yaml_str(text: str) -> str:
     """``text`` as a double-quoted YAML scalar."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -231,7 +237,7 @@ def regen_triton() -> None:
         row = (f"  - {{file: examples/triton/{case.stem}.ptx, entry: {entry}, dtype: {case.dtype}, "
                f"source: {_yaml_str(case.source)}, block: {case.block}, num_warps: {case.num_warps}, "
                f"vector: {'yes' if case.vector else 'no'}, target: {target}, fp_fusion: {fp},\n"
-               f"     against: [{', '.join(case.against)}], documented: {_yaml_str(case.documented)}")
+               f"     against: [{', '.join(map(_yaml_ref, case.against))}], documented: {_yaml_str(case.documented)}")
         if case.note:
             row += f",\n     note: {_yaml_str(case.note)}"
         lines.append(row + "}")
