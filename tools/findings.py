@@ -144,7 +144,8 @@ def main(argv=None) -> int:
     """Run the manifests; print (and optionally write) the tables."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--readme", help="rewrite the tables between their findings markers of this file")
-    ap.add_argument("--only", help="run only entries whose function or entry contains this text")
+    ap.add_argument("--only", help="run only entries whose function, entry or file contains this text (or one of "
+                                   "several, comma-separated)")
     ap.add_argument("--table", choices=("compiled", "triton"), help="only this table (default: both)")
     args = ap.parse_args(argv)
     db = load_database()
@@ -167,8 +168,8 @@ def main(argv=None) -> int:
                     kept[_key(line)] = line
         fresh, table_rows = [], []
         for entry in entries(db):
-            if args.only and args.only not in entry["function"] and args.only not in entry["entry"] \
-                    and args.only not in entry["file"]:
+            if args.only and not any(o in entry["function"] or o in entry["entry"] or o in entry["file"]
+                                     for o in args.only.split(",")):
                 old = kept.get((entry["function"], entry["against"]))
                 if old is None and args.readme:
                     print(f"{entry['function']} against {entry['against']}: not in {args.readme}'s table yet; run "
