@@ -165,3 +165,25 @@ $L:
     with pytest.raises(UnsupportedPtxError) as exc:
         compiled.find_abi(plan, ref, "loop.ptx")
     assert "loop" in str(exc.value) or "elementwise" in str(exc.value)
+
+
+def test_stated_parameter_roles(capsys, tmp_path):
+    path = TRITON / "div_f16_v.ptx"
+    base = ["verify", str(path), "--entry", "div_kernel", "--against", "div.rn.f16", "--cases", "500"]
+    assert main(base + ["--params", "in,in,out,n,-,-", "--json", "-"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert "unused: div_kernel_param_4, div_kernel_param_5" in out["abi"]
+    assert "--params in,in,out,n,-,-" in out["counterexamples"][0]["repro"]
+    # what the run finds must agree with what is stated
+    assert main(base + ["--params", "in,out,in,n,-,-"]) == 2
+    assert "running the kernel, it reads div_kernel_param_0, div_kernel_param_1" in capsys.readouterr().err
+    # a stated unused pointer is a null pointer: a kernel that reads it fails where it does
+    assert main(base + ["--params", "in,-,out,n,-,-"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "div_f16_v.ptx" in err
+    for bad, why in (("in,in,out,n", "4 role(s) for the 6"), ("in,in,out,x,-,-", "'x' is not a role"),
+                     ("in,in,in,n,-,-", "exactly one parameter is 'out'"), ("in,in,out,in,-,-", "not a 64-bit pointer")):
+        assert main(base + ["--params", bad]) == 2
+        assert why in capsys.readouterr().err
+    assert main(["verify", "div.rn.f32", "--params", "in,out"]) == 2
+    assert "--params states the parameters of a kernel" in capsys.readouterr().err

@@ -59,6 +59,11 @@ def add_arguments(p) -> None:
                         "also every result the spec's provisional bound allows (rsqrt.approx.f64, the "
                         ".approx.ftz.f64 forms), or 'reference': only the model's representative")
     g.add_argument("--input", metavar="A[,B,...]", help="check one input (hex or decimal operands): a repro")
+    g.add_argument("--params", metavar="ROLE,...",
+                   help="state each .entry parameter's role, in order: in (an operand buffer, in operand order), "
+                        "out (the result buffer), n (the element count), - (unused: 0 or a null pointer); e.g. "
+                        "in,in,out,n,-,- for Triton's a / b. The elements per thread and their places are still "
+                        "found by running the kernel, and must agree with what is stated")
     d = p.add_argument_group("exhaustive FILE.ptx runs in batches: resumable, on Dask (needs tilecheck[dist])")
     add_dask_options(d, "run the batches on a local Dask cluster of N worker processes, one thread each "
                         "(as in fuzz; without it: two worker processes of this run)")
@@ -88,6 +93,8 @@ def refuse_batch_options(args) -> None:
     if batched(args):
         raise UsageError("--workers, --scheduler, --out, --resume, --batch and --stop-after apply to "
                          "verify FILE.ptx --entry NAME --against REF --exhaustive")
+    if getattr(args, "params", None):
+        raise UsageError("--params states the parameters of a kernel: verify FILE.ptx --entry NAME --against REF")
 
 
 def run(args) -> int:
@@ -112,11 +119,11 @@ def run(args) -> int:
     db = load_database()
     if args.input:
         outcome = compiled.verify_single(ptx[0], args.entry, args.against, args.input.split(","), db=db,
-                                         ulp_reading=args.ulp_reading, approx=args.approx)
+                                         ulp_reading=args.ulp_reading, approx=args.approx, params=args.params)
     else:
         outcome = compiled.verify_ptx(ptx[0], args.entry, args.against, db=db,
                                       exhaustive=True if args.exhaustive else None, cases=args.cases, seed=args.seed,
-                                      ulp_reading=args.ulp_reading, approx=args.approx,
+                                      ulp_reading=args.ulp_reading, approx=args.approx, params=args.params,
                                       progress=compiled.progress_printer(sys.stderr))
     return _report(args, outcome)
 
@@ -133,7 +140,7 @@ def _run_batched(args, path: str, db) -> int:
         run = sharded.verify_batched(path, args.entry, args.against, db=db, ulp_reading=args.ulp_reading,
                                      approx=args.approx, batch=args.batch, out=args.out, resume=args.resume,
                                      client=client, progress=_Progress(sys.stderr, client),
-                                     stop_after=args.stop_after)
+                                     stop_after=args.stop_after, params=args.params)
     finally:
         if client is not None:
             disconnect(client, cluster)
@@ -144,6 +151,7 @@ def _run_batched(args, path: str, db) -> int:
                  "--out", args.out, "--resume"]
         again += [f"--ulp-reading={args.ulp_reading}"] if args.ulp_reading != "either" else []
         again += [f"--approx={args.approx}"] if args.approx != "all" else []
+        again += [f"--params={args.params}"] if args.params else []
         sys.stdout.write(f"stopped after {run.batches_done} of {run.batches} batch(es) as asked: "
                          f"{run.tally.checked} inputs checked, {run.tally.misrounded} misrounded so far; continue "
                          f"with: {shlex.join(again)}\n")

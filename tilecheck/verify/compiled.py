@@ -263,6 +263,7 @@ class Abi:
     returned: bool = False    # by_pointer: the result is the return parameter ``output``
     block: int = 256          # entry: threads per CTA (.reqntid's, at most .maxntid's; else 256)
     layout: object = None     # entry: several elements per thread (tilecheck.verify.layout.Layout)
+    stated: str | None = None  # the --params the layout was found with (repro lines repeat it)
 
     @property
     def in_memory(self) -> bool:
@@ -301,10 +302,18 @@ def _dereferences(fn) -> bool:
                and ".param" not in item.opcode for item in fn.body)
 
 
-def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
-    """The function's ABI (``.func`` from its declaration, ``.entry`` by running it once)."""
+def find_abi(plan: Plan, ref: Reference, path: str, params: str | None = None) -> Abi:
+    """The function's ABI (``.func`` from its declaration, ``.entry`` by running it once).
+    ``params`` (``--params in,in,out,n``): the user's statement of each parameter's role
+    (:func:`tilecheck.verify.layout.parse_roles`); the kernel then runs by its element layout."""
     fn = plan.function
     here = Location(path, fn.line, fn.col)
+    if params is not None:
+        if fn.kind != "entry":
+            raise UsageError(f"--params states the parameters of an .entry kernel; {fn.name} is a .func", here)
+        abi = _layout_abi(plan, ref, here, element_layout.parse_roles(params, fn, here))
+        abi.stated = params
+        return abi
     fw = ref.fmt.width
     if fn.kind == "func":
         pointers = bool(fn.params) and all(_param_width(p) == 64 and p.array is None for p in fn.params)
@@ -351,7 +360,7 @@ def find_abi(plan: Plan, ref: Reference, path: str) -> Abi:
             raise (whole if past else simple) from None
 
 
-def _layout_abi(plan: Plan, ref: Reference, here: Location) -> Abi:
+def _layout_abi(plan: Plan, ref: Reference, here: Location, roles: list | None = None) -> Abi:
     """The ABI of a kernel whose threads compute several elements (:mod:`tilecheck.verify.layout`),
     after the element types are checked against the reference."""
     fn = plan.function
@@ -361,7 +370,7 @@ def _layout_abi(plan: Plan, ref: Reference, here: Location) -> Abi:
     width = max(widths) if widths else fw
     check_element_types(fn, ref, here.path, width=width if width in (fw, 2 * fw) else width, in_memory=True,
                         inputs=[], output="")
-    lay = element_layout.discover(plan, fw, ref.arity, here.path)
+    lay = element_layout.discover(plan, fw, ref.arity, here.path, roles)
     names = [p.name for p in fn.params]
     return Abi("entry", 1, fw, [lay.pointers[k] for k in lay.input_regions], lay.pointers[lay.output_region],
                [(p.name, p.ptx_type) for p in fn.params], list(lay.input_regions), lay.output_region,
@@ -893,6 +902,8 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         count = layout.per_cta if layout.single_cta else size
         for name in layout.scalars:
             lanes.params[name] = np.full(threads, count, dtype=np.uint64)
+        for name in layout.zeroed:
+            lanes.params[name] = np.zeros(threads, dtype=np.uint64)
         ctx = RunContext(trace=trace, memory=memory, block=layout.block, threads=threads,
                          single_cta=layout.single_cta, **ctx_args)
         plan.run(lanes, ctx)
@@ -1102,6 +1113,7 @@ class Prepared:
     text: str = ""                 # the PTX (a worker process compiles it again)
     spec_root: str | None = None   # the spec database's folder (likewise)
     db: object = field(default=None, repr=False)  # the spec database (its forms explain unknown inputs)
+    params: str | None = None      # --params: the user's statement of the parameters' roles
 
     @property
     def domain(self) -> int:
@@ -1110,9 +1122,10 @@ class Prepared:
 
 
 def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "either", approx: str = "all",
-            tininess: str = TININESS_DEFAULT, text: str | None = None) -> Prepared:
+            tininess: str = TININESS_DEFAULT, text: str | None = None, params: str | None = None) -> Prepared:
     """Parse ``path`` (or ``text``, its contents, when given: a worker need not have the file),
-    compile ``entry`` and find its ABI against ``against``."""
+    compile ``entry`` and find its ABI against ``against`` (``params``: as ``--params`` states
+    the parameters' roles, :func:`find_abi`)."""
     if ulp_reading not in READINGS:
         raise UsageError(f"--ulp-reading must be one of {', '.join(READINGS)}")
     if approx not in ("all", "provisional", "reference"):
@@ -1127,10 +1140,10 @@ def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "eith
     ref = parse_reference(against, db)
     fn = module.function(entry)  # the PTX name from here on: reports and repro lines name it exactly
     plan = compile_function(fn, db, path)
-    abi = find_abi(plan, ref, path)
+    abi = find_abi(plan, ref, path, params)
     return Prepared(path, fn.name, against, ref, plan, abi,
                     dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess), text,
-                    str(db.root) if getattr(db, "root", None) is not None else None, db)
+                    str(db.root) if getattr(db, "root", None) is not None else None, db, params)
 
 
 @dataclass
@@ -1287,8 +1300,8 @@ def _worker_start(key: tuple) -> None:
     keep_freed_memory()
     if _WORKER.get("key") == key:
         return
-    path, text, entry, against, ctx_args, root = key
-    _WORKER["p"] = prepare(path, entry, against, db=load_database(root), text=text, **ctx_args)
+    path, text, entry, against, ctx_args, root, params = key
+    _WORKER["p"] = prepare(path, entry, against, db=load_database(root), text=text, params=params, **ctx_args)
     _WORKER["key"] = key
 
 
@@ -1322,7 +1335,7 @@ def run_ranges(p: Prepared, ranges: list, *, workers: int, block: int = EXHAUSTI
     processes cannot start or die, what is left runs in this process (:func:`run_range`); a range
     whose run fails in a worker runs again here, so that its error is raised as a serial run's.
     ``method`` forces a start method ("fork" or "spawn")."""
-    key = (p.path, p.text, p.entry, p.against, dict(p.ctx_args), p.spec_root)
+    key = (p.path, p.text, p.entry, p.against, dict(p.ctx_args), p.spec_root, p.params)
     if method is None:
         method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
             else "spawn"
@@ -1405,7 +1418,7 @@ def _sign_rule(db) -> tuple:
 def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None, cases: int | None = None,
                seed: int = 0, ulp_reading: str = "either", approx: str = "all", tininess: str = TININESS_DEFAULT,
                block: int | None = None, threads: int | None = None, progress=None, limit: int | None = None,
-               report_limit: int = 3, processes: bool | None = None) -> Outcome:
+               report_limit: int = 3, processes: bool | None = None, params: str | None = None) -> Outcome:
     """Verify function ``entry`` of the PTX file ``path`` against ``against`` (see the module doc).
 
     ``limit`` stops an exhaustive run after that many inputs (for measuring; the outcome then says
@@ -1415,7 +1428,7 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
     checkpoints, is :mod:`tilecheck.verify.sharded`.
     ``progress(done, total)`` is called after each block."""
     started = time.time()
-    p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess)
+    p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess, params=params)
     if exhaustive is None:
         exhaustive = cases is None and p.domain <= (1 << 20)
     if exhaustive:
@@ -1504,7 +1517,8 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
     repro = (f"tilecheck verify {path} --entry {entry} --against {shlex.quote(against)} --input "
              + ",".join(ofmt.hex(int(o[0])) for o, ofmt in zip(lane_ops, ref.operand_formats))
              + (f" --ulp-reading {ulp_reading}" if ulp_reading != "either" else "")
-             + (f" --approx {approx}" if approx != "all" else ""))
+             + (f" --approx {approx}" if approx != "all" else "")
+             + (f" --params {abi.stated}" if abi.stated else ""))
     return {"inputs": inputs, "expected": {"hex": fmt.hex(exp), "value": fmt.describe(exp)[0]},
             "got": {"hex": fmt.hex(got), "value": fmt.describe(got)[0], "lane": lane_of},
             "approximate_choices": choices, "registers": registers, "register_path": path_regs, "repro": repro}
@@ -1630,10 +1644,10 @@ def _ord(bits: int, fmt) -> int:
 
 
 def verify_single(path: str, entry: str, against: str, operands: list[str], *, db, ulp_reading="either",
-                  approx="all", tininess=TININESS_DEFAULT) -> Outcome:
+                  approx="all", tininess=TININESS_DEFAULT, params: str | None = None) -> Outcome:
     """Verify one input (``--input a,b``): the repro of a counterexample."""
     started = time.time()
-    p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess)
+    p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess, params=params)
     ref, plan, abi = p.ref, p.plan, p.abi
     if len(operands) != ref.arity:
         raise UsageError(f"--input: {ref.text} takes {ref.arity} operand(s), got {len(operands)}")

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tilecheck.errors import Location
+from tilecheck.errors import Location, UsageError
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Instr
 from tilecheck.sim.parser import Reg, Vec
@@ -107,6 +107,7 @@ class Layout:
     atoms: list
     local: np.ndarray         # atoms x block: the element index within the CTA
     groups: list = field(default_factory=list)
+    zeroed: list = field(default_factory=list)  # parameters stated unused (--params): 0, a null pointer
     bounded: int = 1          # the bound's granularity (_bounded): 1 exact, g whole multiples of g, 0 none
     count_unit: int = 1       # elements per unit of the count parameter (_bounded)
 
@@ -134,8 +135,8 @@ class Layout:
                      f"assumes a count divisible by {self.bounded})")
         elif self.scalars:
             text += f"; NOT bounded by {', '.join(self.scalars)} (elements past the count are written too)"
-        if self.unused:
-            text += f"; unused: {', '.join(self.unused)}"
+        if self.unused or self.zeroed:
+            text += f"; unused: {', '.join(self.unused + self.zeroed)}"
         if len(self.groups) > 1:
             text += (f"; {len(self.groups)} runs of elements, {classes} class{'es' if classes > 1 else ''} of equal "
                      "expressions")
@@ -206,7 +207,7 @@ class _Run:
 
 
 def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_thread: int, single: bool, eb: int,
-            count: int | None = None, ctas: int = DISCOVERY_CTAS) -> _Run:
+            count: int | None = None, ctas: int = DISCOVERY_CTAS, zeroed: tuple = ()) -> _Run:
     threads = ctas * block
     span = block * MAX_PER_THREAD * 16  # bytes per CTA: room for any element count tried, vectors too
     rng = np.random.default_rng(0)
@@ -221,6 +222,8 @@ def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_threa
     full = block * per_thread * (1 if single else ctas)
     for name in scalars:
         lanes.params[name] = np.full(threads, full if count is None else count, dtype=np.uint64)
+    for name in zeroed:
+        lanes.params[name] = np.zeros(threads, dtype=np.uint64)
     ctx = RunContext(approx="reference", memory=memory, block=block, threads=threads, record_loads=True,
                      single_cta=single)
     plan.run(lanes, ctx)
@@ -236,15 +239,48 @@ def _written(run: _Run, eb: int) -> dict:
     return out
 
 
-def discover(plan: Plan, element_bits: int, arity: int, path: str) -> Layout:
+ROLES = {"in": "an operand buffer", "out": "the result buffer", "n": "the element count", "-": "unused (0)"}
+"""What ``--params`` may say of each kernel parameter, in order."""
+
+
+def parse_roles(text: str, fn, here: Location) -> list[str]:
+    """``--params`` (``in,in,out,n,-,-``: one role per parameter, in order; see :data:`ROLES`),
+    checked against the kernel's parameters; a usage error naming what does not fit."""
+    roles = [r.strip() for r in text.split(",")]
+    names = [p.name for p in fn.params]
+    def bad(why: str) -> UsageError:
+        return UsageError(f"--params {text}: {why} (roles: {', '.join(f'{k} {v}' for k, v in ROLES.items())})", here)
+    if len(roles) != len(names):
+        raise bad(f"{len(roles)} role(s) for the {len(names)} parameter(s) of {fn.name} ({', '.join(names)})")
+    for role, p in zip(roles, fn.params):
+        if role not in ROLES:
+            raise bad(f"{role!r} is not a role")
+        if role in ("in", "out") and p.ptx_type not in ("u64", "b64", "s64"):
+            raise bad(f"{p.name} is .{p.ptx_type}, not a 64-bit pointer, so it cannot be {role!r}")
+        if role == "n" and p.ptx_type not in ("u32", "s32", "b32", "u64", "s64", "b64"):
+            raise bad(f"{p.name} is .{p.ptx_type}, not an integer, so it cannot be the count")
+    if roles.count("out") != 1:
+        raise bad(f"{roles.count('out')} result buffers stated: exactly one parameter is 'out'")
+    return roles
+
+
+def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list | None = None) -> Layout:
     """The layout of the ``.entry`` kernel ``plan`` for ``element_bits``-bit elements and
-    ``arity`` operands (see the module doc); a located error saying what was found otherwise."""
+    ``arity`` operands (see the module doc); a located error saying what was found otherwise.
+    ``roles`` (:func:`parse_roles`): the user's statement of each parameter's role; unused ones
+    are 0, and what the run finds must agree with the rest."""
     fn = plan.function
     here = Location(path, fn.line, fn.col)
     eb = element_bits // 8
     params = [(p.name, p.ptx_type) for p in fn.params]
-    pointers = [n for n, t in params if t in ("u64", "b64", "s64")]
-    scalars = [n for n, t in params if n not in pointers]
+    if roles is None:
+        pointers = [n for n, t in params if t in ("u64", "b64", "s64")]
+        scalars = [n for n, t in params if n not in pointers]
+        zeroed: list = []
+    else:
+        pointers = [n for (n, _), r in zip(params, roles) if r in ("in", "out")]
+        scalars = [n for (n, _), r in zip(params, roles) if r == "n"]
+        zeroed = [n for (n, _), r in zip(params, roles) if r == "-"]
     block = launch_block(fn, here)
     atoms = _atoms(fn, eb, here)
     if not atoms:
@@ -255,7 +291,7 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str) -> Layout:
     for single in (False, True):
         for k in tries:
             try:
-                run = _launch(plan, pointers, scalars, block, k, single, eb)
+                run = _launch(plan, pointers, scalars, block, k, single, eb, zeroed=tuple(zeroed))
             except (ExecutionError, StepLimitError, UnsupportedPtxError) as exc:
                 first_error = first_error or exc
                 continue
@@ -291,7 +327,16 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str) -> Layout:
         raise _fail(fn, here, "the elements of CTA 1 do not follow those of CTA 0 (element = ctaid x elements per "
                               "CTA + an index within the CTA)")
     input_regions = _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of)
-    layout = Layout(block, k, single, eb, pointers, scalars, input_regions, out_region, atoms, local.copy())
+    layout = Layout(block, k, single, eb, pointers, scalars, input_regions, out_region, atoms, local.copy(),
+                    zeroed=zeroed)
+    if roles is not None:
+        stated_in = [n for (n, _), r in zip(params, roles) if r == "in"]
+        stated_out = next(n for (n, _), r in zip(params, roles) if r == "out")
+        found_in = [pointers[k] for k in input_regions]
+        if found_in != stated_in or pointers[out_region] != stated_out:
+            raise _fail(fn, here, f"--params states operands {', '.join(stated_in) or 'none'} and result {stated_out}; "
+                                  f"running the kernel, it reads {', '.join(found_in) or 'none'} and writes "
+                                  f"{pointers[out_region]}")
     layout.bounded, layout.count_unit = _bounded(fn, here, plan, layout)
     layout.groups = _groups(fn, plan, layout, run, steps_of, path)
     return layout
@@ -372,7 +417,7 @@ def _bounded(fn, here, plan: Plan, layout: Layout) -> tuple[int, int]:
     reached = []
     for count in sorted({c for c in counts if 0 < c < every}):
         run = _launch(plan, layout.pointers, layout.scalars, layout.block, layout.per_thread, layout.single_cta,
-                      layout.element_bytes, count=count)
+                      layout.element_bytes, count=count, zeroed=tuple(layout.zeroed))
         stored = []
         for region, el, n in _written(run, layout.element_bytes).values():
             ok = el >= 0

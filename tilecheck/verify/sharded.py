@@ -78,6 +78,7 @@ class Job:
     approx: str
     tininess: str
     block: int
+    params: str | None = None  # --params: the parameters' roles as the user states them
 
     @property
     def digest(self) -> str:
@@ -99,11 +100,11 @@ _PREPARED: dict[tuple, Prepared] = {}
 
 
 def _prepared(job: Job) -> Prepared:
-    key = (job.digest, job.path, job.entry, job.against, job.ulp_reading, job.approx, job.tininess)
+    key = (job.digest, job.path, job.entry, job.against, job.ulp_reading, job.approx, job.tininess, job.params)
     p = _PREPARED.get(key)
     if p is None:
         p = prepare(job.path, job.entry, job.against, db=load_database(), ulp_reading=job.ulp_reading,
-                    approx=job.approx, tininess=job.tininess, text=job.text)
+                    approx=job.approx, tininess=job.tininess, text=job.text, params=job.params)
         if len(_PREPARED) >= 4:  # a long-lived worker serving many runs keeps only recent ones
             _PREPARED.clear()
         _PREPARED[key] = p
@@ -189,7 +190,7 @@ def _prepare_out(out: str) -> None:
 def verify_batched(path: str, entry: str, against: str, *, db, ulp_reading: str = "either", approx: str = "all",
                    tininess: str = TININESS_DEFAULT, batch: int | None = None, limit: int | None = None,
                    out: str | None = None, resume: bool = False, client=None, threads: int | None = None,
-                   progress=None, stop_after: int | None = None) -> Run:
+                   progress=None, stop_after: int | None = None, params: str | None = None) -> Run:
     """Verify every input of ``entry`` in ``path`` against ``against`` in batches (module doc).
 
     ``client``: a ``distributed.Client`` whose workers run the batches (None: this process, with
@@ -203,11 +204,14 @@ def verify_batched(path: str, entry: str, against: str, *, db, ulp_reading: str 
     if resume and out is None:
         raise UsageError("--resume continues the run kept in --out DIR: give --out")
     text = _read_text(path)
-    p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess, text=text)
+    p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess, text=text,
+                params=params)
     total = exhaustive_total(p, limit)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     identity = {"file": path, "sha256": digest, "entry": entry, "against": against, "ulp_reading": ulp_reading,
                 "approx": approx, "tininess": tininess, "inputs": total}
+    if params is not None:  # (absent otherwise: checkpoints written before --params stay resumable)
+        identity["params"] = params
     checkpoint = os.path.join(out, CHECKPOINT) if out is not None else None
     log_path = os.path.join(out, BATCHES) if out is not None else None
     tally = Tally()
@@ -218,6 +222,8 @@ def verify_batched(path: str, entry: str, against: str, *, db, ulp_reading: str 
         data = _load_checkpoint(checkpoint)
         recorded = data["run"]
         wrong = [f"{k}: checkpoint {recorded.get(k)!r}, now {v!r}" for k, v in identity.items() if recorded.get(k) != v]
+        if "params" in recorded and "params" not in identity:
+            wrong.append(f"params: checkpoint {recorded['params']!r}, now none")
         if batch is not None and recorded.get("batch") != batch:
             wrong.append(f"batch: checkpoint {recorded.get('batch')!r}, given {batch!r}")
         if wrong:
@@ -233,7 +239,7 @@ def verify_batched(path: str, entry: str, against: str, *, db, ulp_reading: str 
         raise UsageError(f"{out} already holds a verify run ({CHECKPOINT}); pass --resume to continue it, "
                          "or choose another --out")
     batch = batch or DEFAULT_BATCH
-    job = Job(path, text, entry, against, ulp_reading, approx, tininess, block_of(batch))
+    job = Job(path, text, entry, against, ulp_reading, approx, tininess, block_of(batch), params)
     batches = -(-total // batch)
     resumed_from = tally.checked
 
