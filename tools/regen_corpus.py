@@ -61,6 +61,7 @@ class TritonCase:
     capability: int = 90
     fp_fusion: bool | None = None  # enable_fp_fusion; None: the default (TRITON_DEFAULT_FP_FUSION=1)
     note: str = ""
+    inputs: str | None = None  # the findings table's inputs: "exhaustive" (None: tools/findings.py's default)
 
 
 # Triton 3.9's docstrings, quoted where they say something about the result
@@ -87,10 +88,12 @@ TRITON_CASES = [
     # the first six (tests/sim/test_triton_ptx.py reads them): one element per thread, scalar
     _div("fp32"),
     TritonCase("div_rn_f32", "div_rn_kernel", "fp32", "tl.math.div_rn(a, b)", ("div.rn.f32",), DOC_DIV_RN),
-    TritonCase("sqrt_f32", "sqrt_kernel", "fp32", "tl.sqrt(a)", ("sqrt.rn.f32", "sqrt.approx.ftz.f32"), DOC_SQRT),
-    TritonCase("sqrt_rn_f32", "sqrt_rn_kernel", "fp32", "tl.sqrt_rn(a)", ("sqrt.rn.f32",), DOC_SQRT_RN),
+    TritonCase("sqrt_f32", "sqrt_kernel", "fp32", "tl.sqrt(a)", ("sqrt.rn.f32", "sqrt.approx.ftz.f32"), DOC_SQRT,
+               inputs="exhaustive"),
+    TritonCase("sqrt_rn_f32", "sqrt_rn_kernel", "fp32", "tl.sqrt_rn(a)", ("sqrt.rn.f32",), DOC_SQRT_RN,
+               inputs="exhaustive"),
     _div("fp16"),
-    _div("bf16"),
+    _div("bf16", inputs="exhaustive"),
     _div("fp64"),
     # 128-bit vector accesses: BLOCK 1024 over 128 threads is 8 elements per thread (one v4.b32 per
     # operand for 16-bit types, two for f32, four v2.b64 for f64)
@@ -218,7 +221,8 @@ def regen_triton() -> None:
              "# target (the PTX's .target; GPUTarget(\"cuda\", capability, 32)), fp_fusion (enable_fp_fusion;",
              "# default: on, TRITON_DEFAULT_FP_FUSION=1), against (the references a user checks with",
              "# `tilecheck verify FILE --entry ENTRY --against REF`; the first is the correctly rounded",
-             "# operation), documented (what Triton's documentation says of the operation).",
+             "# operation), documented (what Triton's documentation says of the operation), inputs (the",
+             "# findings table's inputs where not tools/findings.py's default: exhaustive).",
              "# FP fusion, measured on a * b + c (either switch changes the PTX; enable_fp_fusion wins over",
              f"# the variable): {fusion}.",
              f"triton: \"{triton.__version__}\"",
@@ -240,6 +244,8 @@ def regen_triton() -> None:
                f"     against: [{', '.join(map(_yaml_ref, case.against))}], documented: {_yaml_str(case.documented)}")
         if case.note:
             row += f",\n     note: {_yaml_str(case.note)}"
+        if case.inputs:
+            row += f", inputs: {case.inputs}"
         lines.append(row + "}")
     lines.append("# source expressions Triton refuses to compile (no PTX), with its message")
     lines.append("refused:")
