@@ -28,6 +28,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tilecheck.errors import TilecheckError  # noqa: E402
 from tilecheck.sim.frontend import Instr, parse_module  # noqa: E402
 from tilecheck.spec.database import load_database  # noqa: E402
 from tilecheck.verify.compiled import parse_reference, verify_ptx  # noqa: E402
@@ -83,8 +84,14 @@ def row(entry: dict, db) -> tuple[str, int]:
     inputs = entry["inputs"]
     exhaustive = inputs == "exhaustive"
     started = time.time()
-    o = verify_ptx(str(path.relative_to(ROOT)), entry["entry"], entry["against"], db=db,
-                   exhaustive=True if exhaustive else False, cases=None if exhaustive else int(inputs))
+    try:
+        o = verify_ptx(str(path.relative_to(ROOT)), entry["entry"], entry["against"], db=db,
+                       exhaustive=True if exhaustive else False, cases=None if exhaustive else int(inputs))
+    except TilecheckError as exc:  # a kernel tilecheck refuses: the row says why (exit 2), it is no verdict
+        print(f"  {entry['function']}: refused ({time.time() - started:.1f} s)", file=sys.stderr)
+        message = str(exc).split(": error: ", 1)[-1].replace("|", "/")
+        return (f"| {entry['function']} | {entry['against']} | `{ptx_line(path, entry['entry'])}` | none | "
+                f"refused (exit 2): {message} |  |"), 2
     checked = f"{o.inputs_checked} (exhaustive)" if o.exhaustive else f"{o.inputs_checked} sampled"
     approx = ", ".join(o.approximate_forms) or "none"
     verdict = {"verified": "verified",

@@ -40,6 +40,8 @@ TWINS = [
     (TRITON / "div_f32_v.ptx", TRITON / "div_f32.ptx", "div_kernel", "div.rn.f32", 8),
     (TRITON / "div_f32_v.ptx", TRITON / "div_f32.ptx", "div_kernel", "div.full.f32", 8),
     (TRITON / "div_f64_v.ptx", TRITON / "div_f64.ptx", "div_kernel", "div.rn.f64", 8),
+    # two halves per thread in one 32-bit access, the count in elements: a thread holds a pair
+    (TRITON / "div_f16_b256_w4_v.ptx", TRITON / "div_f16.ptx", "div_kernel", "div.rn.f16", 2),
 ]
 
 
@@ -187,3 +189,18 @@ def test_stated_parameter_roles(capsys, tmp_path):
         assert why in capsys.readouterr().err
     assert main(["verify", "div.rn.f32", "--params", "in,out"]) == 2
     assert "--params states the parameters of a kernel" in capsys.readouterr().err
+
+
+def test_a_block_smaller_than_the_cta_is_refused_not_misjudged(capsys):
+    # BLOCK 64 on 128 threads: half the threads store nothing, and the CTAs' elements are 64
+    # apart, not 128 (read as "thread i computes element i", every input would be misjudged)
+    code = main(["verify", str(TRITON / "div_f16_b64_w4.ptx"), "--entry", "div_kernel", "--against", "div.rn.f16",
+                 "--cases", "300"])
+    err = capsys.readouterr().err
+    assert code == 2 and "64 of the 128 threads of a CTA store nothing" in err and "Traceback" not in err
+
+
+def test_a_thread_storing_another_element_is_not_elementwise(tmp_path, capsys):
+    path = _edited(tmp_path, "div_f16.ptx", "st.global.b16 [ %rd3 + 0 ]", "st.global.b16 [ %rd3 + 2 ]")
+    err = _refusal(capsys, path)
+    assert "store elements 1 .. 256 (256 of them), not 0 .. 255" in err

@@ -357,7 +357,7 @@ def find_abi(plan: Plan, ref: Reference, path: str, params: str | None = None) -
             # the simpler reading's refusal, unless it ran past its buffers (16 bytes a thread):
             # that says less than what the whole-kernel reading found
             past = isinstance(simple, ExecutionError) and "buffer" in str(simple) and "local" not in str(simple)
-            raise (whole if past else simple) from None
+            raise (whole if past or getattr(simple, "not_one_per_thread", False) else simple) from None
 
 
 def _layout_abi(plan: Plan, ref: Reference, here: Location, roles: list | None = None) -> Abi:
@@ -377,6 +377,14 @@ def _layout_abi(plan: Plan, ref: Reference, here: Location, roles: list | None =
                block=lay.block, layout=lay) if names else None
 
 
+def _not_one_per_thread(text: str, here: Location) -> UnsupportedPtxError:
+    """A refusal of the "thread i computes element i" reading that the whole-kernel reading
+    (:mod:`tilecheck.verify.layout`) explains better when it fails too."""
+    exc = UnsupportedPtxError(text, here)
+    exc.not_one_per_thread = True
+    return exc
+
+
 def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, returned: str | None = None) -> Abi:
     """The ABI of code that reads its operands from and writes its result to memory: an ``.entry``
     kernel (``stride`` None: every thread gets the same pointers and indexes them by its thread
@@ -386,7 +394,13 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     fn = plan.function
     fw = ref.fmt.width
     kind = "entry" if stride is None else "func"
-    n = 64
+    block = launch_block(fn, here) if stride is None else 256
+    # a block the kernel requires is the block it indexes by; otherwise 32 (a warp), so that a
+    # kernel indexing by %tid.x alone is seen not to be elementwise
+    found = block if ".reqntid" in (getattr(fn, "launch", None) or {}) else min(32, block)
+    # two CTAs at least: where the CTAs' elements do not follow each other (a Triton BLOCK smaller
+    # than its threads), thread i of the second does not read element i
+    n = max(64, 2 * found) if stride is None else 64
     params = [(p.name, p.ptx_type) for p in fn.params]
     pointers = [name for name, t in params if t in ("u64", "b64", "s64")]
     rng = np.random.default_rng(0)
@@ -401,10 +415,6 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
                 lanes.params[name] += np.arange(n, dtype=np.uint64) * np.uint64(stride)
         else:
             lanes.params[name] = np.full(n, n, dtype=np.uint64)  # a count parameter: every thread in range
-    block = launch_block(fn, here) if stride is None else 256
-    # a block the kernel requires is the block it indexes by; otherwise 32 (a warp), so that a
-    # kernel indexing by %tid.x alone is seen not to be elementwise
-    found = block if ".reqntid" in (getattr(fn, "launch", None) or {}) else min(32, block)
     ctx = RunContext(approx="reference", memory=memory, block=found, threads=n, record_loads=True)
     plan.run(lanes, ctx)
     read = {}
@@ -424,6 +434,20 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     out_region = next(iter(written))
     if out_region in read:
         raise UnsupportedPtxError(f".{kind} {fn.name}: the output buffer {pointers[out_region]} is also read", here)
+    if returned is None:
+        # every thread (lane) stores, and element i: a thread the count masks off (a count of
+        # elements where a thread holds two), or a store elsewhere, is not "thread i computes
+        # element i" (the whole-kernel reading is tried next)
+        stored = np.zeros(n, dtype=bool)
+        for region, nbytes, offs, vals, done in lanes.stores:
+            step = nbytes if stride is None else stride
+            if (done & (np.asarray(offs) != lanes.origin * step)).any():
+                raise _not_one_per_thread(f".{kind} {fn.name}: thread i does not store element i of "
+                                          f"{pointers[region]}", here)
+            stored |= done
+        if found == block and not stored.all():  # (a smaller block than the kernel's own may leave threads idle)
+            raise _not_one_per_thread(f".{kind} {fn.name}: thread {int(np.flatnonzero(~stored)[0])} of {n} stores "
+                                      f"nothing with the count set to {n}", here)
     widths = set().union(*read.values(), *written.values()) if read else set()
     if len(widths) != 1:
         raise UnsupportedPtxError(f".{kind} {fn.name}: accesses of {sorted(w * 8 for w in widths)} bits; an elementwise "
@@ -446,7 +470,7 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
                                       f"{pointers[region]} points at", here)
         if offs.shape[0] and not (offs == origin * step).all():
             if not np.array_equal(np.sort(offs), np.arange(offs.shape[0]) * nbytes):
-                raise UnsupportedPtxError(f".{kind} {fn.name}: thread i does not read element i of "
+                raise _not_one_per_thread(f".{kind} {fn.name}: thread i does not read element i of "
                                           f"{pointers[region]}", here)
     if stride is not None and (width > 8 * stride or (returned is not None and width != 8 * stride)):
         raise UnsupportedPtxError(f".func {fn.name}: {width}-bit elements by pointer do not match {ref.text} "
@@ -796,8 +820,16 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
             got = records[0][0]  # every lane stored once (the usual kernel)
         else:
             got = np.zeros(lanes.size, dtype=np.uint64)
+            stored = np.zeros(lanes.size, dtype=bool)
             for vals, done in records:
                 got = np.where(done, vals, got)
+                stored |= done
+            if not stored.all():  # a lane that stored nothing has no result to judge: never a verdict
+                lane = int(np.flatnonzero(~stored)[0])
+                raise UnsupportedPtxError(f".entry {plan.function.name}: thread {int(lanes.origin[lane])} of {n} "
+                                          "stored nothing: its count parameter may count other units than "
+                                          "elements (--params states the roles)",
+                                          Location(plan.path, plan.function.line, plan.function.col))
     fw = ref.fmt.width
     u = ref.fmt.uint
     mask = np.uint64((1 << fw) - 1)
@@ -899,7 +931,9 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             lanes.params[name] = np.full(threads, memory.pointer(k), dtype=np.uint64)
             if layout.single_cta:
                 lanes.params[name] += cta * np.uint64(layout.per_cta * eb)
-        count = layout.per_cta if layout.single_cta else size
+        # the count in the kernel's units (vectors of count_unit elements): a larger count would
+        # send a grid-stride loop past the buffers
+        count = -(-(layout.per_cta if layout.single_cta else size) // layout.count_unit)
         for name in layout.scalars:
             lanes.params[name] = np.full(threads, count, dtype=np.uint64)
         for name in layout.zeroed:

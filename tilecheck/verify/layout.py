@@ -301,6 +301,9 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
         if found:
             break
     if found is None:
+        shape = _diagnose(plan, pointers, scalars, block, static, eb, zeroed)
+        if shape:
+            raise _fail(fn, here, shape)
         why = f" (at {static} per thread: {first_error})" if first_error is not None else ""
         raise _fail(fn, here, "no elementwise layout found: at no count of elements per thread up to "
                               f"{MAX_PER_THREAD} does every thread of {DISCOVERY_CTAS} CTAs of {block} store, the "
@@ -340,6 +343,36 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     layout.bounded, layout.count_unit = _bounded(fn, here, plan, layout)
     layout.groups = _groups(fn, plan, layout, run, steps_of, path)
     return layout
+
+
+def _diagnose(plan, pointers, scalars, block, per_thread, eb, zeroed) -> str | None:
+    """What keeps a launch from being a layout, where it is one of the two shapes Triton makes of
+    a BLOCK smaller than its CTA's threads: some threads storing nothing, or several threads
+    storing one element. None otherwise."""
+    try:
+        run = _launch(plan, pointers, scalars, block, per_thread, False, eb, zeroed=tuple(zeroed))
+    except (ExecutionError, StepLimitError, UnsupportedPtxError):
+        return None
+    parts, stored = [], np.zeros(DISCOVERY_CTAS * block, dtype=bool)
+    for region, el, per in _written(run, eb).values():
+        stored |= el >= 0
+        parts.extend((el[el >= 0] + j) for j in range(per))
+    if not parts:
+        return None
+    values, counts = np.unique(np.concatenate(parts), return_counts=True)
+    if counts.max() > 1:
+        return (f"element {int(values[np.argmax(counts)])} is stored by {int(counts.max())} threads: the CTA's "
+                "threads replicate its elements (a Triton BLOCK smaller than the CTA's threads?), which is not "
+                "supported")
+    if stored.any() and not stored.all():
+        idle = np.flatnonzero(~stored[:block])
+        return (f"{idle.size} of the {block} threads of a CTA store nothing (from thread {int(idle[0])}; a Triton "
+                "BLOCK smaller than the CTA's threads?): every thread must store its elements")
+    count = DISCOVERY_CTAS * block * per_thread
+    if not np.array_equal(values, np.arange(count)):
+        return (f"with the count at {count}, its {DISCOVERY_CTAS} CTAs of {block} threads store elements "
+                f"{int(values[0])} .. {int(values[-1])} ({values.size} of them), not 0 .. {count - 1}")
+    return None
 
 
 def _covers(run: _Run, eb: int, count: int, atoms: int) -> bool:
