@@ -365,8 +365,8 @@ def _layout_abi(plan: Plan, ref: Reference, here: Location, roles: list | None =
     after the element types are checked against the reference."""
     fn = plan.function
     fw = ref.fmt.width
-    stores = element_layout._stores(fn)
-    widths = {element_layout._store_bits(ins)[0] for ins in stores}
+    stores = element_layout.stores(fn)
+    widths = {element_layout.store_bits(ins)[0] for ins in stores}
     width = max(widths) if widths else fw
     check_element_types(fn, ref, here.path, width=width if width in (fw, 2 * fw) else width, in_memory=True,
                         inputs=[], output="")

@@ -152,11 +152,12 @@ def _fail(fn, here: Location, text: str) -> UnsupportedPtxError:
     return UnsupportedPtxError(f".entry {fn.name}: {text}", here)
 
 
-def _stores(fn) -> list[Instr]:
+def stores(fn) -> list[Instr]:
+    """The function's store instructions outside ``.param`` space, in program order."""
     return [i for i in fn.body if isinstance(i, Instr) and i.opcode.split(".", 1)[0] == "st" and ".param" not in i.opcode]
 
 
-def _store_bits(ins: Instr) -> tuple[int, int]:
+def store_bits(ins: Instr) -> tuple[int, int]:
     """(bits per register, registers) of a store."""
     t = [p for p in ins.opcode.split(".")[1:] if p in TYPES]
     width = TYPES[t[-1]][0] if t else 64
@@ -168,23 +169,24 @@ def wants_layout(fn, element_bits: int) -> bool:
     """True for kernels whose threads store more than one element or pair: more than one store
     instruction to global memory, or one wider than two elements. (A debug build's stack frames
     make every generic store a possible local one: it runs as "thread i computes element i".)"""
-    stores = [i for i in _stores(fn) if ".global" in i.opcode or (not fn.frames and ".local" not in i.opcode
-                                                                  and ".shared" not in i.opcode)]
-    if len(stores) > 1:
+    kept = [i for i in stores(fn) if ".global" in i.opcode or (not fn.frames and ".local" not in i.opcode
+                                                               and ".shared" not in i.opcode)]
+    if len(kept) > 1:
         return True
-    return any(w * n > 2 * element_bits for w, n in map(_store_bits, stores))
+    return any(w * n > 2 * element_bits for w, n in map(store_bits, kept))
 
 
 def _atoms(fn, eb: int, here: Location) -> list[Atom]:
     """Every element the store instructions write, in program order."""
     out = []
-    for ins in _stores(fn):
-        width, count = _store_bits(ins)
+    for ins in stores(fn):
+        width, count = store_bits(ins)
         nbytes = width // 8
         if nbytes % eb and eb % nbytes:
             raise _fail(fn, here, f"line {ins.line}: stores of {width} bits do not hold {8 * eb}-bit elements")
-        if eb > nbytes * count:
-            raise _fail(fn, here, f"line {ins.line}: stores {width * count} bits, less than one {8 * eb}-bit element")
+        if eb > nbytes:
+            raise _fail(fn, here, f"line {ins.line}: stores {width}-bit registers, narrower than one {8 * eb}-bit "
+                                  "element (an element split over registers is not supported)")
         src = ins.operands[1]
         regs = list(src.items) if isinstance(src, Vec) else [src]
         per = max(1, 8 // nbytes)  # registers per 64-bit record part
