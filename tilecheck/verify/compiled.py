@@ -769,13 +769,14 @@ class BlockResult:
 
 
 def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: dict,
-              trace: bool = False, fill: bool = False, every_position: bool = True):
+              trace: bool = False, fill: bool = False, every_position: bool = True, sample_positions: bool = True):
     """Run the code on ``elements`` (one container array per operand); judge every lane.
     ``fill``: registers start as :data:`UNWRITTEN` instead of zeros (see :func:`register_path`).
     A kernel with an element layout runs by :func:`run_layout` (``trace`` then gives its plan
     too: (result, lanes, failing lanes, context, plan))."""
     if abi.layout is not None:
-        return run_layout(abi, ref, elements, ctx_args, every_position=every_position, trace=trace, fill=fill)
+        return run_layout(abi, ref, elements, ctx_args, every_position=every_position, trace=trace, fill=fill,
+                          sample_positions=sample_positions)
     n = elements[0].shape[0]
     lanes = plan.new_lanes(n)
     if fill:
@@ -886,18 +887,34 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
     return bad, BlockResult(bad_in, unk_in, lanes.size, None, value_in, nan_in)
 
 
-POSITION_SAMPLE = 1 << 10
-"""Inputs of each block of an exhaustive run that the elements outside their class's
-representative also run (every input of a sampled run runs at every element)."""
+POSITION_SAMPLE = 1 << 12
+POSITION_EVERY = 16
+"""In an exhaustive run, the elements outside their class's representative run the first
+:data:`POSITION_SAMPLE` inputs of one block in :data:`POSITION_EVERY` (:func:`position_block`);
+a sampled run puts every input at every element. (Each run of a cut-down function costs a few
+milliseconds whatever its inputs: running every element on every block would cost more than the
+representative's whole block.)"""
+
+
+def position_block(start: int, block: int = EXHAUSTIVE_BLOCK) -> bool:
+    """True for the exhaustive blocks whose first inputs every element runs: one in
+    :data:`POSITION_EVERY`, chosen by a hash of the block's index over its 4-bit digits so that
+    the divisors (a block's second operand) of the chosen blocks differ in their low bits too."""
+    k = start // block
+    h = 0
+    while k:
+        h ^= k & 0xF
+        k >>= 4
+    return h % POSITION_EVERY == 0
 
 
 def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: dict, *, every_position: bool = True,
-               trace: bool = False, fill: bool = False):
+               trace: bool = False, fill: bool = False, sample_positions: bool = True):
     """:func:`run_block` for a kernel whose threads compute several elements
     (:mod:`tilecheck.verify.layout`): each group of elements runs in its cut-down function, the
     ``n`` inputs placed so that element j of thread t holds input ``t - j``; groups outside their
-    class's representative run the first :data:`POSITION_SAMPLE` inputs unless
-    ``every_position``. ``trace``: (result, lanes, failing lanes, context, plan) of the first
+    class's representative run the first :data:`POSITION_SAMPLE` inputs (where
+    ``sample_positions``, else none) unless ``every_position``. ``trace``: (result, lanes, failing lanes, context, plan) of the first
     group that fails (else of the last)."""
     layout = abi.layout
     n = elements[0].shape[0]
@@ -907,7 +924,9 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
     total = None
     last = None
     for group in layout.groups:
-        m = n if every_position or group.representative else min(n, POSITION_SAMPLE)
+        m = n if every_position or group.representative else (min(n, POSITION_SAMPLE) if sample_positions else 0)
+        if m == 0:
+            continue
         ops = [e[:m] for e in elements]
         plan = group.plan
         threads = m
@@ -1273,7 +1292,7 @@ def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLO
 
     def work(s):
         lane_ops = exhaustive_block(p.ref, s, min(s + block, stop))
-        return lane_ops, run_inputs(p, lane_ops)
+        return lane_ops, run_inputs(p, lane_ops, positions=position_block(s, block))
 
     tally = Tally(keep=keep)
     if threads > 1 and len(starts) > 1:
@@ -1292,14 +1311,16 @@ def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLO
     return tally
 
 
-def run_inputs(p: Prepared, lane_ops: list[np.ndarray]) -> BlockResult:
+def run_inputs(p: Prepared, lane_ops: list[np.ndarray], positions: bool = True) -> BlockResult:
     """:func:`run_block` on the inputs ``lane_ops`` (one array per operand), in runs of at most
     :data:`RUN_CHUNK` inputs where the code has no packed lanes and no fused regions (packed code
     pairs the inputs of the whole block, so it runs the block at once); the per-input results are
-    the same."""
+    the same. A kernel with an element layout runs each class's representative on every input,
+    and, where ``positions`` (:func:`position_block`), its other elements on the first ones."""
     n = lane_ops[0].shape[0]
     if p.abi.layout is not None:  # several elements per thread: each class's representative runs every input
-        return run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args, every_position=False)
+        return run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args, every_position=False,
+                         sample_positions=positions)
     if p.abi.lanes != 1 or n <= RUN_CHUNK or (p.plan.regions and fused.enabled()):
         return run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args)
     parts = [run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, [o[s:s + RUN_CHUNK] for o in lane_ops]),

@@ -505,9 +505,10 @@ def _groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, path: str
         entry[1].update(sc.kept)
     groups = []
     for members, kept in by_forks.values():
-        sub = compile_function(slicing.sliced_function(fn, kept), plan.db, path)
+        cut, changed = slicing.sliced_function(fn, kept)
+        sub = compile_function(cut, plan.db, path)
         sub_steps = {id(st.instr): i for i, st in enumerate(sub.steps)}
-        keys = [(sub_steps[id(atoms[a].store)], atoms[a].part) for a in members]
+        keys = [(sub_steps[id(changed.get(id(atoms[a].store), atoms[a].store))], atoms[a].part) for a in members]
         signature = tuple(sigs.element(atoms[a].register, atoms[a].bits, atoms[a].store) for a in members)
         groups.append(Group(members, sub, keys, signature))
     first: dict = {}

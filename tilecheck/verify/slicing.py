@@ -322,9 +322,48 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
     return Slice(kept, leaves)
 
 
-def sliced_function(fn: Function, kept: set) -> Function:
-    """``fn`` with only the instructions in ``kept`` (by identity); labels stay."""
-    return replace(fn, body=tuple(item for item in fn.body if not isinstance(item, Instr) or id(item) in kept))
+def sliced_function(fn: Function, kept: set) -> tuple[Function, dict]:
+    """``fn`` with only the instructions in ``kept`` (by identity); labels stay. The other
+    elements' slots of a kept vector store or packing conversion (``st.global.v4.b32 [a], {%r9,
+    %r10, ...}``, ``cvt.rn.f16x2.f32 %r9, %r37, %r36``) whose registers nothing kept writes --
+    zero in every lane, and never judged -- become the immediate 0, so that those registers are not
+    live (a fork copies every live register per lane). Returns the function and, by the identity of
+    each original instruction that changed, its replacement."""
+    written = {name for ins in fn.body if isinstance(ins, Instr) and id(ins) in kept for name in _writes(ins)}
+    body, changed = [], {}
+    for item in fn.body:
+        if not isinstance(item, Instr):
+            body.append(item)
+            continue
+        if id(item) not in kept:
+            continue
+        new = _zero_unwritten(item, written)
+        if new is not item:
+            changed[id(item)] = new
+        body.append(new)
+    return replace(fn, body=tuple(body)), changed
+
+
+def _writes(ins: Instr) -> list[str]:
+    head = _head(ins)
+    if head in CONTROL or head in ("st", "red") or not ins.operands:
+        return []
+    return _names(ins.operands[0])
+
+
+def _zero_unwritten(ins: Instr, written: set) -> Instr:
+    """``ins`` with the unwritten registers of its other-element slots as immediate zeros."""
+    head, types = _head(ins), _types(ins)
+    ops = list(ins.operands)
+    if head == "st" and len(ops) == 2 and isinstance(ops[1], Vec) and len(ops[1].items) > 1:
+        items = tuple(Imm("0", 0) if isinstance(it, Reg) and it.name not in written else it for it in ops[1].items)
+        if items != ops[1].items:
+            ops[1] = Vec(items, ops[1].source)
+    elif head == "cvt" and types[:1] in (["f16x2"], ["bf16x2"]) and len(ops) == 3:
+        for k in (1, 2):
+            if isinstance(ops[k], Reg) and ops[k].name not in written:
+                ops[k] = Imm("0f00000000", 0, 32)
+    return ins if ops == list(ins.operands) else replace(ins, operands=tuple(ops))
 
 
 def sliceable(fn: Function) -> bool:
