@@ -1097,8 +1097,19 @@ class _Compiler:
             with np.errstate(all="ignore"):
                 return ops.convert(np, sfmt, efmt, v.astype(np.uint64), mode, rule).astype(np.uint32)
 
+        # an immediate half (a cut-down kernel's other element: tilecheck.verify.slicing) is
+        # converted once, not per lane
+        const = [None if not isinstance(op, Imm) else
+                 int(conv(np.array([self.immediate(ins, op, 32, src)], dtype=np.uint32))[0])
+                 for op in ins.operands[1:3]]
+
         def run(L, s, c):
-            write(L, s, (conv(ra(L, s, c)) << np.uint32(16)) | conv(rb(L, s, c)))
+            hi = conv(ra(L, s, c)) << np.uint32(16) if const[0] is None else np.uint32(const[0] << 16)
+            lo = conv(rb(L, s, c)) if const[1] is None else np.uint32(const[1])
+            out = hi | lo
+            if np.ndim(out) == 0:
+                out = np.full(L.size if s is None else s.size, out, dtype=np.uint32)
+            write(L, s, out)
         return self._step(ins, run, r1 | r2, [wname])
 
     def op_cvt(self, ins, mods):

@@ -961,7 +961,7 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
                          single_cta=layout.single_cta, **ctx_args)
         plan.run(lanes, ctx)
         got_by_lane, ops_by_lane = [], []
-        for atom_ix, (a, key) in enumerate(zip(group.atoms, group.keys)):
+        for atom_ix, (a, (key, sub)) in enumerate(zip(group.atoms, group.keys)):
             atom = layout.atoms[a]
             slot = lanes.store_slots.get(key)
             if slot is None:
@@ -969,11 +969,11 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
                                           Location(plan.path, atom.store.line, atom.store.col))
             region, nbytes, offs, vals, done = lanes.stores[slot]
             where = layout.positions(threads, a)[lanes.origin]
-            if not done.all() or not np.array_equal(np.asarray(offs) // eb + atom.sub, where):
+            if not done.all() or not np.array_equal(np.asarray(offs) // eb + sub, where):
                 raise UnsupportedPtxError(f".entry {plan.function.name}: with {ctas} CTAs, {atom.where()} does not "
                                           "store each thread's element where a smaller launch did",
                                           Location(plan.path, atom.store.line, atom.store.col))
-            got_by_lane.append(((np.asarray(vals).astype(np.uint64) >> np.uint64(atom.sub * fw))
+            got_by_lane.append(((np.asarray(vals).astype(np.uint64) >> np.uint64(sub * fw))
                                 & np.uint64((1 << fw) - 1)).astype(u))
             ops_by_lane.append([np.roll(o, atom_ix).astype(u, copy=False) for o in ops])
         bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading)

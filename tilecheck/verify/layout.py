@@ -82,7 +82,7 @@ class Group:
 
     atoms: list               # indices into Layout.atoms
     plan: Plan
-    keys: list                # per atom: its store record's key in ``plan``
+    keys: list                # per atom: (its store record's key in ``plan``, the element's place in the record)
     signature: tuple = ()
     represents: int = -1      # the index of the group that runs this class's every input (-1: itself)
 
@@ -484,12 +484,22 @@ def _bounded(fn, here, plan: Plan, layout: Layout) -> tuple[int, int]:
                 ", ".join(f"count {c}: {r} stored" for c, r in reached))
 
 
+def _key(atom: Atom, store: Instr, steps: dict, eb: int) -> tuple:
+    """``((step, part), sub)``: where ``atom``'s element is among the store records of a cut-down
+    function whose store instruction is ``store`` (the atom's own, or the scalar store it became)."""
+    if store is atom.store:
+        return (steps[id(store)], atom.part), atom.sub
+    nbytes = store_bits(atom.store)[0] // 8
+    byte = atom.part * max(1, 8 // nbytes) * nbytes + atom.sub * eb  # the element's byte in the vector
+    return (steps[id(store)], 0), (byte % nbytes) // eb
+
+
 def _groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, path: str) -> list[Group]:
     """The runs of atoms (see the module doc), each with its sliced plan and expression signature."""
     atoms = layout.atoms
     forking = {id(st.instr) for st in plan.steps if st.approximate}
     if not slicing.sliceable(fn):
-        keys = [(steps_of[id(a.store)], a.part) for a in atoms]
+        keys = [((steps_of[id(a.store)], a.part), a.sub) for a in atoms]
         return [Group(list(range(len(atoms))), plan, keys, ())]
     sl = slicing.Slicer(fn)
     region_of = {}
@@ -508,7 +518,8 @@ def _groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, path: str
         cut, changed = slicing.sliced_function(fn, kept)
         sub = compile_function(cut, plan.db, path)
         sub_steps = {id(st.instr): i for i, st in enumerate(sub.steps)}
-        keys = [(sub_steps[id(changed.get(id(atoms[a].store), atoms[a].store))], atoms[a].part) for a in members]
+        keys = [_key(atoms[a], changed.get(id(atoms[a].store), atoms[a].store), sub_steps, layout.element_bytes)
+                for a in members]
         signature = tuple(sigs.element(atoms[a].register, atoms[a].bits, atoms[a].store) for a in members)
         groups.append(Group(members, sub, keys, signature))
     first: dict = {}

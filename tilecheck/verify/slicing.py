@@ -327,8 +327,9 @@ def sliced_function(fn: Function, kept: set) -> tuple[Function, dict]:
     elements' slots of a kept vector store or packing conversion (``st.global.v4.b32 [a], {%r9,
     %r10, ...}``, ``cvt.rn.f16x2.f32 %r9, %r37, %r36``) whose registers nothing kept writes --
     zero in every lane, and never judged -- become the immediate 0, so that those registers are not
-    live (a fork copies every live register per lane). Returns the function and, by the identity of
-    each original instruction that changed, its replacement."""
+    live (a fork copies every live register per lane); a vector store left with one register
+    becomes a scalar store of it at its place. Returns the function and, by the identity of each
+    original instruction that changed, its replacement."""
     written = {name for ins in fn.body if isinstance(ins, Instr) and id(ins) in kept for name in _writes(ins)}
     body, changed = [], {}
     for item in fn.body:
@@ -357,6 +358,13 @@ def _zero_unwritten(ins: Instr, written: set) -> Instr:
     ops = list(ins.operands)
     if head == "st" and len(ops) == 2 and isinstance(ops[1], Vec) and len(ops[1].items) > 1:
         items = tuple(Imm("0", 0) if isinstance(it, Reg) and it.name not in written else it for it in ops[1].items)
+        regs = [j for j, it in enumerate(items) if isinstance(it, Reg)]
+        if len(regs) == 1 and isinstance(ops[0], Addr):
+            # one register left: a scalar store of it, at its place in the vector
+            j = regs[0]
+            nbytes = TYPES[types[-1]][0] // 8
+            opcode = ".".join(p for p in ins.opcode.split(".") if p not in ("v2", "v4", "v8"))
+            return replace(ins, opcode=opcode, operands=(Addr(ops[0].base, ops[0].offset + j * nbytes), items[j]))
         if items != ops[1].items:
             ops[1] = Vec(items, ops[1].source)
     elif head == "cvt" and types[:1] in (["f16x2"], ["bf16x2"]) and len(ops) == 3:
