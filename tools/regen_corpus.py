@@ -89,13 +89,15 @@ TRITON_CASES = [
     _div("fp32"),
     TritonCase("div_rn_f32", "div_rn_kernel", "fp32", "tl.math.div_rn(a, b)", ("div.rn.f32",), DOC_DIV_RN),
     TritonCase("sqrt_f32", "sqrt_kernel", "fp32", "tl.sqrt(a)", ("sqrt.rn.f32", "sqrt.approx.ftz.f32"), DOC_SQRT),
-    TritonCase("sqrt_rn_f32", "sqrt_rn_kernel", "fp32", "tl.sqrt_rn(a)", ("sqrt.rn.f32",), DOC_SQRT_RN),
+    TritonCase("sqrt_rn_f32", "sqrt_rn_kernel", "fp32", "tl.sqrt_rn(a)", ("sqrt.rn.f32",), DOC_SQRT_RN,
+               inputs="exhaustive"),
     _div("fp16"),
     _div("bf16", inputs="exhaustive"),
     _div("fp64"),
     # 128-bit vector accesses: BLOCK 1024 over 128 threads is 8 elements per thread (one v4.b32 per
     # operand for 16-bit types, two for f32, four v2.b64 for f64)
-    *[_div(d, f"div_{SUFFIX[d]}_v", block=1024, vector=True) for d in ("fp16", "bf16", "fp32", "fp64")],
+    *[_div(d, f"div_{SUFFIX[d]}_v", block=1024, vector=True, inputs="exhaustive" if d == "bf16" else None)
+      for d in ("fp16", "bf16", "fp32", "fp64")],
     # 1.0 / x: the same division with a constant numerator; a one-input kernel, so the user's
     # reference is the reciprocal
     *[TritonCase(f"rcp_{SUFFIX[d]}", "rcp_kernel", d, "1.0 / x", (f"rcp.rn.{SUFFIX[d]}",), DOC_DIV)
