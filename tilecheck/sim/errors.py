@@ -40,6 +40,11 @@ class ExecutionError(TilecheckError):
         return f"line {self.line}: {self.message}" if self.line else self.message
 
 
+class OutsideBuffersError(ExecutionError):
+    """A global load or store outside (or misaligned in) the buffers a run gave the kernel: the
+    ABI's reading of its pointers (one element per thread, say) is not the kernel's."""
+
+
 class ApproximateReferenceWarning(UserWarning):
     """The CPU backend executed approximate forms: their results are the model's reference value
     (the correctly rounded result under the form's flush-to-zero setting), one of many values the

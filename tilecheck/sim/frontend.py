@@ -59,6 +59,19 @@ class Param:
         return width * (self.array or 1)
 
 
+def variable_layout(variables) -> tuple[dict, int]:
+    """Where each of ``variables`` (``.local`` arrays, ``.shared`` variables) starts, one after
+    another, each aligned as declared or to its element size (byte offsets), and the bytes they
+    take together."""
+    offsets, size = {}, 0
+    for var in variables:
+        align = var.align or max(1, var.nbytes // (var.array or 1))
+        size = -(-size // align) * align
+        offsets[var.name] = size
+        size += var.nbytes
+    return offsets, size
+
+
 @dataclass(frozen=True)
 class Instr:
     """One instruction: opcode with modifiers, operands, optional guard ``(reg, negated)``."""

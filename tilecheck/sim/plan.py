@@ -41,8 +41,8 @@ from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
 from tilecheck.sim import fused, shared
 from tilecheck.sim.choices import Choices, ScaledChoices, ScaledPairChoices, allowed_choices
-from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
-from tilecheck.sim.frontend import Function, Instr, Label
+from tilecheck.sim.errors import ExecutionError, OutsideBuffersError, StepLimitError, UnsupportedPtxError
+from tilecheck.sim.frontend import Function, Instr, Label, variable_layout
 from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
 from tilecheck.spec.types import PTX_TYPES
 
@@ -1767,7 +1767,7 @@ def _locate(memory: Memory | None, addr: np.ndarray, nbytes: int, where: Locatio
     lo, hi = int(addr.min()), int(addr.max())
     k = (lo - REGION_BASE) >> REGION_SHIFT
     if lo < REGION_BASE or (hi - REGION_BASE) >> REGION_SHIFT != k or k >= len(memory.regions):
-        raise ExecutionError(f"{where}: a load or store outside the kernel's buffers "
+        raise OutsideBuffersError(f"{where}: a load or store outside the kernel's buffers "
                              "(the elementwise ABI reads each pointer at the thread's index)")
     offs = (addr - np.uint64(memory.pointer(k))).view(np.int64)
     size = memory.regions[k][1].size
@@ -1777,20 +1777,14 @@ def _locate(memory: Memory | None, addr: np.ndarray, nbytes: int, where: Locatio
     else:
         misaligned = bool((offs % nbytes).any())
     if hi - memory.pointer(k) + nbytes > size or misaligned:
-        raise ExecutionError(f"{where}: an access outside (or misaligned in) buffer {memory.regions[k][0]}")
+        raise OutsideBuffersError(f"{where}: an access outside (or misaligned in) buffer {memory.regions[k][0]}")
     return k, offs
 
 
 def frame_layout(function: Function) -> tuple[dict, int]:
-    """Where each ``.local`` array of ``function`` starts in a thread's local memory (byte offsets,
-    each aligned as declared) and the bytes they take together."""
-    offsets, size = {}, 0
-    for frame in function.frames:
-        align = frame.align or max(1, frame.nbytes // (frame.array or 1))
-        size = -(-size // align) * align
-        offsets[frame.name] = size
-        size += frame.nbytes
-    return offsets, size
+    """Where each ``.local`` array of ``function`` starts in a thread's local memory and the bytes
+    they take together (:func:`tilecheck.sim.frontend.variable_layout`)."""
+    return variable_layout(function.frames)
 
 
 def _split_local(L: Lanes, s, a: np.ndarray, space: str | None):

@@ -34,6 +34,7 @@ import numpy as np
 
 from tilecheck.errors import Location
 from tilecheck.sim.errors import ExecutionError, UnsupportedPtxError
+from tilecheck.sim.frontend import variable_layout
 from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
 from tilecheck.spec.types import PTX_TYPES
 
@@ -50,15 +51,9 @@ _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
 
 def layout(function) -> tuple[dict, int]:
-    """Where each ``.shared`` variable of ``function`` starts (byte offsets, aligned as declared or
-    to its element size) and the bytes they take together."""
-    offsets, size = {}, 0
-    for var in function.shared:
-        align = var.align or max(1, var.nbytes // (var.array or 1))
-        size = -(-size // align) * align
-        offsets[var.name] = size
-        size += var.nbytes
-    return offsets, size
+    """Where each ``.shared`` variable of ``function`` starts and the bytes they take together
+    (:func:`tilecheck.sim.frontend.variable_layout`)."""
+    return variable_layout(function.shared)
 
 
 class SharedMemory:

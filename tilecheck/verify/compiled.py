@@ -50,7 +50,7 @@ from tilecheck.inputs.forms import mixed_operands, uniform_operands
 from tilecheck.model import api, contracts, ops
 from tilecheck.sim import fused
 from tilecheck.sim.choices import MAX_CHOICES, READINGS, allowed_choices, contract_allows
-from tilecheck.sim.errors import ExecutionError, UnsupportedPtxError
+from tilecheck.sim.errors import ExecutionError, OutsideBuffersError, UnsupportedPtxError
 from tilecheck.sim.frontend import Instr, parse_module
 from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
@@ -356,7 +356,7 @@ def find_abi(plan: Plan, ref: Reference, path: str, params: str | None = None) -
         except (UnsupportedPtxError, ExecutionError) as whole:
             # the simpler reading's refusal, unless it ran past its buffers (16 bytes a thread):
             # that says less than what the whole-kernel reading found
-            past = isinstance(simple, ExecutionError) and "buffer" in str(simple) and "local" not in str(simple)
+            past = isinstance(simple, OutsideBuffersError)
             raise (whole if past or getattr(simple, "not_one_per_thread", False) else simple) from None
 
 
@@ -368,13 +368,11 @@ def _layout_abi(plan: Plan, ref: Reference, here: Location, roles: list | None =
     stores = element_layout.stores(fn)
     widths = {element_layout.store_bits(ins)[0] for ins in stores}
     width = max(widths) if widths else fw
-    check_element_types(fn, ref, here.path, width=width if width in (fw, 2 * fw) else width, in_memory=True,
-                        inputs=[], output="")
+    check_element_types(fn, ref, here.path, width=width, in_memory=True, inputs=[], output="")
     lay = element_layout.discover(plan, fw, ref.arity, here.path, roles)
-    names = [p.name for p in fn.params]
     return Abi("entry", 1, fw, [lay.pointers[k] for k in lay.input_regions], lay.pointers[lay.output_region],
                [(p.name, p.ptx_type) for p in fn.params], list(lay.input_regions), lay.output_region,
-               block=lay.block, layout=lay) if names else None
+               block=lay.block, layout=lay)
 
 
 def _not_one_per_thread(text: str, here: Location) -> UnsupportedPtxError:
