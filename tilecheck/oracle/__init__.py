@@ -8,6 +8,9 @@
   (f16/f32/f64, no FTZ; ``softfloat_op``);
 * :mod:`tilecheck.oracle.testfloat` -- the TestFloat 3 vectors in ``../shared/vectors``
   (``available``, ``load``).
+* :mod:`tilecheck.oracle.surround` -- the PTX forms of kind ``function`` (cvt, setp, selp, mov,
+  abs, neg, min, max, copysign, testp, integer and logic ops) judged from the ISA text
+  (``supports``, ``judge``, ``expected_text``, ``oracle_name``).
 
 None of them imports :mod:`tilecheck.model`: an oracle that shared code with the model could share
 its bugs. Import the submodule you need; this package imports nothing on its own (gmpy2 and
