@@ -14,6 +14,9 @@ import ast
 import collections
 import inspect
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -183,6 +186,12 @@ def test_expected_text_and_argument_checks():
     assert S.oracle_name(DB.form("setp.lt.f32")) == "ISA comparison rules"
     with pytest.raises(ValueError):
         S.judge(DB.form("setp.lt.f16"), [np.zeros(1, np.uint64)] * 2, [np.zeros(1, bool)] * 2)
+    with pytest.raises(ValueError):
+        S.judge(DB.form("add.s32"), [np.zeros(3, np.uint64)] * 2, [np.zeros(2, np.uint64)])
+    # broadcasting, predicates as 0/1 ints, signed views of result patterns
+    assert S.judge(DB.form("selp.s32"), [np.array([5]), np.array([7]), np.array([1, 0])],
+                   [np.array([5, 7], np.int32)]).tolist() == [True, True]
+    assert S.judge(DB.form("neg.s16"), [np.array([1])], [np.array([-1], np.int16)]).tolist() == [True]
 
 
 def test_the_oracle_imports_nothing_from_the_model():
@@ -236,3 +245,21 @@ def test_the_edge_inputs_expose_a_wrong_oracle(monkeypatch, mutation):
         assert len(_disagreements(forms)) > 20
     finally:
         S._compiled.cache_clear()
+
+
+def test_without_gmpy2_the_exact_rounding_is_the_oracle():
+    """A base install (no gmpy2) still judges conversions, with the module's exact rounding."""
+    code = (
+        "import sys; sys.modules['gmpy2'] = None\n"
+        "import numpy as np\n"
+        "from tilecheck.oracle import surround as S\n"
+        "from tilecheck.spec.database import load_database\n"
+        "f = load_database().form('cvt.rn.f16.f32')\n"
+        "assert not S.HAVE_GMPY2 and S.oracle_name(f) == 'exact rationals'\n"
+        "x = [np.array([0x3F801001, 0x477FF000], np.uint64)]\n"
+        "assert S.judge(f, x, [np.array([0x3C01, 0x7C00])]).tolist() == [True, True]\n"
+        "assert S.judge(f, x, [np.array([0x3C02, 0x7BFF])]).tolist() == [False, False]\n"
+        "print('ok')\n")
+    root = Path(__file__).resolve().parents[2]  # this checkout's tilecheck, not an installed one
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=root)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

@@ -642,6 +642,9 @@ def judge(form, operands: list, results: list) -> np.ndarray:
     n = max([len(x) for x in ops + res] + [0])
     ops = [x * n if len(x) == 1 else x for x in ops]
     res = [x * n if len(x) == 1 else x for x in res]
+    if any(len(x) != n for x in ops + res):
+        raise ValueError(f"{form.name}: operand and result arrays of different lengths "
+                         f"{[len(x) for x in ops + res]}")
     out = np.empty(n, dtype=bool)
     for j in range(n):
         exp = case(*(x[j] for x in ops))
