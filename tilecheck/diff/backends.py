@@ -48,12 +48,13 @@ from typing import ClassVar
 import numpy as np
 
 from tilecheck import ptxas, sim
+from tilecheck.sim import launch
 from tilecheck.diff import certificate as _certificate
 from tilecheck.diff import hostref
 from tilecheck.diff import verdict as _verdict
 from tilecheck.diff.cases import source_layout
 from tilecheck.diff.support import SUPPORTED, Support
-from tilecheck.emit import program_kernel, single_instruction_kernel
+from tilecheck.emit import function_kernel, program_kernel, single_instruction_kernel
 from tilecheck.emit.plan import DEFAULT_LAUNCH
 from tilecheck.errors import DeviceUnavailableError, TilecheckError, UsageError
 from tilecheck.model import api, ops
@@ -107,6 +108,32 @@ def _out_size(form, n: int) -> tuple[int, np.dtype]:
     return n * value.registers, np.dtype({16: np.uint16, 32: np.uint32, 64: np.uint64}[value.container_bits])
 
 
+def simulator_refusal(form) -> str | None:
+    """Why the simulator cannot run the kernel of ``form`` (None: it can)."""
+    if form.family == "cvta" and form.semantics.get("space") in ("const", "param"):
+        return (f"{form.name}: the simulator has no .const data and no generic window onto kernel parameters "
+                "(the gpu backend runs this kernel)")
+    return None
+
+
+def needs_compiled_engine(form) -> bool:
+    """Whether the kernel of ``form`` runs on the compiled-PTX engine (:mod:`tilecheck.sim.launch`:
+    ``.local`` variables, calls, ``.shared`` memory) rather than :func:`tilecheck.sim.execute`."""
+    return (form.kind == "memory" and form.semantics.get("space") in ("local", "param")) or form.family == "cvta"
+
+
+def function_arrays(kernel, operands, olds=None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The source arrays of a ``function`` form's kernel in its parameters' dtypes, and fresh
+    output arrays (zeros, or copies of ``olds``), one per output parameter."""
+    params = kernel.params
+    sources = [np.ascontiguousarray(np.asarray(o).astype(p.dtype)) for o, p in
+               zip(operands, (p for p in params if p.role == "source"))]
+    n = int(np.asarray(operands[0]).size) if operands else 0
+    outs = [np.zeros(n, dtype=p.dtype) if olds is None else np.array(old, dtype=p.dtype, copy=True)
+            for p, old in zip((p for p in params if p.role == "output"), olds or [None] * len(params))]
+    return sources, outs
+
+
 @dataclass
 class Backend:
     """Base class: run cases of a form and judge them. Subclasses implement :meth:`run`."""
@@ -134,6 +161,12 @@ class Backend:
         """Result containers of ``form`` on ``operands``. With ``mask`` (uint32 per case), only
         cases with ``mask != 0`` execute and the others keep ``old`` (predicated kernels)."""
         raise NotImplementedError
+
+    def run_function(self, form, operands, mask=None, olds=None) -> list[np.ndarray]:
+        """Forms of kind ``function`` (cvt, setp, ...): one host array per destination the kernel
+        writes (:mod:`tilecheck.emit.function_kernel`) for ``operands`` (one array per source, in
+        the kernel's containers; predicates as 0/1). ``mask``/``olds`` as in :meth:`run`."""
+        raise UsageError(f"the {self.name} backend runs no kernels of the instructions around the arithmetic")
 
     def certifies(self, form, tininess: str = TININESS_DEFAULT) -> bool:
         """Whether :meth:`judge` decides ``form`` by certificate (see the module docstring)."""
@@ -207,7 +240,8 @@ class CpuBackend(Backend):
         target = kernel_target(self.db, form, self.target)
         if self.db.target(target).sm < form.target.sm:
             return Support(f"{form.name} needs sm_{form.target.sm} (target {target})")
-        return SUPPORTED
+        reason = simulator_refusal(form)
+        return SUPPORTED if reason is None else Support(reason)
 
     def kernel(self, form, predicated: bool = False):
         """The (cached) single-instruction kernel of ``form``."""
@@ -230,10 +264,25 @@ class CpuBackend(Backend):
             part = np.ascontiguousarray(out[start * per_out:stop * per_out])
             m = None if mask is None else np.ascontiguousarray(mask[start:stop], dtype=np.uint32)
             args = kernel.arguments(srcs, part, m)
-            self._sim.execute(kernel, kernel.name, args, grid=math.ceil((stop - start) / BLOCK), block=BLOCK,
-                              db=self.db, tininess=self.tininess)
+            if needs_compiled_engine(form):
+                launch.execute_plan(kernel, args, BLOCK, db=self.db, tininess=self.tininess)
+            else:
+                self._sim.execute(kernel, kernel.name, args, grid=math.ceil((stop - start) / BLOCK), block=BLOCK,
+                                  db=self.db, tininess=self.tininess)
             out[start * per_out:stop * per_out] = part
         return out
+
+    def run_function(self, form, operands, mask=None, olds=None) -> list[np.ndarray]:
+        kernel = self.kernel(form, mask is not None)
+        sources, outs = function_arrays(kernel, operands, olds)
+        m = None if mask is None else np.ascontiguousarray(mask, dtype=np.uint32)
+        n = outs[0].size
+        if n and needs_compiled_engine(form):
+            launch.execute_plan(kernel, kernel.arguments(sources, outs, m), BLOCK, db=self.db, tininess=self.tininess)
+        elif n:
+            self._sim.execute(kernel, kernel.name, kernel.arguments(sources, outs, m), grid=math.ceil(n / BLOCK),
+                              block=BLOCK, db=self.db, tininess=self.tininess)
+        return outs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,6 +308,19 @@ class ModelBackend(Backend):
             keep = np.repeat(np.asarray(mask) == 0, result.size // max(len(mask), 1))
             result = np.where(keep, np.asarray(old, dtype=result.dtype), result)
         return result
+
+    def run_function(self, form, operands, mask=None, olds=None) -> list[np.ndarray]:
+        values = [np.asarray(o) != 0 if spec.ptx_type == "pred" else np.asarray(o).astype(np.uint64)
+                  for o, spec in zip(operands, form.sources)]
+        count = len(function_kernel.destination_names(form))
+        with np.errstate(all="ignore"):
+            out = api.evaluate(form, *values, tininess=self.tininess, destinations=count)
+        dtype = function_kernel.operand_dtype(form.destinations[0])
+        outs = [np.asarray(o).astype(dtype) for o in (out if count == 2 else (out,))]
+        if mask is not None:
+            keep = np.asarray(mask) == 0
+            outs = [np.where(keep, np.asarray(old, dtype=dtype), o) for o, old in zip(outs, olds)]
+        return outs
 
 
 def _exact_path(form, operands, tininess: str) -> np.ndarray:
@@ -560,6 +622,24 @@ class GpuBackend(Backend):
             out = self.run_device(form, dev, None if mask is None else cp.asarray(mask),
                                   None if old is None else cp.asarray(old), mode or self.modes[0])
             return out.get()
+
+    def run_function(self, form, operands, mask=None, olds=None, mode: str | None = None) -> list[np.ndarray]:
+        cp = self.cupy
+        mode = mode or self.modes[0]
+        fn = self.function(form, mask is not None, mode)
+        kernel = self._functions[(form.name, mask is not None, mode)][1]
+        sources, outs = function_arrays(kernel, operands, olds)
+        n = outs[0].size
+        with device_errors(cp, f"running the {mode} kernel of {form.name}"):
+            dev_out = [cp.asarray(o) for o in outs]
+            args = [cp.asarray(a) for a in sources] + dev_out
+            if mask is not None:
+                args.append(cp.asarray(np.ascontiguousarray(mask, dtype=np.uint32)))
+            args.append(np.uint32(n))  # a Python int would travel as 8 bytes
+            if n:
+                fn((math.ceil(n / BLOCK),), (BLOCK,), tuple(args))
+                cp.cuda.get_current_stream().synchronize()
+            return [o.get() for o in dev_out]
 
     def run_program(self, program, arrays: list, target: str | None = None) -> None:
         """Launch a tile program's kernel (driver JIT of its PTX) with its launch configuration;

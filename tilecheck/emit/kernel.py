@@ -26,102 +26,30 @@ kernel name is ``tc_`` + the form name with dots replaced by underscores (+ ``_p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from tilecheck.emit import cvta_kernel, function_kernel
+from tilecheck.emit.abi import EmittedKernel, KernelParam
 from tilecheck.emit.common import EmitError, RegisterFile, register_class
 from tilecheck.emit.ptx import GENERATED, INDENT, module_text, param_name
-from tilecheck.errors import IllegalFormError, UsageError
+from tilecheck.errors import IllegalFormError
 from tilecheck.spec.forms import Form
 
 UINT = {16: np.dtype(np.uint16), 32: np.dtype(np.uint32), 64: np.dtype(np.uint64)}
 
 
-@dataclass(frozen=True)
-class KernelParam:
-    """One ``.param`` of an emitted kernel.
-
-    ``role``: ``source``, ``output``, ``mask``, ``count`` (single-instruction kernels) or ``tensor``,
-    ``scalar`` (program kernels). ``operand`` is the form operand (``a``) or program parameter name;
-    ``dtype`` the element dtype a pointer parameter's array holds (None for plain scalars);
-    ``per_thread`` how many elements of it one thread uses.
-    """
-
-    name: str
-    ptx_type: str
-    role: str
-    operand: str | None = None
-    dtype: np.dtype | None = None
-    per_thread: int = 1
-
-
-@dataclass(frozen=True)
-class EmittedKernel:
-    """A PTX module holding one kernel, with what is needed to launch it.
-
-    ``ptx`` is the module text, ``name`` the ``.entry`` name, ``version`` its ``.version``,
-    ``params`` the parameters in order (see the module docstring for single-instruction kernels).
-    Program kernels carry the launch they must run with (``grid``, ``block``: 1-3 extents; the
-    PTX fixes the block with ``.reqntid``); single-instruction kernels run with any 1-D launch
-    covering ``n`` threads (both None).
-    """
-
-    name: str
-    ptx: str
-    version: str
-    target: str
-    params: tuple[KernelParam, ...]
-    form: str | None = None
-    predicated: bool = False
-    grid: tuple[int, ...] | None = None
-    block: tuple[int, ...] | None = None
-
-    def arguments(self, sources, out, mask=None) -> list:
-        """The argument list of a single-instruction kernel, in parameter order, ``n`` included.
-
-        ``sources``: one array per source parameter; ``out``: the output array (holding the old
-        values for a predicated kernel); ``mask``: uint32 array (predicated kernels only).
-        """
-        if self.form is None:
-            raise UsageError(f"{self.name} is a program kernel; pass its arguments in parameter order")
-        src_params = [p for p in self.params if p.role == "source"]
-        sources = list(sources)
-        if len(sources) != len(src_params):
-            raise UsageError(f"{self.name} takes {len(src_params)} source array(s), got {len(sources)}")
-        out_param = next(p for p in self.params if p.role == "output")
-        n = out.size // out_param.per_thread
-        args = []
-        for p, a in zip(src_params, sources):
-            _check_array(self.name, p, a, n)
-            args.append(a)
-        _check_array(self.name, out_param, out, n)
-        args.append(out)
-        if self.predicated:
-            if mask is None:
-                raise UsageError(f"{self.name} is predicated: pass a uint32 mask array")
-            mask_param = next(p for p in self.params if p.role == "mask")
-            _check_array(self.name, mask_param, mask, n)
-            args.append(mask)
-        elif mask is not None:
-            raise UsageError(f"{self.name} is not predicated: it takes no mask")
-        args.append(np.uint32(n))
-        return args
-
-
-def _check_array(kernel: str, param: KernelParam, array, n: int) -> None:
-    if not isinstance(array, np.ndarray):
-        raise UsageError(f"{kernel}: {param.name} needs a numpy array, got {type(array).__name__}")
-    if array.dtype.itemsize != param.dtype.itemsize:
-        raise UsageError(f"{kernel}: {param.name} holds {param.dtype} containers, got dtype {array.dtype}")
-    if array.size != n * param.per_thread:
-        raise UsageError(f"{kernel}: {param.name} needs {n * param.per_thread} elements ({param.per_thread} per "
-                         f"thread for n={n}), got {array.size}")
-
-
 def kernel_name(form_name: str, predicated: bool = False) -> str:
     """``div.rn.f32`` -> ``tc_div_rn_f32`` (``tc_div_rn_f32_pred`` when predicated)."""
     return "tc_" + form_name.replace(".", "_") + ("_pred" if predicated else "")
+
+
+def no_kernel_reason(form) -> str | None:
+    """Why a legal form has no single-instruction kernel (None: it has one). Only the 32-bit
+    ``cvta`` forms: ptxas 13 assembles no 32-bit address."""
+    if form.family == "cvta" and form.type != "u64":
+        return ("ptxas 13 assembles no 32-bit address ('32-Bit compilation is no longer supported'; with "
+                ".address_size 64 it rejects the instruction)")
+    return None
 
 
 def single_instruction_kernel(form, target: str, predicated: bool = False, *, db) -> EmittedKernel:
@@ -137,14 +65,15 @@ def single_instruction_kernel(form, target: str, predicated: bool = False, *, db
     if not verdict.legal:
         raise IllegalFormError(f"{spelling}: {verdict.reason}", reason=verdict.reason, ptxas=verdict.ptxas)
     form = verdict.form
-    if form.kind == "memory" and not db.in_kernel_pipeline(form):
-        raise EmitError(f"{form.name}: no single-instruction kernel for a {form.semantics.get('space')}"
-                        f"{' .nc' if form.semantics.get('nc') else ''} memory form (the kernels address global "
-                        "buffers; tilecheck verify FILE.ptx runs it in compiled PTX)")
-    if not db.in_kernel_pipeline(form):
-        raise EmitError(f"{form.name}: no single-instruction kernel for forms of kind {form.kind!r}")
     version = db.min_version(form, tinfo.name)
     version_text = f"{version[0]}.{version[1]}"
+    if no_kernel_reason(form) is not None:
+        raise EmitError(f"{form.name}: no single-instruction kernel: {no_kernel_reason(form)}")
+    if form.kind == "function":
+        name = kernel_name(form.name, predicated)
+        builder = cvta_kernel if form.family == "cvta" else function_kernel
+        ptx, params = builder.build(form, tinfo.name, version_text, predicated, name)
+        return EmittedKernel(name, ptx, version_text, tinfo.name, params, form.name, predicated)
     return _Single(form, tinfo.name, version_text, predicated).build()
 
 
@@ -153,6 +82,7 @@ class _Single:
         self.form, self.target, self.version, self.predicated = form, target, version, predicated
         self.regs = RegisterFile()
         self.lines: list[str] = []
+        self.variables: list[str] = []  # .local declarations of the body
 
     def build(self) -> EmittedKernel:
         """The kernel text and its :class:`EmittedKernel`."""
@@ -190,11 +120,15 @@ class _Single:
         emit(f"@{guard} bra $L__exit;")
         offset = self.regs.new("b64")
         emit(f"mul.wide.u32 {offset}, {i_reg}, {stride};")
+        space = form.semantics.get("space") if form.kind == "memory" else "global"
+        # the buffer the instruction itself addresses: a generic access keeps the generic pointer
+        memory_side = {"mem.ld": "source", "mem.st": "output"}.get(key)
         address = {}
         for p in params[:-1]:
             reg = self.regs.new("b64")
             emit(f"ld.param.u64 {reg}, [{p.name}];")
-            emit(f"cvta.to.global.u64 {reg}, {reg};")
+            if not (space == "generic" and p.role == memory_side):
+                emit(f"cvta.to.global.u64 {reg}, {reg};")
             if p.role == "mask" and stride != 4:
                 mask_offset = self.regs.new("b64")
                 emit(f"mul.wide.u32 {mask_offset}, {i_reg}, 4;")
@@ -208,17 +142,22 @@ class _Single:
         def at(base: str, j: int) -> str:
             return f"[{base}]" if j == 0 else f"[{base}+{j * bytes_}]"
 
+        def braces(names: list[str]) -> str:
+            return names[0] if len(names) == 1 else "{" + ", ".join(names) + "}"
+
+        staged = _Staging(self, space, form, k, bits) if space in ("local", "param") else None
         operand_text = {}
         for o in form.operands:
             if o.role == "src":
                 names = [self.regs.new(cls) for _ in range(o.registers)]
                 for j, r in enumerate(names):
                     emit(f"ld.global.b{bits} {r}, {at(address[o.name], j)};")
-                operand_text[o.name] = names[0] if o.registers == 1 else "{" + ", ".join(names) + "}"
+                operand_text[o.name] = braces(names)
         pred = ""
         if self.predicated:
             m = self.regs.new("b32")
             p = self.regs.new("pred")
+            self.mask_word = m
             emit(f"ld.global.u32 {m}, [{address['mask']}];")
             emit(f"setp.ne.u32 {p}, {m}, 0;")
             pred = f"@{p} "
@@ -230,16 +169,24 @@ class _Single:
                     # preserve semantics: the destination holds the old output where the mask is 0
                     for j, r in enumerate(dst_names):
                         emit(f"ld.global.b{bits} {r}, {at(address['output'], j)};")
-                operand_text[o.name] = dst_names[0] if o.registers == 1 else "{" + ", ".join(dst_names) + "}"
+                operand_text[o.name] = braces(dst_names)
+            elif o.role == "addr" and staged is not None:
+                operand_text[o.name] = f"[{staged.symbol}]"
             elif o.role == "addr":
                 operand_text[o.name] = f"[{address['output'] if key == 'mem.st' else address[o.name]}]"
-        emit(f"{pred}{form.name} {', '.join(operand_text[o.name] for o in form.operands)};")
+        instruction = f"{pred}{form.name} {', '.join(operand_text[o.name] for o in form.operands)};"
+        if staged is None:
+            emit(instruction)
+        else:
+            value = None if key == "mem.ld" else operand_text[form.operands[1].name]
+            staged.around(address.get("a"), address["output"], at, instruction, value)
+            dst_names = staged.result or dst_names  # a .local load leaves its own destinations
         for j, r in enumerate(dst_names):
             emit(f"st.global.b{bits} {at(address['output'], j)}, {r};")
         entry = [f".visible .entry {name}("]
         entry += [f"{INDENT}.param .{p.ptx_type} {p.name}" + ("," if i < len(params) - 1 else "")
                   for i, p in enumerate(params)]
-        entry += [")", "{"] + [INDENT + d for d in self.regs.declarations()] + [""]
+        entry += [")", "{"] + [INDENT + d for d in self.regs.declarations() + self.variables] + [""]
         entry += [INDENT + line for line in self.lines] + ["$L__exit:", INDENT + "ret;", "}"]
         abi = ", ".join(f"{p.name[len('param_'):]}" + (f": {p.dtype.name}[{p.per_thread}n]" if p.dtype is not None
                                                        and p.role != "mask" else
@@ -252,5 +199,111 @@ class _Single:
                     f"ABI ({name}): {abi}; thread i < n {what}"
                     + ("; only where mask[i] != 0 (out keeps its old value elsewhere)" if self.predicated else "")
                     + "."]
-        text = module_text(self.version, self.target, comments, [entry])
+        functions = [staged.echo()] if staged is not None and space == "param" else []
+        text = module_text(self.version, self.target, comments, functions + [entry])
         return EmittedKernel(name, text, self.version, self.target, tuple(params), form.name, self.predicated)
+
+
+ECHO = "tc_echo"
+"""The device function a ``.param`` kernel calls: it returns its argument (a call sequence is where
+``st.param`` and ``ld.param`` of a variable happen)."""
+
+
+class _Staging:
+    """The element's round trip through a ``.local`` variable or a call's ``.param`` variables,
+    around the instruction under test. The other half of the round trip moves the same bytes with
+    the plain bit type (``.u`` when the form itself is ``.b``, so the spelling under test appears
+    once). ``st.param`` under test runs in the callee, storing its return value: ptxas refuses a
+    predicated ``st.param`` to a call's argument ('Illegal to predicate instruction st.param')."""
+
+    def __init__(self, single: "_Single", space: str, form, k: int, bits: int):
+        self.single, self.space, self.form, self.k, self.bits = single, space, form, k, bits
+        self.size = k * max(1, bits // 8)
+        self.align = min(self.size, 16)
+        helper = f"b{bits}" if form.type != f"b{bits}" else f"u{bits}"
+        self.helper = (f".v{k}" if k > 1 else "") + f".{helper}"
+        self.load = form.semantics.key == "mem.ld"
+        if space == "local":
+            self.symbol = "tc_local"
+            single.variables.append(f".local .align {self.align} .b8 tc_local[{self.size}];")
+        else:
+            self.symbol = "tc_ret" if self.load else f"{ECHO}_ret"
+        self.result: list[str] = []
+
+    def _regs(self, regs=None) -> list[str]:
+        value = next(o for o in self.form.operands if o.role != "addr")
+        return [(regs or self.single.regs).new(register_class(value.register_type)) for _ in range(self.k)]
+
+    @staticmethod
+    def _braces(names: list[str]) -> str:
+        return names[0] if len(names) == 1 else "{" + ", ".join(names) + "}"
+
+    def _copy_in(self, base: str, at) -> list[str]:
+        """Registers holding the element at ``base`` (global)."""
+        names = self._regs()
+        for j, r in enumerate(names):
+            self.single.lines.append(f"ld.global.b{self.bits} {r}, {at(base, j)};")
+        return names
+
+    def _decl(self, name: str) -> str:
+        return f".param .align {self.align} .b8 {name}[{self.size}];"
+
+    def around(self, source: str | None, output: str, at, instruction: str, value: str | None) -> None:
+        """Emit the round trip with ``instruction`` in its place (``.param``: the callee holds
+        it). ``source``: the global element a load moves; ``output``: the global old output;
+        ``value``: the registers a store under test stores. :attr:`result` then names the
+        registers holding what came back (empty: the load's own destinations)."""
+        emit = self.single.lines.append
+        moved = self._braces(self._copy_in(source, at)) if self.load else value
+        if self.space == "local":
+            if self.load:
+                emit(f"st.local{self.helper} [{self.symbol}], {moved};")
+            elif self.single.predicated:
+                emit(f"st.local{self.helper} [{self.symbol}], {self._braces(self._copy_in(output, at))};")
+            emit(instruction)
+            if not self.load:
+                self.result = self._regs()
+                emit(f"ld.local{self.helper} {self._braces(self.result)}, [{self.symbol}];")
+            return
+        emit("{")
+        args = ["tc_arg"]
+        emit(self._decl("tc_arg"))
+        emit(f"st.param{self.helper} [tc_arg], {moved};")
+        if self.single.predicated:
+            args += ["tc_old", "tc_mask"]
+            emit(self._decl("tc_old"))
+            emit(f"st.param{self.helper} [tc_old], {self._braces(self._copy_in(output, at))};")
+            emit(".param .b32 tc_mask;")
+            emit(f"st.param.b32 [tc_mask], {self.single.mask_word};")
+        emit(self._decl("tc_ret"))
+        emit(f"call.uni (tc_ret), {ECHO}, ({', '.join(args)});")
+        self.result = self._regs()
+        emit(f"ld.param{self.helper} {self._braces(self.result)}, [tc_ret];")
+        emit("}")
+
+    def echo(self) -> list[str]:
+        """The ``.func`` returning its argument's bytes through the instruction under test (for a
+        predicated kernel only where its mask argument is nonzero; the old bytes elsewhere)."""
+        regs = RegisterFile()
+        names = self._regs(regs)
+        params = [f".param .align {self.align} .b8 {ECHO}_arg[{self.size}]"]
+        body: list[str] = []
+        guard = ""
+        if self.single.predicated:
+            params += [f".param .align {self.align} .b8 {ECHO}_old[{self.size}]", f".param .b32 {ECHO}_mask"]
+            old, word, p = self._regs(regs), regs.new("b32"), regs.new("pred")
+            body += [f"ld.param{self.helper} {self._braces(old)}, [{ECHO}_old];",
+                     f"ld.param.b32 {word}, [{ECHO}_mask];", f"setp.ne.u32 {p}, {word}, 0;"]
+            guard = f"@{p} "
+            if self.load:  # the loaded registers start as the old output
+                names = old
+            else:
+                body.append(f"st.param{self.helper} [{ECHO}_ret], {self._braces(old)};")
+        if self.load:
+            body += [f"{guard}{self.form.name} {self._braces(names)}, [{ECHO}_arg];",
+                     f"st.param{self.helper} [{ECHO}_ret], {self._braces(names)};"]
+        else:
+            body = [f"ld.param{self.helper} {self._braces(names)}, [{ECHO}_arg];"] + body
+            body.append(f"{guard}{self.form.name} [{ECHO}_ret], {self._braces(names)};")
+        return [f".func (.param .align {self.align} .b8 {ECHO}_ret[{self.size}]) {ECHO}({', '.join(params)})", "{"] \
+            + [INDENT + d for d in regs.declarations()] + [INDENT + line for line in body + ["ret;"]] + ["}"]

@@ -115,9 +115,10 @@ class _Machine:
 class _Compiler:
     """Turns parsed statements into closures ``run(machine, idx)``; all checks happen here, once."""
 
-    def __init__(self, kernel: Kernel, db, source: str | None, tininess: str):
+    def __init__(self, kernel: Kernel, db, source: str | None, tininess: str, under_test: str | None = None):
         self.kernel = kernel
         self.db = db
+        self.under_test = under_test
         self.source = source
         self.tininess = tininess
         self.reg_types = dict(kernel.registers)
@@ -250,6 +251,12 @@ class _Compiler:
         with_types = [t for t in mods if t in TYPES]
         if head in ("bra", "ret", "exit"):
             return self.control(stmt, head, mods, pos)
+        if stmt.opcode == self.under_test:
+            # the instruction a single-instruction kernel tests runs through the model, whatever
+            # the simulator's own subset covers: the harness around it stays independent of it
+            form = self.db.resolve(stmt.opcode)
+            if form is not None and form.kind == "function":
+                return self.function(stmt, form)
         if head == "mov":
             return self.mov(stmt, mods)
         if head in ("ld", "st"):
@@ -613,6 +620,41 @@ class _Compiler:
             write(m, idx, _wrap(out, out_width))
         return run
 
+    def function(self, stmt, form):
+        """A form of kind ``function`` (cvt, setp, selp, ...) through the model: every operand read
+        at its own type's width (8-bit ones from 16-bit registers), predicates as predicates, and
+        ``setp ... p|q`` writing both destinations."""
+        if len(stmt.operands) != len(form.operands):
+            raise self.error(stmt, f"{form.name} takes {len(form.operands)} operands, got {len(stmt.operands)}")
+        readers, writers = [], []
+        for spec, op in zip(form.operands, stmt.operands):
+            if spec.role == "dst":
+                names = op.name.split("|") if isinstance(op, Reg) else [op]
+                for name in names:
+                    reg = Reg(name) if isinstance(name, str) else name
+                    if spec.ptx_type == "pred":
+                        writers.append(self.pred_writer(stmt, reg))
+                    else:
+                        writers.append(self.writer(stmt, reg, spec.container_bits, wider=spec.container_bits < 16,
+                                                   signed=TYPES[spec.ptx_type][1] == "s"))
+            elif spec.ptx_type == "pred":
+                readers.append((self.pred_reader(stmt, op), None))
+            else:
+                float_width = spec.container_bits if spec.ptx_type in ("f32", "f64") else 0
+                readers.append((self.reader(stmt, op, spec.container_bits, float_width=float_width,
+                                            wider=spec.container_bits < 16), spec.container_bits))
+        tininess = self.tininess
+        destinations = len(writers)
+
+        def run(m, idx):
+            values = [np.asarray(r(m, idx), dtype=bool) if w is None else
+                      _widen(r(m, idx), idx, w).astype(np.uint64) for r, w in readers]
+            with np.errstate(all="ignore"):
+                out = api.evaluate(form, *values, tininess=tininess, destinations=destinations)
+            for write, value in zip(writers, out if destinations == 2 else (out,)):
+                write(m, idx, np.broadcast_to(value, idx.shape))
+        return run
+
     def model(self, stmt, form):
         """A spec-database form through the reference model (reference value for approximate forms)."""
         if len(stmt.operands) != len(form.operands):
@@ -796,7 +838,8 @@ def execute(kernel_or_ptx_text, kernel_name: str | None = None, args=None, grid=
         raise UsageError(f"execute needs PTX text or an EmittedKernel, got {type(text).__name__}")
     module = parse_ptx(text, source)
     kernel = module.kernel(kernel_name)
-    ops = _Compiler(kernel, db, source, tininess or TININESS_DEFAULT).compile()
+    under_test = getattr(kernel_or_ptx_text, "form", None)  # an EmittedKernel names the form it tests
+    ops = _Compiler(kernel, db, source, tininess or TININESS_DEFAULT, under_test).compile()
     grid3, block3 = _dims(grid, "grid"), _dims(block, "block")
     if kernel.reqntid is not None:
         want = tuple(kernel.reqntid) + (1,) * (3 - len(kernel.reqntid))

@@ -198,9 +198,9 @@ class Plan:
         self.backward = any(s.kind == "bra" and s.target <= i for i, s in enumerate(steps))
         # parameters are live like registers: read by ld.param; the return parameters are read by
         # the caller after the run
-        params = {PARAM + p.name for p in function.params + function.returns + function.locals}
+        params = {PARAM + key for p in function.params + function.returns + function.locals for key in param_words(p)}
         every = frozenset(function.registers) | params
-        end = frozenset(PARAM + p.name for p in function.returns)
+        end = frozenset(PARAM + key for p in function.returns for key in param_words(p))
         n = len(steps)
         # read_after[k]: everything a step at or after k reads. It is what lanes waiting at any pc
         # beyond the current step may still need (the executor always runs the lowest pc first).
@@ -615,6 +615,30 @@ class _Compiler:
                              unsupported=False)
         return op.items[0]
 
+    def _st_param(self, ins, addr, readers: list, width: int) -> Step:
+        """``st.param{.vN}``: consecutive elements into a parameter's 64-bit words (:func:`param_slot`)."""
+        if not isinstance(addr.base, Symbol) or addr.base.name not in self.params:
+            raise self.error(ins, f"st.param to unknown parameter {addr.base!r}", unsupported=False)
+        slots = [param_slot(addr.base.name, addr.offset + j * width // 8) for j in range(len(readers))]
+        mask = (1 << width) - 1
+
+        def stparam(L, s, c):
+            for (read, _), (key, shift) in zip(readers, slots):
+                v = read(L, s, c).astype(np.uint64) << np.uint64(shift)  # a copy: never the register's own array
+                keep = np.uint64(((1 << 64) - 1) ^ (mask << shift))
+                cur = L.params.get(key)
+                if cur is None and s is None:
+                    L.params[key] = v
+                    continue
+                cur = np.zeros(L.size, dtype=np.uint64) if cur is None else cur.copy()
+                if s is None:
+                    cur = (cur & keep) | v
+                else:
+                    cur[s] = (cur[s] & keep) | v
+                L.params[key] = cur
+        reads = set().union(*[r for _, r in readers]) | {PARAM + key for key, _ in slots}
+        return self._step(ins, stparam, reads, [])
+
     def op_bar(self, ins, mods):
         return shared.compile_barrier(self, ins, mods)
 
@@ -644,21 +668,20 @@ class _Compiler:
         if space == "param":
             if not isinstance(addr.base, Symbol) or addr.base.name not in self.params:
                 raise self.error(ins, f"ld.param from unknown parameter {addr.base!r}", unsupported=False)
-            pname, off = addr.base.name, addr.offset
+            key, shift = param_slot(addr.base.name, addr.offset)
 
             reg_type = wname and self.reg_types[wname]
             # the register's own width truncates when it is not wider than the load: no mask then
             mask = np.uint64((1 << width) - 1) if reg_type in TYPES and TYPES[reg_type][0] > width else None
 
             def ldparam(L, s, c):
-                v = L.params[pname]
-                v = v if s is None else v[s]
-                if off:
-                    v = v >> np.uint64(8 * off)
+                v = _param_word(L, key, s)
+                if shift:
+                    v = v >> np.uint64(shift)
                 if mask is not None:
                     v = v & mask
                 write(L, s, _extend(v, width, signed, reg_type))
-            return self._step(ins, ldparam, [PARAM + pname], [wname])
+            return self._step(ins, ldparam, [PARAM + key], [wname])
         if space is None and not isinstance(addr.base, (Reg, Symbol)):
             raise self.unsupported(ins)
         base, reads = self.reader(ins, addr.base, 64)
@@ -675,24 +698,19 @@ class _Compiler:
         return self._step(ins, ldmemory, reads, [wname])
 
     def _ld_param_vector(self, ins, d, addr, width, kind, vec):
-        """``ld.param.vN`` (``float2`` parameters, say): N consecutive elements of a parameter.
-        Parameters are held in 64 bits per lane: wider accesses are unsupported."""
+        """``ld.param.vN`` (``float2`` parameters, say): N consecutive elements of a parameter
+        (held per lane in 64-bit words, :func:`param_slot`)."""
         if not isinstance(addr.base, Symbol) or addr.base.name not in self.params:
             raise self.error(ins, f"ld.param from unknown parameter {addr.base!r}", unsupported=False)
-        pname, off = addr.base.name, addr.offset
-        if 8 * off + vec * width > 64:
-            raise self.error(ins, f"ld.param of {8 * off + vec * width} bits: parameters wider than 64 bits "
-                                  "are not supported")
+        slots = [param_slot(addr.base.name, addr.offset + j * width // 8) for j in range(vec)]
         writers = [self.writer(ins, o) for o in d.items]
         mask = np.uint64((1 << width) - 1)
 
         def ldparamvec(L, s, c):
-            v = L.params[pname]
-            v = v if s is None else v[s]
-            for j, (w, wn) in enumerate(writers):
-                part = (v >> np.uint64(8 * off + j * width)) & mask
+            for (w, wn), (key, shift) in zip(writers, slots):
+                part = (_param_word(L, key, s) >> np.uint64(shift)) & mask
                 w(L, s, _extend(part, width, kind == "s", wn and self.reg_types[wn]))
-        return self._step(ins, ldparamvec, [PARAM + pname], [wn for _, wn in writers])
+        return self._step(ins, ldparamvec, [PARAM + key for key, _ in slots], [wn for _, wn in writers])
 
     def _ld_vector(self, ins, d, addr, width, kind, vec, space):
         """``ld.global.vN``: N consecutive elements; recorded as one access of N elements."""
@@ -722,8 +740,10 @@ class _Compiler:
         if vec == 1:
             src = self._one_element(ins, src)
         if vec > 1:
-            if space == "param" or not isinstance(src, Vec) or len(src.items) != vec:
+            if not isinstance(src, Vec) or len(src.items) != vec:
                 raise self.unsupported(ins)
+            if space == "param":
+                return self._st_param(ins, addr, [self.reader(ins, o, width) for o in src.items], width)
             # a vector store of N elements is one store of their concatenation (first = lowest)
             readers = [self.reader(ins, o, width) for o in src.items]
             base, breads = self.reader(ins, addr.base, 64)
@@ -736,28 +756,7 @@ class _Compiler:
             return self._step(ins, stvec, set(breads).union(*[r for _, r in readers]), [])
         read, reads = self.reader(ins, src, width, type_ if TYPES[type_][1] == "f" else None)
         if space == "param":
-            if not isinstance(addr.base, Symbol) or addr.base.name not in self.params:
-                raise self.error(ins, f"st.param to unknown parameter {addr.base!r}", unsupported=False)
-            pname, off = addr.base.name, addr.offset
-            mask = np.uint64(((1 << width) - 1) << (8 * off))
-
-            def stparam(L, s, c):
-                v = read(L, s, c).astype(np.uint64)  # a copy: never the register's own array
-                if off:
-                    v = v << np.uint64(8 * off)
-                cur = L.params.get(pname)
-                if cur is None and s is None:
-                    L.params[pname] = v
-                    return
-                if cur is None:
-                    cur = np.zeros(L.size, dtype=np.uint64)
-                cur = cur.copy()
-                if s is None:
-                    cur = (cur & ~mask) | v
-                else:
-                    cur[s] = (cur[s] & ~mask) | v
-                L.params[pname] = cur
-            return self._step(ins, stparam, set(reads) | {PARAM + pname}, [])
+            return self._st_param(ins, addr, [(read, reads)], width)
         if space is None and not isinstance(addr.base, (Reg, Symbol)):
             raise self.unsupported(ins)
         base, breads = self.reader(ins, addr.base, 64)
@@ -1609,6 +1608,28 @@ def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values, key, wher
 
 
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2")
+
+
+def param_slot(name: str, offset: int) -> tuple[str, int]:
+    """Where byte ``offset`` of parameter ``name`` lives: a parameter is held per lane in 64-bit
+    words, ``name`` for bytes 0-7, ``name#1`` for bytes 8-15, ...; returns (word key, bit shift).
+    An access never straddles two words: PTX aligns every access to its own size."""
+    word, byte = divmod(offset, 8)
+    return (name if word == 0 else f"{name}#{word}"), 8 * byte
+
+
+def param_words(param) -> list[str]:
+    """The word keys of a parameter (:func:`param_slot`)."""
+    return [param.name] + [f"{param.name}#{w}" for w in range(1, (param.nbytes + 7) // 8)]
+
+
+def _param_word(L: "Lanes", key: str, s) -> np.ndarray:
+    """One 64-bit word of a parameter on the lanes ``s`` (a word never written reads as zeros:
+    the bytes of a call's parameter that its code did not store)."""
+    v = L.params.get(key)
+    if v is None:
+        return np.zeros(L.size if s is None else len(s), dtype=np.uint64)
+    return v if s is None else v[s]
 
 
 def _pair(op) -> tuple[str, str] | None:

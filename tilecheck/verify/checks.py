@@ -37,14 +37,16 @@ from tilecheck.diff.cases import source_layout
 from tilecheck.diff.findings import describe_operand
 from tilecheck.diff.support import SUPPORTED, Support
 from tilecheck.diff.verdict import ok_mask
-from tilecheck.emit import single_instruction_kernel
+from tilecheck.emit import function_kernel, single_instruction_kernel
+from tilecheck.emit.kernel import no_kernel_reason
 from tilecheck.errors import TilecheckError
 from tilecheck.inputs.forms import edge_lane, form_operands
 from tilecheck.model import api
-from tilecheck.sim import parse_ptx
+from tilecheck.sim import launch, parse_ptx
 from tilecheck.spec.contract import ULP_READING_DEFAULT
 from tilecheck.spec.forms import Form
 from tilecheck.spec.registry import TININESS_DEFAULT
+from tilecheck.verify import function_checks
 from tilecheck.verify.report import CheckResult
 from tilecheck.verify.vectors import mismatch_text
 
@@ -81,6 +83,7 @@ class Context:
     ptxas_legality: dict = field(default_factory=dict)
     kernels: dict = field(default_factory=dict)
     assembled: dict = field(default_factory=dict)
+    model_backend: object = None  # the model as a backend (the oracle check of function forms)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -108,6 +111,12 @@ def _run_forms(ctx: Context, form: Form) -> list[Form]:
 
 def _kernel_target(ctx: Context, form: Form) -> str:
     return kernel_target(ctx.db, form, ctx.target)
+
+
+def _emits(form: Form) -> Support:
+    """Whether a legal form has a single-instruction kernel at all, or why not."""
+    reason = no_kernel_reason(form)
+    return SUPPORTED if reason is None else Support(f"no single-instruction kernel: {reason}")
 
 
 def _kernel_support(ctx: Context, form: Form) -> Support:
@@ -273,7 +282,7 @@ def check_emission(form: Form, ctx: Context) -> CheckResult:
     """The form's kernels are emitted with the documented ABI and the lowest ``.version``, and
     the simulator's parser reads them."""
     result = CheckResult("emission")
-    result.skipped = _kernel_support(ctx, form).reason
+    result.skipped = _kernel_support(ctx, form).reason or _emits(form).reason
     if result.skipped is not None:
         return result
     target = _kernel_target(ctx, form)
@@ -282,7 +291,9 @@ def check_emission(form: Form, ctx: Context) -> CheckResult:
         result.cases += 1
         problems = []
         roles = [p.role for p in kernel.params]
-        expected_roles = ["source"] * len(source_layout(form)) + ["output"] + (["mask"] if kernel.predicated else []) \
+        sources, outputs = ((len(form.sources), len(function_kernel.destination_names(form))) if form.kind == "function"
+                            else (len(source_layout(form)), 1))
+        expected_roles = ["source"] * sources + ["output"] * outputs + (["mask"] if kernel.predicated else []) \
             + ["count"]
         if roles != expected_roles:
             problems.append(f"parameters {roles}, expected {expected_roles}")
@@ -291,8 +302,16 @@ def check_emission(form: Form, ctx: Context) -> CheckResult:
                             f"({want_version[0]}.{want_version[1]})")
         if f" {form.name} " not in kernel.ptx and f"{form.name} " not in kernel.ptx:
             problems.append(f"the kernel does not contain {form.name}")
+        refusal = backends.simulator_refusal(form)
+        if refusal is not None:
+            result.details.append(f"{kernel.name}: not read by the simulator ({refusal})")
         try:
-            parse_ptx(kernel.ptx).kernel(kernel.name)
+            if refusal is not None:
+                pass
+            elif backends.needs_compiled_engine(form):
+                launch.parse(kernel)
+            else:
+                parse_ptx(kernel.ptx).kernel(kernel.name)
         except ModuleNotFoundError as exc:
             if exc.name != "tilecheck.sim":
                 raise
@@ -311,7 +330,7 @@ def _assemble_all(ctx: Context, forms: list[Form]) -> dict:
     cache = ctx.assembled
     groups: dict[str, list] = {}
     for f in forms:
-        if not _kernel_support(ctx, f).ok:
+        if not _kernel_support(ctx, f).ok or not _emits(f).ok:
             continue
         for kernel in _kernels(ctx, f):
             if kernel.name not in cache:
@@ -337,11 +356,10 @@ def _assemble_all(ctx: Context, forms: list[Form]) -> dict:
 def check_ptxas(form: Form, ctx: Context) -> CheckResult:
     """ptxas assembles the form's kernels (plain and predicated) to cubins for their target."""
     result = CheckResult("ptxas")
-    for support in (ptxas_support(ctx), _kernel_support(ctx, form)):
+    for support in (ptxas_support(ctx), _kernel_support(ctx, form), _emits(form)):
         if not support.ok:
             result.skipped = support.reason
             return result
-        return result
     cache = _assemble_all(ctx, _run_forms(ctx, form))
     for kernel in _kernels(ctx, form):
         result.cases += 1
@@ -365,9 +383,12 @@ def check_differential(form: Form, ctx: Context) -> CheckResult:
     if isinstance(backend, str):
         result.skipped = backend
         return result
-    support = backend.support(form)
+    support = backend.support(form) if _emits(form).ok else _emits(form)
     if not support.ok:
         result.skipped = support.reason
+        return result
+    if form.kind == "function":
+        function_checks.check_differential(form, ctx, backend, result)
         return result
     tininess = ctx.tininess
     operands = gen.batch(form, ctx.seed, 0, ctx.cases)
@@ -411,11 +432,20 @@ def _predicated(form: Form, ctx: Context, backend, result: CheckResult, tininess
         result.details.append(f"predicated {form.name}: {bad_on} active thread(s) gave results the model rejects")
 
 
+def check_oracle(form: Form, ctx: Context) -> CheckResult:
+    """Forms around the arithmetic: the model judged by an oracle independent of it
+    (:mod:`tilecheck.verify.function_checks`)."""
+    if ctx.model_backend is None:
+        ctx.model_backend = backends.ModelBackend(ctx.tininess)
+    return function_checks.check_oracle(form, ctx, ctx.model_backend)
+
+
 FORM_CHECKS: list[tuple[str, Callable[[Form, Context], CheckResult]]] = [
     ("schema", check_schema),
     ("legality", check_legality),
     ("examples", check_examples),
     ("contract", check_contract_reference),
+    ("oracle", check_oracle),
     ("emission", check_emission),
     ("ptxas", check_ptxas),
     ("differential", check_differential),

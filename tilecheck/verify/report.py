@@ -64,15 +64,15 @@ def summary_line(rows: list[Row]) -> str:
     return f"{cases} cases, {mism} mismatches, {fail} failures"
 
 
-CHECK_LETTERS = {"schema": "S", "legality": "L", "examples": "E", "contract": "C", "emission": "M", "ptxas": "P",
-                 "differential": "D"}
+CHECK_LETTERS = {"schema": "S", "legality": "L", "examples": "E", "contract": "C", "oracle": "O", "emission": "M",
+                 "ptxas": "P", "differential": "D"}
 """One-letter names of the per-form checks in the table (lower case: skipped)."""
 
 
 def checks_legend() -> str:
     """The line explaining the one-letter check names of form rows."""
     names = {"S": "schema", "L": "legality (spec vs ptxas)", "E": "examples", "C": "contract",
-             "M": "emission", "P": "ptxas", "D": "differential"}
+             "O": "oracle (model vs the ISA text)", "M": "emission", "P": "ptxas", "D": "differential"}
     return "checks: " + ", ".join(f"{k} {v}" for k, v in names.items()) + "; lower case = skipped (reason in --json)"
 
 

@@ -57,7 +57,7 @@ def resolve(names: list[str], db) -> list[Item]:
     """Work items for ``names`` (all of them when empty), without duplicates, in a stable order."""
     items: list[Item] = []
     if not names:
-        items += [Item("form", f.name, f) for f in db.kernel_forms()]
+        items += [Item("form", f.name, f) for f in db.ptx_forms()]
         items += [Item("program", display_path(str(p)), p) for p in example_programs()]
         items += [Item("sequence", s) for s in _sequences(db)]
         return items
@@ -70,18 +70,13 @@ def resolve(names: list[str], db) -> list[Item]:
                 raise UsageError(f"{echo(name)} is not a program file (*.py); a vector file goes with --vectors")
             items.append(Item("program", name, path))
         elif name == "ptx":
-            items += [Item("form", f.name, f) for f in db.kernel_forms()]
+            items += [Item("form", f.name, f) for f in db.ptx_forms()]
         elif name == "amdgpu":
             items += [Item("sequence", s) for s in _sequences(db) if s.startswith("amdgpu.")]
             if not any(i.kind == "sequence" for i in items):
                 raise UnknownFormError("no AMD GPU sequences in the spec database")
         elif name in db.families:
-            forms = [f for f in db.families[name].forms if db.in_kernel_pipeline(f)]
-            if not forms:
-                raise UsageError(f"{name}: its forms are evaluated by the model (tilecheck.model.api.evaluate) and "
-                                 "checked by the test suite against ptxas and independent oracles; `verify` checks "
-                                 "the single-instruction kernel forms only")
-            items += [Item("form", f.name, f) for f in forms]
+            items += [Item("form", f.name, f) for f in db.families[name].forms]
         elif name in db.extras.get("sequences", {}):
             items.append(Item("sequence", name))
         else:
