@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -70,11 +71,18 @@ def test_oracle_holds_on_other_seeds():
             assert c.mismatches == 0 and c.failures == 0, (name, seed, c.details[:4])
 
 
+def _no_gmpy2(monkeypatch):
+    # a base install: `import gmpy2` raises ImportError
+    monkeypatch.setitem(sys.modules, "gmpy2", None)
+    assert not amdgpu_exact.have_mpfr()
+
+
 def test_without_gmpy2_the_arithmetic_oracle_still_judges(monkeypatch):
-    monkeypatch.setattr(amdgpu_exact, "have_mpfr", lambda: False)
-    c = _checks("v_fma_f64")["oracle"]
-    assert c.skipped is None and c.cases > 0 and c.mismatches == 0
-    assert "gmpy2 absent" in c.details[0] and "exact rationals" in c.details[0]
+    _no_gmpy2(monkeypatch)
+    for name in ("v_fma_f64", "v_fma_f32", "v_mul_f64", "v_mul_f32"):
+        c = _checks(name)["oracle"]
+        assert c.skipped is None and c.cases > 0 and c.mismatches == 0 and c.failures == 0, (name, c.details[:3])
+        assert "gmpy2 absent" in c.details[0] and "exact rationals" in c.details[0]
 
 
 def _one_ulp_up_fma_f32(monkeypatch):
@@ -98,7 +106,7 @@ def test_an_fma_one_ulp_off_fails_the_oracle_through_the_cli(capsys, monkeypatch
 
 def test_an_fma_one_ulp_off_fails_without_gmpy2_too(monkeypatch):
     _one_ulp_up_fma_f32(monkeypatch)
-    monkeypatch.setattr(amdgpu_exact, "have_mpfr", lambda: False)
+    _no_gmpy2(monkeypatch)
     assert _checks("v_fma_f32")["oracle"].mismatches > 0
 
 
@@ -146,3 +154,26 @@ def test_targets_resolve_amd_forms_and_families():
         resolve(["v_fma_f3"], DB)
     with pytest.raises(UnknownFormError, match="did you mean"):
         resolve(["div.rn.f33"], DB)
+
+
+def test_without_llvm_mc_the_encoding_check_says_why(monkeypatch):
+    monkeypatch.delenv("TILECHECK_LLVM_MC", raising=False)
+    monkeypatch.setenv("PATH", "")
+    enc = _checks("v_fma_f64")["encoding"]
+    assert enc.skipped and "llvm-mc-19 not installed" in enc.skipped and enc.failures == 0
+
+
+def test_a_wrong_recorded_encoding_fails(monkeypatch):
+    mc, why = llvm_mc()
+    if mc is None:
+        pytest.skip(why)
+    from dataclasses import replace
+
+    family = DB.extras["amdgpu"]["families"]["v_fma"]
+    good = [e for e in family.encodings if e.asm.startswith("v_fma_f32")]
+    bad = replace(good[0], bytes=good[0].bytes[:-1] + (0x00,))
+    rejected = replace(good[0], asm="v_fma_f32 v5, v1")  # too few operands: llvm-mc rejects the line
+    monkeypatch.setitem(DB.extras["amdgpu"]["families"], "v_fma", replace(family, encodings=(*good, bad, rejected)))
+    enc = _checks("v_fma_f32")["encoding"]
+    assert enc.cases == 3 and enc.failures == 2, enc.details
+    assert any("rejected" in d for d in enc.details) and any("recorded [" in d for d in enc.details)

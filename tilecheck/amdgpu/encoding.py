@@ -38,7 +38,8 @@ def _find(env: str | None, path_env: str | None) -> tuple[str | None, str]:
         v = _version(plain)
         if v is not None and v >= MIN_VERSION:
             return plain, f"{plain} (LLVM {v})"
-        return None, (f"{plain} is LLVM {v if v is not None else '(unknown version)'}; llvm-mc {MIN_VERSION}+ is needed "
+        known = v if v is not None else "(unknown version)"
+        return None, (f"{plain} is LLVM {known}; llvm-mc {MIN_VERSION}+ is needed "
                       "(older releases silently encode gfx1100 input for SI)")
     return None, (f"llvm-mc-{MIN_VERSION} not installed (Debian: apt-get install --no-install-recommends "
                   f"llvm-{MIN_VERSION})")
@@ -49,16 +50,42 @@ def llvm_mc() -> tuple[str | None, str]:
     return _find(os.environ.get("TILECHECK_LLVM_MC"), os.environ.get("PATH"))
 
 
+def _run(mc: str, mcpu: str, mattr: str, text: str) -> subprocess.CompletedProcess:
+    cmd = [mc, "-arch=amdgcn", f"-mcpu={mcpu}", "-show-encoding"]
+    if mattr:
+        cmd.append(f"-mattr={mattr}")
+    return subprocess.run(cmd, input=text, capture_output=True, text=True, timeout=60)
+
+
+def _encodings(stdout: str) -> list[tuple[int, ...]]:
+    return [tuple(int(b, 16) for b in m.group(1).split(",")) for m in re.finditer(r"encoding: \[([^\]]*)\]", stdout)]
+
+
 def assemble(mc: str, enc) -> tuple[tuple[int, ...] | None, str]:
     """The bytes ``mc`` encodes ``enc.asm`` to (``enc.mcpu``, ``enc.mattr``), and the error text
     (``None`` bytes when it failed or ignored the processor)."""
-    cmd = [mc, "-arch=amdgcn", f"-mcpu={enc.mcpu}", "-show-encoding"]
-    if enc.mattr:
-        cmd.append(f"-mattr={enc.mattr}")
-    done = subprocess.run(cmd, input=enc.asm + "\n", capture_output=True, text=True, timeout=60)
+    done = _run(mc, enc.mcpu, enc.mattr, enc.asm + "\n")
     if done.returncode != 0 or "not a recognized processor" in done.stderr:
         return None, done.stderr.strip() or f"exit {done.returncode}"
-    m = re.search(r"encoding: \[([^\]]*)\]", done.stdout)
-    if not m:
+    found = _encodings(done.stdout)
+    if not found:
         return None, "no encoding in the output: " + done.stdout.strip()
-    return tuple(int(b, 16) for b in m.group(1).split(",")), ""
+    return found[0], ""
+
+
+def assemble_all(mc: str, encs: list) -> list[tuple[tuple[int, ...] | None, str]]:
+    """:func:`assemble` for each encoding, one llvm-mc run per processor/attribute set when every
+    line assembles (the common case); any error falls back to one run per line, so each result
+    belongs to its own line."""
+    results: dict[int, tuple] = {}
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, e in enumerate(encs):
+        groups.setdefault((e.mcpu, e.mattr), []).append(i)
+    for (mcpu, mattr), idx in groups.items():
+        done = _run(mc, mcpu, mattr, "".join(encs[i].asm + "\n" for i in idx))
+        found = _encodings(done.stdout)
+        if done.returncode == 0 and not done.stderr.strip() and len(found) == len(idx):
+            results.update((i, (b, "")) for i, b in zip(idx, found))
+        else:
+            results.update((i, assemble(mc, encs[i])) for i in idx)
+    return [results[i] for i in range(len(encs))]

@@ -148,8 +148,9 @@ def _arith(d: Draw, i: int, three: bool) -> dict:
         a, b = d.any(), d.any()
     ops = {"S0": a, "S1": b}
     if three:
-        # an addend of the product's size (cancellation) half the time
-        ea = ((a >> f.mantissa_bits) & ((1 << f.exponent_bits) - 1)) + ((b >> f.mantissa_bits) & ((1 << f.exponent_bits) - 1)) - f.bias
+        # a quarter of the addends are of the product's size: cancellation, exact zeros, sticky bits
+        field = (1 << f.exponent_bits) - 1
+        ea = ((a >> f.mantissa_bits) & field) + ((b >> f.mantissa_bits) & field) - f.bias
         ops["S2"] = d.near(ea, 1) if kind == 1 else d.any()
     return ops
 
