@@ -1,12 +1,13 @@
 """``tilecheck verify [TARGET...]``: the main job -- verify forms, programs and sequences.
 
 Loads and validates the whole spec database, then runs every applicable check on each target
-(no target: every PTX form, example program and sequence) and prints a table (item, checks,
-cases, mismatches, failures, time). Per form: schema, legality (spec vs ptxas), examples,
-contract, emission, ptxas and differential checks, the last on the best backend present
-(``--backend auto``: a GPU through CuPy when present, else the CPU simulator). ``--vectors FILE``
-checks recorded results against the model. The last line is ``N cases, M mismatches, F
-failures``. Exit 0 only when everything passed, 1 on any mismatch or failure, 2 on usage or
+(no target: every PTX form, example program, AMD instruction form and sequence) and prints a
+table (item, checks, cases, mismatches, failures, time). Per form: schema, legality (spec vs
+ptxas), examples, contract, emission, ptxas and differential checks, the last on the best backend
+present (``--backend auto``: a GPU through CuPy when present, else the CPU simulator). Per AMD
+form: examples, an independent oracle and llvm-mc encodings (:mod:`tilecheck.verify.amdgpu_forms`).
+``--vectors FILE`` checks recorded results against the model. The last line is ``N cases, M
+mismatches, F failures``. Exit 0 only when everything passed, 1 on any mismatch or failure, 2 on usage or
 environment errors (malformed spec or vector file, unknown target, ``--backend gpu`` without a
 GPU).
 """
@@ -140,7 +141,8 @@ def run(args) -> int:
                 "seconds": round(time.time() - started, 3)}
     if ctx.ptxas:
         out.write(f"assembler: {ptxas.describe(ctx.ptxas)}\n")
-    out.write(f"{report.plural(len(rows), 'item')}, {len(failed)} failed ({time.time() - started:.1f} s)\n")
+    out.write(f"{report.plural(len(rows), 'item')}, {len(failed)} failed ({time.time() - started:.1f} s)"
+              + (f": {report.kinds_text(rows)}" if rows else "") + "\n")
     out.write(report.summary_line(rows) + "\n")
     out.flush()
     if args.json:

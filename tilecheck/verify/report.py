@@ -29,7 +29,7 @@ class Row:
     """One line of the verify table."""
 
     name: str
-    kind: str  # form | program | sequence | vectors
+    kind: str  # form | program | sequence | amdgpu-form | vectors
     checks: list[CheckResult] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -65,14 +65,15 @@ def summary_line(rows: list[Row]) -> str:
 
 
 CHECK_LETTERS = {"schema": "S", "legality": "L", "examples": "E", "contract": "C", "oracle": "O", "emission": "M",
-                 "ptxas": "P", "differential": "D"}
+                 "ptxas": "P", "differential": "D", "encoding": "N"}
 """One-letter names of the per-form checks in the table (lower case: skipped)."""
 
 
 def checks_legend() -> str:
     """The line explaining the one-letter check names of form rows."""
     names = {"S": "schema", "L": "legality (spec vs ptxas)", "E": "examples", "C": "contract",
-             "O": "oracle (model vs the ISA text)", "M": "emission", "P": "ptxas", "D": "differential"}
+             "O": "oracle (the model vs an independent reading of the ISA text or AMD manual)", "M": "emission",
+             "P": "ptxas", "D": "differential", "N": "encoding (llvm-mc)"}
     return "checks: " + ", ".join(f"{k} {v}" for k, v in names.items()) + "; lower case = skipped (reason in --json)"
 
 
@@ -110,10 +111,28 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+KIND_NOUNS = {"form": "PTX form", "program": "program", "sequence": "sequence", "amdgpu-form": "AMD form",
+              "vectors": "vector file"}
+
+
+def kind_counts(rows: list[Row]) -> dict[str, int]:
+    """How many rows of each kind, in first-seen order."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.kind] = counts.get(r.kind, 0) + 1
+    return counts
+
+
+def kinds_text(rows: list[Row]) -> str:
+    """``2272 PTX forms, 13 AMD forms, 3 sequences``: the items by kind, for the summary."""
+    return ", ".join(plural(n, KIND_NOUNS.get(k, k)) for k, n in kind_counts(rows).items())
+
+
 def totals(rows: list[Row]) -> dict:
-    """The summary as numbers: items, failed items, cases, mismatches, failures."""
+    """The summary as numbers: items, failed items, cases, mismatches, failures, items by kind."""
     return {"items": len(rows), "failed": sum(1 for r in rows if not r.ok), "cases": sum(r.cases for r in rows),
-            "mismatches": sum(r.mismatches for r in rows), "failures": sum(r.failures for r in rows)}
+            "mismatches": sum(r.mismatches for r in rows), "failures": sum(r.failures for r in rows),
+            "kinds": kind_counts(rows)}
 
 
 def json_data(rows: list[Row], meta: dict) -> dict:

@@ -1,8 +1,8 @@
 """Run the checks of ``tilecheck verify`` over work items and collect rows.
 
 Forms run every check in :data:`tilecheck.verify.checks.FORM_CHECKS`; other item kinds run the
-handler :data:`ITEM_HANDLERS` names for them (programs, sequences). An exception inside
-a check becomes a failure of that check with its message, so one broken item never hides the
+handler :data:`ITEM_HANDLERS` names for them (programs, sequences, AMD instruction forms). An
+exception inside a check becomes a failure of that check with its message, so one broken item never hides the
 results of the others.
 """
 
@@ -12,6 +12,7 @@ import time
 from typing import Callable
 
 from tilecheck.errors import TilecheckError
+from tilecheck.verify.amdgpu_forms import amdgpu_form_checks
 from tilecheck.verify.checks import FORM_CHECKS, Context
 from tilecheck.verify.programs import verify_program
 from tilecheck.verify.report import CheckResult, Row
@@ -19,7 +20,8 @@ from tilecheck.verify.sequences import sequence_checks
 from tilecheck.verify.targets import Item
 
 # kind -> function(item, ctx) -> list[CheckResult]
-ITEM_HANDLERS: dict[str, Callable] = {"program": verify_program, "sequence": sequence_checks}
+ITEM_HANDLERS: dict[str, Callable] = {"program": verify_program, "sequence": sequence_checks,
+                                      "amdgpu-form": amdgpu_form_checks}
 
 
 def _guard(name: str, fn, *args) -> CheckResult:

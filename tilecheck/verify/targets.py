@@ -1,8 +1,9 @@
 """Turn ``tilecheck verify`` targets into work items.
 
 A target is a form (any qualifier order), a family (``div``), an ISA (``ptx``, ``amdgpu``), a
-program file (``*.py``) or a sequence (``amdgpu.fdiv64``). No target means every PTX form, every
-example program and every sequence.
+program file (``*.py``), a sequence (``amdgpu.fdiv64``), an AMD form (``v_fma_f32``) or an AMD
+family (``v_div_scale``). No target means every PTX form, every example program, every AMD form
+and every sequence; ``amdgpu`` means every AMD form and AMD sequence.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilecheck.errors import UnknownFormError, UsageError, echo
+from tilecheck.spec.amdgpu import amdgpu_forms
 from tilecheck.tile.loader import display_path
 
 
 @dataclass(frozen=True)
 class Item:
-    """One thing to verify: kind is ``form``, ``program`` or ``sequence``."""
+    """One thing to verify: kind is ``form``, ``program``, ``sequence`` or ``amdgpu-form``."""
 
     kind: str
     name: str
@@ -37,6 +39,15 @@ def _sequences(db) -> list[str]:
     return sorted(db.extras.get("sequences", {}))
 
 
+def _amd_items(db) -> list[Item]:
+    """One ``amdgpu-form`` item per AMD instruction form."""
+    return [Item("amdgpu-form", name, f) for name, f in amdgpu_forms(db).items()]
+
+
+def _amd_families(db) -> dict:
+    return db.extras.get("amdgpu", {}).get("families", {})
+
+
 def _form(name: str, db):
     """The legal form ``name`` spells: IllegalFormError (exit 1) for a forbidden combination,
     UnknownFormError (exit 2) naming the nearest verify targets for anything unknown."""
@@ -45,12 +56,13 @@ def _form(name: str, db):
     except UnknownFormError as exc:
         if "did you mean" in exc.message:
             raise
-        vocabulary = ["ptx", "amdgpu", *db.families, *db.extras.get("sequences", {}), *db.forms]
+        vocabulary = ["ptx", "amdgpu", *db.families, *db.extras.get("sequences", {}), *db.forms,
+                      *_amd_families(db), *(i.name for i in _amd_items(db))]
         close = difflib.get_close_matches(name.strip().lower(), vocabulary, n=3, cutoff=0.6)
         if not close:
             raise
         raise UnknownFormError(f"unknown verify target {echo(name)}; did you mean {', '.join(close)}? "
-                               "(forms, families, ptx, amdgpu, sequences or program files)") from None
+                               "(forms, families, ptx, amdgpu, sequences, AMD forms or program files)") from None
 
 
 def resolve(names: list[str], db) -> list[Item]:
@@ -59,6 +71,7 @@ def resolve(names: list[str], db) -> list[Item]:
     if not names:
         items += [Item("form", f.name, f) for f in db.ptx_forms()]
         items += [Item("program", display_path(str(p)), p) for p in example_programs()]
+        items += _amd_items(db)
         items += [Item("sequence", s) for s in _sequences(db)]
         return items
     for name in names:
@@ -72,13 +85,17 @@ def resolve(names: list[str], db) -> list[Item]:
         elif name == "ptx":
             items += [Item("form", f.name, f) for f in db.ptx_forms()]
         elif name == "amdgpu":
+            items += _amd_items(db)
             items += [Item("sequence", s) for s in _sequences(db) if s.startswith("amdgpu.")]
-            if not any(i.kind == "sequence" for i in items):
-                raise UnknownFormError("no AMD GPU sequences in the spec database")
+            if not any(i.kind in ("sequence", "amdgpu-form") for i in items):
+                raise UnknownFormError("no AMD GPU forms or sequences in the spec database")
         elif name in db.families:
             items += [Item("form", f.name, f) for f in db.families[name].forms]
         elif name in db.extras.get("sequences", {}):
             items.append(Item("sequence", name))
+        elif name in _amd_families(db) or any(i.name == name for i in _amd_items(db)):
+            # an AMD family or form name (the AMD names never collide with PTX spellings)
+            items += [i for i in _amd_items(db) if name in (i.name, i.payload.family)]
         else:
             form = _form(name, db)
             items.append(Item("form", form.name, form))
