@@ -27,7 +27,7 @@ from tilecheck.spec.amdgpu import amdgpu_forms
 from tilecheck.spec.contract import ULP_READING_DEFAULT, ULP_READINGS
 from tilecheck.spec.database import load_database
 from tilecheck.tile.loader import load_programs
-from tilecheck.verify import report, runner, targets
+from tilecheck.verify import function_checks, report, runner, targets
 from tilecheck.verify.checks import Context
 from tilecheck.verify.vectors import verify_file
 
@@ -40,7 +40,8 @@ def add_parser(sub):
     p.add_argument("--backend", choices=("auto", "cpu", "gpu", "model"), default="auto",
                    help="where differential cases run (auto: GPU when present, else the CPU simulator)")
     p.add_argument("--cases", type=positive_int, default=None,
-                   help="generated cases per form and check (default 2000); for FILE.ptx: sampled inputs")
+                   help="generated cases per form and check (default 2000; the forms around the arithmetic: "
+                        "their edge set and 64 or more); for FILE.ptx: sampled inputs")
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of every generated input (default 0)")
     p.add_argument("--target", dest="arch", help="PTX target for emission checks (default: the database's)")
     add_json_option(p, "also write the results as JSON, one entry per item, to FILE ('-': stdout, the table "
@@ -68,6 +69,7 @@ def run(args) -> int:
     if verify_ptx.wants_ptx(args):
         return verify_ptx.run(args)
     verify_ptx.refuse_batch_options(args)
+    function_cases = args.cases  # the forms around the arithmetic take few cases unless asked
     if args.cases is None:
         args.cases = 2000
     started = time.time()
@@ -98,13 +100,16 @@ def run(args) -> int:
         out.write(f"differential backend: none ({backend})\n")
     else:
         info = ", ".join(f"{k} {v}" for k, v in backend.info().items() if k != "backend")
-        out.write(f"differential backend: {backend.name} ({info}); {args.cases} cases per form, seed {args.seed}\n")
+        around = f"at least {function_cases or function_checks.FUNCTION_CASES} and the whole edge set"
+        out.write(f"differential backend: {backend.name} ({info}); {args.cases} cases per arithmetic form, {around} "
+                  f"per form around the arithmetic, seed {args.seed}\n")
     sign_rule = getattr(db, "sign_rule", None)  # spec/rules/contracts.yaml: stated once, quoted here
     out.write(f"contracts: ulp bounds read as {args.ulp_reading} (--ulp-reading)"
               + (f"; {sign_rule.describe()}" if sign_rule is not None else "") + "\n")
     ctx = Context(db=db, cases=args.cases, seed=args.seed, backend=backend, target=args.arch,
                   semantics=args.semantics, rcp=args.rcp, sequence_cases=args.sequence_cases,
-                  ulp_reading=args.ulp_reading, forms=[i.payload for i in items if i.kind == "form"])
+                  ulp_reading=args.ulp_reading, forms=[i.payload for i in items if i.kind == "form"],
+                  function_cases=function_cases)
     if isinstance(backend, str):
         ctx.resolved_backend = backend
     width = min(max([len(i.name) for i in items] + [len(v) for v in args.vectors] + [24]), 60)

@@ -148,9 +148,10 @@ def build(form, target: str, version: str, predicated: bool, name: str):
             initial = regs.new("b64")
             emit(f"cvta.{space}.u64 {initial}, {old_slot};")
     elif space == "const":
-        variables.append(".const .align 4 .b32 tc_const[5] = {" + ", ".join(f"0x{v:08X}" for v in CONST_TABLE) + "};")
+        table = f"{name}_const"  # module scope: unique, so kernels share a module
+        variables.append(f".const .align 4 .b32 {table}[5] = {{" + ", ".join(f"0x{v:08X}" for v in CONST_TABLE) + "};")
         base, pick, t64 = regs.new("b64"), regs.new("b32"), regs.new("b64")
-        emit(f"mov.u64 {base}, tc_const;")
+        emit(f"mov.u64 {base}, {table};")
         emit(f"and.b32 {pick}, {i_reg}, 3;")
         emit(f"mul.wide.u32 {t64}, {pick}, 4;")
         slot = regs.new("b64")

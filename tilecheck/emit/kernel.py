@@ -145,7 +145,7 @@ class _Single:
         def braces(names: list[str]) -> str:
             return names[0] if len(names) == 1 else "{" + ", ".join(names) + "}"
 
-        staged = _Staging(self, space, form, k, bits) if space in ("local", "param") else None
+        staged = _Staging(self, space, form, k, bits, name) if space in ("local", "param") else None
         operand_text = {}
         for o in form.operands:
             if o.role == "src":
@@ -205,8 +205,9 @@ class _Single:
 
 
 ECHO = "tc_echo"
-"""The device function a ``.param`` kernel calls: it returns its argument (a call sequence is where
-``st.param`` and ``ld.param`` of a variable happen)."""
+"""Prefix of the names of the device function a ``.param`` kernel calls (``<kernel>_echo``: names are
+unique, so kernels share a module) and of its parameters: it returns its argument (a call sequence
+is where ``st.param`` and ``ld.param`` of a variable happen)."""
 
 
 class _Staging:
@@ -216,8 +217,9 @@ class _Staging:
     once). ``st.param`` under test runs in the callee, storing its return value: ptxas refuses a
     predicated ``st.param`` to a call's argument ('Illegal to predicate instruction st.param')."""
 
-    def __init__(self, single: "_Single", space: str, form, k: int, bits: int):
+    def __init__(self, single: "_Single", space: str, form, k: int, bits: int, kernel: str):
         self.single, self.space, self.form, self.k, self.bits = single, space, form, k, bits
+        self.function = f"{kernel}_echo"
         self.size = k * max(1, bits // 8)
         self.align = min(self.size, 16)
         helper = f"b{bits}" if form.type != f"b{bits}" else f"u{bits}"
@@ -276,7 +278,7 @@ class _Staging:
             emit(".param .b32 tc_mask;")
             emit(f"st.param.b32 [tc_mask], {self.single.mask_word};")
         emit(self._decl("tc_ret"))
-        emit(f"call.uni (tc_ret), {ECHO}, ({', '.join(args)});")
+        emit(f"call.uni (tc_ret), {self.function}, ({', '.join(args)});")
         self.result = self._regs()
         emit(f"ld.param{self.helper} {self._braces(self.result)}, [tc_ret];")
         emit("}")
@@ -305,5 +307,6 @@ class _Staging:
         else:
             body = [f"ld.param{self.helper} {self._braces(names)}, [{ECHO}_arg];"] + body
             body.append(f"{guard}{self.form.name} [{ECHO}_ret], {self._braces(names)};")
-        return [f".func (.param .align {self.align} .b8 {ECHO}_ret[{self.size}]) {ECHO}({', '.join(params)})", "{"] \
+        return [f".func (.param .align {self.align} .b8 {ECHO}_ret[{self.size}]) {self.function}({', '.join(params)})",
+                "{"] \
             + [INDENT + d for d in regs.declarations()] + [INDENT + line for line in body + ["ret;"]] + ["}"]

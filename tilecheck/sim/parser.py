@@ -206,9 +206,13 @@ def _line_at(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-@lru_cache(maxsize=64)
 def parse_ptx(text: str, source: str | None = None) -> Module:
     """Parse a PTX module (cached on the text). Raises :class:`PtxError` for unsupported syntax."""
+    return _parse_cached(text, source)  # one cache key however the caller passes ``source``
+
+
+@lru_cache(maxsize=64)
+def _parse_cached(text: str, source: str | None) -> Module:
     clean = strip_comments(text)
     pos, n = 0, len(clean)
     version = target = address_size = None

@@ -84,6 +84,9 @@ class Context:
     kernels: dict = field(default_factory=dict)
     assembled: dict = field(default_factory=dict)
     model_backend: object = None  # the model as a backend (the oracle check of function forms)
+    batched_legality: set = field(default_factory=set)  # form names whose ptxas verdicts are batched
+    batched_assembly: set = field(default_factory=set)  # form names whose kernels are assembled
+    function_cases: int | None = None  # cases per function form (None: FUNCTION_CASES, the default)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,10 +106,16 @@ def ptxas_support(ctx: Context) -> Support:
     return ctx.ptxas_support
 
 
-def _run_forms(ctx: Context, form: Form) -> list[Form]:
-    """The forms of this run (for batching), always including ``form``."""
-    forms = ctx.forms or [form]
-    return forms if any(f is form for f in forms) else list(forms) + [form]
+def _run_forms(ctx: Context, form: Form, batched: set) -> list[Form]:
+    """The forms a batch for ``form`` covers: every form of the run the first time (``batched``
+    remembers them), then only ``form`` if an earlier batch did not cover it."""
+    if form.name in batched:
+        return []
+    forms = [f for f in (ctx.forms or [form]) if f.name not in batched]
+    if not any(f is form for f in forms):
+        forms.append(form)
+    batched.update(f.name for f in forms)
+    return forms
 
 
 def _kernel_target(ctx: Context, form: Form) -> str:
@@ -205,7 +214,7 @@ def check_legality(form: Form, ctx: Context) -> CheckResult:
     if not have_ptxas.ok:
         result.details.append(f"ptxas half skipped: {have_ptxas.reason}")
         return result
-    cache = _ptxas_legality(ctx, _run_forms(ctx, form))
+    cache = _ptxas_legality(ctx, _run_forms(ctx, form, ctx.batched_legality))
     for name, legal in expect:
         accepted, message = cache[(form.name, name)]
         result.cases += 1
@@ -360,7 +369,7 @@ def check_ptxas(form: Form, ctx: Context) -> CheckResult:
         if not support.ok:
             result.skipped = support.reason
             return result
-    cache = _assemble_all(ctx, _run_forms(ctx, form))
+    cache = _assemble_all(ctx, _run_forms(ctx, form, ctx.batched_assembly))
     for kernel in _kernels(ctx, form):
         result.cases += 1
         ok, message = cache[kernel.name]

@@ -12,8 +12,9 @@ min/max written from the ISA text), which shares no code with the model:
   whose masked-off threads must keep their outputs: establishes that the emitted kernel
   computes what the ISA text says.
 
-Cases per form: the form's edge set, and at least ``min(--cases, FUNCTION_CASES)``: these forms
-are cheap and their interesting inputs few; the report says how many each got.
+Cases per form: the form's edge set, and at least ``--cases`` when given, else
+:data:`FUNCTION_CASES`: these forms are cheap and their interesting inputs few; the report says
+how many each got.
 """
 
 from __future__ import annotations
@@ -26,14 +27,15 @@ from tilecheck.inputs.surround import function_case_count, function_operands
 from tilecheck.oracle import surround
 from tilecheck.verify.report import CheckResult
 
-FUNCTION_CASES = 256
-"""Cases per function form unless ``--cases`` asks for fewer (the edge set always runs whole)."""
+FUNCTION_CASES = 64
+"""Cases per function form unless ``--cases`` says otherwise (the edge set always runs whole)."""
 DETAILS = 5
 
 
-def cases_for(form, requested: int) -> int:
-    """How many cases ``form`` gets for ``--cases requested``."""
-    return function_case_count(form, min(requested, FUNCTION_CASES))
+def cases_for(form, ctx) -> int:
+    """How many cases ``form`` gets: its whole edge set, and at least ``--cases`` when given, else
+    :data:`FUNCTION_CASES`."""
+    return function_case_count(form, ctx.function_cases or FUNCTION_CASES)
 
 
 def operands_for(form, ctx, index: int, n: int) -> list[np.ndarray]:
@@ -88,7 +90,7 @@ def check_oracle(form, ctx, model_backend) -> CheckResult:
     if reason is not None:
         result.skipped = reason
         return result
-    n = cases_for(form, ctx.cases)
+    n = cases_for(form, ctx)
     operands = operands_for(form, ctx, 0, n)
     _judge(form, operands, model_backend.run_function(form, operands), result)
     result.details.insert(0, f"{n} cases; judged by {surround.oracle_name(form)}")
@@ -98,7 +100,7 @@ def check_oracle(form, ctx, model_backend) -> CheckResult:
 def check_cvta(form, ctx, backend, result: CheckResult) -> None:
     """``cvta``: the value read through the address the instruction yields is the one placed there
     (:mod:`tilecheck.emit.cvta_kernel`), plain and predicated."""
-    n = max(2, min(ctx.cases, FUNCTION_CASES))
+    n = max(2, ctx.function_cases or FUNCTION_CASES)
     rng = np.random.default_rng([ctx.seed, form_key(form)])
     values = rng.integers(0, 1 << 32, size=n, dtype=np.uint64).astype(np.uint32)
     for mask in (None, (rng.random(n) < 0.5).astype(np.uint32)):
@@ -124,7 +126,7 @@ def check_differential(form, ctx, backend, result: CheckResult) -> None:
     if reason is not None:
         result.skipped = reason
         return
-    n = cases_for(form, ctx.cases)
+    n = cases_for(form, ctx)
     operands = operands_for(form, ctx, 0, n)
     _judge(form, operands, backend.run_function(form, operands), result)
     result.details.insert(0, f"{n} cases (+ a predicated run); judged by {surround.oracle_name(form)}")
