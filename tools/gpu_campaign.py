@@ -30,7 +30,11 @@ it got):
 2. **Every PTX form** of the spec database: its single-instruction kernel via CuPy, the PTX loaded
    in memory (driver JIT) and a cubin from the local ptxas, on edge-biased and constructed hard
    cases, every result judged by :func:`tilecheck.allowed` on the device; a predicated run checks
-   that masked-off threads keep their output. -> ``forms.json``.
+   that masked-off threads keep their output. The forms around the arithmetic (cvt, setp, selp,
+   min/max, integer and logic operations, cvta) follow, on the driver JIT, judged by the ISA-text
+   oracle (:mod:`tilecheck.oracle.surround`) as ``tilecheck verify`` judges them; memory forms of
+   every state space (.local, .param through a call, generic, .nc) run as the global ones.
+   -> ``forms.json``.
 3. **Exhaustive sweeps** of ``rcp.approx.ftz.f32``, ``sqrt.approx.ftz.f32``, ``rsqrt.approx.ftz.f32``,
    ``rcp.rn.f32``, ``sqrt.rn.f32`` (2^32 inputs each) and the 2^32 high words of
    ``rcp.approx.ftz.f64`` / ``rsqrt.approx.ftz.f64``, reduced on the device: contract violations
@@ -146,7 +150,9 @@ ONLY: tuple[str, ...] = ()
 
 
 def _forms(db):
-    return [f for f in db.kernel_forms() if not ONLY or f.family in ONLY]
+    """Every PTX form (arithmetic and global memory first, then the forms around the arithmetic)."""
+    forms = db.kernel_forms() + [f for f in db.ptx_forms() if not db.in_kernel_pipeline(f)]
+    return [f for f in forms if not ONLY or f.family in ONLY]
 
 
 def _arith_forms(db):
@@ -379,6 +385,8 @@ def phase_forms(dev, db, out_dir: str, log, cases: int, deadline: float, errors:
     from tilecheck.diff.verdict import ok_mask
 
     def one_form(form) -> dict:
+        if form.kind == "function":
+            return around_entry(dev, form, cases)
         bad = 0
         t0 = time.perf_counter()
         ops = gen.batch(form, 0, 0, cases)
@@ -427,6 +435,39 @@ def phase_forms(dev, db, out_dir: str, log, cases: int, deadline: float, errors:
         json.dump(report, fh, indent=1)
     log(f"phase 2: {len(report)} forms, {total_bad} mismatches")
     return report, total_bad
+
+
+class _ModeBackend:
+    """One code path of the device as the verify checks see a backend (``run_function``)."""
+
+    def __init__(self, dev, mode: str):
+        self.dev, self.mode = dev, mode
+
+    def run_function(self, form, operands, mask=None, olds=None):
+        if self.dev.dry:
+            return self.dev.backend.run_function(form, operands, mask=mask, olds=olds)
+        return self.dev.backend.run_function(form, operands, mask=mask, olds=olds, mode=self.mode)
+
+
+def around_entry(dev, form, cases: int) -> dict:
+    """A form around the arithmetic (cvt, setp, ..., cvta): its kernel plain and predicated, judged by
+    the ISA-text oracle (:func:`tilecheck.verify.function_checks.check_differential`), on the driver
+    JIT only: loading a cubin per form would cost ptxas runs for some 1,700 forms."""
+    from types import SimpleNamespace
+
+    from tilecheck.verify import function_checks
+    from tilecheck.verify.report import CheckResult
+
+    t0 = time.perf_counter()
+    ctx = SimpleNamespace(seed=0, function_cases=min(cases, 1024))
+    mode = dev.modes[0]
+    result = CheckResult("differential")
+    function_checks.check_differential(form, ctx, _ModeBackend(dev, mode), result)
+    if result.skipped is not None:
+        return {"skipped": result.skipped, "_bad": 0}
+    return {"cases": result.cases, "paths": {mode: {"mismatches": result.mismatches, "first": result.details[1:6]}},
+            "judged_by": result.details[0], "seconds": round(time.perf_counter() - t0, 3),
+            "_bad": result.mismatches}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -115,11 +115,3 @@ def test_kernel_names_are_unique(db):
     assert all(re.fullmatch(r"tc_[a-z0-9_]+", n) for n in names)
 
 
-def test_memory_forms_outside_global_space_have_no_kernel(db):
-    """The kernels address global buffers: a .param, .global.nc or generic-address form is run by the
-    compiled-PTX executor instead, and asking for its kernel is a usage error naming why."""
-    outside = [f for f in db.ptx_forms() if f.kind == "memory" and f not in db.kernel_forms()]
-    assert {f.semantics.get("space") for f in outside} == {"param", "local", "generic", "global"}  # global: .nc
-    for name in ("ld.param.u32", "st.param.b16", "ld.global.nc.v4.f32", "st.u32"):
-        with pytest.raises(EmitError, match="memory form"):
-            single_instruction_kernel(db.forms[name], "sm_90", db=db)

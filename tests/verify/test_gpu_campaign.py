@@ -47,7 +47,7 @@ def _check_outputs(out: Path, forms_expected: int | None):
 def test_dry_run_end_to_end(tmp_path, capsys):
     out = tmp_path / "dry"
     assert _tool().main(["--dry-run", "--out", str(out), "--budget", "400"]) == 0
-    summary, sweeps = _check_outputs(out, len(load_database().kernel_forms()))
+    summary, sweeps = _check_outputs(out, len(load_database().ptx_forms()))
     assert summary["device"]["backend"] == "cpu" and summary["dry_run"]
     assert set(sweeps) == set(_tool().SWEEPS)
     # the tininess tally: the simulator follows the model's default (after rounding)

@@ -35,10 +35,12 @@ def test_verify_everything_passes_and_covers_every_form(full_run):
     lines = proc.stdout.strip().splitlines()
     assert lines[-1].endswith(" mismatches, 0 failures") and " 0 mismatches" in lines[-1]
     db = load_database()
-    names = [f.name for f in db.kernel_forms()]
-    assert names  # guard the guard: an empty database would pass the loop below
+    names = [f.name for f in db.ptx_forms()]
+    assert len(names) == len(db.forms)  # guard the guard: every form of the database is a PTX form
     items = {i["name"]: i for i in report["items"]}
     assert set(names) <= set(items)
+    assert report["totals"]["kinds"]["form"] == len(names)
+    assert f"{len(names)} PTX forms" in lines[-2]
     for name in names:
         assert items[name]["ok"] and items[name]["kind"] == "form"
         assert any(c["name"].startswith("differential") for c in items[name]["checks"])
@@ -61,13 +63,30 @@ def test_verify_everything_passes_and_covers_every_form(full_run):
 
 
 def test_every_form_ran_its_differential_cases(full_run):
+    from tilecheck.diff.backends import simulator_refusal
+    from tilecheck.emit.kernel import no_kernel_reason
+    from tilecheck.verify.function_checks import FUNCTION_CASES
+
     _, report = full_run
+    db = load_database()
+    skipped = []
     for item in report["items"]:
         if item["kind"] != "form":
             continue
+        form = db.forms[item["name"]]
         diff = next(c for c in item["checks"] if c["name"].startswith("differential"))
+        reason = no_kernel_reason(form) or simulator_refusal(form)
+        if reason is not None:  # the 32-bit cvta forms; cvta.const/.param on the simulator
+            assert diff["skipped"] is not None and reason in diff["skipped"], item["name"]
+            skipped.append(item["name"])
+            continue
         assert diff["skipped"] is None, (item["name"], diff["skipped"])
-        assert diff["cases"] >= 2000, item["name"]
+        assert diff["cases"] >= (2000 if db.in_kernel_pipeline(form) else FUNCTION_CASES), item["name"]
+        if form.kind == "function":
+            oracle = next(c for c in item["checks"] if c["name"] == "oracle")
+            assert oracle["skipped"] is not None or oracle["cases"] >= FUNCTION_CASES, item["name"]
+    assert sorted(skipped) == sorted(f.name for f in db.families["cvta"].forms
+                                     if f.type == "u32" or f.semantics.get("space") in ("const", "param"))
 
 
 def test_verify_family_and_table(capsys):
