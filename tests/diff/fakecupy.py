@@ -394,10 +394,15 @@ class _Function:
             else:
                 # CuPy would pass a Python int as 8 bytes (cupy#8485): the backend must not do that
                 raise TypeError(f"kernel argument {a!r} is not a numpy scalar or device array")
+        if self.compiled is None:
+            try:  # sim.execute refuses PTX past its subset before anything runs ...
+                sim.execute(self.ptx, self.name, host_args, grid=grid, block=block, db=load_database())
+            except sim.PtxError:  # ... (.local, calls, cvta.shared): the compiled-PTX executor runs it
+                from tilecheck.sim.frontend import parse_module
+
+                self.compiled = parse_module(self.ptx, "<module>")
         if self.compiled is not None:
             _run_compiled(self.compiled, self.name, host_args, grid, block)
-        else:
-            sim.execute(self.ptx, self.name, host_args, grid=grid, block=block, db=load_database())
         STATE.launches.append((self.name, grid, block))
         if STATE.corrupt:
             # the output array is the last array before the optional mask and the count

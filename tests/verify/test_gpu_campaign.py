@@ -62,11 +62,18 @@ def test_gpu_code_paths_on_a_fake_cupy(tmp_path, monkeypatch, capsys):
     spec.loader.exec_module(fake)
     monkeypatch.setitem(sys.modules, "cupy", fake)
     out = tmp_path / "tiny"
-    code = _tool().main(["--tiny", "--out", str(out), "--only", "div,rcp,rsqrt", "--sweeps",
+    families = ("div", "rcp", "rsqrt", "cvt", "setp", "min", "ld", "st")  # arithmetic, around it, memory
+    code = _tool().main(["--tiny", "--out", str(out), "--only", ",".join(families), "--sweeps",
                          "rcp.approx.ftz.f32,rsqrt.approx.ftz.f64", "--budget", "300",
                          "--phases", "questions,forms,sweeps"])
     assert code == 0
-    summary, sweeps = _check_outputs(out, 35)
+    db = load_database()
+    summary, sweeps = _check_outputs(out, sum(len(db.families[f].forms) for f in families))
+    forms = json.loads((out / "forms.json").read_text())
+    # the forms around the arithmetic ran on the JIT path, judged by the ISA-text oracle
+    assert forms["setp.ltu.and.f32"]["paths"]["jit"]["mismatches"] == 0
+    assert "judged by ISA comparison rules" in forms["setp.ltu.and.f32"]["judged_by"]
+    assert forms["cvt.rn.f16.f32"]["cases"] >= 64 and forms["st.param.b32"]["predicated"]["cases"] > 0
     assert summary["device"]["gpu"] == "Fake GPU (numpy)" and not summary["dry_run"]
     assert summary["questions"]["jit_vs_cubin_differences"] == 0
     assert set(sweeps) == {"rcp.approx.ftz.f32", "rsqrt.approx.ftz.f64"}

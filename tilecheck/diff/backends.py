@@ -55,6 +55,7 @@ from tilecheck.diff import verdict as _verdict
 from tilecheck.diff.cases import source_layout
 from tilecheck.diff.support import SUPPORTED, Support
 from tilecheck.emit import function_kernel, program_kernel, single_instruction_kernel
+from tilecheck.emit.kernel import no_kernel_reason
 from tilecheck.emit.plan import DEFAULT_LAUNCH
 from tilecheck.errors import DeviceUnavailableError, TilecheckError, UsageError
 from tilecheck.model import api, ops
@@ -240,7 +241,7 @@ class CpuBackend(Backend):
         target = kernel_target(self.db, form, self.target)
         if self.db.target(target).sm < form.target.sm:
             return Support(f"{form.name} needs sm_{form.target.sm} (target {target})")
-        reason = simulator_refusal(form)
+        reason = no_kernel_reason(form) or simulator_refusal(form)
         return SUPPORTED if reason is None else Support(reason)
 
     def kernel(self, form, predicated: bool = False):
@@ -572,6 +573,8 @@ class GpuBackend(Backend):
         target = kernel_target(self.db, form, self.target)
         if int(self.details["compute_capability"]) < form.target.sm or self.db.target(target).sm < form.target.sm:
             return Support(f"{form.name} needs sm_{form.target.sm}; the device is {self.arch}")
+        if no_kernel_reason(form) is not None:
+            return Support(f"{form.name}: no single-instruction kernel: {no_kernel_reason(form)}")
         return SUPPORTED
 
     def function(self, form, predicated: bool = False, mode: str = "jit"):

@@ -245,7 +245,18 @@ class _Compiler:
         return ops
 
     def instruction(self, stmt: Statement, pos: int):
-        """Dispatch one instruction to its handler (builtins first, then spec-database forms)."""
+        """Dispatch one instruction to its handler (builtins first, then spec-database forms): a
+        spelling the builtins do not cover that is a form around the arithmetic (``cvt.rn.f16.f32``,
+        ``setp.lt.and.f32``) runs through the model."""
+        try:
+            return self._instruction(stmt, pos)
+        except PtxError:
+            form = self.db.resolve(stmt.opcode)
+            if form is None or form.kind != "function" or form.family == "cvta":
+                raise
+            return self.function(stmt, form)
+
+    def _instruction(self, stmt: Statement, pos: int):
         tokens = stmt.opcode.split(".")
         head, mods = tokens[0], tokens[1:]
         with_types = [t for t in mods if t in TYPES]
