@@ -1,4 +1,5 @@
-"""``tilecheck check PROGRAM.py [--target sm_90]``: report every illegal tile apply call.
+"""``tilecheck check PROGRAM.py [--target sm_90]``: report every illegal tile apply call
+(``FILE.ptx``, ``FILE.cu`` or ``-``: judge PTX against the spec, :mod:`tilecheck.commands.check_ptx`).
 
 Loads each program file, checks every ``@T.function`` program it defines against the spec
 database for the target, and prints each diagnostic compiler-style
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tilecheck.commands import check_ptx
 from tilecheck.commands.output import check_writable, human_stream, write_json
 from tilecheck.errors import Location, UsageError, echo
 from tilecheck.legality.checker import check_program
@@ -23,12 +25,17 @@ from tilecheck.tile.loader import display_path, load_programs
 def add_parser(subparsers):
     """Register the ``check`` subcommand."""
     parser = subparsers.add_parser(
-        "check", help="check tile programs for illegal T.cuda.tile.apply calls",
-        description="Trace each @T.function program in the files and report every legality violation "
-                    "(exit 0 legal, 1 illegal, 2 usage error).")
-    parser.add_argument("programs", nargs="+", metavar="PROGRAM.py", help="tile program file(s)")
+        "check", help="check tile programs for illegal apply calls, or PTX (modules, inline asm) against the spec",
+        description="Trace each @T.function program in the files and report every legality violation; or judge "
+                    "every instruction of PTX modules (FILE.ptx, '-' for stdin) and of inline asm in CUDA C++ "
+                    "(FILE.cu) for their target and PTX version (exit 0 legal, 1 illegal, 2 usage error).")
+    parser.add_argument("programs", nargs="+", metavar="PROGRAM.py|FILE.ptx|FILE.cu|-",
+                        help="tile program file(s), or PTX / CUDA C++ files")
     parser.add_argument("--target", default=None, metavar="sm_XX",
-                        help="target to check the forms' gates against (default: the spec database's default)")
+                        help="target to check the forms' gates against (default: the spec database's default; "
+                             "PTX: the module's .target)")
+    parser.add_argument("--version", default=None, metavar="X.Y",
+                        help="PTX: judge against this PTX ISA version instead of the module's .version")
     parser.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE|-",
                         help="also write one JSON document (every program, legal or not, with its diagnostics) "
                              "to FILE; '-' or no FILE: stdout, the text report then goes to stderr")
@@ -41,6 +48,13 @@ def run(args) -> int:
         raise UsageError(f"--json {echo(args.json)} names a program file; write `--json -` or a .json file name")
     check_writable(args.json)
     db = load_database()
+    ptx = [check_ptx.is_ptx_target(p) for p in args.programs]
+    if any(ptx):
+        if not all(ptx):
+            raise UsageError("check takes tile programs (*.py) or PTX / CUDA C++ files, not both in one run")
+        return check_ptx.run(args, db)
+    if args.version is not None:
+        raise UsageError("--version applies to PTX files (FILE.ptx, FILE.cu, -)")
     target = db.target(args.target).name
     loaded = [(path, load_programs(path)) for path in args.programs]  # every file loads before any output
     out = human_stream(args)

@@ -108,6 +108,7 @@ def run(args) -> int:
         raise UsageError("--exhaustive and --cases are exclusive")
     if args.cases is not None and args.cases < 1:
         raise UsageError("--cases must be at least 1")
+    refuse_illegal(ptx[0], load_database())
     if batched(args):
         if args.input:
             raise UsageError("--input checks one input: it takes no --workers, --scheduler, --out, --resume, --batch "
@@ -126,6 +127,26 @@ def run(args) -> int:
                                       ulp_reading=args.ulp_reading, approx=args.approx, params=args.params,
                                       progress=compiled.progress_printer(sys.stderr))
     return _report(args, outcome)
+
+
+def refuse_illegal(path: str, db) -> None:
+    """Stop (exit 2) before running a module that ptxas would not assemble: an instruction illegal
+    for the module's ``.target`` or ``.version`` (:mod:`tilecheck.legality.ptx_module`), every one
+    listed and located. A module that does not parse is left to the verifier's own located error."""
+    from tilecheck.commands.check_ptx import check_ptx_text
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        report = check_ptx_text(text, path, db)
+    except (OSError, UnicodeDecodeError, UsageError):
+        return
+    errors = report.errors
+    if errors:
+        listed = "\n".join(f"  {f}" for f in errors[:20]) + ("\n  ..." if len(errors) > 20 else "")
+        raise UsageError(f"{len(errors)} instruction(s) that ptxas would not assemble for this module's target "
+                         f"and version (or that the ISA does not define), not verified:\n{listed}",
+                         errors[0].location)
 
 
 def _run_batched(args, path: str, db) -> int:

@@ -250,11 +250,14 @@ class _Compiler:
         ``setp.lt.and.f32``) runs through the model."""
         try:
             return self._instruction(stmt, pos)
-        except PtxError:
+        except PtxError as refused:
             form = self.db.resolve(stmt.opcode)
             if form is None or form.kind != "function" or form.family == "cvta":
                 raise
-            return self.function(stmt, form)
+            try:
+                return self.function(stmt, form)
+            except PtxError:
+                raise refused from None  # the builtin's message names what is wrong with the operands
 
     def _instruction(self, stmt: Statement, pos: int):
         tokens = stmt.opcode.split(".")

@@ -1,0 +1,189 @@
+"""``tilecheck check FILE.ptx``: every instruction judged for the module's target and version,
+located, coded, with the spec's reason; agreement with ptxas 13.0 measured on the committed corpora
+at every target (ptxas present); ``verify FILE.ptx`` refuses a module ptxas would not assemble."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tilecheck import ptxas
+from tilecheck.cli import main
+from tilecheck.commands.check_ptx import check_ptx_text
+from tilecheck.errors import ToolNotFoundError
+from tilecheck.legality.ptx_module import CODES
+from tilecheck.spec.database import load_database
+
+ROOT = Path(__file__).resolve().parents[2]
+DB = load_database()
+CORPUS = sorted((ROOT / "examples" / "cuda").glob("*.ptx")) + sorted((ROOT / "examples" / "triton").glob("*.ptx"))
+TARGETS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
+
+HEADER = ".version {version}\n.target {target}\n.address_size 64\n\n"
+BODY = """.visible .entry k(.param .u64 p)
+{{
+    .reg .pred %p<3>;
+    .reg .b16 %h<5>;
+    .reg .b32 %r<5>;
+    .reg .f32 %f<5>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [p];
+    ld.global.b16 %h1, [%rd1];
+    ld.global.f32 %f1, [%rd1];
+{line}
+    st.global.b16 [%rd1], %h2;
+    ret;
+}}
+"""
+
+# one illegal line each: (what, target, version, line, code)
+ILLEGAL = [
+    ("wrong target", "sm_75", "7.0", "fma.rn.bf16 %h2, %h1, %h1, %h1;", "PX003"),
+    ("PTX version too old", "sm_90", "7.8", "cvt.rn.satfinite.f16.f32 %h2, %f1;", "PX004"),
+    ("undefined spelling", "sm_90", "8.0", "div.rq.f32 %f2, %f1, %f1;", "PX001"),
+    ("rounding modifier where none is allowed", "sm_90", "8.0", "cvt.rn.f32.f16 %f2, %h1;", "PX002"),
+    ("a type the operation lacks", "sm_90", "8.0", "rcp.rn.f16 %h2, %h1;", "PX002"),
+]
+
+
+def _module(target: str, version: str, line: str) -> str:
+    return HEADER.format(version=version, target=target) + BODY.format(line="    " + line)
+
+
+def _have_ptxas() -> bool:
+    try:
+        ptxas.find_ptxas()
+        return True
+    except ToolNotFoundError:
+        return False
+
+
+def test_codes_are_documented():
+    assert all(re.fullmatch(r"PX\d{3}", c) for c in CODES) and len({n for n, _ in CODES.values()}) == len(CODES)
+
+
+@pytest.mark.parametrize("what,target,version,line,code", ILLEGAL, ids=[i[0] for i in ILLEGAL])
+def test_one_illegal_line_is_found_and_located(tmp_path, capsys, what, target, version, line, code):
+    path = tmp_path / "k.ptx"
+    path.write_text(_module(target, version, line))
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert re.search(rf"k\.ptx:15:5: error\[{code}\] ", out), out
+    assert "1 error(s)" in out
+    if _have_ptxas():  # ptxas refuses the same module
+        arch = "compute_" + target[3:]
+        assert not ptxas.assemble(path.read_text(), arch, parse_only=True).ok, what
+
+
+def test_a_clean_module_is_clean_and_says_what_was_not_judged(tmp_path, capsys):
+    path = tmp_path / "k.ptx"
+    path.write_text(_module("sm_90", "8.0", "cvt.rn.f16.f32 %h2, %f1;\n    bra.uni $L1;\n$L1:"))
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "0 error(s); not covered: bra (1), ret (1)" in out
+    assert "note[PX101] not-covered: bra" in out
+
+
+def test_findings_carry_reason_section_ptxas_message_and_nearest_spellings(tmp_path, capsys):
+    path = tmp_path / "k.ptx"
+    path.write_text(_module("sm_90", "8.0", "cvt.rn.f32.f16 %f2, %h1;"))
+    assert main(["check", str(path), "--json", "-"]) == 1
+    (finding,) = json.loads(capsys.readouterr().out)["files"][0]["findings"][:1]
+    assert finding["code"] == "PX002" and finding["line"] == 15 and finding["col"] == 5
+    assert "rounding" in finding["message"] and "§9.7.9.21" in finding["section"]
+    assert finding["ptxas"] == "Illegal rounding modifier for instruction 'cvt'"
+    assert "cvt.f32.f16" in finding["nearest"]
+
+
+def test_stricter_than_ptxas_with_the_reason(tmp_path, capsys):
+    path = tmp_path / "k.ptx"
+    path.write_text(_module("sm_90", "8.0", "fma.rz.bf16 %h2, %h1, %h1, %h1;"))
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "error[PX005] ptxas-accepts: fma.rz.bf16: not in the ISA" in out and "miscompiles" in out
+    if _have_ptxas():
+        assert ptxas.assemble(path.read_text(), "sm_90").ok  # ptxas takes it: the spec is stricter
+
+
+def test_module_version_older_than_the_target_accepts(tmp_path, capsys):
+    path = tmp_path / "k.ptx"
+    path.write_text(_module("sm_90", "7.0", "cvt.rn.f16.f32 %h2, %f1;"))
+    assert main(["check", str(path)]) == 1
+    assert "error[PX006] module-version: .version 7.0 is older than sm_90 accepts" in capsys.readouterr().out
+
+
+def test_target_and_version_overrides_and_stdin(tmp_path, capsys, monkeypatch):
+    text = _module("sm_90", "8.0", "fma.rn.bf16 %h2, %h1, %h1, %h1;")
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main(["check", "-"]) == 0
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    assert main(["check", "-", "--target", "sm_75"]) == 1
+    assert "<stdin>:15:5: error[PX003]" in capsys.readouterr().out
+    path = tmp_path / "k.ptx"
+    path.write_text(_module("sm_90", "8.1", "cvt.rn.satfinite.f16.f32 %h2, %f1;"))
+    assert main(["check", str(path)]) == 0
+    assert main(["check", str(path), "--version", "7.8"]) == 1
+
+
+def test_bad_input_is_a_located_usage_error(tmp_path, capsys):
+    assert main(["check", str(tmp_path / "missing.ptx")]) == 2
+    bad = tmp_path / "bad.ptx"
+    bad.write_text(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(\n{\n")
+    assert main(["check", str(bad)]) == 2
+    assert "bad.ptx" in capsys.readouterr().err
+    assert main(["check", str(bad), "examples/root_ratio.py"]) == 2
+    assert main(["check", str(bad), "--version", "eight"]) == 2
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_the_corpus_is_clean_for_its_own_target(path):
+    report = check_ptx_text(path.read_text(), str(path), DB)
+    assert not report.errors, [str(e) for e in report.errors]
+    assert report.judged > 0.5 * report.instructions  # what is not judged is said (PX101, PX102)
+
+
+def _retarget(text: str, target: str) -> str:
+    text = re.sub(r"^(\.target\s+)sm_\w+", rf"\g<1>{target}", text, flags=re.M)
+    # ptxas 13.0 reads PTX ISA 9.0 at most (Triton writes 9.4): the instructions are older
+    return re.sub(r"^\.version 9\.[1-9]\b", ".version 9.0", text, flags=re.M)
+
+
+# Where the verdicts differ, and why (spec/README.md lists them): the spec does not model the
+# packed conversions cvt.rn.{f16x2,bf16x2}.f32 (a note, PX102), which need sm_80.
+KNOWN_GAPS = {"cvt.rn.f16x2.f32": "sm_80", "cvt.rn.bf16x2.f32": "sm_80"}
+
+
+def test_agreement_with_ptxas_on_the_corpus_at_every_target():
+    if not _have_ptxas():
+        pytest.skip("ptxas not available")
+    compared = 0
+    for path in CORPUS:
+        for target in TARGETS:
+            text = _retarget(path.read_text(), target)
+            report = check_ptx_text(text, str(path), DB)
+            accepted = ptxas.assemble(text, "compute_" + target[3:], parse_only=True)
+            compared += 1
+            if bool(report.errors) == (not accepted.ok):
+                continue
+            if report.errors and accepted.ok:  # stricter: only with the ISA reason
+                assert all(e.code == "PX005" for e in report.errors), (path.name, target)
+                continue
+            # ptxas refuses what the spec does not model: a known gap, and only below its gate
+            unmodeled = {f.spelling for f in report.findings if f.code == "PX102"}
+            gaps = {s for s in unmodeled if s in KNOWN_GAPS and int(target[3:]) < int(KNOWN_GAPS[s][3:])}
+            assert gaps and all(g in accepted.output for g in ("cvt",)), (path.name, target, accepted.output[:500])
+    assert compared == len(CORPUS) * len(TARGETS) > 300
+
+
+def test_verify_refuses_a_module_ptxas_would_not_assemble(tmp_path, capsys):
+    text = (ROOT / "examples" / "cuda" / "half.ptx").read_text()
+    path = tmp_path / "half75.ptx"
+    path.write_text(re.sub(r"^\.target sm_90", ".target sm_75", text, flags=re.M))
+    assert main(["verify", str(path), "--entry", "k_hdiv_bf16", "--against", "div.rn.bf16", "--cases", "8"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"half75\.ptx:\d+:\d+: error: \d+ instruction\(s\) that ptxas would not assemble", err)
+    assert "error[PX003] target-gate: cvt.f32.bf16 requires sm_80 or newer (target sm_75)" in err

@@ -1,0 +1,261 @@
+"""Judge PTX that others wrote against the spec: every instruction for the module's ``.target`` and
+``.version``, as ptxas would and stricter.
+
+Each instruction's spelling gets one verdict (:func:`judge_spelling`):
+
+* legal for the target and version -- nothing to report;
+* **PX001 unknown-spelling** -- a qualifier or type no PTX form and no modifier of the ISA's
+  vocabulary (:data:`UNMODELED_QUALIFIERS`) uses: a typo (ptxas rejects it too);
+* **PX002 illegal-spelling** -- every token belongs to the family, but no form has this combination
+  (a rounding modifier where none is allowed, a type the operation lacks), or the spec records the
+  spelling as illegal with ptxas's message;
+* **PX003 target-gate** / **PX004 version-gate** -- a form of the spec, but the module's ``.target``
+  is older than its gate, or its ``.version`` older than the form needs;
+* **PX005 ptxas-accepts** -- not in the ISA, though ptxas accepts it (the spec says what ptxas makes
+  of it: ``fma.rz.bf16`` is miscompiled): stricter than ptxas, with the reason;
+* **PX006 module-version** -- the module's ``.version`` is older than its ``.target`` accepts (one
+  finding per module: ptxas refuses the whole module).
+
+What the spec does not judge is a note, never an error, so a user sees what was and was not
+checked: **PX101 not-covered** (an opcode no spec family defines: ``bra``, ``bar``, ``call``, ...;
+listed once per opcode) and **PX102 not-modeled** (a family the spec has, but a qualifier its
+forms do not model: ``ld.shared``, ``cvt.rn.f16x2.f32``, cache hints), and **PX103
+unknown-target** (a ``.target`` the spec does not know: spellings judged, gates not).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from tilecheck.errors import Location, UnknownFormError
+from tilecheck.spec.database import split_spelling
+
+CODES = {
+    "PX001": ("unknown-spelling", "a qualifier or type no PTX form of the spec and no ISA modifier uses"),
+    "PX002": ("illegal-spelling", "no form of the family has this combination, or the spec records it as illegal"),
+    "PX003": ("target-gate", "the form needs a newer target than the module's .target"),
+    "PX004": ("version-gate", "the form needs a newer PTX ISA version than the module's .version"),
+    "PX005": ("ptxas-accepts", "not in the ISA, though ptxas accepts it (what ptxas makes of it: the reason)"),
+    "PX006": ("module-version", "the module's .version is older than its .target accepts"),
+    "PX101": ("not-covered", "an opcode no family of the spec defines (not judged)"),
+    "PX102": ("not-modeled", "a qualifier the family's forms do not model (not judged)"),
+    "PX103": ("unknown-target", "a .target the spec does not know (spellings judged, gates not)"),
+}
+"""Stable codes: tests and users' suppressions refer to them. Add codes; never renumber one."""
+
+UNMODELED_QUALIFIERS = frozenset({
+    # state spaces and their sub-spaces (PTX ISA 9.0 §5.1)
+    "shared", "shared::cta", "shared::cluster", "const", "tex", "global::cta",
+    # cache operators (§9.7.9.8 ld, §9.7.9.9 st) and eviction priorities / cache hints
+    "ca", "cg", "cs", "lu", "cv", "wb", "wt", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first",
+    "L1::evict_last", "L1::no_allocate", "L2::evict_first", "L2::evict_last", "L2::evict_normal",
+    "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B", "level::eviction_priority",
+    # memory consistency (§8): semantics and scopes
+    "volatile", "relaxed", "acquire", "release", "weak", "mmio", "cta", "cluster", "gpu", "sys",
+    # carries and extended precision (§9.7.2), packed and wide types the spec does not model
+    "cc", "b8", "b128", "f16x2", "bf16x2", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2", "ue8m0x2",
+    "tf32", "s16x2", "u16x2", "s8", "u8", "v8", "xorsign", "abs", "oob", "uni",
+})
+"""Modifiers the PTX ISA defines that the spec's forms do not model: a spelling using one is a
+note (PX102), not a typo (PX001)."""
+
+
+@dataclass(frozen=True)
+class PtxFinding:
+    """One finding on one instruction (or module): code, severity (``error`` | ``note``), where,
+    the spelling, the spec's reason, its ISA section, ptxas's message where the spec records it,
+    and the nearest legal spellings."""
+
+    code: str
+    severity: str
+    location: Location
+    spelling: str
+    message: str
+    section: str | None = None
+    ptxas: str | None = None
+    nearest: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The code's short name (``target-gate``)."""
+        return CODES[self.code][0]
+
+    def __str__(self) -> str:
+        text = f"{self.location}: {self.severity}[{self.code}] {self.name}: {self.message}"
+        if self.section:
+            text += f" [{self.section}]"
+        if self.ptxas:
+            text += f" (ptxas: {self.ptxas})"
+        if self.nearest:
+            text += f"; nearest legal: {', '.join(self.nearest)}"
+        return text
+
+    def to_json(self) -> dict:
+        """The finding as JSON (location as path, line, col)."""
+        return {"code": self.code, "name": self.name, "severity": self.severity, "path": self.location.path,
+                "line": self.location.line, "col": self.location.column, "spelling": self.spelling,
+                "message": self.message, "section": self.section, "ptxas": self.ptxas, "nearest": list(self.nearest)}
+
+
+@dataclass
+class ModuleReport:
+    """What :func:`check_module` found: the findings, how many instructions it saw and judged,
+    and the opcodes it could not judge (PX101) with their counts."""
+
+    path: str
+    target: str | None
+    version: str | None
+    findings: list[PtxFinding] = field(default_factory=list)
+    instructions: int = 0
+    judged: int = 0
+    not_covered: dict = field(default_factory=dict)
+
+    @property
+    def errors(self) -> list[PtxFinding]:
+        """The findings that make the module illegal."""
+        return [f for f in self.findings if f.severity == "error"]
+
+
+def _version(text: str | None) -> tuple[int, int] | None:
+    try:
+        major, minor = (text or "").split(".")
+        return int(major), int(minor)
+    except ValueError:
+        return None
+
+
+def _family_tokens(db) -> dict:
+    """Per family: every modifier and type its forms and recorded illegal spellings use (cached)."""
+    tokens = getattr(db, "_family_tokens", None)
+    if tokens is None:
+        tokens = {}
+        for name, family in db.families.items():
+            seen = set()
+            for spelling in [f.name for f in family.forms] + [i.spelling for i in family.illegal]:
+                _, mods, type_ = split_spelling(spelling)
+                seen.update(mods)
+                seen.add(type_)
+            tokens[name] = seen
+        db._family_tokens = tokens
+    return tokens
+
+
+def _nearest(db, spelling: str, target) -> tuple[str, ...]:
+    """Up to three legal spellings of the same family closest to ``spelling``: fewest tokens added
+    or dropped (``cvt.rn.f32.f16`` -> ``cvt.f32.f16``), then the most similar text."""
+    opcode, mods, type_ = split_spelling(spelling)
+    family = db.families.get(opcode)
+    if family is None:
+        return ()
+    want = set(mods) | {type_}
+    scored = []
+    for f in family.forms:
+        if target is not None and f.target.sm > target.sm:
+            continue
+        _, fmods, ftype = split_spelling(f.name)
+        distance = len(want ^ (set(fmods) | {ftype})) + (0 if ftype == type_ else 1)
+        scored.append((distance, -difflib.SequenceMatcher(None, spelling, f.name).ratio(), f.name))
+    return tuple(name for _, _, name in sorted(scored)[:3])
+
+
+def judge_spelling(db, spelling: str, where: Location, target=None, version=None) -> PtxFinding | None:
+    """The finding on one instruction spelling (None: legal, or judged by nothing the module
+    lacks). ``target`` is a :class:`~tilecheck.spec.database.TargetInfo` or None (no gate
+    checked), ``version`` a ``(major, minor)`` tuple or None."""
+    opcode, mods, type_ = split_spelling(spelling)
+    family = db.families.get(opcode)
+    if family is None:
+        return PtxFinding("PX101", "note", where, spelling, f"{opcode}: no family of the spec defines it; not judged")
+    section = str(family.reference)
+    tokens = _family_tokens(db)[opcode]
+    foreign = [t for t in (*mods, type_) if t not in tokens]
+    if foreign:
+        known = db._known_tokens()
+        typos = [t for t in foreign if t not in known and t not in UNMODELED_QUALIFIERS]
+        if typos:
+            text = ", ".join("." + t for t in typos)
+            return PtxFinding("PX001", "error", where, spelling,
+                              f"{spelling}: no PTX form and no ISA modifier uses {text}", section,
+                              nearest=_nearest(db, spelling, target))
+        text = ", ".join("." + t for t in foreign)
+        return PtxFinding("PX102", "note", where, spelling,
+                          f"{spelling}: the spec's {opcode} forms do not model {text}; not judged", section)
+    try:
+        verdict = db.verdict(spelling, target.name if target is not None else None)
+    except UnknownFormError as exc:  # a token of the database's vocabulary the family never combines
+        return PtxFinding("PX002", "error", where, spelling, exc.message, section,
+                          nearest=_nearest(db, spelling, target))
+    if verdict.form is not None and not verdict.legal:
+        form = verdict.form
+        return PtxFinding("PX003", "error", where, spelling, verdict.reason, str(form.reference),
+                          nearest=_nearest(db, spelling, target))
+    if verdict.legal:
+        form = verdict.form
+        if version is not None and version < form.target.ptx:
+            need = f"{form.target.ptx[0]}.{form.target.ptx[1]}"
+            return PtxFinding("PX004", "error", where, spelling,
+                              f"{form.name} requires PTX ISA {need} or newer (module .version "
+                              f"{version[0]}.{version[1]})", str(form.reference))
+        return None
+    recorded = db._illegal.get(_key(spelling))
+    if recorded is not None and recorded.ptxas_accepts:
+        return PtxFinding("PX005", "error", where, spelling, f"{spelling}: {recorded.reason}", section,
+                          nearest=_nearest(db, spelling, target))
+    return PtxFinding("PX002", "error", where, spelling, f"{spelling}: {verdict.reason}", section,
+                      ptxas=verdict.ptxas, nearest=_nearest(db, spelling, target))
+
+
+def _key(spelling: str):
+    from tilecheck.spec.database import spelling_key
+
+    return spelling_key(spelling)
+
+
+def module_target(db, target_text: str | None):
+    """The spec's :class:`TargetInfo` of a ``.target`` directive (``sm_90a, debug`` -> sm_90a), or
+    None when the directive names none the spec knows."""
+    for part in (target_text or "").split(","):
+        name = part.strip()
+        if name in db.targets:
+            return db.targets[name]
+    return None
+
+
+def check_module(module, db, *, target: str | None = None, version: str | None = None) -> ModuleReport:
+    """Judge every instruction of a parsed module (:func:`tilecheck.sim.frontend.parse_module`).
+    ``target``/``version`` override the module's ``.target``/``.version``."""
+    from tilecheck.sim.frontend import Instr
+
+    target_text = target or module.target
+    version_text = version or module.version
+    tinfo = module_target(db, target_text)
+    report = ModuleReport(module.path, target_text, version_text)
+    vt = _version(version_text)
+    if tinfo is None and target_text:
+        report.findings.append(PtxFinding("PX103", "note", Location(module.path), target_text,
+                                          f".target {target_text}: not a target of the spec; gates not judged"))
+    if tinfo is not None and vt is not None and vt < tinfo.min_ptx:
+        need = f"{tinfo.min_ptx[0]}.{tinfo.min_ptx[1]}"
+        report.findings.append(PtxFinding("PX006", "error", Location(module.path), version_text,
+                                          f".version {version_text} is older than {tinfo.name} accepts "
+                                          f"(PTX ISA {need} or newer)"))
+    seen_not_covered: set = set()
+    for fn in module.functions.values():
+        for ins in fn.body:
+            if not isinstance(ins, Instr):
+                continue
+            report.instructions += 1
+            where = Location(module.path, ins.line, ins.col)
+            finding = judge_spelling(db, ins.opcode, where, tinfo, vt)
+            if finding is not None and finding.code == "PX101":
+                opcode = ins.opcode.split(".", 1)[0]
+                report.not_covered[opcode] = report.not_covered.get(opcode, 0) + 1
+                if opcode in seen_not_covered:
+                    continue
+                seen_not_covered.add(opcode)
+            if finding is None or finding.severity == "error":
+                report.judged += 1
+            if finding is not None:
+                report.findings.append(finding)
+    return report
