@@ -16,7 +16,9 @@ from pathlib import Path
 
 from tilecheck.commands.output import human_stream, write_json
 from tilecheck.errors import Location, UsageError, echo
-from tilecheck.legality.ptx_module import ModuleReport, check_module, judge_spelling, module_target
+from tilecheck.legality.ptx_module import ModuleReport, PtxFinding, check_module, judge_spelling, module_target
+from tilecheck.sim.errors import UnsupportedPtxError
+from tilecheck.sim.frontend import Instr, parse_module
 
 CUDA_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".cxx")
 
@@ -39,19 +41,19 @@ def _read(path: str) -> str:
 
 def check_ptx_text(text: str, path: str, db, target: str | None = None, version: str | None = None) -> ModuleReport:
     """The report on one PTX module's text (a located UsageError when it does not parse)."""
-    from tilecheck.sim.errors import UnsupportedPtxError
-    from tilecheck.sim.frontend import parse_module
-
     try:
         module = parse_module(text, path)
     except UnsupportedPtxError as exc:
         raise UsageError(f"cannot read the module: {exc.message}", exc.location) from None
-    return check_module(module, db, target=target, version=version)
+    instructions = [(ins.opcode, ins.line, ins.col) for fn in module.functions.values() for ins in fn.body
+                    if isinstance(ins, Instr)]
+    return check_module(instructions, module.path, db, target=target or module.target,
+                        version=version or module.version)
 
 
 def check_cuda_text(text: str, path: str, db, target: str | None = None) -> ModuleReport:
     """The report on the inline ``asm`` statements of CUDA C++, for ``target``."""
-    from tilecheck.legality.inline_asm import extract
+    from tilecheck.legality.inline_asm import extract  # (top-level once the module lands)
 
     tinfo = db.target(target)
     report = ModuleReport(path, tinfo.name, None)
@@ -77,8 +79,6 @@ def check_cuda_text(text: str, path: str, db, target: str | None = None) -> Modu
 
 
 def _note_unreadable(path: str, statement):
-    from tilecheck.legality.ptx_module import PtxFinding
-
     return PtxFinding("PX101", "note", Location(path, statement.line, statement.col), "asm",
                       f"an asm statement whose template is not plain string literals: {statement.problem}; not judged")
 

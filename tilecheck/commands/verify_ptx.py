@@ -25,6 +25,7 @@ import shlex
 import sys
 import time
 
+from tilecheck.commands.check_ptx import check_ptx_text
 from tilecheck.commands.options import add_dask_options, dask_banner, on_dask, positive_int
 from tilecheck.diff.distributed import connect, dashboard_link, disconnect, workers_alive
 from tilecheck.errors import UsageError
@@ -133,8 +134,6 @@ def refuse_illegal(path: str, db) -> None:
     """Stop (exit 2) before running a module that ptxas would not assemble: an instruction illegal
     for the module's ``.target`` or ``.version`` (:mod:`tilecheck.legality.ptx_module`), every one
     listed and located. A module that does not parse is left to the verifier's own located error."""
-    from tilecheck.commands.check_ptx import check_ptx_text
-
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()

@@ -29,7 +29,7 @@ import difflib
 from dataclasses import dataclass, field
 
 from tilecheck.errors import Location, UnknownFormError
-from tilecheck.spec.database import split_spelling
+from tilecheck.spec.database import spelling_key, split_spelling
 
 CODES = {
     "PX001": ("unknown-spelling", "a qualifier or type no PTX form of the spec and no ISA modifier uses"),
@@ -198,18 +198,12 @@ def judge_spelling(db, spelling: str, where: Location, target=None, version=None
                               f"{form.name} requires PTX ISA {need} or newer (module .version "
                               f"{version[0]}.{version[1]})", str(form.reference))
         return None
-    recorded = db._illegal.get(_key(spelling))
+    recorded = db._illegal.get(spelling_key(spelling))
     if recorded is not None and recorded.ptxas_accepts:
         return PtxFinding("PX005", "error", where, spelling, f"{spelling}: {recorded.reason}", section,
                           nearest=_nearest(db, spelling, target))
     return PtxFinding("PX002", "error", where, spelling, f"{spelling}: {verdict.reason}", section,
                       ptxas=verdict.ptxas, nearest=_nearest(db, spelling, target))
-
-
-def _key(spelling: str):
-    from tilecheck.spec.database import spelling_key
-
-    return spelling_key(spelling)
 
 
 def module_target(db, target_text: str | None):
@@ -222,40 +216,33 @@ def module_target(db, target_text: str | None):
     return None
 
 
-def check_module(module, db, *, target: str | None = None, version: str | None = None) -> ModuleReport:
-    """Judge every instruction of a parsed module (:func:`tilecheck.sim.frontend.parse_module`).
-    ``target``/``version`` override the module's ``.target``/``.version``."""
-    from tilecheck.sim.frontend import Instr
-
-    target_text = target or module.target
-    version_text = version or module.version
-    tinfo = module_target(db, target_text)
-    report = ModuleReport(module.path, target_text, version_text)
-    vt = _version(version_text)
-    if tinfo is None and target_text:
-        report.findings.append(PtxFinding("PX103", "note", Location(module.path), target_text,
-                                          f".target {target_text}: not a target of the spec; gates not judged"))
+def check_module(instructions, path: str, db, *, target: str | None = None, version: str | None = None) -> ModuleReport:
+    """Judge a module's instructions: ``(opcode, line, col)`` triples in source order (the command
+    layer parses the module). ``target``/``version`` are the module's ``.target``/``.version`` text
+    (or the user's overrides)."""
+    tinfo = module_target(db, target)
+    report = ModuleReport(path, target, version)
+    vt = _version(version)
+    if tinfo is None and target:
+        report.findings.append(PtxFinding("PX103", "note", Location(path), target,
+                                          f".target {target}: not a target of the spec; gates not judged"))
     if tinfo is not None and vt is not None and vt < tinfo.min_ptx:
         need = f"{tinfo.min_ptx[0]}.{tinfo.min_ptx[1]}"
-        report.findings.append(PtxFinding("PX006", "error", Location(module.path), version_text,
-                                          f".version {version_text} is older than {tinfo.name} accepts "
+        report.findings.append(PtxFinding("PX006", "error", Location(path), version,
+                                          f".version {version} is older than {tinfo.name} accepts "
                                           f"(PTX ISA {need} or newer)"))
     seen_not_covered: set = set()
-    for fn in module.functions.values():
-        for ins in fn.body:
-            if not isinstance(ins, Instr):
+    for opcode_text, line, col in instructions:
+        report.instructions += 1
+        finding = judge_spelling(db, opcode_text, Location(path, line, col), tinfo, vt)
+        if finding is not None and finding.code == "PX101":
+            opcode = opcode_text.split(".", 1)[0]
+            report.not_covered[opcode] = report.not_covered.get(opcode, 0) + 1
+            if opcode in seen_not_covered:
                 continue
-            report.instructions += 1
-            where = Location(module.path, ins.line, ins.col)
-            finding = judge_spelling(db, ins.opcode, where, tinfo, vt)
-            if finding is not None and finding.code == "PX101":
-                opcode = ins.opcode.split(".", 1)[0]
-                report.not_covered[opcode] = report.not_covered.get(opcode, 0) + 1
-                if opcode in seen_not_covered:
-                    continue
-                seen_not_covered.add(opcode)
-            if finding is None or finding.severity == "error":
-                report.judged += 1
-            if finding is not None:
-                report.findings.append(finding)
+            seen_not_covered.add(opcode)
+        if finding is None or finding.severity == "error":
+            report.judged += 1
+        if finding is not None:
+            report.findings.append(finding)
     return report

@@ -7,6 +7,7 @@ template marks them ``|safe`` (the embedded SVG plots, which Matplotlib writes).
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from tilecheck.errors import UsageError
@@ -21,8 +22,6 @@ class ReportExtraMissing(UsageError):
 
 def require(module: str):
     """Import ``module`` (``jinja2``, ``matplotlib``) or raise :class:`ReportExtraMissing`."""
-    import importlib
-
     try:
         return importlib.import_module(module)
     except ImportError:

@@ -1553,7 +1553,11 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
         ffmt = ref.formats["f64" if width == 64 else "f32"]
         d = _ord(rec["returned"], ffmt) - _ord(rec["reference"], ffmt)
         rec["position"] = "RN" if d == 0 else f"RN{d:+d}ulp"
-        rec["allowed"] = f"[{ffmt.hex(rec['low'])}, {ffmt.hex(rec['high'])}]"
+        # the range in value order, with the values: for negative results the lower value has the
+        # larger bit pattern, so bits alone read reversed
+        rec["low"], rec["high"] = sorted((rec["low"], rec["high"]), key=lambda v: _ord(v, ffmt))
+        rec["allowed"] = (f"[{ffmt.hex(rec['low'])} ({ffmt.describe(rec['low'])[0]}), "
+                          f"{ffmt.hex(rec['high'])} ({ffmt.describe(rec['high'])[0]})]")
         for key in ("returned", "reference", "low", "high"):
             rec[key] = ffmt.hex(rec[key])
     # the registers on the data-flow path from the operand loads to the result's store, in the
