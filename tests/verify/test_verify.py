@@ -258,3 +258,11 @@ def test_sequences_run_their_campaign(capsys):
     assert out.strip().splitlines()[-1] == "3000 cases, 0 mismatches, 0 failures"
     code = main(["verify", "amdgpu.fdiv64", "--sequence-cases", "20000", "--rcp", "contract"])
     assert code == 1  # the Markstein exception: the contract alone does not make the sequence exact
+
+
+def test_the_main_job_names_every_form_spec_list_prints(full_run, capsys):
+    _, report = full_run
+    assert main(["spec", "list"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert len(listed) == len(load_database().forms) + 13  # every PTX form and every AMD instruction form
+    assert set(listed) <= {i["name"] for i in report["items"]}
