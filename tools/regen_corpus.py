@@ -142,8 +142,12 @@ def run(cmd: list[str]) -> None:
 
 
 def regen_cuda(nvcc: str) -> None:
-    """nvcc -arch=sm_90 -ptx every examples/cuda/*.cu with each of its NVCC_VARIANTS."""
+    """nvcc -arch=sm_90 -ptx every examples/cuda/*.cu with each of its NVCC_VARIANTS (a file of
+    device helpers only, such as inline_asm.cu, which ``tilecheck check`` reads as C++, has no
+    kernel to compile)."""
     for cu in sorted(CUDA.glob("*.cu")):
+        if "__global__" not in cu.read_text():
+            continue
         for suffix, flags in NVCC_VARIANTS.get(cu.name, {"": []}).items():
             out = cu.with_name(cu.stem + suffix + ".ptx")
             run([nvcc, "-arch=sm_90", "-ptx", *flags, str(cu), "-o", str(out)])

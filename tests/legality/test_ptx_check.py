@@ -187,3 +187,15 @@ def test_verify_refuses_a_module_ptxas_would_not_assemble(tmp_path, capsys):
     err = capsys.readouterr().err
     assert re.search(r"half75\.ptx:\d+:\d+: error: \d+ instruction\(s\) that ptxas would not assemble", err)
     assert "error[PX003] target-gate: cvt.f32.bf16 requires sm_80 or newer (target sm_75)" in err
+
+
+def test_inline_asm_in_cuda_is_judged_for_the_target(tmp_path, capsys):
+    assert main(["check", str(ROOT / "examples" / "cuda" / "inline_asm.cu"), "--target", "sm_80"]) == 0
+    out = capsys.readouterr().out
+    assert "inline_asm.cu: target sm_80:" in out and "0 error(s)" in out
+    cu = tmp_path / "k.cu"
+    cu.write_text('__device__ unsigned short f(unsigned short a) {\n  unsigned short d;\n'
+                  '  asm("fma.rn.bf16 %0, %1, %1, %1;"\n      : "=h"(d) : "h"(a));\n  return d;\n}\n')
+    assert main(["check", str(cu), "--target", "sm_75"]) == 1
+    assert f"{cu}:3:8: error[PX003] target-gate: fma.rn.bf16 requires sm_80" in capsys.readouterr().out
+    assert main(["check", str(cu), "--target", "sm_90"]) == 0

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tilecheck.commands.output import human_stream, write_json
 from tilecheck.errors import Location, UsageError, echo
+from tilecheck.legality.inline_asm import extract
 from tilecheck.legality.ptx_module import ModuleReport, PtxFinding, check_module, judge_spelling, module_target
 from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.sim.frontend import Instr, parse_module
@@ -53,8 +54,6 @@ def check_ptx_text(text: str, path: str, db, target: str | None = None, version:
 
 def check_cuda_text(text: str, path: str, db, target: str | None = None) -> ModuleReport:
     """The report on the inline ``asm`` statements of CUDA C++, for ``target``."""
-    from tilecheck.legality.inline_asm import extract  # (top-level once the module lands)
-
     tinfo = db.target(target)
     report = ModuleReport(path, tinfo.name, None)
     seen: set = set()
