@@ -115,3 +115,30 @@ def test_every_kernel_is_accepted_by_ptxas(db, predicated):
             failures.append(f"{target} .version {version}: {result.output[:2000]}")
     assert not failures, "\n".join(failures)
     assert sum(len(v) for v in batches.values()) > 3 * 1700
+
+
+def test_every_kernel_parses_on_every_other_base_target(db):
+    """The other base targets from sm_75 (ptxas 13's oldest) up, parse-only: a kernel per legal form."""
+    try:
+        ptxas.find_ptxas()
+    except ToolNotFoundError as exc:
+        pytest.skip(f"ptxas not available: {exc}")
+    others = [t.name for t in db.targets.values() if not t.variant and t.sm >= 75 and t.name not in TARGETS]
+    assert len(others) >= 5
+    failures, total = [], 0
+    for target in others:
+        batches = defaultdict(list)
+        for form in _around(db):
+            if db.verdict(form.name, target).legal and no_kernel_reason(form) is None:
+                for predicated in (False, True):
+                    k = single_instruction_kernel(form, target, predicated=predicated, db=db)
+                    batches[k.version].append(k)
+        for version, kernels in sorted(batches.items()):
+            total += len(kernels)
+            module = f".version {version}\n.target {target}\n.address_size 64\n"
+            entries = "".join("\n" + k.ptx.split(".address_size 64\n", 1)[1] for k in kernels)
+            result = ptxas.assemble(module + entries, f"compute_{target[3:]}", parse_only=True)
+            if not result.ok:
+                failures.append(f"{target} .version {version}: {result.output[:2000]}")
+    assert not failures, "\n".join(failures)
+    assert total > len(others) * 2 * 1700
