@@ -20,7 +20,9 @@ from tilecheck.spec.database import load_database
 
 ROOT = Path(__file__).resolve().parents[2]
 DB = load_database()
-CORPUS = sorted((ROOT / "examples" / "cuda").glob("*.ptx")) + sorted((ROOT / "examples" / "triton").glob("*.ptx"))
+CORPUS = sorted((ROOT / "examples" / "cuda").glob("*.ptx")) + sorted((ROOT / "examples" / "triton").glob("*.ptx")) \
+    + sorted((ROOT / "examples" / "llvm").glob("*.ptx"))
+EMITTED = sorted((ROOT / "emit").rglob("*.ptx"))  # tilecheck's own kernels and programs (the goldens)
 TARGETS = ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
 
 HEADER = ".version {version}\n.target {target}\n.address_size 64\n\n"
@@ -157,6 +159,21 @@ def _retarget(text: str, target: str) -> str:
 KNOWN_GAPS = {"cvt.rn.f16x2.f32": "sm_80", "cvt.rn.bf16x2.f32": "sm_80"}
 
 
+def _agree(text: str, where: str, target: str) -> None:
+    """check and ptxas (parse-only) give the same verdict on ``text``, or check is stricter with the
+    ISA's reason (PX005), or ptxas refuses a spelling the spec does not model (a known gap)."""
+    report = check_ptx_text(text, where, DB)
+    accepted = ptxas.assemble(text, "compute_" + target[3:], parse_only=True)
+    if bool(report.errors) == (not accepted.ok):
+        return
+    if report.errors and accepted.ok:  # stricter: only with the ISA reason
+        assert all(e.code == "PX005" for e in report.errors), (where, target, [str(e) for e in report.errors])
+        return
+    unmodeled = {f.spelling for f in report.findings if f.code == "PX102"}
+    gaps = {s for s in unmodeled if s in KNOWN_GAPS and int(target[3:]) < int(KNOWN_GAPS[s][3:])}
+    assert gaps, (where, target, accepted.output[:500])
+
+
 def test_agreement_with_ptxas_on_the_corpus_at_every_target():
     if not _have_ptxas():
         pytest.skip("ptxas not available")
@@ -164,19 +181,26 @@ def test_agreement_with_ptxas_on_the_corpus_at_every_target():
     for path in CORPUS:
         for target in TARGETS:
             text = _retarget(path.read_text(), target)
-            report = check_ptx_text(text, str(path), DB)
-            accepted = ptxas.assemble(text, "compute_" + target[3:], parse_only=True)
-            compared += 1
-            if bool(report.errors) == (not accepted.ok):
-                continue
-            if report.errors and accepted.ok:  # stricter: only with the ISA reason
-                assert all(e.code == "PX005" for e in report.errors), (path.name, target)
-                continue
-            # ptxas refuses what the spec does not model: a known gap, and only below its gate
-            unmodeled = {f.spelling for f in report.findings if f.code == "PX102"}
-            gaps = {s for s in unmodeled if s in KNOWN_GAPS and int(target[3:]) < int(KNOWN_GAPS[s][3:])}
-            assert gaps and all(g in accepted.output for g in ("cvt",)), (path.name, target, accepted.output[:500])
-    assert compared == len(CORPUS) * len(TARGETS) > 300
+            _agree(text, path.name, target)
+            # the same module at the oldest .version its target takes: instructions of newer
+            # PTX ISA versions must be refused by both (PX004)
+            floor = DB.targets[target].min_ptx
+            _agree(re.sub(r"^\.version \d+\.\d+", f".version {floor[0]}.{floor[1]}", text, flags=re.M),
+                   path.name + f" at .version {floor[0]}.{floor[1]}", target)
+            compared += 2
+    assert compared == 2 * len(CORPUS) * len(TARGETS) > 600
+
+
+def test_agreement_with_ptxas_on_the_emitted_kernels():
+    if not _have_ptxas():
+        pytest.skip("ptxas not available")
+    assert len(EMITTED) > 100
+    for path in EMITTED:
+        text = path.read_text()
+        target = re.search(r"^\.target\s+(sm_\w+)", text, flags=re.M).group(1)
+        report = check_ptx_text(text, path.name, DB)
+        assert not report.errors, (path.name, [str(e) for e in report.errors])
+        _agree(text, path.name, DB.targets[target].base if target in DB.targets else target)
 
 
 def test_verify_refuses_a_module_ptxas_would_not_assemble(tmp_path, capsys):
