@@ -17,7 +17,7 @@ from pathlib import Path
 from tilecheck.commands.output import human_stream, write_json
 from tilecheck.errors import Location, UsageError, echo
 from tilecheck.legality.inline_asm import extract
-from tilecheck.legality.ptx_module import ModuleReport, PtxFinding, check_module, judge_spelling, module_target
+from tilecheck.legality.ptx_module import ModuleReport, PtxFinding, check_module, module_target
 from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.sim.frontend import Instr, parse_module
 
@@ -53,33 +53,19 @@ def check_ptx_text(text: str, path: str, db, target: str | None = None, version:
 
 
 def check_cuda_text(text: str, path: str, db, target: str | None = None) -> ModuleReport:
-    """The report on the inline ``asm`` statements of CUDA C++, for ``target``."""
-    tinfo = db.target(target)
-    report = ModuleReport(path, tinfo.name, None)
-    seen: set = set()
-    for statement in extract(text, path):
-        if getattr(statement, "problem", None):
-            report.findings.append(_note_unreadable(path, statement))
-            continue
-        for ins in statement.instructions:
-            report.instructions += 1
-            finding = judge_spelling(db, ins.opcode, Location(path, ins.line, ins.col), tinfo, None)
-            if finding is not None and finding.code == "PX101":
-                opcode = ins.opcode.split(".", 1)[0]
-                report.not_covered[opcode] = report.not_covered.get(opcode, 0) + 1
-                if opcode in seen:
-                    continue
-                seen.add(opcode)
-            if finding is None or finding.severity == "error":
-                report.judged += 1
-            if finding is not None:
-                report.findings.append(finding)
+    """The report on the inline ``asm`` statements of CUDA C++, for ``target`` (C++ names no
+    ``.target`` or ``.version``: the target decides, and no version gate is judged)."""
+    statements = extract(text, path)
+    # a statement with a problem still lists what it could read (none when its template was unreadable)
+    instructions = [(ins.opcode, ins.line, ins.col) for st in statements for ins in st.instructions]
+    report = check_module(instructions, path, db, target=db.target(target).name)
+    report.findings += [_note_unreadable(path, st) for st in statements if getattr(st, "problem", None)]
     return report
 
 
 def _note_unreadable(path: str, statement):
     return PtxFinding("PX101", "note", Location(path, statement.line, statement.col), "asm",
-                      f"an asm statement whose template is not plain string literals: {statement.problem}; not judged")
+                      f"an asm statement not read whole ({statement.problem}); what it could not read is not judged")
 
 
 def summary_line(report: ModuleReport) -> str:

@@ -87,3 +87,21 @@ PARAM_PTX_TYPE = {
     "float64": "f64",
 }
 """Kernel ``.param`` type of a scalar parameter of each dtype (tensors are ``.u64`` pointers)."""
+
+
+def bounds_guard(regs: RegisterFile, emit, n_param: str, keep_tid: bool = False) -> tuple[str, str, str | None]:
+    """The single-instruction kernels' preamble: ``i = ctaid.x * ntid.x + tid.x``, and threads with
+    ``i >= n`` branch to ``$L__exit``. Returns the registers of ``n``, ``i`` and (``keep_tid``) of
+    ``tid.x`` on its own, for kernels that also index per-CTA memory."""
+    n_reg, ctaid, ntid = (regs.new("b32") for _ in range(3))
+    tid = regs.new("b32") if keep_tid else None
+    i_reg = regs.new("b32")
+    emit(f"ld.param.u32 {n_reg}, [{n_param}];")
+    emit(f"mov.u32 {ctaid}, %ctaid.x;")
+    emit(f"mov.u32 {ntid}, %ntid.x;")
+    emit(f"mov.u32 {tid or i_reg}, %tid.x;")
+    emit(f"mad.lo.u32 {i_reg}, {ctaid}, {ntid}, {tid or i_reg};")
+    guard = regs.new("pred")
+    emit(f"setp.ge.u32 {guard}, {i_reg}, {n_reg};")
+    emit(f"@{guard} bra $L__exit;")
+    return n_reg, i_reg, tid

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from tilecheck.emit.abi import KernelParam
-from tilecheck.emit.common import EmitError, RegisterFile
+from tilecheck.emit.common import EmitError, RegisterFile, bounds_guard
 from tilecheck.emit.ptx import GENERATED, INDENT, module_text, param_name
 
 CONST_TABLE = (0x3F800000, 0x7FC00001, 0x80000000, 0x00000001, 0xA5A5A5A5)
@@ -79,15 +79,7 @@ def build(form, target: str, version: str, predicated: bool, name: str):
     if predicated:
         params.append(KernelParam(param_name("mask"), "u64", "mask", None, U32, 1))
     params.append(KernelParam(param_name("n"), "u32", "count"))
-    n_reg, ctaid, ntid, tid, i_reg = (regs.new("b32") for _ in range(5))
-    emit(f"ld.param.u32 {n_reg}, [{param_name('n')}];")
-    emit(f"mov.u32 {ctaid}, %ctaid.x;")
-    emit(f"mov.u32 {ntid}, %ntid.x;")
-    emit(f"mov.u32 {tid}, %tid.x;")
-    emit(f"mad.lo.u32 {i_reg}, {ctaid}, {ntid}, {tid};")
-    guard = regs.new("pred")
-    emit(f"setp.ge.u32 {guard}, {i_reg}, {n_reg};")
-    emit(f"@{guard} bra $L__exit;")
+    n_reg, i_reg, tid = bounds_guard(regs, emit, param_name("n"), keep_tid=True)
     offset = regs.new("b64")
     emit(f"mul.wide.u32 {offset}, {i_reg}, 4;")
     generic, glob = {}, {}

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from tilecheck.emit.abi import KernelParam
-from tilecheck.emit.common import RegisterFile, register_class
+from tilecheck.emit.common import RegisterFile, bounds_guard, register_class
 from tilecheck.emit.ptx import GENERATED, INDENT, module_text, param_name
 from tilecheck.spec.forms import Form
 
@@ -71,15 +71,7 @@ def build(form: Form, target: str, version: str, predicated: bool, name: str):
         params.append(KernelParam(param_name("mask"), "u64", "mask", None, PREDICATE, 1))
     params.append(KernelParam(param_name("n"), "u32", "count"))
 
-    n_reg, ctaid, ntid, i_reg = (regs.new("b32") for _ in range(4))
-    emit(f"ld.param.u32 {n_reg}, [{param_name('n')}];")
-    emit(f"mov.u32 {ctaid}, %ctaid.x;")
-    emit(f"mov.u32 {ntid}, %ntid.x;")
-    emit(f"mov.u32 {i_reg}, %tid.x;")
-    emit(f"mad.lo.u32 {i_reg}, {ctaid}, {ntid}, {i_reg};")
-    guard = regs.new("pred")
-    emit(f"setp.ge.u32 {guard}, {i_reg}, {n_reg};")
-    emit(f"@{guard} bra $L__exit;")
+    _, i_reg, _ = bounds_guard(regs, emit, param_name("n"))
     offsets: dict[int, str] = {}
     address: dict[str, str] = {}
     for p in params[:-1]:

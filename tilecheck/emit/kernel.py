@@ -30,7 +30,7 @@ import numpy as np
 
 from tilecheck.emit import cvta_kernel, function_kernel
 from tilecheck.emit.abi import EmittedKernel, KernelParam
-from tilecheck.emit.common import EmitError, RegisterFile, register_class
+from tilecheck.emit.common import EmitError, RegisterFile, bounds_guard, register_class
 from tilecheck.emit.ptx import GENERATED, INDENT, module_text, param_name
 from tilecheck.errors import IllegalFormError
 from tilecheck.spec.forms import Form
@@ -109,15 +109,7 @@ class _Single:
         params.append(KernelParam(param_name("n"), "u32", "count"))
 
         emit = self.lines.append
-        n_reg, ctaid, ntid, i_reg = (self.regs.new("b32") for _ in range(4))
-        emit(f"ld.param.u32 {n_reg}, [{param_name('n')}];")
-        emit(f"mov.u32 {ctaid}, %ctaid.x;")
-        emit(f"mov.u32 {ntid}, %ntid.x;")
-        emit(f"mov.u32 {i_reg}, %tid.x;")
-        emit(f"mad.lo.u32 {i_reg}, {ctaid}, {ntid}, {i_reg};")
-        guard = self.regs.new("pred")
-        emit(f"setp.ge.u32 {guard}, {i_reg}, {n_reg};")
-        emit(f"@{guard} bra $L__exit;")
+        _, i_reg, _ = bounds_guard(self.regs, emit, param_name("n"))
         offset = self.regs.new("b64")
         emit(f"mul.wide.u32 {offset}, {i_reg}, {stride};")
         space = form.semantics.get("space") if form.kind == "memory" else "global"
