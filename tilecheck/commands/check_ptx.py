@@ -64,7 +64,7 @@ def check_cuda_text(text: str, path: str, db, target: str | None = None) -> Modu
 
 
 def _note_unreadable(path: str, statement):
-    return PtxFinding("PX101", "note", Location(path, statement.line, statement.col), "asm",
+    return PtxFinding("PX104", "note", Location(path, statement.line, statement.col), "asm",
                       f"an asm statement not read whole ({statement.problem}); what it could not read is not judged")
 
 

@@ -20,7 +20,8 @@ What the spec does not judge is a note, never an error, so a user sees what was 
 checked: **PX101 not-covered** (an opcode no spec family defines: ``bra``, ``bar``, ``call``, ...;
 listed once per opcode) and **PX102 not-modeled** (a family the spec has, but a qualifier its
 forms do not model: ``ld.shared``, ``cvt.rn.f16x2.f32``, cache hints), and **PX103
-unknown-target** (a ``.target`` the spec does not know: spellings judged, gates not).
+unknown-target** (a ``.target`` the spec does not know: spellings judged, gates not), and
+**PX104 asm-not-read** (an inline ``asm`` statement of CUDA C++ not read whole).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ CODES = {
     "PX101": ("not-covered", "an opcode no family of the spec defines (not judged)"),
     "PX102": ("not-modeled", "a qualifier the family's forms do not model (not judged)"),
     "PX103": ("unknown-target", "a .target the spec does not know (spellings judged, gates not)"),
+    "PX104": ("asm-not-read", "an inline asm statement not read whole (a macro in its template, say): not judged"),
 }
 """Stable codes: tests and users' suppressions refer to them. Add codes; never renumber one."""
 
