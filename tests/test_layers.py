@@ -38,6 +38,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tilecheck"
 #   program     the facade: Program.check/emit/run and the T namespace whose programs have them.
 #   diff        differential engine (backends, cases, verdicts, campaigns).
 #   verify      ``tilecheck verify``: checks per form, program and sequence.
+#   report      the pages: ``tilecheck doc``'s reference site and ``verify --html`` reports (templates, plots).
 #   commands    one module per CLI subcommand.
 #   cli         argument parsing, the only place that turns exceptions into exit codes.
 #   __main__    ``python -m tilecheck``.
@@ -58,6 +59,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("program",),
     ("diff",),
     ("verify",),
+    ("report",),
     ("commands",),
     ("cli",),
     ("__main__",),
@@ -65,7 +67,7 @@ LAYERS: list[tuple[str, ...]] = [
 ]
 RANK = {group: rank for rank, groups in enumerate(LAYERS) for group in groups}
 # Heavy optional dependencies: the only imports allowed inside functions.
-LAZY_ALLOWED = {"z3", "cupy", "gmpy2", "dask", "distributed", "dask_cuda", "softfloatpy"}
+LAZY_ALLOWED = {"z3", "cupy", "gmpy2", "dask", "distributed", "dask_cuda", "softfloatpy", "matplotlib", "jinja2"}
 
 
 def _modules() -> dict[str, Path]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 import time
 
-from tilecheck import __version__
+from tilecheck import __version__, ptxas
+from tilecheck.errors import TilecheckError
 
 
 def spec_digest(db) -> str:
@@ -20,9 +21,6 @@ def spec_digest(db) -> str:
 
 def built_from(db) -> dict:
     """The footer facts of a page built now from ``db``."""
-    from tilecheck import ptxas
-    from tilecheck.errors import TilecheckError
-
     try:
         version = ptxas.ptxas_version()
     except TilecheckError:

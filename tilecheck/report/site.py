@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from tilecheck.ptxas import SPEC_PTXAS
 from tilecheck.report import site_amd, site_corpus, site_tables, site_tile
 from tilecheck.report.provenance import built_from
 from tilecheck.report.render import environment, require, write_page
@@ -91,7 +92,7 @@ def build_site(db, out_dir) -> list[Path]:
     corpus = site_corpus.load_corpus(db, repo)
     users = site_corpus.users(corpus)
     tile = site_tile.tile_section(db, repo)
-    common = {"built": built}
+    common = {"built": built, "spec_ptxas": SPEC_PTXAS}
     pages = [write_page(out / "index.html", "site_index.html.j2", root="", families=list(db.families.values()),
                         formats=list(db.formats.values()), targets=list(db.targets.values()),
                         amd=list(amd.values()), amd_families=amd_families, corpus=corpus,

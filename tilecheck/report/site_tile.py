@@ -9,8 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
+from tilecheck.emit import emit_programs
 from tilecheck.model import api
 from tilecheck.tile.codes import CODES
+from tilecheck.tile.loader import load_programs
 
 TILE_FAMILIES = ("div", "rcp", "sqrt")
 EXAMPLE = Path("examples") / "root_ratio.py"
@@ -48,9 +50,6 @@ def _root_ratio(db, repo: Path) -> dict | None:
     path = repo / EXAMPLE
     if not path.is_file():
         return None
-    from tilecheck.emit import emit_programs
-    from tilecheck.tile.loader import load_programs
-
     programs = load_programs(path)
     ptx = emit_programs(programs, target=EXAMPLE_TARGET, format="ptx", db=db)
     # the program's arithmetic through the model: r = sqrt.rn(div.rn(A, 4))
