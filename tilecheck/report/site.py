@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from tilecheck.ptxas import SPEC_PTXAS
-from tilecheck.report import site_amd, site_corpus, site_tables, site_tile
+from tilecheck.report import site_amd, site_corpus, site_plots, site_tables, site_tile
 from tilecheck.report.provenance import built_from
 from tilecheck.report.render import environment, require, write_page
 from tilecheck.spec.amdgpu import amdgpu_forms
@@ -71,6 +71,7 @@ def _family_context(db, family, corpus_users, tile) -> dict:
             "semantics": [_semantics(f) for f in family.forms],
             "has_contract": any(f.contract is not None for f in family.forms),
             "sign_rule": db.sign_rule,
+            "bands": [(f.name, band) for f in family.forms if (band := site_plots.error_band(f))],
             "tables": [site_tables.value_table(f) for f in shown], "tabulable": tabulable,
             "packed": sum(1 for f in family.forms if f.lanes > 1),
             "table_limit": site_tables.TABLE_LIMIT,
@@ -103,7 +104,8 @@ def build_site(db, out_dir) -> list[Path]:
     for form in amd.values():
         family = amd_families[form.family]
         pages.append(write_page(out / "amd" / f"{form.name}.html", "site_amd.html.j2", root="../", form=form,
-                                amd_family=family, encs=site_amd.encodings(form, family), vectors=site_amd.vectors(form, family),
+                                amd_family=family, encs=site_amd.encodings(form, family),
+                                bodies=site_amd.bodies(db, family), vectors=site_amd.vectors(form, family),
                                 table=site_amd.value_table(form), **common))
     pages.append(write_page(out / "corpus.html", "site_corpus.html.j2", root="", corpus=corpus, **common))
     return pages

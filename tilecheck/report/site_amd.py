@@ -4,6 +4,7 @@ semantics variant, and a special-value table per variant computed by the model a
 from __future__ import annotations
 
 import numpy as np
+import yaml
 
 from tilecheck.amdgpu.instructions import evaluate
 from tilecheck.report.site_tables import special_values
@@ -84,3 +85,10 @@ def value_table(form) -> dict | None:
 def encodings(form, family) -> list:
     """The family's encodings whose assembler line is this form (``v_rcp_f64_e32`` counts)."""
     return [e for e in family.encodings if e.asm.split(None, 1)[0] in (form.name, form.name + "_e32", form.name + "_e64")]
+
+
+def bodies(db, family) -> dict[str, str]:
+    """variant name -> its semantics body as written in the spec file (the compiled program keeps
+    no source text)."""
+    data = yaml.safe_load((db.root / "amdgpu" / f"{family.name}.yaml").read_text(encoding="utf-8"))
+    return {name: v.get("body", "") for name, v in data.get("semantics", {}).items() if isinstance(v, dict)}
