@@ -105,7 +105,7 @@ def build_site(db, out_dir) -> list[Path]:
         family = amd_families[form.family]
         pages.append(write_page(out / "amd" / f"{form.name}.html", "site_amd.html.j2", root="../", form=form,
                                 amd_family=family, encs=site_amd.encodings(form, family),
-                                bodies=site_amd.bodies(db, family), vectors=site_amd.vectors(form, family),
+                                bodies=site_amd.bodies(db, family), related=site_amd.related(db, form), vectors=site_amd.vectors(form, family),
                                 table=site_amd.value_table(form), **common))
     pages.append(write_page(out / "corpus.html", "site_corpus.html.j2", root="", corpus=corpus, **common))
     return pages

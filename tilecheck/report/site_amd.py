@@ -92,3 +92,16 @@ def bodies(db, family) -> dict[str, str]:
     no source text)."""
     data = yaml.safe_load((db.root / "amdgpu" / f"{family.name}.yaml").read_text(encoding="utf-8"))
     return {name: v.get("body", "") for name, v in data.get("semantics", {}).items() if isinstance(v, dict)}
+
+
+def related(db, form) -> dict:
+    """The other forms of the family and the sequences (spec/sequences) whose steps use ``form``,
+    with their position in the sequence, and the targets its encodings were assembled for."""
+    family = db.extras["amdgpu"]["families"][form.family]
+    uses = []
+    for seq in db.extras.get("sequences", {}).values():
+        steps = [i + 1 for i, s in enumerate(seq.steps) if s.op == form.name]
+        if steps:
+            uses.append({"name": seq.name, "summary": seq.summary, "steps": steps, "count": len(seq.steps)})
+    return {"siblings": [f.name for f in family.forms if f.name != form.name], "sequences": uses,
+            "targets": sorted({e.mcpu for e in encodings(form, family)})}
