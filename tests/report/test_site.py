@@ -196,13 +196,24 @@ def test_doc_command_builds_and_prints_the_index(tmp_path, capsys, db):
     assert f"{len(db.families) + len(amdgpu_forms(db)) + 2} pages" in out
 
 
-def test_doc_without_jinja2_exits_2_naming_the_extra(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(render, "_ENV", None)  # a fresh environment must import jinja2
-    monkeypatch.setitem(sys.modules, "jinja2", None)
+@pytest.mark.parametrize("module", ["jinja2", "matplotlib"])
+def test_doc_without_the_extra_exits_2_naming_it(tmp_path, capsys, monkeypatch, module):
+    if module == "jinja2":
+        monkeypatch.setattr(render, "_ENV", None)  # a fresh environment must import jinja2
+    monkeypatch.setitem(sys.modules, module, None)  # import now raises ImportError
     code, out, err = _cli(capsys, "doc", "--out", str(tmp_path / "site"))
     assert code == 2
-    assert "jinja2" in err and "pip install 'tilecheck[report]'" in err
+    assert module in err and "pip install 'tilecheck[report]'" in err
     assert not (tmp_path / "site").exists()
+
+
+def test_pages_show_the_model_agreeing_with_the_spec_examples_and_vectors(site):
+    out, pages = site
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        assert '<span class="verdict-bad">no</span>' not in text, path
+    div = (out / "amd" / "v_div_scale_f64.html").read_text(encoding="utf-8")
+    assert '<span class="verdict-ok">yes</span>' in div and "amd-body" in div
 
 
 @pytest.mark.parametrize("make", ["file", "below-a-file"])
