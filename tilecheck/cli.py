@@ -15,13 +15,13 @@ import sys
 import traceback
 
 from tilecheck import __version__
-from tilecheck.commands import check, emit, fuzz, prove, spec, verify
+from tilecheck.commands import check, doc, emit, fuzz, prove, spec, verify
 from tilecheck.commands import eval as evaluate
 from tilecheck.errors import TilecheckError
 
 # Subcommands in the order ``--help`` lists them.
 COMMANDS = {"verify": verify, "eval": evaluate, "spec": spec, "check": check, "emit": emit, "fuzz": fuzz,
-            "prove": prove}
+            "prove": prove, "doc": doc}
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
