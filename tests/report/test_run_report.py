@@ -185,3 +185,19 @@ def test_reports_load_in_chromium(runs, name, tmp_path):
         shot = tmp_path / f"{name}.png"
         driver.save_screenshot(str(shot))
         assert shot.stat().st_size > 10_000
+
+
+def test_findings_page_draws_each_misrounding_run(tmp_path, capsys):
+    """tools/findings.py --html: the page of the runs it made, from the data verify --json writes."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("findings_tool", ROOT / "tools" / "findings.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    page = tmp_path / "findings.html"
+    assert tool.main(["--only", "k_hsqrt_f16", "--table", "compiled", "--html", str(page)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    html = page.read_text(encoding="utf-8")
+    found = figures(html)
+    assert rows and len(found.figures) == len(rows) and not found.external  # every one of them misrounds
+    assert all(f["total"] == "15" and f["svg"] == 1 and f["marks"] for f in found.figures)

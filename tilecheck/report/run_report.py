@@ -6,6 +6,7 @@ data dict its ``--json`` writes (so the two cannot disagree), rendered by ``repo
   counterexample with its register trace and each approximate result's allowed range, and the
   pictures of :mod:`tilecheck.report.charts`.
 * :func:`write_main_report`: the main job -- settings, totals and every item with its checks.
+* :func:`write_findings_report`: ``tools/findings.py --html`` -- one section per corpus run.
 """
 
 from __future__ import annotations
@@ -28,19 +29,7 @@ def write_ptx_report(path, data: dict, prepared=None) -> Path:
 
 def ptx_context(data: dict, prepared=None) -> dict:
     """The template context of a compiled-PTX report."""
-    names = [chr(ord("a") + k) for k in range(max(len(c["inputs"]) for c in data["counterexamples"]))] \
-        if data["counterexamples"] else ["a", "b"]
-    figures = []
-    m = data.get("misrounded_map")
-    if m is not None:
-        if len(m["shape"]) == 2:
-            picture, total = charts.binary_map(m, names=("a", "b"))
-            caption = ("Misrounded inputs by the exponent fields of the first two operands (every misrounded "
-                       "input of the run, counted as it ran).")
-        else:
-            picture, total = charts.unary_histogram(m)
-            caption = "Misrounded inputs along the input axis (every misrounded input of the run)."
-        figures.append({"id": "misrounded-map", "svg": picture, "total": total, "caption": caption})
+    figures = [f for f in [map_figure(data)] if f is not None]
     pos = data.get("misround_positions")
     if pos and pos["instructions"]:
         picture, total = charts.position_bars(pos)
@@ -83,6 +72,36 @@ def listing(data: dict, prepared=None) -> list[dict]:
     while last < len(lines) and not lines[last - 1].lstrip().startswith("}"):
         last += 1
     return [{"line": k, "text": lines[k - 1], "site": sites.get(k)} for k in range(first, min(last, len(lines)) + 1)]
+
+
+def map_figure(data: dict) -> dict | None:
+    """The misrounded picture of a compiled-PTX run's data (None without a map)."""
+    m = data.get("misrounded_map")
+    if m is None:
+        return None
+    if len(m["shape"]) == 2:
+        picture, total = charts.binary_map(m, names=("a", "b"))
+        caption = ("Misrounded inputs by the exponent fields of the first two operands (every misrounded "
+                   "input of the run, counted as it ran).")
+    else:
+        picture, total = charts.unary_histogram(m)
+        caption = "Misrounded inputs along the input axis (every misrounded input of the run)."
+    return {"id": "misrounded-map", "svg": picture, "total": total, "caption": caption}
+
+
+def write_findings_report(path, runs: list, db) -> Path:
+    """Write ``tools/findings.py --html``: one section per run ``{"function", "data"}`` (``data``:
+    :func:`verify_ptx.to_json`, or None for a kernel tilecheck refused, with ``"refused"``), its
+    verdict, its picture where inputs misround, its first counterexample's repro."""
+    sections = []
+    for k, r in enumerate(runs):
+        d = r.get("data")
+        fig = map_figure(d) if d is not None and d["misrounded_count"] else None
+        if fig is not None:
+            fig["id"] = f"map-{k}"
+        sections.append(dict(r, anchor=f"run-{k}", figure=fig, how=_how(d) if d is not None else "",
+                             verdict_ok=d is not None and d["verdict"] in ("verified", "no-counterexample")))
+    return write_page(Path(path), "report_findings.html.j2", built=built_from(db), runs=sections)
 
 
 def write_main_report(path, data: dict, db) -> Path:
