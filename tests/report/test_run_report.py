@@ -201,3 +201,21 @@ def test_findings_page_draws_each_misrounding_run(tmp_path, capsys):
     found = figures(html)
     assert rows and len(found.figures) == len(rows) and not found.external  # every one of them misrounds
     assert all(f["total"] == "15" and f["svg"] == 1 and f["marks"] for f in found.figures)
+
+
+def test_main_report_shows_a_failing_item_first_with_its_findings(tmp_path):
+    from tilecheck.report import run_report
+    from tilecheck.spec.database import load_database
+    from tilecheck.verify.report import CheckResult, Row, json_data
+
+    rows = [Row("add.rn.f32", "form", [CheckResult("schema", cases=1)]),
+            Row("div.rn.f32", "form", [CheckResult("schema", cases=1),
+                                       CheckResult("differential", cases=5, mismatches=2,
+                                                   details=[f"case {k}: <0x{k:x}>" for k in range(12)]),
+                                       CheckResult("ptxas", skipped="no ptxas")])]
+    meta = {"seed": 0, "cases": 5, "backend": "model", "targets": ["add", "div"], "vectors": [], "ptxas": None,
+            "ulp_reading": "either", "sign_rule": None, "started": 0, "seconds": 1.0}
+    html = run_report.write_main_report(tmp_path / "m.html", json_data(rows, meta), load_database()).read_text()
+    assert html.index('data-item="div.rn.f32"') < html.index('data-item="add.rn.f32"')
+    assert "case 9: &lt;0x9&gt;" in html and "case 10:" not in html and "... 2 more in the JSON" in html
+    assert '<span title="ptxas: skipped: no ptxas">p</span>' in html

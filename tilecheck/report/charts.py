@@ -92,10 +92,10 @@ def position_bars(positions: dict) -> tuple[str, int]:
         ax.bar(np.arange(len(keys)) + j * width, values, width=width, label=f"line {r['line']}: {r['instruction']}")
     ax.set_xticks(np.arange(len(keys)) + width * (len(rows) - 1) / 2, keys)
     ax.set_ylabel("misrounding lanes")
-    ax.set_title(f"positions in the allowed range of {positions['lanes']} misrounding lanes "
-                 f"(first {positions['inputs']} misrounded inputs)")
-    if rows:
-        ax.legend(fontsize="small")
+    ax.set_title(f"{positions['lanes']} misrounding lanes by position in the allowed range\n"
+                 f"(the first {positions['inputs']} misrounded inputs, traced)")
+    if rows:  # below the axes: inside, it would cover the bars
+        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.15))
     return svg(fig), total
 
 
