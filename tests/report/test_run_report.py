@@ -154,17 +154,35 @@ def test_unwritable_html_is_refused_before_the_run(capsys, tmp_path):
     assert "--html" in capsys.readouterr().err and time.monotonic() - started < 5
 
 
-def test_the_report_adds_under_a_second(tmp_path):
-    """Everything --html adds to a run: the traced re-run, the JSON data, imports, charts, page."""
-    from tilecheck.commands import verify_ptx
-    from tilecheck.report import run_report
-    from tilecheck.spec.database import load_database
+OVERHEAD = """
+import sys, time
+from tilecheck.commands import verify_ptx
+from tilecheck.spec.database import load_database
+from tilecheck.verify import compiled
+o = compiled.verify_ptx(sys.argv[1], "k_hdiv_f16", "div.rn.f16", db=load_database(), cases=2000)
+started = time.perf_counter()
+o.misround_positions = compiled.misround_positions(o.prepared, o.misrounded)
+from tilecheck.report import run_report
+run_report.write_ptx_report(sys.argv[2], verify_ptx.to_json(o), o.prepared)
+print(time.perf_counter() - started)
+"""
 
-    o = compiled.verify_ptx(HALF, "k_hdiv_f16", "div.rn.f16", db=load_database(), cases=2000)
-    started = time.perf_counter()
-    o.misround_positions = compiled.misround_positions(o.prepared, o.misrounded)
-    run_report.write_ptx_report(tmp_path / "r.html", verify_ptx.to_json(o), o.prepared)
-    assert time.perf_counter() - started < 1.0
+
+def test_the_report_adds_under_a_second(tmp_path):
+    """Everything --html adds to a run, in a fresh interpreter (Matplotlib's import is most of
+    it): the traced re-run, the JSON data, the imports, the charts, the page. The best of two
+    tries: a loaded machine (the suite's other processes) may slow one."""
+    import subprocess
+    import sys
+
+    seconds = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", OVERHEAD, HALF, str(tmp_path / "r.html")], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout
+        seconds.append(float(out.split()[-1]))
+        if seconds[-1] < 1.0:
+            break
+    assert min(seconds) < 1.0, seconds
 
 
 @pytest.mark.parametrize("name", ["div", "sqrt", "main"])
