@@ -23,6 +23,7 @@ from tilecheck.commands.output import add_json_option, check_writable, human_str
 from tilecheck.diff import backends
 from tilecheck.diff.vectors import read_vectors
 from tilecheck.errors import Location, UsageError
+from tilecheck.report import render, run_report
 from tilecheck.spec.amdgpu import amdgpu_forms
 from tilecheck.spec.contract import ULP_READING_DEFAULT, ULP_READINGS
 from tilecheck.spec.database import load_database
@@ -74,8 +75,6 @@ def run(args) -> int:
         check_writable(args.html, "--html")
         if args.html == "-":
             raise UsageError("--html FILE: give a file name (the report is one HTML file)")
-        from tilecheck.report import render
-
         render.require("jinja2")
         render.require("matplotlib")
     if verify_ptx.wants_ptx(args):
@@ -166,7 +165,5 @@ def run(args) -> int:
     if args.json:
         write_json(args.json, data)
     if args.html:
-        from tilecheck.report import run_report
-
         run_report.write_main_report(args.html, data, db)
     return 1 if failed else 0

@@ -28,6 +28,7 @@ import time
 from tilecheck.commands.options import add_dask_options, dask_banner, on_dask, positive_int
 from tilecheck.diff.distributed import connect, dashboard_link, disconnect, workers_alive
 from tilecheck.errors import UsageError
+from tilecheck.report import run_report
 from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled, sharded
 from tilecheck.verify.compiled import MISROUNDED_CAP, producer
@@ -218,8 +219,6 @@ def _report(args, outcome) -> int:
                 json.dump(data, fh, indent=2)
                 fh.write("\n")
     if html:
-        from tilecheck.report import run_report
-
         run_report.write_ptx_report(html, data, getattr(outcome, "prepared", None))
     return outcome.exit_code
 

@@ -16,6 +16,8 @@ from pathlib import Path
 from tilecheck.report import charts
 from tilecheck.report.provenance import built_from
 from tilecheck.report.render import write_page
+from tilecheck.spec.database import load_database
+from tilecheck.verify.report import CHECK_LETTERS
 
 COUNTEREXAMPLES_SHOWN = 20
 DETAILS_SHOWN = 10  # per check of a failing item, as the table on the terminal
@@ -23,7 +25,7 @@ DETAILS_SHOWN = 10  # per check of a failing item, as the table on the terminal
 
 def write_ptx_report(path, data: dict, prepared=None) -> Path:
     """Write the report of a compiled-PTX run (``data``: :func:`verify_ptx.to_json`)."""
-    db = prepared.db if prepared is not None else _database()
+    db = prepared.db if prepared is not None else load_database()
     return write_page(Path(path), "report_ptx.html.j2", built=built_from(db), **ptx_context(data, prepared))
 
 
@@ -111,8 +113,6 @@ def write_main_report(path, data: dict, db) -> Path:
 
 def main_context(data: dict) -> dict:
     """The template context of a main-job report: failing items first, each with its checks."""
-    from tilecheck.verify.report import CHECK_LETTERS
-
     items = [dict(item, shown_checks=[dict(c, letter=CHECK_LETTERS.get(c["name"].split("(", 1)[0], ""),
                                             shown=c["details"][:DETAILS_SHOWN],
                                             more=max(0, len(c["details"]) - DETAILS_SHOWN))
@@ -120,9 +120,3 @@ def main_context(data: dict) -> dict:
              for item in sorted(data["items"], key=lambda r: r["ok"])]  # stable: the run's order in each group
     return {"d": data, "meta": data["meta"], "totals": data["totals"], "items": items,
             "verdict_ok": data["totals"]["failed"] == 0}
-
-
-def _database():
-    from tilecheck.spec.database import load_database
-
-    return load_database()

@@ -1774,7 +1774,8 @@ def verify_single(path: str, entry: str, against: str, operands: list[str], *, d
                   int(res.by_nan[0]) if bad else 0, [explain_unknown(p, case)] if unknown else [], *_sign_rule(db))
     out.unknown_examples = [case] if unknown else []  # type: ignore[attr-defined]
     out.readings = {f: api.reading_used(f, ulp_reading) for f in approx_forms}  # type: ignore[attr-defined]
-    out.misrounded_map = np.bincount(map_bins(lane_ops), minlength=MAP_BINS ** min(ref.arity, 2)) * int(bad)  # type: ignore
+    counts = np.bincount(map_bins(lane_ops), minlength=MAP_BINS ** min(ref.arity, 2)).astype(np.int64)
+    out.misrounded_map = counts * int(bad)  # type: ignore[attr-defined]
     out.format = ref.fmt.name  # type: ignore[attr-defined]
     out.prepared = p  # type: ignore[attr-defined]
     return out
