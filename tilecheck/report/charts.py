@@ -43,6 +43,7 @@ def binary_map(map_data: dict, names=("a", "b")) -> tuple[str, int]:
     """A heatmap of the misrounded pairs over the exponent fields of the two operands (log colour
     scale, empty bins blank), the total in the title."""
     import matplotlib.colors as mcolors
+    import matplotlib.ticker as mticker
 
     counts = dense(map_data)
     label, n, index = _fold(map_data.get("format"))
@@ -56,7 +57,8 @@ def binary_map(map_data: dict, names=("a", "b")) -> tuple[str, int]:
     # imshow writes one embedded raster inside the SVG: a 256 x 256 map of rectangles would be huge
     im = ax.imshow(shown, origin="lower", cmap="viridis", norm=norm, interpolation="nearest", aspect="auto",
                    extent=(-0.5, n - 0.5, -0.5, n - 0.5))
-    fig.colorbar(im, ax=ax, label="misrounded inputs per bin")
+    bar = fig.colorbar(im, ax=ax, label="misrounded inputs per bin", format=mticker.FormatStrFormatter("%d"))
+    bar.ax.yaxis.set_minor_formatter(mticker.NullFormatter())  # (10^k labels would cost mathtext: slow)
     ax.set_xlabel(f"{names[1]}: {label}")
     ax.set_ylabel(f"{names[0]}: {label}")
     ax.set_title(f"{total} misrounded inputs by ({names[0]}, {names[1]}) ({n} x {n} bins)")
