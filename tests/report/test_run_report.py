@@ -126,6 +126,24 @@ def test_the_map_counts_every_misrounded_input_past_the_cap(monkeypatch):
     assert compiled.Tally.from_json(old).map_lost  # a checkpoint from before maps: said, not drawn
 
 
+def test_exhaustive_binary_blocks_in_worker_processes_map_every_misrounded_pair():
+    """Whole blocks of the exhaustive 16-bit division (one divisor per block), run in worker
+    processes and merged: the map's total is the misrounded count, bin for bin the serial run's."""
+    from tilecheck.spec.database import load_database
+
+    p = compiled.prepare(HALF, "k_hdiv_f16", "div.rn.f16", db=load_database())
+    block = compiled.EXHAUSTIVE_BLOCK
+    ranges = [(b * block, (b + 2) * block) for b in (0x3C00, 0x7000, 0xC001)]  # divisors 1, 2^13, -2
+    merged = compiled.run_ranges(p, ranges, workers=2, method="fork")
+    serial = compiled.Tally()
+    for s, e in ranges:
+        serial.merge(compiled.run_range(p, s, e))
+    assert merged.misrounded > 0 and merged.map.sum() == merged.misrounded
+    assert np.array_equal(merged.map, serial.map)
+    rows = merged.map.reshape(256, 256)  # [high byte of a, high byte of b]
+    assert set(np.flatnonzero(rows.sum(axis=0))) <= {0x3C, 0x70, 0xC0}
+
+
 def test_main_job_report_lists_every_item(runs):
     code, data, html, _ = runs["main"]
     assert code == 0 and data["items"]
