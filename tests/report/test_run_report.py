@@ -109,6 +109,16 @@ def test_ptx_report_shows_traces_ranges_and_the_listing(runs, name):
     assert set(pos["instructions"][0]["positions"]) <= {"RN-2ulp", "RN-1ulp", "RN", "RN+1ulp", "RN+2ulp"}
 
 
+def test_listing_marks_an_approximate_instruction_of_a_called_function(tmp_path):
+    """examples/cuda/calls.ptx: the sqrt.approx is in the .func the kernel calls, listed too."""
+    js, html = tmp_path / "c.json", tmp_path / "c.html"
+    argv = [str(ROOT / "examples" / "cuda" / "calls.ptx"), "--entry", "k_hsqrt_call", "--against", "sqrt.rn.f16"]
+    assert main(["verify", *argv, "--json", str(js), "--html", str(html)]) == 1
+    (site,) = json.loads(js.read_text())["approximate_sites"]
+    text = html.read_text(encoding="utf-8")
+    assert f'<tr id="L{site["line"]}" class="approx">' in text and 'class="gap"' in text
+
+
 def test_the_map_counts_every_misrounded_input_past_the_cap(monkeypatch):
     """The map is tallied as the run goes, so its total is the misrounded count even when the
     listed inputs are capped."""

@@ -59,21 +59,43 @@ def _how(data: dict) -> str:
 
 def listing(data: dict, prepared=None) -> list[dict]:
     """The entry's PTX lines ``{"line", "text", "site"}`` (``site``: the approximate instruction
-    on that line, with its source, or None), from the entry's header to its closing brace."""
+    on that line, with its source, or None), from its header to its closing brace, and the
+    functions it calls that hold approximate instructions (a row ``{"gap": True}`` between)."""
+    fn = prepared.plan.function if prepared is not None else None
+    if fn is None or not fn.line:
+        return []
     try:
         lines = Path(data["file"]).read_text(encoding="utf-8").splitlines()
     except OSError:
         return []
     sites = {s["line"]: s for s in data.get("approximate_sites", [])}
-    fn = prepared.plan.function if prepared is not None else None
-    if fn is None or not fn.line:
-        return []
-    first = fn.line
     body = [getattr(i, "line", 0) for i in fn.body if getattr(i, "line", 0)]
-    last = max(body, default=first)
-    while last < len(lines) and not lines[last - 1].lstrip().startswith("}"):
-        last += 1
-    return [{"line": k, "text": lines[k - 1], "site": sites.get(k)} for k in range(first, min(last, len(lines)) + 1)]
+    spans = [(fn.line, _closing(lines, max(body, default=fn.line)))]
+    for line in sites:  # an approximate instruction of a called .func: its whole function too
+        if not any(a <= line <= b for a, b in spans):
+            spans.append((_header(lines, line), _closing(lines, line)))
+    rows: list[dict] = []
+    for a, b in sorted(spans):
+        if rows and a > rows[-1]["line"] + 1:
+            rows.append({"gap": True})
+        start = rows[-1]["line"] + 1 if rows and not rows[-1].get("gap") else a
+        rows.extend({"line": k, "text": lines[k - 1], "site": sites.get(k), "gap": False}
+                    for k in range(max(a, start), b + 1))
+    return rows
+
+
+def _closing(lines: list, line: int) -> int:
+    """The line of the brace that closes the function holding ``line`` (a line of its own)."""
+    while line < len(lines) and not lines[line - 1].startswith("}"):
+        line += 1
+    return min(line, len(lines))
+
+
+def _header(lines: list, line: int) -> int:
+    """The first line of the ``.func``/``.entry`` header above ``line``."""
+    while line > 1 and not any(w in lines[line - 1].split() for w in (".func", ".entry")):
+        line -= 1
+    return line
 
 
 def map_figure(data: dict) -> dict | None:
