@@ -1221,7 +1221,6 @@ class Tally:
     map: np.ndarray | None = None
     map_lost: bool = False  # resumed from a checkpoint written before maps were kept
 
-
     @property
     def by_zero_sign(self) -> int:
         """Inputs misrounded only by the sign of a zero (every other misrounded input is counted
