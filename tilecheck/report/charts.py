@@ -16,8 +16,8 @@ BINS = 256  # per operand: the high byte of the bit pattern (tilecheck.verify.co
 
 FOLDS = {
     # the exponent field from the high byte: binary16 is s eeeee ff, bfloat16 s eeeeeee(e)
-    "f16": ("exponent field", 32, lambda hb: (hb >> 2) & 0x1F),
-    "bf16": ("exponent field / 2 (its top 7 bits)", 128, lambda hb: hb & 0x7F),
+    "f16": ("exponent field (either sign)", 32, lambda hb: (hb >> 2) & 0x1F),
+    "bf16": ("exponent field / 2 (its top 7 bits; either sign)", 128, lambda hb: hb & 0x7F),
 }
 
 
@@ -53,11 +53,16 @@ def binary_map(map_data: dict, names=("a", "b")) -> tuple[str, int]:
     total = int(folded.sum())
     fig, ax = figure(6.4, 5.2)
     shown = np.ma.masked_equal(folded, 0)
-    norm = mcolors.LogNorm(vmin=1, vmax=max(int(folded.max()), 2))
+    top = max(int(folded.max()), 2)
+    # a log scale where counts span decades (an exhaustive run's diagonal holds thousands per bin)
+    norm = mcolors.LogNorm(vmin=1, vmax=top) if top >= 10 else mcolors.Normalize(vmin=1, vmax=top)
     # imshow writes one embedded raster inside the SVG: a 256 x 256 map of rectangles would be huge
     im = ax.imshow(shown, origin="lower", cmap="viridis", norm=norm, interpolation="nearest", aspect="auto",
                    extent=(-0.5, n - 0.5, -0.5, n - 0.5))
     bar = fig.colorbar(im, ax=ax, label="misrounded inputs per bin", format=mticker.FormatStrFormatter("%d"))
+    if top < 10:
+        bar.locator = mticker.MaxNLocator(integer=True)
+        bar.update_ticks()
     bar.ax.yaxis.set_minor_formatter(mticker.NullFormatter())  # (10^k labels would cost mathtext: slow)
     ax.set_xlabel(f"{names[1]}: {label}")
     ax.set_ylabel(f"{names[0]}: {label}")
