@@ -5,6 +5,7 @@
     python tools/findings.py --only hdiv           # entries whose function or entry contains 'hdiv'
     python tools/findings.py --readme README.md --only hdiv   # rerun those rows, keep the others
     python tools/findings.py --readme README.md --table triton  # only the Triton table
+    python tools/findings.py --only hsqrt --html findings.html  # also a page of the runs (tilecheck[report])
 
 Each manifest entry (examples/cuda/manifest.yaml, examples/llvm/manifest.yaml; and, in a table of
 its own, each reference of each kernel of examples/triton/manifest.yaml) is run through
@@ -78,8 +79,9 @@ def _misrounded(o) -> str:
                    f" ({', '.join(others)})" if others else "")
 
 
-def row(entry: dict, db) -> tuple[str, int]:
-    """One markdown row and the verdict's exit code."""
+def row(entry: dict, db, runs: list | None = None) -> tuple[str, int]:
+    """One markdown row and the verdict's exit code. ``runs``: append the run for the HTML page
+    (``{"function", "against", "data"}``, ``data`` as ``verify --json`` writes it, or ``refused``)."""
     path = ROOT / entry["file"]
     inputs = entry["inputs"]
     exhaustive = inputs == "exhaustive"
@@ -90,6 +92,9 @@ def row(entry: dict, db) -> tuple[str, int]:
     except TilecheckError as exc:  # a kernel tilecheck refuses: the row says why (exit 2), it is no verdict
         print(f"  {entry['function']}: refused ({time.time() - started:.1f} s)", file=sys.stderr)
         message = str(exc).split(": error: ", 1)[-1].replace("|", "/")
+        if runs is not None:
+            runs.append({"function": entry["function"], "against": entry["against"], "data": None,
+                         "refused": str(exc).split(": error: ", 1)[-1]})
         return (f"| {entry['function']} | {entry['against']} | `{ptx_line(path, entry['entry'])}` | none | "
                 f"refused (exit 2): {message} |  |"), 2
     checked = f"{o.inputs_checked} (exhaustive)" if o.exhaustive else f"{o.inputs_checked} sampled"
@@ -107,6 +112,10 @@ def row(entry: dict, db) -> tuple[str, int]:
         cex = (f"({ins}) -> {c['got']['hex']}, expected {c['expected']['hex']}"
                + (f" ({choice})" if choice else "") + f"<br>`{c['repro']}`")
     print(f"  {entry['function']}: {o.verdict} ({time.time() - started:.1f} s)", file=sys.stderr)
+    if runs is not None:  # the data `tilecheck verify FILE.ptx --json` writes: the page and the CLI agree
+        from tilecheck.commands.verify_ptx import to_json
+
+        runs.append({"function": entry["function"], "against": entry["against"], "data": to_json(o)})
     return (f"| {entry['function']} | {entry['against']} | `{ptx_line(path, entry['entry'])}` | {checked} | "
             f"{verdict} (approximate: {approx}) | {cex} |"), o.exit_code
 
@@ -154,8 +163,23 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="run only entries whose function, entry or file contains this text (or one of "
                                    "several, comma-separated)")
     ap.add_argument("--table", choices=("compiled", "triton"), help="only this table (default: both)")
+    ap.add_argument("--html", metavar="FILE", help="also write a page of the runs made (verdicts, pictures of the "
+                                                  "misrounded inputs, repros; needs tilecheck[report])")
     args = ap.parse_args(argv)
     db = load_database()
+    runs = None
+    if args.html:  # a missing extra or folder is said before the runs, not after them
+        from tilecheck.commands.output import check_writable
+        from tilecheck.report import render
+
+        try:
+            check_writable(args.html, "--html")
+            render.require("jinja2")
+            render.require("matplotlib")
+        except TilecheckError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        runs = []
     header = ["| function | documented result | PTX (one line; address arithmetic left out) | inputs checked | "
               "verdict under the documented contracts (ulp reading: either; sign rule: IEEE) | counterexample and repro |",
               "|---|---|---|---|---|---|"]
@@ -184,7 +208,7 @@ def main(argv=None) -> int:
                     return 2
                 table_rows.append(old)
                 continue
-            text, _ = row(entry, db)
+            text, _ = row(entry, db, runs)
             fresh.append(text)
             table_rows.append(text)
         print("\n".join(header + fresh))
@@ -195,6 +219,10 @@ def main(argv=None) -> int:
             body = f"{head}{begin}\n{table}\n{end}{tail}"
     if args.readme:
         Path(args.readme).write_text(body)
+    if args.html:
+        from tilecheck.report.run_report import write_findings_report
+
+        write_findings_report(args.html, runs, db)
     return 0
 
 

@@ -23,6 +23,7 @@ from tilecheck.commands.output import add_json_option, check_writable, human_str
 from tilecheck.diff import backends
 from tilecheck.diff.vectors import read_vectors
 from tilecheck.errors import Location, UsageError
+from tilecheck.report import render, run_report
 from tilecheck.spec.amdgpu import amdgpu_forms
 from tilecheck.spec.contract import ULP_READING_DEFAULT, ULP_READINGS
 from tilecheck.spec.database import load_database
@@ -46,6 +47,10 @@ def add_parser(sub):
     p.add_argument("--target", dest="arch", help="PTX target for emission checks (default: the database's)")
     add_json_option(p, "also write the results as JSON, one entry per item, to FILE ('-': stdout, the table "
                        "then goes to stderr); checked for writability before the run")
+    p.add_argument("--html", metavar="FILE", default=None,
+                   help="also write a self-contained HTML report of the run to FILE (verdict, settings, the items "
+                        "and their checks; for FILE.ptx the listing, counterexamples and pictures of the misrounded "
+                        "inputs); needs tilecheck[report]; checked for writability before the run")
     p.add_argument("--semantics", choices=("observed", "documented"), default="observed",
                    help="semantics variant for AMD sequences (default observed)")
     p.add_argument("--rcp", choices=("nearest", "contract"), default="nearest",
@@ -66,6 +71,12 @@ def add_parser(sub):
 def run(args) -> int:
     """Run the verification and print the table; returns the exit code."""
     check_writable(args.json)  # a missing folder must not cost the whole run its results
+    if args.html:  # nor a missing folder or a missing extra its report
+        check_writable(args.html, "--html")
+        if args.html == "-":
+            raise UsageError("--html FILE: give a file name (the report is one HTML file)")
+        render.require("jinja2")
+        render.require("matplotlib")
     if verify_ptx.wants_ptx(args):
         return verify_ptx.run(args)
     verify_ptx.refuse_batch_options(args)
@@ -138,7 +149,7 @@ def run(args) -> int:
         rows.append(row)
         show(row)
     failed = [r for r in rows if not r.ok]
-    if args.json:
+    if args.json or args.html:
         meta = {"seed": args.seed, "cases": args.cases, "backend": backend if isinstance(backend, str)
                 else backend.info(), "targets": args.targets, "vectors": args.vectors,
                 "ptxas": ctx.ptxas, "ulp_reading": args.ulp_reading,
@@ -150,6 +161,9 @@ def run(args) -> int:
               + (f": {report.kinds_text(rows)}" if rows else "") + "\n")
     out.write(report.summary_line(rows) + "\n")
     out.flush()
+    data = report.json_data(rows, meta) if (args.json or args.html) else None
     if args.json:
-        write_json(args.json, report.json_data(rows, meta))
+        write_json(args.json, data)
+    if args.html:
+        run_report.write_main_report(args.html, data, db)
     return 1 if failed else 0

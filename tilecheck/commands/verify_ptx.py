@@ -29,6 +29,7 @@ from tilecheck.commands.check_ptx import check_ptx_text
 from tilecheck.commands.options import add_dask_options, dask_banner, on_dask, positive_int
 from tilecheck.diff.distributed import connect, dashboard_link, disconnect, workers_alive
 from tilecheck.errors import UsageError
+from tilecheck.report import run_report
 from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled, sharded
 from tilecheck.verify.compiled import MISROUNDED_CAP, producer
@@ -200,18 +201,50 @@ class _Progress:
 
 
 def _report(args, outcome) -> int:
-    """Print the report (and the JSON); the exit code of ``outcome``."""
+    """Print the report (and the JSON, and the HTML report: both from one data dict, so that
+    they cannot disagree); the exit code of ``outcome``."""
     text = format_outcome(outcome)
+    html = getattr(args, "html", None)
+    if html:  # the traced re-run of some misrounded inputs: only a report that shows it pays for it
+        outcome.misround_positions = compiled.misround_positions(outcome.prepared, outcome.misrounded)
+    data = to_json(outcome)
     if args.json == "-":  # JSON on stdout, the report on stderr (as the other verify outputs)
         sys.stderr.write(text)
-        sys.stdout.write(json.dumps(to_json(outcome), indent=2) + "\n")
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
         sys.stdout.write(text)
         if args.json:
             with open(args.json, "w", encoding="utf-8") as fh:
-                json.dump(to_json(outcome), fh, indent=2)
+                json.dump(data, fh, indent=2)
                 fh.write("\n")
+    if html:
+        run_report.write_ptx_report(html, data, getattr(outcome, "prepared", None))
     return outcome.exit_code
+
+
+def map_json(o) -> dict | None:
+    """The misrounded map (:data:`compiled.MAP_BINS` bins per operand over the high byte of its
+    first two operands' bit patterns) as its non-zero bins and total; None where a resumed run's
+    checkpoint predates maps."""
+    counts = getattr(o, "misrounded_map", None)
+    if counts is None:
+        return None
+    return {"format": getattr(o, "format", None), "bins": "high byte of the bit pattern (sign, top exponent bits)",
+            "total": int(counts.sum()), **compiled.sparse_map(counts)}
+
+
+def approximate_sites(o) -> list:
+    """Each approximate instruction of the code as run: line, text, form and ``.loc`` source."""
+    p = getattr(o, "prepared", None)
+    if p is None:
+        return []
+    seen, sites = set(), []
+    for st in p.plan.steps:
+        if st.approximate and st.instr.line not in seen:
+            seen.add(st.instr.line)
+            sites.append({"line": st.instr.line, "instruction": st.instr.text, "form": st.approximate,
+                          **compiled.source_fields(st.instr)})
+    return sorted(sites, key=lambda r: r["line"])
 
 
 def to_json(o) -> dict:
@@ -231,7 +264,9 @@ def to_json(o) -> dict:
             "counterexamples": o.counterexamples, "ulp_reading": o.ulp_reading, "sign_rule": o.sign_rule,
             "approx": o.approx, "approximate_instructions": o.approximate_forms,
             "readings_applied": getattr(o, "readings", {}),
-            "contraction_sites": o.contraction_sites, "seconds": o.seconds, "producer": producer(o.path)}
+            "contraction_sites": o.contraction_sites, "seconds": o.seconds, "producer": producer(o.path),
+            "misrounded_map": map_json(o), "approximate_sites": approximate_sites(o),
+            **({"misround_positions": o.misround_positions} if getattr(o, "misround_positions", None) else {})}
 
 
 CLASS_TEXT = {"value": "in value",

@@ -1216,6 +1216,10 @@ class Tally:
     unknown_examples: list = field(default_factory=list)
     by_nan: int = 0                                      # misrounded only by a NaN's payload
     first_nan: list = field(default_factory=list)
+    # every misrounded input counted by the high bytes of its first two operands (:func:`map_bins`):
+    # the picture of an HTML report, whose total is the misrounded count however long the list is
+    map: np.ndarray | None = None
+    map_lost: bool = False  # resumed from a checkpoint written before maps were kept
 
     @property
     def by_zero_sign(self) -> int:
@@ -1239,12 +1243,18 @@ class Tally:
             self._extend(self.first_value, stacked[value], self.keep)
             self._extend(self.first_nan, stacked[payload], self.keep)
             self._extend(self.first_zero, stacked[~value & ~payload], self.keep)
+            self._count_map(map_bins([o[sel] for o in lane_ops]), len(lane_ops))
         unk = res.unknown & ~res.bad
         if unk.any():
             self.unknown += int(unk.sum())
             sel = np.flatnonzero(unk)[:self.keep]
             self._extend(self.unknown_examples, np.stack([o[sel].astype(np.uint64) for o in lane_ops], axis=1),
                          self.keep)
+
+    def _count_map(self, flat: np.ndarray, arity: int) -> None:
+        """Add the flat bin indices of some misrounded inputs (one bincount: cheap per block)."""
+        counts = np.bincount(flat, minlength=MAP_BINS ** min(arity, 2)).astype(np.int64)
+        self.map = counts if self.map is None else self.map + counts
 
     @staticmethod
     def _extend(into: list, rows, cap: int) -> None:
@@ -1260,6 +1270,9 @@ class Tally:
         self.by_value += later.by_value
         self.by_nan += later.by_nan
         self.unknown += later.unknown
+        if later.map is not None:
+            self.map = later.map.copy() if self.map is None else self.map + later.map
+        self.map_lost |= later.map_lost
         self._extend(self.inputs, later.inputs, MISROUNDED_CAP)
         self._extend(self.first_value, later.first_value, self.keep)
         self._extend(self.first_nan, later.first_nan, self.keep)
@@ -1268,13 +1281,48 @@ class Tally:
         return self
 
     def to_json(self) -> dict:
-        """A JSON-ready dict (a checkpoint holds one)."""
-        return dict(self.__dict__)
+        """A JSON-ready dict (a checkpoint holds one; the map as its non-zero bins)."""
+        data = dict(self.__dict__)
+        data["map"] = None if self.map is None else sparse_map(self.map)
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> "Tally":
-        """The inverse of :meth:`to_json`."""
+        """The inverse of :meth:`to_json` (a checkpoint from before maps: the map is lost)."""
+        data = dict(data)
+        if "map" not in data:
+            data["map_lost"] = bool(data.get("misrounded"))
+        elif data["map"] is not None:
+            data["map"] = dense_map(data["map"])
         return cls(**data)
+
+
+MAP_BINS = 256
+"""Bins per operand of the misrounded map: the high byte of the operand's bit pattern (its sign,
+and its exponent's top bits: all of a binary16's exponent and 2 fraction bits, 7 of a bfloat16's
+exponent bits). A binary reference's map is 256 x 256 over (a, b); a unary one's 256 bins."""
+
+
+def map_bins(operands: list[np.ndarray]) -> np.ndarray:
+    """Flat bin index of each input (:data:`MAP_BINS` per operand, first two operands only)."""
+    shift = np.uint64(operands[0].dtype.itemsize * 8 - 8)
+    hi = [(o.astype(np.uint64) >> shift).astype(np.intp) for o in operands[:2]]
+    return hi[0] if len(hi) == 1 else hi[0] * MAP_BINS + hi[1]
+
+
+def sparse_map(counts: np.ndarray) -> dict:
+    """A map as JSON: its shape and ``[flat index, count]`` for each non-zero bin."""
+    nz = np.flatnonzero(counts)
+    shape = [MAP_BINS, MAP_BINS] if counts.size > MAP_BINS else [MAP_BINS]
+    return {"shape": shape, "nonzero": np.stack([nz, counts[nz]], axis=1).tolist()}
+
+
+def dense_map(data: dict) -> np.ndarray:
+    """The inverse of :func:`sparse_map` (flat counts)."""
+    counts = np.zeros(int(np.prod(data["shape"])), dtype=np.int64)
+    for k, n in data["nonzero"]:
+        counts[k] = n
+    return counts
 
 
 def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLOCK, threads: int = 1,
@@ -1458,6 +1506,10 @@ def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, secon
                   [explain_unknown(p, case) for case in tally.unknown_examples[:tally.keep]],
                   *_sign_rule(p.db))
     out.unknown_examples = tally.unknown_examples  # type: ignore[attr-defined]
+    out.misrounded_map = None if tally.map_lost else (tally.map if tally.map is not None else  # type: ignore
+                                                      np.zeros(MAP_BINS ** min(p.ref.arity, 2), dtype=np.int64))
+    out.format = p.ref.fmt.name  # type: ignore[attr-defined]
+    out.prepared = p  # type: ignore[attr-defined]  # (an HTML report re-runs some misrounded inputs traced)
     out.readings = {f: api.reading_used(f, p.ctx_args["ulp_reading"]) for f in approx_forms}  # type: ignore[attr-defined]
     return out
 
@@ -1725,7 +1777,46 @@ def verify_single(path: str, entry: str, against: str, operands: list[str], *, d
                   int(res.by_nan[0]) if bad else 0, [explain_unknown(p, case)] if unknown else [], *_sign_rule(db))
     out.unknown_examples = [case] if unknown else []  # type: ignore[attr-defined]
     out.readings = {f: api.reading_used(f, ulp_reading) for f in approx_forms}  # type: ignore[attr-defined]
+    counts = np.bincount(map_bins(lane_ops), minlength=MAP_BINS ** min(ref.arity, 2)).astype(np.int64)
+    out.misrounded_map = counts * int(bad)  # type: ignore[attr-defined]
+    out.format = ref.fmt.name  # type: ignore[attr-defined]
+    out.prepared = p  # type: ignore[attr-defined]
     return out
+
+
+POSITION_TRACE = 256
+"""Misrounded inputs an HTML report runs again, traced, to count the positions in the allowed
+range that the failing choices took (:func:`misround_positions`)."""
+
+
+def misround_positions(p: Prepared, inputs: list, limit: int = POSITION_TRACE) -> dict:
+    """For the first ``limit`` of the misrounded ``inputs`` (operand tuples), which position in
+    each approximate instruction's allowed range (``RN-2ulp`` .. ``RN+2ulp``) the lanes that
+    misround took: ``{"inputs": k, "lanes": m, "instructions": [{"line", "instruction",
+    "positions": {"RN-1ulp": count, ...}}]}``. The hot loop records no choice per lane (its fast
+    paths fork without a trace), so this runs those inputs again with a trace, after the run."""
+    cases = inputs[:limit]
+    if not cases:
+        return {"inputs": 0, "lanes": 0, "instructions": []}
+    ops = [np.array([c[j] for c in cases], dtype=p.ref.fmt.uint) for j in range(len(cases[0]))]
+    traced = run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, ops), p.ctx_args, trace=True)
+    lanes, bad = traced[1], traced[2]
+    plan = traced[4] if len(traced) > 4 else p.plan
+    rows = []
+    for k, (ret, refv, lo, hi, has) in sorted(lanes.trace.items()):
+        sel = bad & has
+        if not sel.any():
+            continue
+        wide = bool((np.asarray(ret[sel]) >> np.uint64(32)).any() or (np.asarray(refv[sel]) >> np.uint64(32)).any())
+        ffmt = p.db.formats["f64" if wide else "f32"]
+        d = [_ord(int(r), ffmt) - _ord(int(e), ffmt) for r, e in zip(ret[sel], refv[sel])]
+        counts: dict = {}
+        for v in sorted(d):
+            key = "RN" if v == 0 else f"RN{v:+d}ulp"
+            counts[key] = counts.get(key, 0) + 1
+        st = plan.steps[k]
+        rows.append({"line": st.instr.line, "instruction": st.instr.text, "positions": counts})
+    return {"inputs": len(cases), "lanes": int(bad.sum()), "instructions": rows}
 
 
 def progress_printer(stream=None):
