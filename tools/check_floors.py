@@ -62,6 +62,7 @@ FLOOR_PINS = {
     "gmpy2": "2.2.0",
     "softfloatpy": "1.2.0",
     "dask[distributed]": "2024.8.0",
+    "selenium": "4.51.0",
 }
 """The exact releases the floor environment installs (each the ``>=`` floor of pyproject.toml)."""
 
