@@ -154,24 +154,18 @@ def _retarget(text: str, target: str) -> str:
     return re.sub(r"^\.version 9\.[1-9]\b", ".version 9.0", text, flags=re.M)
 
 
-# Where the verdicts differ, and why (spec/README.md lists them): the spec does not model the
-# packed conversions cvt.rn.{f16x2,bf16x2}.f32 (a note, PX102), which need sm_80.
-KNOWN_GAPS = {"cvt.rn.f16x2.f32": "sm_80", "cvt.rn.bf16x2.f32": "sm_80"}
 
 
 def _agree(text: str, where: str, target: str) -> None:
     """check and ptxas (parse-only) give the same verdict on ``text``, or check is stricter with the
-    ISA's reason (PX005), or ptxas refuses a spelling the spec does not model (a known gap)."""
+    ISA's reason (PX005)."""
     report = check_ptx_text(text, where, DB)
     accepted = ptxas.assemble(text, "compute_" + target[3:], parse_only=True)
     if bool(report.errors) == (not accepted.ok):
         return
-    if report.errors and accepted.ok:  # stricter: only with the ISA reason
-        assert all(e.code == "PX005" for e in report.errors), (where, target, [str(e) for e in report.errors])
-        return
-    unmodeled = {f.spelling for f in report.findings if f.code == "PX102"}
-    gaps = {s for s in unmodeled if s in KNOWN_GAPS and int(target[3:]) < int(KNOWN_GAPS[s][3:])}
-    assert gaps, (where, target, accepted.output[:500])
+    assert report.errors and accepted.ok, (where, target, "check passes what ptxas refuses", accepted.output[:500])
+    # stricter: only with the ISA reason
+    assert all(e.code == "PX005" for e in report.errors), (where, target, [str(e) for e in report.errors])
 
 
 def test_agreement_with_ptxas_on_the_corpus_at_every_target():
@@ -211,6 +205,17 @@ def test_verify_refuses_a_module_ptxas_would_not_assemble(tmp_path, capsys):
     err = capsys.readouterr().err
     assert re.search(r"half75\.ptx:\d+:\d+: error: \d+ instruction\(s\) that ptxas would not assemble", err)
     assert "error[PX003] target-gate: cvt.f32.bf16 requires sm_80 or newer (target sm_75)" in err
+
+
+def test_packed_conversions_are_judged_for_their_gate(tmp_path, capsys):
+    path = tmp_path / "k.ptx"
+    path.write_text(_module("sm_75", "7.0", "cvt.rn.f16x2.f32 %r1, %f1, %f1;"))
+    assert main(["check", str(path)]) == 1
+    assert "error[PX003] target-gate: cvt.rn.f16x2.f32 requires sm_80 or newer (target sm_75)" in \
+        capsys.readouterr().out
+    path.write_text(_module("sm_80", "7.0", "cvt.rn.f16x2.f32 %r1, %f1, %f1;"))
+    assert main(["check", str(path)]) == 0
+    assert "its target gate judged, its semantics not" in capsys.readouterr().out
 
 
 def test_inline_asm_in_cuda_is_judged_for_the_target(tmp_path, capsys):
