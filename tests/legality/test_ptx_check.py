@@ -207,15 +207,15 @@ def test_verify_refuses_a_module_ptxas_would_not_assemble(tmp_path, capsys):
     assert "error[PX003] target-gate: cvt.f32.bf16 requires sm_80 or newer (target sm_75)" in err
 
 
-def test_packed_conversions_are_judged_for_their_gate(tmp_path, capsys):
+def test_packed_conversions_are_judged(tmp_path, capsys):
     path = tmp_path / "k.ptx"
     path.write_text(_module("sm_75", "7.0", "cvt.rn.f16x2.f32 %r1, %f1, %f1;"))
     assert main(["check", str(path)]) == 1
     assert "error[PX003] target-gate: cvt.rn.f16x2.f32 requires sm_80 or newer (target sm_75)" in \
         capsys.readouterr().out
-    path.write_text(_module("sm_80", "7.0", "cvt.rn.f16x2.f32 %r1, %f1, %f1;"))
-    assert main(["check", str(path)]) == 0
-    assert "its target gate judged, its semantics not" in capsys.readouterr().out
+    path.write_text(_module("sm_80", "7.0", "cvt.rn.satfinite.f16x2.f32 %r1, %f1, %f1;"))
+    assert main(["check", str(path)]) == 1
+    assert "error[PX004] version-gate: cvt.rn.satfinite.f16x2.f32 requires PTX ISA 8.1" in capsys.readouterr().out
 
 
 def test_inline_asm_in_cuda_is_judged_for_the_target(tmp_path, capsys):

@@ -19,7 +19,7 @@ Each instruction's spelling gets one verdict (:func:`judge_spelling`):
 What the spec does not judge is a note, never an error, so a user sees what was and was not
 checked: **PX101 not-covered** (an opcode no spec family defines: ``bra``, ``bar``, ``call``, ...;
 listed once per opcode) and **PX102 not-modeled** (a family the spec has, but a qualifier its
-forms do not model: ``ld.shared``, ``cvt.rn.f16x2.f32``, cache hints), and **PX103
+forms do not model: ``ld.shared``, cache hints), and **PX103
 unknown-target** (a ``.target`` the spec does not know: spellings judged, gates not), and
 **PX104 asm-not-read** (an inline ``asm`` statement of CUDA C++ not read whole).
 """
@@ -56,23 +56,11 @@ UNMODELED_QUALIFIERS = frozenset({
     # memory consistency (§8): semantics and scopes
     "volatile", "relaxed", "acquire", "release", "weak", "mmio", "cta", "cluster", "gpu", "sys",
     # carries and extended precision (§9.7.2), packed and wide types the spec does not model
-    "cc", "b8", "b128", "f16x2", "bf16x2", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2", "ue8m0x2",
+    "cc", "b8", "b128", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2", "e2m1x2", "ue8m0x2",
     "tf32", "s16x2", "u16x2", "s8", "u8", "v8", "xorsign", "abs", "oob", "uni",
 })
 """Modifiers the PTX ISA defines that the spec's forms do not model: a spelling using one is a
 note (PX102), not a typo (PX001)."""
-
-
-UNMODELED_GATES = {
-    ("cvt", "f16x2"): (80, (7, 0)),
-    ("cvt", "bf16x2"): (80, (7, 0)),
-}
-"""Target gates of spellings the spec's forms do not model, where the ISA states one: (opcode,
-qualifier) -> (sm, PTX ISA version). The packed conversions ``cvt.rn{.relu}{.satfinite}.{f16x2,
-bf16x2}.f32`` are PTX ISA 7.0 / sm_80 (PTX ISA 9.1 §9.7.9.21, target ISA notes; ptxas 13.0:
-"Feature 'cvt.f16x2.f32' requires .target sm_80 or higher"): judged for their gate, not their
-semantics."""
-UNMODELED_SECTION = "PTX ISA 9.1 §9.7.9.21 (target ISA notes)"
 
 
 @dataclass(frozen=True)
@@ -192,18 +180,9 @@ def judge_spelling(db, spelling: str, where: Location, target=None, version=None
             return PtxFinding("PX001", "error", where, spelling,
                               f"{spelling}: no PTX form and no ISA modifier uses {text}", section,
                               nearest=_nearest(db, spelling, target))
-        gate = next((UNMODELED_GATES[(opcode, t)] for t in foreign if (opcode, t) in UNMODELED_GATES), None)
-        if gate is not None and target is not None and target.sm < gate[0]:
-            return PtxFinding("PX003", "error", where, spelling,
-                              f"{spelling} requires sm_{gate[0]} or newer (target {target.name})", UNMODELED_SECTION)
-        if gate is not None and version is not None and version < gate[1]:
-            return PtxFinding("PX004", "error", where, spelling,
-                              f"{spelling} requires PTX ISA {gate[1][0]}.{gate[1][1]} or newer (module .version "
-                              f"{version[0]}.{version[1]})", UNMODELED_SECTION)
         text = ", ".join("." + t for t in foreign)
-        judged = "; its target gate judged, its semantics not" if gate is not None else "; not judged"
         return PtxFinding("PX102", "note", where, spelling,
-                          f"{spelling}: the spec's {opcode} forms do not model {text}{judged}", section)
+                          f"{spelling}: the spec's {opcode} forms do not model {text}; not judged", section)
     try:
         verdict = db.verdict(spelling, target.name if target is not None else None)
     except UnknownFormError as exc:  # a token of the database's vocabulary the family never combines

@@ -359,6 +359,14 @@ def _cvt_float(xp, form, args, p):
     return out
 
 
+def _cvt_pack(xp, form, args, p):
+    """``cvt.frnd2{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b``: each source converted as the
+    scalar conversion does, ``a`` into the upper half and ``b`` into the lower (PTX ISA 9.1 §9.7.9.21)."""
+    a, b = args
+    width = u64(xp, form.format_of(form.destinations[0].ptx_type).width)
+    return (_cvt_float(xp, form, [a], p) << width) | _cvt_float(xp, form, [b], p)
+
+
 # ---------------------------------------------------------------------------------------------
 # comparisons, sign operations, min/max, classes
 
@@ -554,6 +562,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "int.min": _int_minmax(True),
     "int.max": _int_minmax(False),
     "cvt.float": _cvt_float,
+    "cvt.pack": _cvt_pack,
     "cvt.to_int": _cvt_to_int,
     "cvt.from_int": _cvt_from_int,
     "cvt.int": _cvt_int,

@@ -273,6 +273,17 @@ def _cvt_float(form):
     return case
 
 
+def _cvt_pack(form):
+    """The packed conversions: the scalar conversion of ``a`` in the upper lane, of ``b`` in the
+    lower (PTX ISA 9.1 §9.7.9.21: d = {cvt(a), cvt(b)}, a in bits 31:16)."""
+    convert = _cvt_float(form)
+
+    def case(a: int, b: int):
+        (high,), (low,) = convert(a), convert(b)
+        return ((low, high),)
+    return case
+
+
 def _int_range(ptx_type: str) -> tuple[int, int, int]:
     w = int(ptx_type[1:])
     if ptx_type[0] == "s":
@@ -540,7 +551,7 @@ def _selp(form):
     return lambda a, b, c: (a if c else b,)
 
 
-_FAMILIES = {"cvt.float": _cvt_float, "cvt.to_int": _cvt_to_int, "cvt.from_int": _cvt_from_int,
+_FAMILIES = {"cvt.float": _cvt_float, "cvt.pack": _cvt_pack, "cvt.to_int": _cvt_to_int, "cvt.from_int": _cvt_from_int,
              "cvt.int": _cvt_int, "cmp.setp": _setp, "cmp.setp_bool": _setp, "float.abs": _abs_neg,
              "float.neg": _abs_neg, "float.min": _min_max, "float.max": _min_max,
              "float.copysign": _copysign, "float.testp": _testp, "sel.selp": _selp}
@@ -682,7 +693,7 @@ def expected_text(form, operands_at_j: list) -> str:
 def oracle_name(form) -> str:
     """Which independent reference judges ``form``."""
     key = form.semantics.key
-    if key == "cvt.from_int" or (key == "cvt.float" and form.semantics.get("rounding") not in _IRND):
+    if key in ("cvt.from_int", "cvt.pack") or (key == "cvt.float" and form.semantics.get("rounding") not in _IRND):
         return "MPFR (gmpy2)" if HAVE_GMPY2 else "exact rationals"
     if key in ("cvt.float", "cvt.to_int"):
         return "exact rationals"

@@ -301,6 +301,8 @@ def encode(form, *terms, destinations: int = 1):
         return _setp(form, p, list(terms), destinations)
     if destinations != 1:
         raise UsageError(f"{form.name} has one destination")
+    if key == "cvt.pack":  # a in the upper half, b in the lower: the scalar conversion twice
+        return z3.Concat(_cvt(form, "cvt.float", p, terms[0]), _cvt(form, "cvt.float", p, terms[1]))
     if key.startswith("cvt."):
         return _cvt(form, key, p, terms[0])
     if key.startswith("float."):

@@ -319,7 +319,8 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
                                 f"spelling must end with the type token .{group['type']}"))
         return []
     family_names = [o["name"] for o in family["operands"]]
-    chosen = group.get("operands", family_names)
+    # an optional operand belongs only to the groups that name it (cvt's b: the packed conversions)
+    chosen = group.get("operands", [o["name"] for o in family["operands"] if not o.get("optional")])
     unknown = [n for n in chosen if n not in family_names]
     unknown += [n for n in group.get("operand_types", {}) if n not in chosen]
     if unknown:

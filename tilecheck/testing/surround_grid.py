@@ -107,7 +107,8 @@ def operand_types(spelling: str) -> list[str]:
     t = types[-1] if types else "b32"
     if family == "cvt":
         d, a = (types[-2], types[-1]) if len(types) >= 2 else (t, t)
-        return [d, a]
+        # the packed conversions take two sources: d = {cvt(a), cvt(b)}
+        return [d, a, a] if d in ("f16x2", "bf16x2") and a == "f32" else [d, a]
     if family == "setp":
         boolop = any(m in ("and", "or", "xor") for m in mods)
         return ["pred", t, t] + (["pred"] if boolop else [])

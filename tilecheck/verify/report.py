@@ -124,7 +124,7 @@ def kind_counts(rows: list[Row]) -> dict[str, int]:
 
 
 def kinds_text(rows: list[Row]) -> str:
-    """``2272 PTX forms, 13 AMD forms, 3 sequences``: the items by kind, for the summary."""
+    """``2288 PTX forms, 13 AMD forms, 3 sequences``: the items by kind, for the summary."""
     return ", ".join(plural(n, KIND_NOUNS.get(k, k)) for k, n in kind_counts(rows).items())
 
 
