@@ -118,3 +118,16 @@ def test_a_predicated_kernel_that_overwrites_masked_threads_is_caught(capsys, mo
     assert code == 1
     diff = next(c for c in report["items"][0]["checks"] if c["name"].startswith("differential"))
     assert any("masked-off" in d for d in diff["details"])
+
+
+def test_a_packed_conversion_rounding_the_wrong_way_is_caught_and_reported_by_lane(capsys, monkeypatch):
+    def wrap(original):
+        def run(xp, form, args, p):
+            return original(xp, form, args, {**p, "rounding": "rz"} if p.get("rounding") == "rn" else p)
+        return run
+
+    _mutant(monkeypatch, "cvt.pack", wrap)
+    code, report = _run(capsys, "cvt.rn.f16x2.f32")
+    assert code == 1
+    oracle = next(c for c in report["items"][0]["checks"] if c["name"] == "oracle")
+    assert oracle["mismatches"] and " | " in oracle["details"][1]  # both lanes described

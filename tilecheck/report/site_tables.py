@@ -59,9 +59,10 @@ def _columns(fmt) -> list[tuple[str, int]]:
 
 def tabulated(form) -> bool:
     """Whether ``form`` gets a special-value table: a scalar floating-point operand list (every
-    source has a number format) of an arithmetic or function form."""
+    source has a number format, the destination one lane) of an arithmetic or function form."""
     return (form.kind in ("exact", "contract", "function") and bool(form.sources) and form.lanes == 1
             and all(o.element_format is not None and o.lanes == 1 for o in form.operands if o.role != "dst")
+            and all(o.lanes == 1 for o in form.destinations)  # a packed result (cvt ... f16x2.f32): lane by lane
             and (form.kind != "contract" or form.format is not None))
 
 

@@ -65,10 +65,12 @@ def _case_text(form, operands: list, outs: list, j: int) -> str:
 def _value_text(form, spec, bits: int) -> str:
     if spec.ptx_type == "pred":
         return str(int(bool(bits)))
+    text = f"0x{bits:0{max(1, spec.container_bits // 4)}x}"
     if spec.format is None:
-        return f"0x{bits:0{max(1, spec.container_bits // 4)}x}"
-    value, cls = spec.format.describe(bits)
-    return f"0x{bits:0{spec.container_bits // 4}x} {value} ({cls})"
+        return text
+    width = spec.format.width
+    lanes = [spec.format.describe((bits >> (k * width)) & ((1 << width) - 1)) for k in range(spec.lanes)]
+    return text + " " + " | ".join(f"{value} ({cls})" for value, cls in lanes)  # lane 0 first
 
 
 def _judge(form, operands: list, outs: list, result: CheckResult, prefix: str = "") -> None:
