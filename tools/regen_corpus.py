@@ -1,9 +1,9 @@
-"""Regenerate the committed PTX of the compiled-code corpus (examples/cuda, examples/llvm, examples/triton).
+"""Regenerate the corpus's committed compiler output: PTX (examples/cuda, llvm, triton) and AMDGPU assembly (examples/amdgpu).
 
-    python tools/regen_corpus.py [--cuda] [--llvm] [--triton]   # no flag: every part whose compiler is here
+    python tools/regen_corpus.py [--cuda] [--llvm] [--amdgpu] [--triton]   # no flag: every part whose compiler is here
     /tmp/triton-venv/bin/python tools/regen_corpus.py --triton  # the Triton part (pip install triton==3.9)
 
---cuda needs nvcc (CUDA 13) on PATH, --llvm llc-19, --triton an importable Triton (3.9; no GPU: it
+--cuda needs nvcc (CUDA 13) on PATH, --llvm and --amdgpu llc-19, --triton an importable Triton (3.9; no GPU: it
 compiles ahead of time).
 
 nvcc -arch=sm_90 -ptx for every examples/cuda/*.cu (float_div.cu also with -use_fast_math,
@@ -13,7 +13,9 @@ frames, generic loads and stores), their .file names relative to examples/cuda; 
 -fmad=false; mangled.cu with -lineinfo). nvcc names -lineinfo/-G builds' internal symbols with a
 per-compile hash (_INTERNAL_xxxxxxxx in .debug_str): regenerating changes those lines and nothing
 else, so leave the file as committed unless its source changed. Then
-llc-19 -march=nvptx64 -mcpu=sm_75/sm_80/sm_90 for examples/llvm/*.ll, and Triton for the kernels of
+llc-19 -march=nvptx64 -mcpu=sm_75/sm_80/sm_90 for examples/llvm/*.ll, llc-19 -march=amdgcn
+-mcpu=gfx90a/gfx942/gfx1100 for examples/amdgpu/arith.ll (and examples/amdgpu/manifest.yaml, written
+from the kernel names and the .s), and Triton for the kernels of
 examples/triton/kernels.py (TRITON_CASES below: each kernel, element type, BLOCK, num_warps, vector
 or scalar accesses, target and FP fusion) with examples/triton/manifest.yaml. The PTX is committed;
 the tests and tools/findings.py read the committed files, so neither needs the compilers, and
@@ -36,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CUDA = ROOT / "examples" / "cuda"
 LLVM = ROOT / "examples" / "llvm"
 TRITON = ROOT / "examples" / "triton"
+AMDGPU = ROOT / "examples" / "amdgpu"
 NVCC_VARIANTS = {"float_div.cu": {"": [], "_fast_math": ["-use_fast_math"], "_prec_div_false": ["-prec-div=false"],
                                   "_ftz": ["-ftz=true"]},
                  "half_func.cu": {"": ["-rdc=true"]}, "half2_func.cu": {"": ["-rdc=true"]}, "calls.cu": {"": ["-rdc=true"]},
@@ -43,6 +46,8 @@ NVCC_VARIANTS = {"float_div.cu": {"": [], "_fast_math": ["-use_fast_math"], "_pr
                  "fmad.cu": {"": [], "_fmad_false": ["-fmad=false"]},
                  "mangled.cu": {"": ["-lineinfo"]}}
 LLC_CPUS = ("sm_75", "sm_80", "sm_90")
+# CDNA2 (wave64), CDNA3 (wave64, no s_denorm_mode either), RDNA3 (wave32 by default, s_denorm_mode)
+AMDGPU_CPUS = ("gfx90a", "gfx942", "gfx1100")
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,58 @@ def regen_llvm(llc: str) -> None:
             run([llc, "-march=nvptx64", f"-mcpu={cpu}", str(ll), "-o", str(out)])
 
 
+# examples/amdgpu kernel names: {op}_{type}[_afn][_fpmath][_ftz]; what each op computes and is checked against
+AMDGPU_OPS = {"fdiv": ("div", "fdiv {ty}"), "rcp": ("rcp", "fdiv {ty} 1.0, x"),
+              "sqrt": ("sqrt", "llvm.sqrt.{t}"), "fma": ("fma", "llvm.fma.{t}")}
+AMDGPU_TYPES = {"f16": "half", "f32": "float", "f64": "double"}
+
+
+def _amdgpu_entry(kernel: str, cpu: str, asm: str) -> str:
+    """One manifest row: the kernel's operation, reference, LangRef claim and its descriptor's denormal modes."""
+    op, t, *variants = kernel.split("_")
+    form, text = AMDGPU_OPS[op]
+    ftz = "ftz" in variants
+    against = f"{form}.rn{'.ftz' if ftz else ''}.{t}"
+    words = [text.format(ty=AMDGPU_TYPES[t], t=t)] + [
+        {"afn": "afn", "fpmath": "!fpmath 2.5", "ftz": "denormal-fp-math-f32 preserve-sign"}[v] for v in variants]
+    # the LangRef's words: no flag = correctly rounded; afn = any approximation; !fpmath = an ulp bound
+    claim = ("LangRef: afn allows an approximation; no accuracy promised" if "afn" in variants else
+             "LangRef: !fpmath 2.5 ulp allowed" if "fpmath" in variants else "LangRef: correctly rounded to nearest")
+    if ftz:
+        claim += "; f32 denormal inputs and results may be flushed to signed zero (preserve-sign)"
+    inputs = "exhaustive" if t == "f16" and op in ("sqrt", "rcp") else 16384 if t == "f64" else 65536
+    block = re.search(rf"^\s*\.amdhsa_kernel {kernel}\n(.*?)\.end_amdhsa_kernel", asm, re.M | re.S).group(1)
+    modes = {k: re.search(rf"\.amdhsa_float_denorm_mode_{k} (\d+)", block).group(1) for k in ("32", "16_64")}
+    return (f"  - {{function: {_yaml_str(', '.join(words) + f' (llc -mcpu={cpu})')}, "
+            f"file: examples/amdgpu/arith_{cpu}.s, entry: {kernel}, against: {against}, inputs: {inputs},\n"
+            f"     claim: {_yaml_str(claim)}, denorm_mode_32: {modes['32']}, denorm_mode_16_64: {modes['16_64']}}}")
+
+
+def regen_amdgpu(llc: str, out: Path = AMDGPU) -> None:
+    """llc-19 -march=amdgcn examples/amdgpu/arith.ll for each of AMDGPU_CPUS into ``out``, then the manifest
+    (read from what was just written, so a regeneration elsewhere is compared whole)."""
+    ll = AMDGPU / "arith.ll"
+    kernels = re.findall(r"^define amdgpu_kernel void @(\w+)", ll.read_text(), re.M)
+    lines = ["# LLVM 19 AMDGPU output (llc-19 -march=amdgcn -mcpu=gfx90a/gfx942/gfx1100) of examples/amdgpu/arith.ll,",
+             "# written by `python tools/regen_corpus.py --amdgpu`. Per entry: against (the correctly rounded",
+             "# reference form; .ftz where the function flushes f32 denormals), claim (what the LangRef promises",
+             "# for the IR: no flag = correctly rounded, afn = no accuracy promised, !fpmath 2.5 = 2.5 ulp),",
+             "# denorm_mode_32 / _16_64 (the kernel descriptor's .amdhsa_float_denorm_mode_*: 3 = denormals",
+             "# kept, 0 = flushed, the MODE the wave starts in). Per target: wave (the wavefront size).",
+             "targets:"]
+    rows = []
+    for cpu in AMDGPU_CPUS:
+        s = out / f"arith_{cpu}.s"
+        run([llc, "-march=amdgcn", f"-mcpu={cpu}", str(ll), "-o", str(s)])
+        asm = s.read_text()
+        waves = set(re.findall(r"^\s*\.wavefront_size:\s*(\d+)", asm, re.M))
+        if len(waves) != 1:
+            raise SystemExit(f"{s.name}: wavefront sizes {sorted(waves)}: expected one")
+        lines.append(f"  - {{cpu: {cpu}, file: examples/amdgpu/arith_{cpu}.s, wave: {waves.pop()}}}")
+        rows += [_amdgpu_entry(k, cpu, asm) for k in kernels]
+    (out / "manifest.yaml").write_text("\n".join(lines + ["entries:"] + rows) + "\n")
+
+
 def _triton_compile(triton, kernels, kernel: str, dtype: str, block: int = 128, num_warps: int = 4,
                     vector: bool = False, capability: int = 90, fp_fusion: bool | None = None):
     """Triton's compiled kernel (ahead of time, no GPU) of ``kernels.<kernel>`` on ``dtype`` pointers."""
@@ -276,12 +333,12 @@ def _triton_importable() -> bool:
 def main(argv: list[str] | None = None) -> int:
     """Regenerate the parts asked for, or every part whose compiler is here; returns an exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for part in ("cuda", "llvm", "triton"):
+    for part in ("cuda", "llvm", "amdgpu", "triton"):
         parser.add_argument(f"--{part}", action="store_true", help=f"regenerate examples/{part}")
     args = parser.parse_args(argv)
     nvcc, llc, has_triton = shutil.which("nvcc"), shutil.which("llc-19"), _triton_importable()
-    asked = [p for p in ("cuda", "llvm", "triton") if getattr(args, p)]
-    here = {"cuda": nvcc is not None, "llvm": llc is not None, "triton": has_triton}
+    asked = [p for p in ("cuda", "llvm", "amdgpu", "triton") if getattr(args, p)]
+    here = {"cuda": nvcc is not None, "llvm": llc is not None, "amdgpu": llc is not None, "triton": has_triton}
     parts = asked or [p for p, ok in here.items() if ok]
     missing = [p for p in parts if not here[p]]
     if missing:
@@ -295,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
         regen_cuda(nvcc)
     if "llvm" in parts:
         regen_llvm(llc)
+    if "amdgpu" in parts:
+        regen_amdgpu(llc)
     if "triton" in parts:
         regen_triton()
     return 0
