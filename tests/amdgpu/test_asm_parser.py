@@ -445,3 +445,21 @@ def test_minimal_module_and_inventory():
     assert mnemonics(e, encoding=True)["v_rcp_f32_e32"] == counts["v_rcp_f32"]
     assert set(INVENTORY) == {"mnemonics", "encodings", "modifiers", "operands"}
     assert INVENTORY["operands"](e)["SrcMod:neg"] > 0
+
+
+def test_the_llc_corpus_parses_whole():
+    """Every kernel of examples/amdgpu (llc-19 for gfx90a, gfx942, gfx1100) reads with its
+    descriptor, and the f32 division kernels hold the division macro."""
+    from pathlib import Path
+
+    from tilecheck.amdgpu.asm import parse_asm_file
+
+    root = Path(__file__).resolve().parents[2] / "examples" / "amdgpu"
+    files = sorted(root.glob("*.s"))
+    assert len(files) == 3
+    for path in files:
+        module = parse_asm_file(str(path))
+        assert len(module.kernels) >= 38 and all(k.descriptor for k in module.kernels)
+        names = [i.mnemonic for i in module.function("fdiv_f32").instructions]
+        for op in ("v_div_scale_f32", "v_rcp_f32", "v_div_fmas_f32", "v_div_fixup_f32"):
+            assert op in names, (path.name, op)
