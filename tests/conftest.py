@@ -1,8 +1,10 @@
 """Session-wide test setup: a check that the host FPU keeps subnormals and signed zeros (the
 numpy fast paths rely on IEEE behaviour), and the Hypothesis profiles (``ci`` by default,
-``TILECHECK_HYPOTHESIS_PROFILE=deep`` for long runs)."""
+``TILECHECK_HYPOTHESIS_PROFILE=deep`` for long runs), and each module's environment restored."""
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -26,3 +28,15 @@ def pytest_configure(config):
     except ImportError:
         return
     register_profiles()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _environment_restored():
+    """Each test module leaves ``os.environ`` as it found it. Dask's nannies write their workers'
+    settings (``OMP_NUM_THREADS=1``, ``PYTHONHASHSEED``, ...) into the parent's environment when
+    they (re)start a worker; every later subprocess of the suite -- ``tilecheck verify`` runs, ptxas
+    -- would inherit them and, with one OpenMP thread, run the model at a fraction of its speed."""
+    saved = dict(os.environ)
+    yield
+    os.environ.clear()
+    os.environ.update(saved)

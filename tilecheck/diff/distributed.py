@@ -95,7 +95,19 @@ def _dashboard_address(dashboard: bool) -> str | None:
 def local_cluster(workers: int, *, gpu: bool = False, dashboard: bool = True, gpu_count: int | None = None):
     """A Dask cluster on this machine, on loopback: ``workers`` worker processes of one thread,
     or with ``gpu`` one worker per device pinned to it (``gpu_count``: devices, default what CuPy
-    sees)."""
+    sees). This process's environment is left as it was: Dask's nannies write their workers'
+    settings (``OMP_NUM_THREADS=1``, ``MKL_NUM_THREADS=1``, ``PYTHONHASHSEED``, ...) into
+    ``os.environ``, where every later child process of this one -- ptxas, a ``tilecheck`` run --
+    would inherit them and run on one thread."""
+    saved = dict(os.environ)
+    try:
+        return _local_cluster(workers, gpu, dashboard, gpu_count)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _local_cluster(workers: int, gpu: bool, dashboard: bool, gpu_count: int | None):
     distributed = require_dask()
     if workers < 1:
         raise UsageError("--workers must be at least 1")
