@@ -182,6 +182,16 @@ class _YamlLoader(yaml.SafeLoader):
 _YamlLoader.add_constructor("!str", lambda loader, node: loader.construct_scalar(node))
 
 
+def _safe_yaml(text: str):
+    """The one YAML document of ``text`` through :class:`_YamlLoader` (a SafeLoader: no object
+    construction from tags)."""
+    loader = _YamlLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def _value(text: str):
     text = text.strip()
     try:
@@ -319,7 +329,7 @@ class _ModuleParser:
         else:
             raise self.error(n, col, "unterminated .amdgpu_metadata: no .end_amdgpu_metadata")
         try:
-            doc = yaml.load("\n".join(body), Loader=_YamlLoader)
+            doc = _safe_yaml("\n".join(body))
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line, c = (n + 1 + mark.line, mark.column + 1) if mark else (n, col)

@@ -105,3 +105,13 @@ def bounds_guard(regs: RegisterFile, emit, n_param: str, keep_tid: bool = False)
     emit(f"setp.ge.u32 {guard}, {i_reg}, {n_reg};")
     emit(f"@{guard} bra $L__exit;")
     return n_reg, i_reg, tid
+
+
+def single_entry(name: str, params, declarations: list[str], lines: list[str], indent: str = "    ") -> list[str]:
+    """The ``.entry`` of a single-instruction kernel: its parameters (``KernelParam``), the
+    declarations, the body and the ``$L__exit`` the bounds guard branches to."""
+    entry = [f".visible .entry {name}("]
+    entry += [f"{indent}.param .{p.ptx_type} {p.name}" + ("," if i < len(params) - 1 else "")
+              for i, p in enumerate(params)]
+    entry += [")", "{"] + [indent + d for d in declarations] + [""]
+    return entry + [indent + line for line in lines] + ["$L__exit:", indent + "ret;", "}"]

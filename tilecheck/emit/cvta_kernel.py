@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from tilecheck.emit.abi import KernelParam
-from tilecheck.emit.common import EmitError, RegisterFile, bounds_guard
+from tilecheck.emit.common import EmitError, RegisterFile, bounds_guard, single_entry
 from tilecheck.emit.ptx import GENERATED, INDENT, module_text, param_name
 
 CONST_TABLE = (0x3F800000, 0x7FC00001, 0x80000000, 0x00000001, 0xA5A5A5A5)
@@ -173,12 +173,8 @@ def build(form, target: str, version: str, predicated: bool, name: str):
     emit(f"ld.{space + '.' if to else ''}u32 {got}, [{dst}];")
     emit(f"st.global.u32 [{glob['output']}], {got};")
 
-    entry = [f".visible .entry {name}("]
-    entry += [f"{INDENT}.param .{p.ptx_type} {p.name}" + ("," if i < len(params) - 1 else "")
-              for i, p in enumerate(params)]
-    entry += [")", "{"] + [INDENT + d for d in regs.declarations()] + [INDENT + v for v in variables
-                                                                       if not v.startswith(".const")] + [""]
-    entry += [INDENT + line for line in lines] + ["$L__exit:", INDENT + "ret;", "}"]
+    entry = single_entry(name, params, regs.declarations() + [v for v in variables if not v.startswith(".const")],
+                         lines, INDENT)
     comments = [GENERATED + f": single-instruction kernel {name}, {target}, PTX ISA {version}.",
                 f"ABI ({name}): src_a: uint32[n], out: uint32[n]" + (", mask: uint32[n]" if predicated else "")
                 + ", n: u32; thread i < n reads 32 bits through the address the instruction yields "

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from tilecheck.emit.abi import KernelParam
-from tilecheck.emit.common import RegisterFile, bounds_guard, register_class
+from tilecheck.emit.common import RegisterFile, bounds_guard, register_class, single_entry
 from tilecheck.emit.ptx import GENERATED, INDENT, module_text, param_name
 from tilecheck.spec.forms import Form
 
@@ -120,11 +120,7 @@ def build(form: Form, target: str, version: str, predicated: bool, name: str):
         else:
             emit(f"st.global.{_access(dst)} [{at}], {reg};")
 
-    entry = [f".visible .entry {name}("]
-    entry += [f"{INDENT}.param .{p.ptx_type} {p.name}" + ("," if i < len(params) - 1 else "")
-              for i, p in enumerate(params)]
-    entry += [")", "{"] + [INDENT + d for d in regs.declarations()] + [""]
-    entry += [INDENT + line for line in lines] + ["$L__exit:", INDENT + "ret;", "}"]
+    entry = single_entry(name, params, regs.declarations(), lines, INDENT)
     abi = ", ".join(f"{p.name[len('param_'):]}: {p.dtype.name}[n]" if p.dtype is not None
                     else f"{p.name[len('param_'):]}: u32" for p in params)
     what = ", ".join(f"src_{o.name}[i]" for o in sources)

@@ -30,7 +30,7 @@ import numpy as np
 
 from tilecheck.emit import cvta_kernel, function_kernel
 from tilecheck.emit.abi import EmittedKernel, KernelParam
-from tilecheck.emit.common import EmitError, RegisterFile, bounds_guard, register_class
+from tilecheck.emit.common import EmitError, RegisterFile, bounds_guard, register_class, single_entry
 from tilecheck.emit.ptx import GENERATED, INDENT, module_text, param_name
 from tilecheck.errors import IllegalFormError
 from tilecheck.spec.forms import Form
@@ -175,11 +175,7 @@ class _Single:
             dst_names = staged.result or dst_names  # a .local load leaves its own destinations
         for j, r in enumerate(dst_names):
             emit(f"st.global.b{bits} {at(address['output'], j)}, {r};")
-        entry = [f".visible .entry {name}("]
-        entry += [f"{INDENT}.param .{p.ptx_type} {p.name}" + ("," if i < len(params) - 1 else "")
-                  for i, p in enumerate(params)]
-        entry += [")", "{"] + [INDENT + d for d in self.regs.declarations() + self.variables] + [""]
-        entry += [INDENT + line for line in self.lines] + ["$L__exit:", INDENT + "ret;", "}"]
+        entry = single_entry(name, params, self.regs.declarations() + self.variables, self.lines, INDENT)
         abi = ", ".join(f"{p.name[len('param_'):]}" + (f": {p.dtype.name}[{p.per_thread}n]" if p.dtype is not None
                                                        and p.role != "mask" else
                                                        (": uint32[n]" if p.role == "mask" else ": u32"))
