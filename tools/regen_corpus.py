@@ -1,10 +1,11 @@
 """Regenerate the corpus's committed compiler output: PTX (examples/cuda, llvm, triton) and AMDGPU assembly (examples/amdgpu).
 
-    python tools/regen_corpus.py [--cuda] [--llvm] [--amdgpu] [--triton]   # no flag: every part whose compiler is here
+    python tools/regen_corpus.py [--cuda] [--llvm] [--amdgpu] [--triton] [--triton-amdgpu]   # no flag: every part whose compiler is here
     /tmp/triton-venv/bin/python tools/regen_corpus.py --triton  # the Triton part (pip install triton==3.9)
+    /tmp/triton-venv/bin/python tools/regen_corpus.py --triton-amdgpu  # Triton for AMD gfx942 (examples/amdgpu/triton)
 
---cuda needs nvcc (CUDA 13) on PATH, --llvm and --amdgpu llc-19, --triton an importable Triton (3.9; no GPU: it
-compiles ahead of time).
+--cuda needs nvcc (CUDA 13) on PATH, --llvm and --amdgpu llc-19, --triton and --triton-amdgpu an importable
+Triton (3.9; no GPU: it compiles ahead of time).
 
 nvcc -arch=sm_90 -ptx for every examples/cuda/*.cu (float_div.cu also with -use_fast_math,
 -prec-div=false and -ftz=true; half_func.cu, half2_func.cu, calls.cu and half_variants.cu with -rdc=true so the device functions stay;
@@ -17,7 +18,13 @@ llc-19 -march=nvptx64 -mcpu=sm_75/sm_80/sm_90 for examples/llvm/*.ll, llc-19 -ma
 -mcpu=gfx90a/gfx942/gfx1100 for examples/amdgpu/arith.ll (and examples/amdgpu/manifest.yaml, written
 from the kernel names and the .s), and Triton for the kernels of
 examples/triton/kernels.py (TRITON_CASES below: each kernel, element type, BLOCK, num_warps, vector
-or scalar accesses, target and FP fusion) with examples/triton/manifest.yaml. The PTX is committed;
+or scalar accesses, target and FP fusion) with examples/triton/manifest.yaml, and with
+--triton-amdgpu the same kernels for GPUTarget("hip", "gfx942", 64) into examples/amdgpu/triton
+(TRITON_AMDGPU_CASES: the sm_90 TRITON_CASES under their stems, plus div_f16_b1024_w4) with its
+manifest.yaml (the llc manifest's entry shape: function, file, entry, against, inputs, claim,
+denormal modes, wave; then the Triton case and the SHA-256 of the .text Triton linked). The
+DWARF compile directory, the checkout's absolute path, is written as "examples/triton", so the
+files are byte-reproducible. The PTX and the assembly are committed;
 the tests and tools/findings.py read the committed files, so neither needs the compilers, and
 tilecheck does not depend on Triton.
 """
@@ -222,8 +229,10 @@ def regen_amdgpu(llc: str, out: Path = AMDGPU) -> None:
 
 
 def _triton_compile(triton, kernels, kernel: str, dtype: str, block: int = 128, num_warps: int = 4,
-                    vector: bool = False, capability: int = 90, fp_fusion: bool | None = None):
-    """Triton's compiled kernel (ahead of time, no GPU) of ``kernels.<kernel>`` on ``dtype`` pointers."""
+                    vector: bool = False, capability: int = 90, fp_fusion: bool | None = None,
+                    target: tuple | None = None):
+    """Triton's compiled kernel (ahead of time, no GPU) of ``kernels.<kernel>`` on ``dtype`` pointers
+    (for ``GPUTarget("cuda", capability, 32)``, or ``GPUTarget(*target)``: ("hip", "gfx942", 64))."""
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
@@ -237,7 +246,7 @@ def _triton_compile(triton, kernels, kernel: str, dtype: str, block: int = 128, 
     if fp_fusion is not None:
         options["enable_fp_fusion"] = fp_fusion
     src = ASTSource(fn=fn, signature=signature, constexprs={"BLOCK": block}, attrs=attrs)
-    return triton.compile(src, target=GPUTarget("cuda", capability, 32), options=options)
+    return triton.compile(src, target=GPUTarget(*(target or ("cuda", capability, 32))), options=options)
 
 
 def _triton_fusion_mechanisms(triton, kernels) -> str:
@@ -325,6 +334,131 @@ def regen_triton() -> None:
     (TRITON / "manifest.yaml").write_text("\n".join(lines) + "\n")
 
 
+# examples/amdgpu/triton: the same kernels for AMD (Triton's HIP backend, ahead of time, no GPU):
+# every gfx942-meaningful TRITON_CASES entry (the sm_80/sm_100 target variants have no AMD
+# counterpart) under its NVIDIA stem, plus f16 a / b at BLOCK 1024 over 4 waves of 64 without
+# tt.divisibility (4 elements per thread, one access each)
+TRITON_AMDGPU = AMDGPU / "triton"
+TRITON_AMDGPU_ARCH = "gfx942"
+TRITON_AMDGPU_WAVE = 64
+TRITON_AMDGPU_CASES = [c for c in TRITON_CASES if c.capability == 90] + [
+    _div("fp16", "div_f16_b1024_w4", block=1024, num_warps=4)]
+# the environment knobs that change Triton's AMD output, at their defaults
+TRITON_AMDGPU_ENV = {"TRITON_DEFAULT_FP_FUSION": "1", "AMDGCN_USE_BUFFER_OPS": "1",
+                     "AMDGCN_ANALYZE_SMALL_TENSOR_RANGE": "0", "AMDGCN_SCALARIZE_PACKED_FOPS": "0"}
+
+
+def _triton_amdgpu_against(case: TritonCase) -> str:
+    """The one correctly rounded reference of an AMD entry: what ``case`` computes, rounded once
+    (the two-step expression for a * b + c with fusion off)."""
+    if case.fp_fusion is False:
+        return MUL_THEN_ADD
+    return case.against[0]
+
+
+def _triton_amdgpu_inputs(case: TritonCase) -> str | int:
+    """Exhaustive for a one-input 16-bit kernel (65536 bit patterns), 65536 random inputs otherwise."""
+    unary = case.kernel not in ("div_kernel", "div_rn_kernel", "fma_kernel", "mul_add_kernel")
+    return "exhaustive" if unary and case.dtype in ("fp16", "bf16") else 65536
+
+
+def elf_section(data: bytes, name: str) -> bytes:
+    """The contents of section ``name`` of a little-endian ELF64 file (a code object or a .o)."""
+    import struct
+
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    strtab = headers[shstrndx]
+    for sh_name, _type, _flags, _addr, offset, size in headers:
+        start = strtab[4] + sh_name
+        if data[start:data.index(b"\0", start)].decode() == name:
+            return data[offset:offset + size]
+    raise KeyError(name)
+
+
+def _triton_amdgpu_asm(triton, kernels, case: TritonCase) -> tuple[str, str, str]:
+    """The kernel's name, its gfx942 assembly (the checkout's path taken out) and the SHA-256 of the
+    .text of the code object Triton linked from it."""
+    compiled = _triton_compile(triton, kernels, case.kernel, case.dtype, case.block, case.num_warps, case.vector,
+                               fp_fusion=case.fp_fusion, target=("hip", TRITON_AMDGPU_ARCH, TRITON_AMDGPU_WAVE))
+    asm = compiled.asm["amdgcn"]
+    # the DWARF compile directory (.file, .debug_str and its comment) names the checkout: make it relative
+    asm = asm.replace(f'"{TRITON}"', '"examples/triton"').replace(f"; {TRITON}\n", "; examples/triton\n")
+    if str(ROOT) in asm:
+        raise SystemExit(f"{case.stem}: the assembly still names {ROOT}")
+    import hashlib
+
+    return compiled.metadata.name, asm, hashlib.sha256(elf_section(compiled.asm["hsaco"], ".text")).hexdigest()
+
+
+def regen_triton_amdgpu(out: Path = TRITON_AMDGPU) -> None:
+    """Compile every TRITON_AMDGPU_CASES entry for gfx942 into ``out`` (``{stem}.s``) and write
+    ``out/manifest.yaml`` (read from what was just written, like the llc manifest)."""
+    saved = {k: os.environ.get(k) for k in TRITON_AMDGPU_ENV}
+    os.environ.update(TRITON_AMDGPU_ENV)
+    try:
+        import triton
+
+        spec = importlib.util.spec_from_file_location("kernels", TRITON / "kernels.py")
+        kernels = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(kernels)
+        out.mkdir(parents=True, exist_ok=True)
+        rows = []
+        for case in TRITON_AMDGPU_CASES:
+            entry, asm, text_sha256 = _triton_amdgpu_asm(triton, kernels, case)
+            (out / f"{case.stem}.s").write_text(asm)
+            rows.append(_triton_amdgpu_entry(case, entry, asm, text_sha256))
+            print(f"{case.stem}.s: {entry} ({case.dtype}: {case.source}, BLOCK {case.block}, {case.num_warps} waves, "
+                  f"{'vector' if case.vector else 'scalar'}, {TRITON_AMDGPU_ARCH})")
+        version = triton.__version__
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    lines = [f"# Triton {version} AMDGCN assembly (GPUTarget(\"hip\", \"{TRITON_AMDGPU_ARCH}\", {TRITON_AMDGPU_WAVE})) of the",
+             "# elementwise kernels of examples/triton/kernels.py, the same cases as examples/triton/manifest.yaml",
+             "# (same stems, BLOCK and num_warps; a warp is a wave of 64 here, so num_warps 4 is 256 threads),",
+             "# written ahead of time (no GPU) by `python tools/regen_corpus.py --triton-amdgpu` (pip install triton).",
+             "# The knobs that change the output are set to Triton's defaults while compiling: "
+             + ", ".join(f"{k}={v}" for k, v in TRITON_AMDGPU_ENV.items()) + ".",
+             "# Per entry: function (the stored expression and how it was compiled), file, entry, against (the",
+             "# correctly rounded reference form; for a * b + c with fusion off, the two-step expression), inputs",
+             "# (exhaustive: every 16-bit pattern of a one-input kernel), claim (what Triton's documentation says,",
+             "# as in examples/triton/manifest.yaml's documented), denorm_mode_32 / _16_64 (the kernel descriptor's",
+             "# .amdhsa_float_denorm_mode_*: 3 = denormals kept), wave (the metadata's .wavefront_size); then",
+             "# dtype, source, block, num_warps, vector (tt.divisibility 16 on every pointer and n), fp_fusion,",
+             "# text_sha256 (of the .text of the code object Triton linked itself: llvm-mc-19 assembles the .s,",
+             f"# its .amdgcn_target line respelled amdgcn-amd-amdhsa--{TRITON_AMDGPU_ARCH}, to the same bytes).",
+             f"triton: \"{version}\"",
+             f"cpu: {TRITON_AMDGPU_ARCH}",
+             "entries:"]
+    (out / "manifest.yaml").write_text("\n".join(lines + rows) + "\n")
+
+
+def _triton_amdgpu_entry(case: TritonCase, entry: str, asm: str, text_sha256: str) -> str:
+    """One manifest row of the Triton AMD corpus."""
+    block = re.search(rf"^\s*\.amdhsa_kernel {entry}\n(.*?)\.end_amdhsa_kernel", asm, re.M | re.S).group(1)
+    modes = {k: re.search(rf"\.amdhsa_float_denorm_mode_{k} (\d+)", block).group(1) for k in ("32", "16_64")}
+    waves = set(re.findall(r"^\s*\.wavefront_size:\s*(\d+)", asm, re.M))
+    if len(waves) != 1:
+        raise SystemExit(f"{case.stem}.s: wavefront sizes {sorted(waves)}: expected one")
+    fp = "default" if case.fp_fusion is None else "on" if case.fp_fusion else "off"
+    how = (f"BLOCK {case.block}, num_warps {case.num_warps}, {'vector' if case.vector else 'scalar'}"
+           + ("" if case.fp_fusion is None else f", enable_fp_fusion={case.fp_fusion}"))
+    function = f"{case.source} on {case.dtype} (Triton, {TRITON_AMDGPU_ARCH}, {how})"
+    return (f"  - {{function: {_yaml_str(function)}, file: examples/amdgpu/triton/{case.stem}.s, entry: {entry}, "
+            f"against: {_yaml_ref(_triton_amdgpu_against(case))}, inputs: {_triton_amdgpu_inputs(case)},\n"
+            f"     claim: {_yaml_str(case.documented)}, denorm_mode_32: {modes['32']}, "
+            f"denorm_mode_16_64: {modes['16_64']}, wave: {waves.pop()},\n"
+            f"     dtype: {case.dtype}, source: {_yaml_str(case.source)}, block: {case.block}, "
+            f"num_warps: {case.num_warps}, vector: {'yes' if case.vector else 'no'}, fp_fusion: {fp},\n"
+            f"     text_sha256: {text_sha256}"
+            + (f",\n     note: {_yaml_str(case.note)}" if case.note else "") + "}")
+
+
 def _triton_importable() -> bool:
     """Whether this interpreter has Triton (the venv of the usage line, say)."""
     return importlib.util.find_spec("triton") is not None
@@ -335,10 +469,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for part in ("cuda", "llvm", "amdgpu", "triton"):
         parser.add_argument(f"--{part}", action="store_true", help=f"regenerate examples/{part}")
+    parser.add_argument("--triton-amdgpu", action="store_true",
+                        help="regenerate examples/amdgpu/triton (Triton for gfx942)")
     args = parser.parse_args(argv)
     nvcc, llc, has_triton = shutil.which("nvcc"), shutil.which("llc-19"), _triton_importable()
-    asked = [p for p in ("cuda", "llvm", "amdgpu", "triton") if getattr(args, p)]
-    here = {"cuda": nvcc is not None, "llvm": llc is not None, "amdgpu": llc is not None, "triton": has_triton}
+    names = ("cuda", "llvm", "amdgpu", "triton", "triton_amdgpu")
+    asked = [p for p in names if getattr(args, p)]
+    here = {"cuda": nvcc is not None, "llvm": llc is not None, "amdgpu": llc is not None, "triton": has_triton,
+            "triton_amdgpu": has_triton}
     parts = asked or [p for p, ok in here.items() if ok]
     missing = [p for p in parts if not here[p]]
     if missing:
@@ -356,8 +494,9 @@ def main(argv: list[str] | None = None) -> int:
         regen_amdgpu(llc)
     if "triton" in parts:
         regen_triton()
+    if "triton_amdgpu" in parts:
+        regen_triton_amdgpu()
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
