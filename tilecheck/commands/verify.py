@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 
 from tilecheck import ptxas
-from tilecheck.commands import verify_ptx
+from tilecheck.commands import verify_amdgcn, verify_ptx
 from tilecheck.commands.options import nonnegative_int, positive_int
 from tilecheck.commands.output import add_json_option, check_writable, human_stream, write_json
 from tilecheck.diff import backends
@@ -52,7 +52,7 @@ def add_parser(sub):
                         "and their checks; for FILE.ptx the listing, counterexamples and pictures of the misrounded "
                         "inputs); needs tilecheck[report]; checked for writability before the run")
     p.add_argument("--semantics", choices=("observed", "documented"), default="observed",
-                   help="semantics variant for AMD sequences (default observed)")
+                   help="semantics variant of AMD instructions: for AMD sequences and FILE.s (default observed)")
     p.add_argument("--rcp", choices=("nearest", "contract"), default="nearest",
                    help="AMD sequences: the reciprocal step correctly rounded (default: the sequence's claim) or "
                         "anywhere inside its contract (finds the known Markstein-exception counterexamples)")
@@ -77,6 +77,8 @@ def run(args) -> int:
             raise UsageError("--html FILE: give a file name (the report is one HTML file)")
         render.require("jinja2")
         render.require("matplotlib")
+    if verify_amdgcn.wants_amdgcn(args):
+        return verify_amdgcn.run(args)
     if verify_ptx.wants_ptx(args):
         return verify_ptx.run(args)
     verify_ptx.refuse_batch_options(args)

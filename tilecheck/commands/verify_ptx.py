@@ -128,7 +128,7 @@ def run(args) -> int:
                                       exhaustive=True if args.exhaustive else None, cases=args.cases, seed=args.seed,
                                       ulp_reading=args.ulp_reading, approx=args.approx, params=args.params,
                                       progress=compiled.progress_printer(sys.stderr))
-    return _report(args, outcome)
+    return report_outcome(args, outcome)
 
 
 def refuse_illegal(path: str, db) -> None:
@@ -177,7 +177,7 @@ def _run_batched(args, path: str, db) -> int:
                          f"{run.tally.checked} inputs checked, {run.tally.misrounded} misrounded so far; continue "
                          f"with: {shlex.join(again)}\n")
         return 1 if run.tally.misrounded else 4  # a counterexample is final; nothing else is yet
-    return _report(args, run.outcome)
+    return report_outcome(args, run.outcome)
 
 
 class _Progress:
@@ -200,12 +200,13 @@ class _Progress:
         self.stream.flush()
 
 
-def _report(args, outcome) -> int:
+def report_outcome(args, outcome) -> int:
     """Print the report (and the JSON, and the HTML report: both from one data dict, so that
     they cannot disagree); the exit code of ``outcome``."""
     text = format_outcome(outcome)
     html = getattr(args, "html", None)
-    if html:  # the traced re-run of some misrounded inputs: only a report that shows it pays for it
+    if html and getattr(outcome, "prepared", None) is not None:
+        # the traced re-run of some misrounded inputs: only a report that shows it pays for it
         outcome.misround_positions = compiled.misround_positions(outcome.prepared, outcome.misrounded)
     data = to_json(outcome)
     if args.json == "-":  # JSON on stdout, the report on stderr (as the other verify outputs)
