@@ -45,7 +45,13 @@ def test_numpy_and_z3_bodies_agree(form, variant):
     for mode in MODES:
         ops = {}
         for o in form.sources:
-            ops[o.name] = rng.random(n) < 0.5 if o.kind == "lane-bit" else operand_bits(form.fmt, n, rng)
+            if o.kind == "lane-bit":
+                ops[o.name] = rng.random(n) < 0.5
+            elif o.kind == "int":  # small exponents and masks, and arbitrary 32-bit patterns
+                ops[o.name] = np.where(rng.random(n) < 0.5, rng.integers(-40, 40, n) & 0xFFFFFFFF,
+                                       rng.integers(0, 1 << 32, n)).astype(np.uint64)
+            else:
+                ops[o.name] = operand_bits(form.operand_format(o.name), n, rng)
         if form.family == "v_div_scale":  # S0 equals S1 or S2, as the macro uses it
             ops["S0"] = np.where(rng.random(n) < 0.5, ops["S1"], ops["S2"])
         want = evaluate(form, variant, mode, **ops)

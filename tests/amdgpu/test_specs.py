@@ -14,9 +14,18 @@ FORMS = amdgpu_forms(DB)
 FAMILIES = DB.extras["amdgpu"]["families"]
 VECTORS = [(fam.name, i, v) for fam in FAMILIES.values() for i, v in enumerate(fam.vectors)]
 
+_CMP_PREDICATES = ("eq", "lg", "lt", "le", "gt", "ge", "o", "u", "neq", "nlg", "nlt", "nle", "ngt", "nge")
 EXPECTED_FORMS = {"v_div_scale_f32", "v_div_scale_f64", "v_div_fmas_f32", "v_div_fmas_f64", "v_div_fixup_f16",
                   "v_div_fixup_f32", "v_div_fixup_f64", "v_rcp_f32", "v_rcp_f64", "v_fma_f32", "v_fma_f64",
-                  "v_mul_f32", "v_mul_f64"}
+                  "v_mul_f32", "v_mul_f64",
+                  # the element-wise forms a wave simulator needs (tests/amdgpu/test_elementwise_specs.py)
+                  "v_add_f16", "v_add_f32", "v_add_f64", "v_sub_f16", "v_sub_f32", "v_sub_f64", "v_subrev_f16",
+                  "v_subrev_f32", "v_mul_f16", "v_fma_f16", "v_max_f16", "v_max_f32", "v_max_f64", "v_min_f16",
+                  "v_min_f32", "v_min_f64", "v_fma_mix_f32", "v_fma_mixlo_f16", "v_fma_mixhi_f16", "v_cvt_f32_f16",
+                  "v_cvt_f16_f32", "v_cvt_f64_f32", "v_cvt_f32_f64", "v_ldexp_f16", "v_ldexp_f32", "v_ldexp_f64",
+                  "v_frexp_mant_f32", "v_frexp_mant_f64", "v_frexp_exp_i32_f32", "v_frexp_exp_i32_f64",
+                  "v_cmp_class_f16", "v_cmp_class_f32", "v_cmp_class_f64"} \
+    | {f"v_cmp_{p}_{t}" for p in _CMP_PREDICATES for t in ("f16", "f32", "f64")}
 
 
 def test_every_form_and_sequence_loaded_with_both_variants():

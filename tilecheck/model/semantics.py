@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tilecheck.formats import Format
+from tilecheck.formats import Format, get_format
 from tilecheck.model import ops
 from tilecheck.model.ieee import flush_subnormal_bits, quiet
 from tilecheck.model.xp import broadcast_all
@@ -79,6 +79,9 @@ class NumpyBackend:
 
     def int_cmp(self, op: str, a, b):
         return _CMP[op](a, b)
+
+    def int_bit(self, a, i: int):
+        return ((np.asarray(a, dtype=np.int64) >> np.int64(i)) & np.int64(1)) != 0
 
     # ---- floats ----------------------------------------------------------------------------
     @staticmethod
@@ -148,3 +151,46 @@ class NumpyBackend:
 
     def float_convert(self, src: Format, dst: Format, rm: str, x):
         return ops.convert(np, src, dst, self._u(x), ops.Mode(rm), ops.NanRule.ieee(dst))
+
+    def float_fma_into(self, src: Format, dst: Format, rm: str, args: list):
+        """``a*b + c`` of ``src`` rounded once into the narrower ``dst``.
+
+        In binary64 the product of two operands of at most 24 bits is exact, and rounding the sum
+        to odd at 53 bits then rounding to ``dst`` (<= 24 bits, so 53 >= p + 2) equals one
+        rounding of the exact value (Boldo & Melquiond). Round-to-odd is built from the toward-zero
+        result, with its last bit forced when the toward-minus and toward-plus results differ;
+        zeros (whose sign depends on the mode) and infinities come from the FMA in mode ``rm``.
+        """
+        if src.precision > 24 or src.emax > 127:
+            raise ValueError(f"fma_into from {src.name}: only formats that fit binary64's exact products")
+        f64 = _binary64()
+        a, b, c = broadcast_all(np, *(self.float_convert(src, f64, "rn", self._u(x)) for x in args))
+        rule = ops.NanRule.ieee(f64)
+        tz = ops.fma(np, f64, a, b, c, ops.Mode("rz"), rule)
+        lo = ops.fma(np, f64, a, b, c, ops.Mode("rm"), rule)
+        hi = ops.fma(np, f64, a, b, c, ops.Mode("rp"), rule)
+        in_mode = ops.fma(np, f64, a, b, c, ops.Mode(rm), rule)
+        odd = np.where(lo != hi, tz | np.uint64(1), tz)
+        special = f64.is_zero(tz) | f64.is_inf(tz) | f64.is_nan(tz)
+        wide = np.where(special, in_mode, odd)
+        # a NaN operand: the first NaN operand quieted (in src), converted like cvt
+        return self.float_convert(f64, dst, rm, wide)
+
+    def float_frexp_exp(self, fmt: Format, x):
+        x = self._u(x)
+        _, field, frac = fmt.fields(x)
+        field = field.astype(np.int64)
+        frac = np.asarray(frac, dtype=np.uint64)
+        # a subnormal's leading one: floor(log2 frac) via float64 (frac < 2**52 is exact there)
+        lead = np.floor(np.log2(np.maximum(frac, 1).astype(np.float64))).astype(np.int64)
+        sub = fmt.emin - fmt.mantissa_bits + lead + 1
+        normal = field - fmt.bias + 1
+        top = (1 << fmt.exponent_bits) - 1
+        zero = (field == 0) & (frac == 0)
+        return np.where((field == top) | zero, np.int64(0), np.where(field == 0, sub, normal))
+
+
+def _binary64() -> Format:
+    """binary64, the working format of :meth:`NumpyBackend.float_fma_into` (any database's f64
+    has the same fields)."""
+    return get_format("f64")

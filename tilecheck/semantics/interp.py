@@ -624,6 +624,36 @@ def _p_cvt(it, node, args):
     return Val(Type(FLOAT, dst), it.b.float_convert(src, dst, rm, x))
 
 
+def _p_fma_into(it, node, args):
+    rm = it.rounding(args[0], node.args[0], "fma_into")
+    if args[4].kind != FORMAT:
+        raise it.err(node.args[4], "fma_into's last argument must be a format (f16, bf16, f32, f64)")
+    src, xs = it.floats(args[1:4], node.args[1:4], "fma_into")
+    dst = args[4].v or it.F
+    if src == dst:
+        return Val(Type(FLOAT, dst), it.b.float_arith(dst, "fma", rm, xs, 0))
+    if dst.width > src.width:
+        raise it.err(node.args[4], f"fma_into rounds into a narrower format; {dst.name} is wider than {src.name}")
+    return Val(Type(FLOAT, dst), it.b.float_fma_into(src, dst, rm, xs))
+
+
+def _p_frexp_exp(it, node, args):
+    fmt, (x,) = it.floats(args, node.args, "frexp_exp")
+    return Val(T_INT, it.b.float_frexp_exp(fmt, x))
+
+
+def _p_bit(it, node, args):
+    (n,) = it.ints(args[:1], node.args[:1], "bit")
+    if args[1].kind != NUM:
+        raise it.err(node.args[1], "bit's second argument must be a literal bit index")
+    i = it.num_to_int(args[1], node.args[1])
+    if not 0 <= i < 32:
+        raise it.err(node.args[1], f"bit index {i} is outside 0..31")
+    if isinstance(n, int):
+        return Val(T_BOOL, bool((n >> i) & 1))
+    return Val(T_BOOL, it.b.int_bit(n, i))
+
+
 def _prim(name, signature, doc, lo, hi, impl):
     return Primitive(name, signature, doc, lo, hi, impl)
 
@@ -662,6 +692,13 @@ PRIMITIVES: dict[str, Primitive] = {p.name: p for p in [
           "NaNs are quieted, zeros and infinities unchanged", 2, 3, _p_ldexp),
     _prim("cvt", "cvt(rm, x, format) -> float", "x converted to format (exact when widening, rounded in mode rm "
           "when narrowing)", 3, 3, _p_cvt),
+    _prim("fma_into", "fma_into(rm, a, b, c, format) -> float", "a * b + c (floats of one format) rounded once "
+          "in mode rm into a narrower format (V_FMA_MIXLO_F16: f32 operands, one rounding to f16); NaN rule "
+          "as fma, then the NaN converted as cvt does", 5, 5, _p_fma_into),
+    _prim("frexp_exp", "frexp_exp(x) -> int", "the e of x = m * 2**e with 0.5 <= |m| < 1 (subnormals "
+          "normalised); 0 for zeros, infinities and NaNs", 1, 1, _p_frexp_exp),
+    _prim("bit", "bit(n, i) -> bool", "bit i (a literal 0..31) of the int n's 32-bit two's complement pattern",
+          2, 2, _p_bit),
     _prim("min", "min(a, b) -> int", "the smaller of two ints", 2, 2, _p_minmax("min")),
     _prim("max", "max(a, b) -> int", "the larger of two ints", 2, 2, _p_minmax("max")),
 ]}

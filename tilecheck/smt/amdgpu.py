@@ -35,7 +35,11 @@ def encode_instruction(form: AmdForm, variant: str, operands: dict, mode: dict |
     for o in form.sources:
         t = operands[o.name]
         if o.kind == "float" and isinstance(t, int):
-            t = z3.BitVecVal(t, form.fmt.width)
+            t = z3.BitVecVal(t, form.operand_format(o.name).width)
+        elif o.kind == "int" and isinstance(t, int):
+            bits = form.int_bits(o.name)  # the low bits of the register, sign-extended to 32
+            low = t & ((1 << bits) - 1)
+            t = z3.BitVecVal((low ^ (1 << (bits - 1))) - (1 << (bits - 1)), 32)
         elif o.kind == "lane-bit" and isinstance(t, bool):
             t = z3.BoolVal(t)
         terms[o.name] = t

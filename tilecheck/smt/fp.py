@@ -223,7 +223,9 @@ def pow2_symbolic(w: z3.FPSortRef, n: z3.BitVecRef, limit: int) -> z3.FPRef:
 
 def ldexp(fmt: Format, rounding: str, x: z3.FPRef, n) -> z3.FPRef:
     """``x * 2**n`` rounded once to ``fmt``; ``n`` a Python int or a 32-bit term."""
-    w = wide_sort(fmt, 2, 0)
+    # three more exponent bits: |x| * 2**limit must stay finite in the wide sort (two are not
+    # enough for f16, whose 7-bit wide exponent overflows at 2**64 < 65504 * 2**56)
+    w = wide_sort(fmt, 3, 0)
     limit = 2 * (fmt.emax + fmt.precision) + 4
     xw = z3.fpToFP(z3.RNE(), x, w)
     if isinstance(n, int):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import z3
 
-from tilecheck.formats import Format
+from tilecheck.formats import Format, get_format
 from tilecheck.smt import fp
 
 INT_BITS = 32
@@ -79,6 +79,9 @@ class Z3Backend:
         a, b = self._i(a), self._i(b)  # z3py's < <= > >= on bit-vectors are signed
         return {"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b, "<=": lambda: a <= b,
                 ">": lambda: a > b, ">=": lambda: a >= b}[op]()
+
+    def int_bit(self, a, i: int):
+        return z3.Extract(i, i, self._i(a)) == 1
 
     # ---- floats ----------------------------------------------------------------------------
     def float_cmp(self, fmt: Format, op: str, a, b):
@@ -155,3 +158,27 @@ class Z3Backend:
             pay = z3.Extract(src.mantissa_bits - 1, -shift, payload)
         nan = z3.Concat(sign, z3.BitVecVal((1 << dst.exponent_bits) - 1, dst.exponent_bits), pay) | dst.quiet_bit
         return fp.to_bits(dst, r, nan)
+
+    def float_fma_into(self, src: Format, dst: Format, rm: str, args: list):
+        # as the numpy backend: exact product in binary64, the sum rounded to odd there, then
+        # one rounding to dst (Boldo-Melquiond); zeros and infinities from the FMA in mode rm
+        f64 = get_format("f64")
+        wide = [self.float_convert(src, f64, "rn", a) for a in args]
+        xs = [fp.to_fp(f64, b) for b in wide]
+        tz = z3.fpFMA(z3.RTZ(), *xs)
+        exact = z3.fpEQ(z3.fpFMA(z3.RTN(), *xs), z3.fpFMA(z3.RTP(), *xs))
+        ro = z3.fpBVToFP(fp.round_to_odd_bits(tz, exact), fp.sort(f64))
+        # (a NaN too: fpToIEEEBV of a NaN is unspecified, so the odd-rounding branch must not decide it)
+        special = z3.Or(z3.fpIsZero(tz), z3.fpIsInf(tz), z3.fpIsNaN(tz))
+        ro = z3.If(special, z3.fpFMA(fp.rounding_mode(rm), *xs), ro)
+        return self.float_convert(f64, dst, rm, fp.to_bits(f64, ro, fp.propagate_nan(f64, wide)))
+
+    def float_frexp_exp(self, fmt: Format, x):
+        field = self.float_exponent(fmt, x)
+        top = (1 << fmt.exponent_bits) - 1
+        sub = z3.BitVecVal(0, INT_BITS)
+        for i in range(fmt.mantissa_bits):  # the highest set fraction bit wins (last If outermost)
+            sub = z3.If(z3.Extract(i, i, x) == 1, z3.BitVecVal(fmt.emin - fmt.mantissa_bits + i + 1, INT_BITS), sub)
+        frac_zero = z3.Extract(fmt.mantissa_bits - 1, 0, x) == 0
+        return z3.If(z3.Or(field == top, z3.And(field == 0, frac_zero)), z3.BitVecVal(0, INT_BITS),
+                     z3.If(field == 0, sub, field - fmt.bias + 1))

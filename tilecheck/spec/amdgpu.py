@@ -19,7 +19,7 @@ from typing import Mapping
 
 from tilecheck.errors import Location, Problem, SemanticsError, UsageError
 from tilecheck.formats import Format
-from tilecheck.semantics import T_BOOL, T_ROUNDING, block_scalar_origin, compile_body, float_type
+from tilecheck.semantics import T_BOOL, T_INT, T_ROUNDING, block_scalar_origin, compile_body, float_type
 from tilecheck.spec.contract import Bound, Contract, Special, class_word_problem
 from tilecheck.spec.forms import Reference
 from tilecheck.specio.yamlio import LocatedDocument
@@ -30,7 +30,9 @@ MODE_DEFAULTS = {"round": "rn", "denorm": 3}
 
 @dataclass(frozen=True)
 class AmdOperand:
-    """One operand: ``kind`` is ``float`` (a value of the form's type) or ``lane-bit`` (a bool)."""
+    """One operand: ``kind`` is ``float`` (a value of the form's type, or of the format the form's
+    ``types:`` gives this operand), ``int`` (a 32-bit two's complement integer: a body int) or
+    ``lane-bit`` (a bool)."""
 
     name: str
     role: str
@@ -66,11 +68,35 @@ class AmdForm:
     location: Location
     notes: str = ""
     formats: Mapping[str, Format] = field(default_factory=dict, repr=False)
+    operand_types: tuple[tuple[str, str], ...] = ()  # float operands whose format is not ``type``
 
     @property
     def fmt(self) -> Format:
         """The form's float format, from its own database."""
         return self.formats[self.type]
+
+    def operand_format(self, name: str) -> Format | None:
+        """The float format of operand ``name`` (``None`` for int and lane-bit operands)."""
+        operand = next(o for o in self.operands if o.name == name)
+        if operand.kind != "float":
+            return None
+        return self.formats[dict(self.operand_types).get(name, self.type)]
+
+    def int_bits(self, name: str) -> int:
+        """Width of int operand ``name`` (32 unless ``types:`` says i16, as v_ldexp_f16's exponent)."""
+        return INT_TYPES[dict(self.operand_types).get(name, "i32")]
+
+    @property
+    def input_format(self) -> Format:
+        """The format of the float sources (the form's type when it has none)."""
+        fmts = [self.operand_format(o.name) for o in self.sources if o.kind == "float"]
+        return fmts[0] if fmts else self.fmt
+
+    @property
+    def output_format(self) -> Format:
+        """The format of the first float destination (the input format when it has none)."""
+        fmts = [self.operand_format(o.name) for o in self.destinations if o.kind == "float"]
+        return fmts[0] if fmts else self.input_format
 
     @property
     def sources(self) -> tuple[AmdOperand, ...]:
@@ -229,12 +255,16 @@ def _compile_variant(doc: LocatedDocument, text: str, family: dict, form: dict, 
         return AmdVariant(vname, vdata["source"], vdata.get("notes", ""), None,
                           Contract(bound=bound, source=vdata["source"], operation=c["operation"], specials=specials,
                                    notes=vdata.get("notes", ""), flush_inputs=b.get("flush_inputs", False),
-                                   flush_outputs=b.get("flush_outputs", False)))
+                                   flush_outputs=b.get("flush_outputs", False),
+                                   provisional=c.get("provisional", False)))
     fmt = formats[form["type"]]
-    ftype = float_type(fmt)
+    types = form.get("types", {})
     inputs, outputs = {}, {}
     for o in family["operands"]:
-        t = ftype if o["kind"] == "float" else T_BOOL
+        if o["kind"] == "float":
+            t = float_type(formats[types.get(o["name"], form["type"])])
+        else:
+            t = T_INT if o["kind"] == "int" else T_BOOL
         (inputs if o["role"] == "src" else outputs)[o["name"]] = t
     params = {"rm": T_ROUNDING, "denorm_in": T_BOOL, "denorm_out": T_BOOL}
     line, column = doc.locate(here + ("body",)).line, doc.locate(here + ("body",)).column
@@ -296,6 +326,15 @@ def load_amdgpu_family(doc: LocatedDocument, path: Path, db, problems: list[Prob
                                         "which spec/formats lacks"))
             failed.add(f["name"])
             continue
+        types = f.get("types", {})
+        kinds = {o["name"]: o["kind"] for o in data["operands"]}
+        bad = [f"{k} ({_type_problem(kinds.get(k), t, db.formats)})" for k, t in types.items()
+               if _type_problem(kinds.get(k), t, db.formats)]
+        if bad:
+            problems.append(Problem(doc.locate(("forms", fi, "types")),
+                                    f"form {f['name']}: types names {', '.join(bad)}"))
+            failed.add(f["name"])
+            continue
         variants = {}
         for vname in VARIANTS:
             v = _compile_variant(doc, text, data, f, vname, problems, seen, db.formats)
@@ -308,7 +347,7 @@ def load_amdgpu_family(doc: LocatedDocument, path: Path, db, problems: list[Prob
                          for o in data["operands"])
         form = AmdForm(f["name"], data["name"], f["type"], operands, tuple(sorted(f["opcodes"].items())),
                        tuple(sorted(f.get("constants", {}).items())), tuple(sorted(mode.items())), variants,
-                       doc.locate(("forms", fi)), f.get("notes", ""), db.formats)
+                       doc.locate(("forms", fi)), f.get("notes", ""), db.formats, tuple(sorted(types.items())))
         forms.append(form)
     encodings = []
     for i, e in enumerate(data.get("encodings", ())):
@@ -355,13 +394,31 @@ def load_amdgpu_family(doc: LocatedDocument, path: Path, db, problems: list[Prob
         store["forms"][form.name] = form
 
 
+INT_TYPES = {"i16": 16, "i32": 32}
+
+
+def _type_problem(kind: str | None, type_: str, formats) -> str | None:
+    """Why ``types: {operand: type_}`` does not fit an operand of ``kind`` (None when it does)."""
+    if kind is None:
+        return "no such operand"
+    if kind == "int":
+        return None if type_ in INT_TYPES else f"an int operand takes {' or '.join(INT_TYPES)}, not {type_!r}"
+    if kind == "float":
+        return None if type_ in formats else f"unknown format {type_!r}"
+    return "a lane bit has no type"
+
+
 def _value_problem(form: AmdForm, operand: AmdOperand, value) -> str | None:
     if operand.kind == "lane-bit":
         return None if isinstance(value, bool) else "a lane bit must be true or false"
     if not isinstance(value, str) or not re.fullmatch(r"0x[0-9a-fA-F]+", value):
-        return "a float operand must be a quoted hex bit pattern"
-    if int(value, 16) >> form.fmt.width:
-        return f"{value} does not fit {form.fmt.width}-bit {form.type}"
+        return f"a{'n int' if operand.kind == 'int' else ' float'} operand must be a quoted hex bit pattern"
+    if operand.kind == "int":
+        bits = form.int_bits(operand.name)
+        return f"{value} does not fit a {bits}-bit int" if int(value, 16) >> bits else None
+    fmt = form.operand_format(operand.name)
+    if int(value, 16) >> fmt.width:
+        return f"{value} does not fit {fmt.width}-bit {fmt.name}"
     return None
 
 

@@ -42,25 +42,40 @@ def lookup_sequence(name: str, *, db) -> Sequence:
         raise UnknownFormError(f"unknown sequence {name!r}; known: {', '.join(sorted(seqs)) or 'none'}") from None
 
 
+def _field(fmt) -> str:
+    """The MODE field suffix of a format: FP32 has its own fields, FP16 shares FP64's."""
+    return "f32" if fmt.name == "f32" else "f64"
+
+
 def mode_params(form: AmdForm, mode: dict | None = None) -> dict:
     """Body parameters (``rm``, ``denorm_in``, ``denorm_out``) from MODE values.
 
-    ``mode`` may give ``round`` and ``denorm`` (this form's field) or the sequence-level
-    ``denorm_f32`` / ``denorm_f64`` fields; missing values come from the form's defaults.
+    ``mode`` may give ``round`` and ``denorm`` (the form's own fields), or the per-format MODE
+    fields ``round_f32`` / ``round_f64`` / ``denorm_f32`` / ``denorm_f64`` (``f64`` naming the
+    field FP64 and FP16 share; :func:`tilecheck.amdgpu.instructions.mode_for` returns all four);
+    ``round`` and ``denorm`` win over the per-format fields. Missing values come from the form's
+    defaults. A form mixing formats (``v_cvt_f32_f16``, ``v_fma_mixlo_f16``) reads
+    ``denorm_in`` from the field of its float sources' format and ``rm`` and ``denorm_out`` from
+    the field of its float destination's format; for a single-format form both are its own field.
     """
     values = dict(form.mode)
+    src, dst = _field(form.input_format), _field(form.output_format)
+    din = dout = int(values["denorm"])
+    rounding = values["round"]
     if mode:
-        if form.denorm_field in mode:
-            values["denorm"] = mode[form.denorm_field]
-        for key in ("round", "denorm"):
-            if key in mode:
-                values[key] = mode[key]
-    denorm = int(values["denorm"])
-    if not 0 <= denorm <= 3:
-        raise UsageError(f"MODE denorm field must be 0..3, got {denorm}")
-    if values["round"] not in ROUNDINGS:
-        raise UsageError(f"MODE round must be rn, rz, rm or rp, got {values['round']!r}")
-    return {"rm": values["round"], "denorm_in": bool(denorm & 1), "denorm_out": bool(denorm & 2)}
+        din = mode.get("denorm_" + src, din)
+        dout = mode.get("denorm_" + dst, dout)
+        rounding = mode.get("round_" + dst, rounding)
+        if "denorm" in mode:
+            din = dout = mode["denorm"]
+        rounding = mode.get("round", rounding)
+    din, dout = int(din), int(dout)
+    for value in (din, dout):
+        if not 0 <= value <= 3:
+            raise UsageError(f"MODE denorm field must be 0..3, got {value}")
+    if rounding not in ROUNDINGS:
+        raise UsageError(f"MODE round must be rn, rz, rm or rp, got {rounding!r}")
+    return {"rm": rounding, "denorm_in": bool(din & 1), "denorm_out": bool(dout & 2)}
 
 
 def step_params(form: AmdForm, mode: dict) -> dict:
