@@ -16,13 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilecheck.amdgpu.instructions import evaluate
+from tilecheck.amdgpu import contract
+from tilecheck.amdgpu.instructions import evaluate, mode_for
 from tilecheck.spec.amdgpu import amdgpu_forms
 
-WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i32": 32, "u32": 32, "b32": 32, "i16": 16, "u16": 16}
 APPROXIMATE_FAMILIES = ("v_rcp", "v_rsq", "v_sqrt", "v_exp", "v_log", "v_sin", "v_cos", "v_rcp_iflag")
-_ROUND = {0: "rn", 1: "rp", 2: "rm", 3: "rz"}
-"""MODE.FP_ROUND encodings (AMD ISA guides, MODE register: 0 nearest even, 1 +inf, 2 -inf, 3 zero)."""
 
 
 @dataclass(frozen=True)
@@ -45,12 +43,8 @@ class FloatOp:
         return any(v.program is None for v in self.form.variants.values())
 
     def mode(self, mode_register: int) -> dict:
-        """The ``mode=`` of :func:`evaluate` for a MODE register value: the round and denormal
-        fields of this form's format (FP32 bits [1:0]/[5:4]; FP16 and FP64 [3:2]/[7:6])."""
-        f32 = self.form.type == "f32"
-        rnd = (mode_register >> (0 if f32 else 2)) & 3
-        den = (mode_register >> (4 if f32 else 6)) & 3
-        return {"round": _ROUND[rnd], "denorm": den}
+        """The ``mode=`` of :func:`evaluate` for a MODE register value (:func:`mode_for`)."""
+        return mode_for(self.form, mode_register)
 
     def compute(self, sources: list, mode_register: int, variant: str) -> list:
         """The destination values (uint64 arrays; lane bits as bool arrays) of an exact form."""
@@ -65,16 +59,20 @@ class FloatOp:
     def choices(self, sources: list, mode_register: int, variant: str):
         """Every result the contract allows, per lane: ``(values, valid, complete)`` as
         :func:`tilecheck.amdgpu.contract.enumerate_allowed` returns them."""
-        from tilecheck.amdgpu.contract import enumerate_allowed
-        return enumerate_allowed(self.form, variant, np.asarray(sources[0], dtype=np.uint64))
+        return contract.enumerate_allowed(self.form, variant, np.asarray(sources[0], dtype=np.uint64))
 
 
 class UnknownFloatInstruction(KeyError):
     """No spec form computes this mnemonic."""
 
 
-def _types(mnemonic: str) -> list[str]:
-    return re.findall(r"_(f16|bf16|f32|f64|i32|u32|b32|i16|u16)(?=_|$)", mnemonic)
+def _width(form, operand) -> int:
+    """Bits of a register operand: 1 for a lane bit, the int's width, the float's format width."""
+    if operand.kind == "lane-bit":
+        return 1
+    if operand.kind == "int":
+        return form.int_bits(operand.name)
+    return form.operand_format(operand.name).width
 
 
 def _float_semantics(mnemonic: str, db) -> FloatOp:
@@ -82,33 +80,13 @@ def _float_semantics(mnemonic: str, db) -> FloatOp:
     name, addend, swap = mnemonic, False, False
     if re.match(r"v_fmac_(f16|f32|f64)$", mnemonic):
         name, addend = mnemonic.replace("v_fmac_", "v_fma_"), True
-    elif re.match(r"v_subrev_(f16|f32|f64)$", mnemonic):
+    elif re.match(r"v_subrev_(f16|f32|f64)$", mnemonic) and mnemonic not in forms:
         name, swap = mnemonic.replace("v_subrev_", "v_sub_"), True
     if name not in forms:
         raise UnknownFloatInstruction(mnemonic)
     form = forms[name]
-    types = _types(name)
-    widths = []
-    for o in form.sources:
-        if o.kind == "lane-bit":
-            widths.append(1)
-        elif o.kind == "float":
-            widths.append(WIDTH[form.type] if not getattr(o, "format", None) else WIDTH.get(o.format, WIDTH[form.type]))
-        else:  # an integer operand (v_ldexp's exponent, v_cmp_class's mask)
-            widths.append(32)
-    # conversions name their source type last (v_cvt_f32_f16: an f16 source)
-    if name.startswith("v_cvt_") and len(types) == 2:
-        widths = [WIDTH[types[1]]] + widths[1:]
-    dests = []
-    for o in form.destinations:
-        if o.kind == "lane-bit":
-            dests.append((o.name, 1))
-        elif name.startswith("v_cvt_") and len(types) == 2:
-            dests.append((o.name, WIDTH[types[0]]))
-        elif o.kind == "float":
-            dests.append((o.name, WIDTH[form.type]))
-        else:
-            dests.append((o.name, 32))
+    widths = [_width(form, o) for o in form.sources]
+    dests = [(o.name, _width(form, o)) for o in form.destinations]
     return FloatOp(mnemonic, form, tuple(widths), tuple(dests), addend, swap)
 
 

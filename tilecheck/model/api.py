@@ -30,15 +30,14 @@ correctly rounded result, or a NaN entry per the form's NaN policy.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from tilecheck.errors import ApproximateFormError, OperandError, ShapeMismatchError, UsageError
 from tilecheck.formats import Format, get_format
-from tilecheck.model import contracts, eft, fast, instructions, jit, ops
+from tilecheck.model import contracts, instructions, ops
+from tilecheck.model.dispatch import CHUNK, compute  # noqa: F401  (CHUNK: the block size callers size runs by)
 from tilecheck.model.xp import broadcast_all, namespace, u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, applied_reading, check_ulp_reading
 from tilecheck.spec.database import load_database
@@ -132,86 +131,6 @@ def ieee_op(op: str, fmt: str | Format, rounding: str, *operand_bits, ftz: bool 
     rule = ops.NanRule.ieee(fmt) if nan is None else ops.NanRule(False, nan, fixed=nan)
     out = compute(xp, op, fmt, arrays, ops.Mode(rounding, ftz, tininess), rule)
     return _finish(xp, out, fmt.uint, _is_scalar(operand_bits))
-
-
-CHUNK = 1 << 16
-"""Elements per block on one thread: every temporary of a block stays in cache."""
-
-THREAD_CHUNK_BYTES = 1 << 20
-"""Bytes of each operand per block when blocks run on several threads: fewer, larger blocks
-keep the time spent holding the GIL between numpy calls small next to the time inside them
-(measured best: 256K binary32 / 128K binary64 elements)."""
-
-_POOL = None
-
-
-def _threads() -> int:
-    """Threads for large numpy evaluations: ``TILECHECK_THREADS``, else one per CPU (at most 8)."""
-    value = os.environ.get("TILECHECK_THREADS", "")
-    if value.strip():
-        if not value.strip().isdigit() or int(value) < 1:
-            raise UsageError(f"TILECHECK_THREADS must be a positive integer, got {value[:40]!r}")
-        return int(value)
-    return max(1, min(os.cpu_count() or 1, 8))
-
-
-def _pool(workers: int):
-    """A lazily created thread pool (numpy releases the GIL inside its loops)."""
-    global _POOL
-    if _POOL is None or _POOL._max_workers != workers:
-        _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tilecheck-model")
-    return _POOL
-
-
-def _exact_block(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule):
-    return ops.apply(xp, op, fmt, [a.astype(xp.uint64, copy=False) for a in arrays], mode, rule)
-
-
-def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule):
-    """Evaluate ``op`` on equally shaped unsigned arrays; returns ``fmt.uint`` result patterns.
-
-    Works block by block (fast path when one applies, else the exact path) so temporaries stay
-    in cache, spreading large inputs over threads (numpy releases the GIL inside its loops;
-    ``TILECHECK_THREADS=1`` turns that off).
-    """
-    if jit.applicable(xp, op, fmt, mode):
-        block = jit.block
-    elif fast.applicable(op, fmt, mode):
-        block = fast.block
-    elif eft.applicable(op, fmt, mode):
-        block = eft.block
-    else:
-        block = _exact_block
-    shape = arrays[0].shape
-    flat = [a.reshape(-1) for a in arrays]
-    n = flat[0].size
-    chunk, thread_chunk = CHUNK, THREAD_CHUNK_BYTES // np.dtype(fmt.uint).itemsize
-    if block is jit.block:
-        chunk = thread_chunk = jit.CHUNK
-    with np.errstate(all="ignore"):  # special lanes compute garbage that `where` discards
-        if xp is not np or n <= chunk:
-            return block(xp, op, fmt, flat, mode, rule).astype(fmt.uint, copy=False).reshape(shape)
-        out = np.empty(n, dtype=fmt.uint)
-
-        into = block is not _exact_block  # fast blocks write straight into the output slice
-
-        def work(start: int, size: int) -> None:
-            stop = min(start + size, n)
-            part = [a[start:stop] for a in flat]
-            if into:
-                block(xp, op, fmt, part, mode, rule, out[start:stop])
-            else:
-                out[start:stop] = block(xp, op, fmt, part, mode, rule)
-
-        threads = _threads()
-        if threads <= 1 or n < 2 * thread_chunk:
-            for s in range(0, n, chunk):
-                work(s, chunk)
-        else:
-            pool = _pool(threads)
-            for f in [pool.submit(work, s, thread_chunk) for s in range(0, n, thread_chunk)]:
-                f.result()  # re-raises a worker's exception here
-    return out.reshape(shape)
 
 
 # ---------------------------------------------------------------------------------------------

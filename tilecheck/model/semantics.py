@@ -14,6 +14,7 @@ import numpy as np
 
 from tilecheck.formats import Format, get_format
 from tilecheck.model import ops
+from tilecheck.model.dispatch import compute
 from tilecheck.model.ieee import flush_subnormal_bits, quiet
 from tilecheck.model.xp import broadcast_all
 
@@ -144,6 +145,12 @@ class NumpyBackend:
         args = broadcast_all(np, *(self._u(a) for a in args))
         if isinstance(scale, int) and scale == 0:
             scale = None  # the interpreter passes 0 for "no scale": every op, fma's default path
+        if scale is None and fmt.specials == "ieee" and args[0].ndim:
+            # the model's one rounding, by its fastest path (bit-identical to ops.apply's exact one)
+            shape = args[0].shape
+            out = compute(np, op, fmt, [a.astype(fmt.uint).reshape(-1) for a in args], ops.Mode(rm),
+                          ops.NanRule.ieee(fmt))
+            return out.astype(np.uint64).reshape(shape)
         return ops.apply(np, op, fmt, args, ops.Mode(rm), ops.NanRule.ieee(fmt), scale)
 
     def float_ldexp(self, fmt: Format, rm: str, x, n):
