@@ -24,7 +24,8 @@ EXPECTED_FORMS = {"v_div_scale_f32", "v_div_scale_f64", "v_div_fmas_f32", "v_div
                   "v_min_f32", "v_min_f64", "v_fma_mix_f32", "v_fma_mixlo_f16", "v_fma_mixhi_f16", "v_cvt_f32_f16",
                   "v_cvt_f16_f32", "v_cvt_f64_f32", "v_cvt_f32_f64", "v_ldexp_f16", "v_ldexp_f32", "v_ldexp_f64",
                   "v_frexp_mant_f32", "v_frexp_mant_f64", "v_frexp_exp_i32_f32", "v_frexp_exp_i32_f64",
-                  "v_cmp_class_f16", "v_cmp_class_f32", "v_cmp_class_f64"} \
+                  "v_cmp_class_f16", "v_cmp_class_f32", "v_cmp_class_f64", "v_rcp_f16", "v_rsq_f16", "v_rsq_f32",
+                  "v_rsq_f64", "v_sqrt_f16", "v_sqrt_f32", "v_sqrt_f64"} \
     | {f"v_cmp_{p}_{t}" for p in _CMP_PREDICATES for t in ("f16", "f32", "f64")}
 
 

@@ -1,4 +1,4 @@
-"""Precision contracts of AMD instructions (``v_rcp_*``), vectorised with numpy.
+"""Precision contracts of AMD instructions (``v_rcp_*``, ``v_rsq_*``, ``v_sqrt_*``), vectorised with numpy.
 
 A contract result is *allowed* when, after input flushing, the operand's special case matches
 (``+-0 -> +-inf``, ``+-inf -> +-0``, NaN -> any NaN), or else the result lies within the bound of
@@ -19,10 +19,22 @@ power of two or an exact float, with ``r*x - 1`` rounded upward and downward by 
 ``RU(y) <= t``). The two edge rules (zero, infinity) compare with directed roundings that err
 toward allowing: exact for f32 operands, within one f64 ulp for f64. :func:`choose` picks allowed values: the correctly rounded reciprocal, the lowest
 and highest allowed values (found by probing candidates around the bound's ends), or random points
-inside.
+inside (reciprocals only).
+
+``v_rsq``/``v_sqrt`` (operation ``rsq``/``sqrt``) are decided per lane in exact rationals: with
+``e`` irrational, ``|r - e| <= t`` is tested as ``e`` in ``[r - t, r + t]`` by squaring (sqrt:
+``(r - t)^2 <= x <= (r + t)^2``; rsq: ``(r - t)^2 x <= 1 <= (r + t)^2 x``), the relative bound as
+``r / (1 + d) <= e <= r / (1 - d)`` squared the same way, and ``floor(log2 e)`` from
+``floor(log2 x)`` exactly. No finite positive operand of f16, f32 (flushed) or f64 has a subnormal,
+zero or infinite square root or reciprocal square root, so those edge rules never apply there.
+
+:func:`enumerate_allowed` lists every allowed result per lane (or a sample where there are more
+than ``limit``), for all three operations.
 """
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 
@@ -34,6 +46,7 @@ from tilecheck.model.ieee import flush_subnormal_bits, quiet
 from tilecheck.model.xp import broadcast_all
 from tilecheck.spec.amdgpu import AmdForm
 from tilecheck.spec.contract import Contract
+from tilecheck.spec.registry import special_result_bits
 
 STRATEGIES = ("nearest", "low", "high", "random")
 _NEAREST = ops.Mode("rn")
@@ -55,12 +68,16 @@ def _negative(fmt: Format, bits) -> np.ndarray:
     return (bits & np.uint64(fmt.sign_mask)) != 0
 
 
-def _contract(form: AmdForm, variant: str) -> Contract:
+OPERATIONS = ("rcp", "rsq", "sqrt")
+
+
+def _contract(form: AmdForm, variant: str, operations=("rcp",)) -> Contract:
     c = form.variant(variant).contract
     if c is None:
         raise UsageError(f"{form.name} ({variant}) has a body, not a contract")
-    if c.operation != "rcp":
-        raise UsageError(f"unsupported contract operation {c.operation!r}")
+    if c.operation not in operations:
+        raise UsageError(f"{form.name}: contract operation {c.operation!r} is not supported here "
+                         f"(supported: {', '.join(operations)})")
     return c
 
 
@@ -122,16 +139,10 @@ def _bound_reaches(fmt: Format, f64: Format, c: Contract, x: np.ndarray, level_b
     return s < lx_up
 
 
-def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
-    """Is ``result`` an allowed output of contract form ``form`` for operand ``x``? (bool array)"""
-    c = _contract(form, variant)
+def _specials(form: AmdForm, c: Contract, r: np.ndarray, x: np.ndarray):
+    """The special-table verdicts: (out, regular) with ``out`` the verdict where the table
+    decides and ``regular`` the lanes the bound decides (``x`` already flushed)."""
     fmt = form.fmt
-    f64 = form.formats["f64"]  # the binary64 of the form's own database
-    r = np.asarray(result, dtype=np.uint64)
-    x = np.asarray(x, dtype=np.uint64)
-    r, x = broadcast_all(np, r, x)
-    if c.flush_inputs:
-        x = flush_subnormal_bits(np, fmt, x)
     out = np.zeros(r.shape, dtype=bool)
     handled = np.zeros(r.shape, dtype=bool)
     for special in c.specials:
@@ -141,6 +152,22 @@ def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
     regular = ~handled & ~fmt.is_nan(x) & ~fmt.is_inf(x) & ~fmt.is_zero(x)
     if np.any(~handled & ~regular):
         raise UsageError(f"{form.name}: the contract's specials do not cover every zero/inf/NaN operand")
+    return out, regular
+
+
+def allowed(form: AmdForm, variant: str, result, x) -> np.ndarray:
+    """Is ``result`` an allowed output of contract form ``form`` for operand ``x``? (bool array)"""
+    c = _contract(form, variant, OPERATIONS)
+    fmt = form.fmt
+    f64 = form.formats["f64"]  # the binary64 of the form's own database
+    r = np.asarray(result, dtype=np.uint64)
+    x = np.asarray(x, dtype=np.uint64)
+    r, x = broadcast_all(np, r, x)
+    if c.flush_inputs:
+        x = flush_subnormal_bits(np, fmt, x)
+    out, regular = _specials(form, c, r, x)
+    if c.operation != "rcp":
+        return np.where(regular, _root_allowed(fmt, c, r, x, regular), out)
     neg = _negative(fmt, x)
     r_neg = _negative(fmt, r)
     finite = ~fmt.is_nan(r) & ~fmt.is_inf(r)
@@ -262,3 +289,211 @@ def _random_inside(fmt: Format, x: np.ndarray, lo: np.ndarray, hi: np.ndarray,
     pick = a + (rng.random(x.shape) * (b - a + 1)).astype(np.int64)
     pick = np.minimum(pick, b)
     return (lo & np.uint64(fmt.sign_mask)) | pick.astype(np.uint64)
+
+
+# ---------------------------------------------------------------------------------------------
+# rsq / sqrt, exactly
+
+
+def _floor_log2(v: Fraction) -> int:
+    """floor(log2 v) of a positive rational."""
+    k = v.numerator.bit_length() - v.denominator.bit_length()
+    if Fraction(2) ** k > v:
+        k -= 1
+    elif Fraction(2) ** (k + 1) <= v:
+        k += 1
+    return k
+
+
+def _root_floor_log2(op: str, xv: Fraction) -> int:
+    """floor(log2 e) of e = sqrt(x) or 1/sqrt(x), exactly (x > 0)."""
+    big_e = _floor_log2(xv)  # log2 x in [E, E + 1)
+    if op == "sqrt":
+        return big_e // 2  # log2 sqrt(x) in [E/2, (E + 1)/2)
+    if big_e % 2:  # -log2(x)/2 in (-(E + 1)/2, -(E + 1)/2 + 1/2]
+        return -(big_e + 1) // 2
+    return -big_e // 2 if xv == Fraction(2) ** big_e else -big_e // 2 - 1
+
+
+def _e_between(op: str, xv: Fraction, lo: Fraction, hi: Fraction) -> bool:
+    """Is e (sqrt(x) or 1/sqrt(x), x > 0) inside [lo, hi] (hi > 0)?"""
+    if op == "sqrt":
+        return (lo <= 0 or lo * lo <= xv) and xv <= hi * hi
+    return (lo <= 0 or lo * lo * xv <= 1) and 1 <= hi * hi * xv
+
+
+def _root_within(fmt: Format, c: Contract, op: str, xv: Fraction, rv: Fraction) -> bool:
+    """|rv - e| within the contract's bound (finite positive x and rv)."""
+    tiny = Fraction(2) ** (fmt.emin - fmt.mantissa_bits)
+    if c.relative_log2 is not None:
+        if Fraction(c.relative_log2).denominator != 1:
+            raise UsageError("rsq/sqrt contracts take integer log2 relative bounds")
+        d = Fraction(2) ** int(c.relative_log2)
+        if _e_between(op, xv, rv / (1 + d), rv / (1 - d)):
+            return True
+        min_normal = Fraction(2) ** fmt.emin
+        below = (xv < min_normal ** 2) if op == "sqrt" else (xv * min_normal ** 2 > 1)
+        if c.bound.subnormal_ulps and below:
+            t = Fraction(c.bound.subnormal_ulps) * tiny
+            return _e_between(op, xv, rv - t, rv + t)
+        return False
+    k = max(_root_floor_log2(op, xv), fmt.emin)
+    t = Fraction(c.ulp) * Fraction(2) ** (k - fmt.mantissa_bits)
+    return _e_between(op, xv, rv - t, rv + t)
+
+
+def _root_allowed(fmt: Format, c: Contract, r: np.ndarray, x: np.ndarray, regular: np.ndarray) -> np.ndarray:
+    """Verdicts of ``rsq``/``sqrt`` on the regular lanes (finite non-zero flushed x), per lane."""
+    out = np.zeros(r.shape, dtype=bool)
+    r_flat, x_flat, reg_flat, o = r.reshape(-1), x.reshape(-1), regular.reshape(-1), out.reshape(-1)
+    for i in np.nonzero(reg_flat)[0]:
+        xi, ri = int(x_flat[i]), int(r_flat[i])
+        if xi & fmt.sign_mask:
+            continue  # negative operands are special cases (-finite -> NaN) in these contracts
+        xv, rv = fmt.to_fraction(xi), fmt.to_fraction(ri)
+        # every allowed result is positive and finite (see the module docstring)
+        if rv is None or ri & fmt.sign_mask or rv == 0 or (ri & fmt.magnitude_mask) >= fmt.inf:
+            continue
+        o[i] = _root_within(fmt, c, c.operation, xv, rv)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# every allowed value
+
+
+def _nearest_any(form: AmdForm, op: str, xf: np.ndarray) -> np.ndarray:
+    """An estimate of the correctly rounded result (within a few ulps; exact for rcp and sqrt)."""
+    fmt = form.fmt
+    rule = ops.NanRule.ieee(fmt)
+    if op == "rcp":
+        return ops.apply(np, "rcp", fmt, [xf], _NEAREST, rule)
+    if op == "sqrt":
+        return ops.apply(np, "sqrt", fmt, [xf], _NEAREST, rule)
+    f64 = form.formats["f64"]
+    with np.errstate(all="ignore"):
+        est = (1.0 / np.sqrt(f64.to_float64(_widen(fmt, f64, xf)))).view(np.uint64)
+    if fmt.name == "f64":
+        return est
+    return ops.convert(np, f64, fmt, est, _NEAREST, ops.NanRule.ieee(fmt))
+
+
+def _offset(fmt: Format, base_mag: np.ndarray, sign: np.ndarray, k: np.ndarray):
+    """Patterns ``k`` steps in magnitude from ``base_mag`` (int64), and whether each exists as a
+    finite non-zero value."""
+    mag = base_mag + k
+    ok = (mag >= 1) & (mag <= fmt.max_finite)
+    return sign | np.clip(mag, 1, fmt.max_finite).astype(np.uint64), ok
+
+
+def _reach(form, variant, fmt, x, base_mag, sign, direction: int) -> np.ndarray:
+    """The largest k >= 0 with every step 0..k from ``base_mag`` allowed (the allowed results
+    are one interval of magnitudes), by exponential then binary search."""
+    n = base_mag.shape[0]
+    good = np.zeros(n, dtype=np.int64)  # allowed offset known
+    bad = np.full(n, -1, dtype=np.int64)  # first offset known not allowed (-1: none yet)
+    step = np.ones(n, dtype=np.int64)
+    for _ in range(64):
+        todo = bad < 0
+        if not np.any(todo):
+            break
+        probe = good + step
+        cand, exists = _offset(fmt, base_mag, sign, direction * probe)
+        ok = exists & allowed(form, variant, cand, x)
+        good = np.where(todo & ok, probe, good)
+        bad = np.where(todo & ~ok, probe, bad)
+        step = step * 2
+    while True:
+        gap = bad - good > 1
+        if not np.any(gap):
+            return good
+        mid = (good + bad) // 2
+        cand, exists = _offset(fmt, base_mag, sign, direction * mid)
+        ok = exists & allowed(form, variant, cand, x)
+        good = np.where(gap & ok, mid, good)
+        bad = np.where(gap & ~ok, mid, bad)
+
+
+def enumerate_allowed(form: AmdForm, variant: str, x, *, limit: int = 17, rng: np.random.Generator | None = None):
+    """Every result the contract allows, per lane of ``x`` (operand bit patterns, 1-d).
+
+    Returns ``(values, valid, complete)``: ``values`` (lanes x k uint64, k <= ``limit``) the allowed
+    bit patterns of each lane sorted ascending in the row's first ``valid`` entries, ``complete[i]``
+    False where the contract allows more than ``limit`` values (f64's 2^29-ulp bound): that row then
+    holds a sample of ``limit`` allowed values, namely the nearest (correctly rounded) one, both
+    extreme ends (a zero or an infinity where the contract allows one) and random values between
+    (``rng``, default ``default_rng(0)``). Zeros allowed as flushed results and the special cases'
+    results are included. A NaN result is listed as one value, the format's canonical quiet NaN:
+    the contracts allow any NaN there and payloads are not enumerated.
+    """
+    c = _contract(form, variant, OPERATIONS)
+    if limit < 4:
+        raise UsageError("enumerate_allowed needs limit >= 4 (nearest, both ends and one more)")
+    rng = np.random.default_rng(0) if rng is None else rng
+    fmt = form.fmt
+    x = np.asarray(x, dtype=np.uint64).reshape(-1)
+    n = x.shape[0]
+    xf = flush_subnormal_bits(np, fmt, x) if c.flush_inputs else x
+    values = np.zeros((n, limit), dtype=np.uint64)
+    valid = np.zeros((n, limit), dtype=bool)
+    complete = np.ones(n, dtype=bool)
+    _, regular = _specials(form, c, xf, xf)
+    # special lanes: the table's result (a NaN class -> the canonical quiet NaN)
+    for i in np.nonzero(~regular)[0]:
+        for special in c.specials:
+            if bool(class_match(np, fmt, xf[i:i + 1], special.operands[0])[0]):
+                bits = special_result_bits(fmt, special.result)
+                values[i, 0] = fmt.default_nan if bits is None else bits
+                valid[i, 0] = True
+                break
+    idx = np.nonzero(regular)[0]
+    if idx.size == 0:
+        return values, valid, complete
+    xs, xr = xf[idx], x[idx]
+    negative = _negative(fmt, xs) if c.operation == "rcp" else np.zeros(idx.size, dtype=bool)
+    sign = np.where(negative, np.uint64(fmt.sign_mask), np.uint64(0))
+    est = _nearest_any(form, c.operation, xs)
+    est_mag = (est & np.uint64(fmt.magnitude_mask)).astype(np.int64)
+    est_mag = np.clip(est_mag, 1, fmt.max_finite)
+    # the allowed finite non-zero results form one interval of magnitudes around the nearest value
+    # (which lies within half an ulp, inside every bound here); find an allowed anchor next to the
+    # estimate (it can be a few ulps off for rsq), then the interval's ends
+    anchor = np.full(idx.size, -1, dtype=np.int64)
+    for k in (0, -1, 1, -2, 2, -3, 3, -4, 4):
+        cand, exists = _offset(fmt, est_mag, sign, np.full(idx.size, k))
+        ok = (anchor < 0) & exists & allowed(form, variant, cand, xr)
+        anchor = np.where(ok, est_mag + k, anchor)
+    has = anchor >= 0
+    base = np.where(has, anchor, est_mag)
+    lo_k = np.where(has, _reach(form, variant, fmt, xr, base, sign, -1), 0)
+    hi_k = np.where(has, _reach(form, variant, fmt, xr, base, sign, +1), 0)
+    zero = sign
+    inf = sign | np.uint64(fmt.inf)
+    zero_ok = allowed(form, variant, zero, xr)
+    inf_ok = allowed(form, variant, inf, xr)
+    nearest_bits = np.where(fmt.is_nan(est), zero, est)
+    for j, i in enumerate(idx):
+        extras = [int(zero[j])] if zero_ok[j] else []
+        extras += [int(inf[j])] if inf_ok[j] else []
+        s = int(sign[j])
+        if has[j]:
+            lo, hi = int(base[j] - lo_k[j]), int(base[j] + hi_k[j])
+            count = hi - lo + 1
+        else:
+            count = 0
+        if count + len(extras) <= limit:
+            row = extras + ([s | m for m in range(lo, hi + 1)] if has[j] else [])
+        else:
+            complete[i] = False
+            near = int(nearest_bits[j]) if bool(allowed(form, variant, nearest_bits[j:j + 1], xr[j:j + 1])[0]) \
+                else s | int(base[j])
+            picked = {s | lo, s | hi, near, *extras}
+            want = min(limit, count + len(extras))
+            while len(picked) < want:
+                picked.add(s | int(rng.integers(lo, hi + 1)))
+            row = list(picked)
+        row = sorted(row)
+        values[i, :len(row)] = row
+        valid[i, :len(row)] = True
+    width = max(1, int(valid.sum(axis=1).max()))
+    return values[:, :width], valid[:, :width], complete

@@ -256,7 +256,7 @@ def _compile_variant(doc: LocatedDocument, text: str, family: dict, form: dict, 
                           Contract(bound=bound, source=vdata["source"], operation=c["operation"], specials=specials,
                                    notes=vdata.get("notes", ""), flush_inputs=b.get("flush_inputs", False),
                                    flush_outputs=b.get("flush_outputs", False),
-                                   provisional=c.get("provisional", False)))
+                                   provisional=c.get("provisional", False) or b.get("provisional", False)))
     fmt = formats[form["type"]]
     types = form.get("types", {})
     inputs, outputs = {}, {}
