@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tilecheck.amdgpu.machine import UnsupportedAmdgcnError
+from tilecheck.amdgpu.steps import UnsupportedAmdgcnError
 from tilecheck.errors import UsageError
 from tilecheck.spec.database import load_database
 from tilecheck.verify.amdgcn import prepare, verify_amdgcn

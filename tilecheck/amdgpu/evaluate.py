@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tilecheck.amdgpu.symbolic import LOAD, OP, UNDEF, Graph, order
+from tilecheck.amdgpu.machine import takes_old
+from tilecheck.amdgpu.symbolic import LOAD, UNDEF, Graph, arg_nodes, order
 
 M32 = np.uint64(0xFFFFFFFF)
 M16 = np.uint64(0xFFFF)
@@ -32,12 +33,6 @@ class Evaluation:
     complete: np.ndarray
     forks: dict = field(default_factory=dict)
     values: dict = field(default_factory=dict)
-
-
-def takes_old(step) -> bool:
-    """True where a node's last argument is its destination's old value."""
-    from tilecheck.amdgpu.machine import Machine
-    return bool(step.reads_old or Machine._keeps_old(step))
 
 
 def _arg(a, vals: dict, lanes: int):
@@ -81,7 +76,6 @@ def evaluate_parts(graph: Graph, parts: list, leaf, n: int, *, variant: str, kee
     """The element built from ``parts`` (each ``(arg, source bit offset, bits, element bit
     position)``) for ``n`` inputs; ``leaf(load node) -> uint64 array of n`` gives the loads."""
     roots = []
-    from tilecheck.amdgpu.symbolic import arg_nodes
     for a, *_ in parts:
         roots += arg_nodes(a)
     vals: dict = {}

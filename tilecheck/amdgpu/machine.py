@@ -24,276 +24,24 @@ inputs: integer and bit operations from :mod:`tilecheck.amdgpu.intops`, floating
 from __future__ import annotations
 
 import re
-import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from tilecheck.amdgpu import intops
 from tilecheck.amdgpu.asm_types import FuncOperand, Literal, SReg, Special, SrcMod, SymbolRef, VReg
-from tilecheck.amdgpu.floatops import UnknownFloatInstruction, float_semantics, is_float_mnemonic
-from tilecheck.amdgpu.symbolic import LOAD, OP, Graph, Node
-from tilecheck.errors import Location, UsageError
+from tilecheck.amdgpu.steps import (OutsideBuffersError, Step, UnsupportedAmdgcnError, _err, literal_bits,
+                                    prepare_step)
+from tilecheck.amdgpu.symbolic import OP, Graph, Node
+from tilecheck.errors import UsageError
 
 M32 = np.uint64(0xFFFFFFFF)
-M16 = np.uint64(0xFFFF)
 SPECIAL_SGPR = {"vcc_lo": 106, "vcc_hi": 107, "m0": 124, "exec_lo": 126, "exec_hi": 127}
 NULL = -1
 KERNARG_BASE = 0x7F00_0000_0000
 BUFFER_BASE = 0x1000_0000_0000
 BUFFER_STRIDE = 0x0100_0000_0000
 MAX_STEPS = 200_000
-NOPS = ("s_waitcnt", "s_nop", "s_delay_alu", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_lgkmcnt",
-        "s_waitcnt_expcnt", "s_waitcnt_depctr", "s_sleep", "s_sethalt", "s_setprio", "s_clause", "s_inst_prefetch",
-        "s_code_end", "s_dcache_inv", "s_icache_inv", "buffer_wbl2", "buffer_inv", "s_sendmsg", "s_trap",
-        "s_ttracedata", "s_barrier")
-
-
-class UnsupportedAmdgcnError(UsageError):
-    """AMDGCN that the simulator cannot run, located at its instruction.
-
-    Cause: an instruction it does not know (no spec form, no integer semantics), input data that
-    reaches an address, a branch, EXEC or a scalar register (the kernel is not elementwise), LDS or
-    scratch memory, a loop that does not end. Fix: nothing in the kernel; report the instruction.
-    """
-
-    exit_code = 2
-
-
-class OutsideBuffersError(UnsupportedAmdgcnError):
-    """An access outside every buffer the launch provides (a parameter is not what was assumed)."""
-
-
-def _err(instr, message: str, cls=UnsupportedAmdgcnError) -> UsageError:
-    return cls(f"{instr.name}: {message} (`{instr.text.strip()}`)", instr.location)
-
-
-# --- operands ------------------------------------------------------------------------------------
-
-_FLOAT_BITS = {16: lambda v: struct.unpack("<H", struct.pack("<e", v))[0],
-               32: lambda v: struct.unpack("<I", struct.pack("<f", v))[0],
-               64: lambda v: struct.unpack("<Q", struct.pack("<d", v))[0]}
-_INV_2PI = {16: 0x3118, 32: 0x3E22F983, 64: 0x3FC45F306DC9C882}
-
-
-def literal_bits(lit: Literal, width: int, is_float: bool) -> int:
-    """The bits a literal stands for as a ``width``-bit operand: floats in the operand's format
-    (``1.0`` is 0x3c00 as f16; 0.15915494 is 1/(2 pi)); integers as two's complement (a 32-bit
-    literal of a 64-bit float operand is its high word, as the hardware extends it)."""
-    if lit.is_float:
-        if lit.value == 0.15915494:
-            return _INV_2PI[width if width in _INV_2PI else 32]
-        return _FLOAT_BITS[width if width in _FLOAT_BITS else 32](lit.value)
-    v = int(lit.value)
-    if width == 64 and is_float and not (-16 <= v <= 64):
-        return (v & 0xFFFFFFFF) << 32
-    return v & ((1 << max(width, 32)) - 1) if width != 64 else v & ((1 << 64) - 1)
-
-
-# --- steps ---------------------------------------------------------------------------------------
-
-_SEL = {"BYTE_0": (0, 8), "BYTE_1": (8, 8), "BYTE_2": (16, 8), "BYTE_3": (24, 8), "WORD_0": (0, 16),
-        "WORD_1": (16, 16), "DWORD": (0, 32)}
-
-
-@dataclass(eq=False)
-class Step:
-    """One instruction, prepared: ``dsts`` / ``srcs`` its register operands in order, ``widths``
-    the bits each source is read as, ``float_op`` or ``int_op`` its semantics. ``index`` is its
-    place in the function (signatures and reports name it)."""
-
-    index: int
-    instr: object
-    kind: str
-    dsts: tuple = ()
-    srcs: tuple = ()
-    widths: tuple = ()
-    dst_widths: tuple = ()
-    float_op: object = None
-    int_op: object = None
-    approximate: bool = False
-    reads_old: bool = False
-
-    def __hash__(self) -> int:
-        return self.index
-
-    @property
-    def mods(self) -> dict:
-        return self.instr.modifiers
-
-    def _select(self, k: int, v: np.ndarray) -> np.ndarray:
-        """Source ``k``'s value as the operation reads it: SDWA/op_sel half selection, then the
-        neg/abs modifiers on a float operand (sign bit of the width it is read as)."""
-        width = self.widths[k]
-        src = self.srcs[k]
-        v = np.asarray(v, dtype=np.uint64)
-        sel_name = {0: "src0_sel", 1: "src1_sel"}.get(k)
-        if sel_name and sel_name in self.mods:
-            off, n = _SEL[self.mods[sel_name]]
-            v = (v >> np.uint64(off)) & np.uint64((1 << n) - 1)
-            if isinstance(src, SrcMod) and src.sext and n < 32:
-                sign = (v >> np.uint64(n - 1)) & np.uint64(1)
-                v = np.where(sign == 1, v | (M32 ^ np.uint64((1 << n) - 1)), v)
-        elif width == 16:
-            op_sel = self.mods.get("op_sel")
-            if op_sel and k < len(op_sel) and op_sel[k] and self.kind != "mix":
-                v = v >> np.uint64(16)
-            v = v & M16
-        if self.float_op is not None and width in (16, 32, 64) and isinstance(src, SrcMod) and self.kind != "mix":
-            sign = np.uint64(1 << (width - 1))
-            if src.abs:
-                v = v & ~sign
-            if src.neg:
-                v = v ^ sign
-        return v
-
-    def apply(self, sources: list, old: np.ndarray | None, mode: int, variant: str) -> list:
-        """The destination register values (uint64; lane bits as bool) from the raw source
-        register values (``sources``, in operand order; 64-bit ones whole) and the old value of
-        the first destination (instructions that keep part of it)."""
-        srcs = [self._select(k, s) if self.widths[k] != 1 else np.asarray(s, bool) for k, s in enumerate(sources)]
-        if self.kind == "mix":
-            from tilecheck.amdgpu.mix import fma_mix
-            src_ops = self.srcs
-            return [fma_mix(self.instr.mnemonic, variant, mode, *sources, old=old,
-                            op_sel=self.mods.get("op_sel", (0, 0, 0)), op_sel_hi=self.mods.get("op_sel_hi", (1, 1, 1)),
-                            neg=tuple(bool(getattr(s, "neg", False)) for s in src_ops),
-                            abs_=tuple(bool(getattr(s, "abs", False)) for s in src_ops), db=self.float_op)]
-        if self.float_op is not None:
-            if self.float_op.addend_is_dst:
-                srcs = srcs + [np.asarray(old, dtype=np.uint64)]
-            outs = self.float_op.compute(srcs, mode, variant)
-        elif self.kind == "cndmask":
-            outs = [np.where(srcs[2], srcs[1], srcs[0]).astype(np.uint64)]
-        elif self.kind == "pack":
-            outs = [(srcs[0] & M16) | ((srcs[1] & M16) << np.uint64(16))]
-        else:
-            res = self.int_op.fn(*srcs)
-            outs = list(res) if isinstance(res, tuple) else [res]
-        return [self._place(k, o, old) for k, o in enumerate(outs)]
-
-    def _place(self, k: int, value, old):
-        """A result as its destination register receives it: a 16-bit result in the half op_sel
-        or dst_sel names, the rest of the register kept where the encoding says so."""
-        if k != 0 or self.dst_widths[0] == 1:
-            return value
-        value = np.asarray(value)
-        if value.dtype == bool:
-            return value
-        value = value.astype(np.uint64)
-        if "dst_sel" in self.mods:
-            off, n = _SEL[self.mods["dst_sel"]]
-            mask = np.uint64(((1 << n) - 1) << off)
-            placed = (value << np.uint64(off)) & mask
-            unused = self.mods.get("dst_unused", "UNUSED_PAD")
-            if unused == "UNUSED_PRESERVE":
-                return placed | (np.asarray(old, dtype=np.uint64) & ~mask & M32)
-            if unused == "UNUSED_SEXT" and n < 32:
-                sign = (value >> np.uint64(n - 1)) & np.uint64(1)
-                return np.where(sign == 1, placed | (M32 ^ mask) & ~np.uint64((1 << off) - 1), placed)
-            return placed
-        if self.dst_widths[0] == 16:
-            op_sel = self.mods.get("op_sel")
-            if op_sel and len(op_sel) >= 4 and op_sel[3]:
-                return ((value & M16) << np.uint64(16)) | (np.asarray(old, dtype=np.uint64) & M16)
-            return value & M16
-        return value
-
-    @property
-    def upper_undefined(self) -> bool:
-        """True where the result leaves the high half of its register unspecified: a 16-bit
-        result without dst_sel or op_sel (the manuals differ by generation on whether it is zeroed
-        or kept, so no stored element may depend on it)."""
-        return (self.kind in ("float", "int") and self.dst_widths and self.dst_widths[0] == 16
-                and "dst_sel" not in self.mods and not (self.mods.get("op_sel") and len(self.mods["op_sel"]) >= 4))
-
-
-def _width_of(mnemonic: str, k: int, nsrc: int) -> int:
-    types = re.findall(r"_(b|u|i|f)(16|32|64)", mnemonic)
-    if not types:
-        return 32
-    return int(types[-1][1])
-
-
-def prepare_step(index: int, instr, db) -> Step:
-    """The :class:`Step` of ``instr``: its operands split into destinations and sources and its
-    semantics found (raises :class:`UnsupportedAmdgcnError` for an instruction it cannot run)."""
-    m = instr.mnemonic
-    ops = instr.operands
-    if m in NOPS or m.startswith("s_waitcnt"):
-        return Step(index, instr, "nop")
-    if m in ("s_endpgm", "s_branch") or m.startswith("s_cbranch_"):
-        return Step(index, instr, "branch")
-    if m.startswith(("s_load_", "s_buffer_load_")):
-        return Step(index, instr, "sload")
-    if m.startswith(("global_load_", "flat_load_", "buffer_load_")):
-        return Step(index, instr, "vload")
-    if m.startswith(("global_store_", "flat_store_", "buffer_store_")):
-        return Step(index, instr, "vstore")
-    if m in ("s_setreg_imm32_b32", "s_setreg_b32", "s_denorm_mode", "s_round_mode", "s_getreg_b32"):
-        return Step(index, instr, "mode")
-    if m.startswith("s_cselect_"):
-        return Step(index, instr, "cselect")
-    if any(m.startswith(p) for p in intops.SALU_SAVEEXEC):
-        return Step(index, instr, "saveexec")
-    if m == "v_readfirstlane_b32":
-        return Step(index, instr, "readfirstlane", dsts=(ops[0],), srcs=(ops[1],), widths=(32,), dst_widths=(32,))
-    if m in intops.SALU:
-        op = intops.SALU[m]
-        ndst = 1 if op.results[0] != "scc" else 0
-        return Step(index, instr, "salu", dsts=ops[:ndst], srcs=ops[ndst:], widths=op.sources,
-                    dst_widths=tuple(64 if r == "u64" else 32 for r in op.results if r not in ("scc",)), int_op=op)
-    if instr.dual is not None:
-        raise _err(instr, "VOPD dual issue is not supported yet")
-    if m.startswith("v_cndmask_b32"):
-        srcs = ops[1:] if len(ops) == 4 else (*ops[1:], Special("vcc"))
-        return Step(index, instr, "cndmask", dsts=ops[:1], srcs=tuple(srcs), widths=(32, 32, 1), dst_widths=(32,))
-    if m == "v_pack_b32_f16":
-        return Step(index, instr, "pack", dsts=ops[:1], srcs=ops[1:3], widths=(16, 16), dst_widths=(32,))
-    if m in ("v_fma_mix_f32", "v_fma_mixlo_f16", "v_fma_mixhi_f16", "v_mad_mix_f32", "v_mad_mixlo_f16",
-             "v_mad_mixhi_f16"):
-        return Step(index, instr, "mix", dsts=ops[:1], srcs=ops[1:4], widths=(32, 32, 32),
-                    dst_widths=(32,), float_op=db, reads_old=m != "v_fma_mix_f32" and m != "v_mad_mix_f32",
-                    approximate=False)
-    if m in intops.VALU_INT:
-        op = intops.VALU_INT[m]
-        ndst = len(op.results)
-        nsrc = len(op.sources)
-        dsts, srcs = list(ops[:ndst]), list(ops[ndst:])
-        if op.results == ("carry",) and len(ops) == nsrc:  # a compare writing VCC implicitly
-            dsts, srcs = [Special("vcc")], list(ops)
-        if op.reads_carry and len(srcs) == nsrc - 1:
-            srcs.append(Special("vcc"))  # the carry in, VCC implicitly
-        if len(srcs) != nsrc:
-            raise _err(instr, f"expected {nsrc} source operands, found {len(srcs)}")
-        widths = op.sources
-        dst_widths = tuple(64 if r == "u64" else 16 if r == "u16" else 1 if r == "carry" else 32 for r in op.results)
-        return Step(index, instr, "int", dsts=tuple(dsts), srcs=tuple(srcs), widths=widths, dst_widths=dst_widths,
-                    int_op=op)
-    if is_float_mnemonic(m):
-        try:
-            fop = float_semantics(m, db)
-        except UnknownFloatInstruction:
-            raise _err(instr, "no spec/amdgpu form computes this instruction") from None
-        ndst = len(fop.dests)
-        nsrc = len(fop.sources) - (1 if fop.addend_is_dst else 0)
-        dsts, srcs = list(ops[:ndst]), list(ops[ndst:])
-        if fop.dests == (fop.dests[0][0], 1) or (len(fop.dests) == 1 and fop.dests[0][1] == 1 and len(ops) == nsrc):
-            dsts, srcs = [Special("vcc")], list(ops)  # a compare writing VCC implicitly
-        if len(srcs) == nsrc - 1 and fop.sources[nsrc - 1] == 1:
-            srcs.append(Special("vcc"))  # v_div_fmas reads VCC implicitly
-        if len(srcs) != nsrc:
-            raise _err(instr, f"expected {nsrc} source operands for {fop.form.name}, found {len(srcs)}")
-        if any(k in instr.modifiers for k in ("clamp", "mul", "div")):
-            raise _err(instr, "output modifiers (clamp, mul:N, div:N) are not supported")
-        return Step(index, instr, "float", dsts=tuple(dsts), srcs=tuple(srcs),
-                    widths=fop.sources[:nsrc], dst_widths=tuple(w for _, w in fop.dests), float_op=fop,
-                    approximate=fop.approximate, reads_old=fop.addend_is_dst)
-    if m.startswith(("ds_", "scratch_", "buffer_atomic", "global_atomic", "flat_atomic", "image_", "v_mfma", "v_dot",
-                     "s_store", "v_permlane", "v_readlane", "v_writelane", "v_mov_b32_dpp")) or instr.encoding in ("_dpp", "_dpp8"):
-        raise _err(instr, "not supported: elementwise kernels need no LDS, scratch, atomics, cross-lane or matrix "
-                          "instructions")
-    raise _err(instr, "instruction not supported by the AMDGCN simulator")
 
 
 # --- the machine ---------------------------------------------------------------------------------
@@ -333,7 +81,8 @@ class Launch:
 class _State:
     """Register files of ``nw`` waves of ``W`` lanes. A VGPR is a uint64 array (nw, W) of 32-bit
     values and an int64 array of symbolic references (``2 * node + part``, -1 for a concrete value);
-    lane-mask SGPRs written with symbolic bits keep them per lane in ``smask``."""
+    lane-mask SGPRs written with symbolic bits keep them per lane in ``smask`` (int64 (nw, W) of node
+    ids, -1 where the bit is concrete: waves that branched apart share the arrays, row by row)."""
 
     def __init__(self, nw: int, wave: int):
         self.nw, self.W = nw, wave
@@ -378,6 +127,7 @@ class Machine:
         self.exec_[:] = tid < group_size
         self.tid = tid
         self.lane_ids = np.arange(self.nw * self.W).reshape(self.nw, self.W)
+        self._waves = np.ones(self.nw, bool)  # the waves of the group running now
         self._init_registers(wave_group, tid)
 
     # -- setup --
@@ -421,6 +171,24 @@ class Machine:
         self._write_mask(126, self.exec_, np.ones(self.nw, bool))
 
     # -- lane masks --
+    def _has_sym(self, r: int) -> bool:
+        """True where a lane-mask SGPR holds data bits in a wave of the group running now."""
+        arr = self.st.smask.get(r)
+        return arr is not None and bool((arr[self._waves] >= 0).any())
+
+    def _clear_sym(self, r: int, waves) -> None:
+        arr = self.st.smask.get(r)
+        if arr is not None:
+            arr[waves] = -1
+            if not (arr >= 0).any():
+                del self.st.smask[r]
+
+    def _set_sym(self, r: int, sym: np.ndarray, waves) -> None:
+        arr = self.st.smask.setdefault(r, np.full((self.nw, self.W), -1, np.int64))
+        arr[waves] = sym[waves]
+        if not (arr >= 0).any():
+            del self.st.smask[r]
+
     def _mask_regs(self, index: int) -> list:
         return [index] if self.W == 32 else [index, index + 1]
 
@@ -440,7 +208,7 @@ class Machine:
                 continue
             part = (word >> np.uint64(32 * j)) & M32
             self.st.s[r] = np.where(waves, part, self.st.sget(r))
-            self.st.smask.pop(r, None)
+            self._clear_sym(r, waves)
 
     # -- operand access --
     def _sreg_index(self, op, instr) -> tuple[int, int]:
@@ -469,7 +237,7 @@ class Machine:
         if isinstance(op, Special) and op.name in ("vccz", "execz"):
             raise _err(instr, f"{op.name} as an operand is not supported")
         idx, count = self._sreg_index(op, instr)
-        if any(r in self.st.smask for r in range(idx, idx + count) if r != NULL):
+        if any(self._has_sym(r) for r in range(idx, idx + count) if r != NULL):
             raise _err(instr, "input data reaches a scalar register here (a lane mask of data used as a scalar)")
         v = self.st.sget(idx)
         if width == 64:
@@ -499,7 +267,7 @@ class Machine:
         if width == 1:
             idx, _ = self._sreg_index(base, instr)
             bits = self._read_mask(idx)
-            sym = self.st.smask.get(idx)
+            sym = self.st.smask.get(idx) if self._has_sym(idx) else None
             if sym is not None:
                 args = np.empty(bits.shape, object)
                 for w, l in zip(*np.nonzero(sym >= 0)):
@@ -564,6 +332,7 @@ class Machine:
                     raise _err(self.steps[pc].instr, f"more than {max_steps} instructions executed: a loop the "
                                                      "simulator does not follow to its end")
                 step = self.steps[pc]
+                self._waves = waves
                 if step.kind == "branch":
                     m = step.instr.mnemonic
                     if m == "s_endpgm":
@@ -596,7 +365,7 @@ class Machine:
             return self.st.scc if m == "scc1" else ~self.st.scc
         if m in ("vccz", "vccnz", "execz", "execnz"):
             reg = 106 if m.startswith("vcc") else 126
-            if any(r in self.st.smask for r in self._mask_regs(reg)):
+            if any(self._has_sym(r) for r in self._mask_regs(reg)):
                 raise _err(instr, "a branch on input data (the kernel is not elementwise)")
             bits = self._read_mask(reg)
             nonzero = bits.any(axis=1)
@@ -604,7 +373,7 @@ class Machine:
         raise _err(instr, "branch condition not supported")
 
     def _exec(self) -> np.ndarray:
-        if any(r in self.st.smask for r in self._mask_regs(126)):
+        if any(self._has_sym(r) for r in self._mask_regs(126)):
             raise UsageError("EXEC depends on input data")
         return self._read_mask(126)
 
@@ -625,10 +394,12 @@ class Machine:
             return self._salu(step, waves)
         if k == "readfirstlane":
             v, args = self._vsource(step.srcs[0], 32, instr, False)
-            if args is not None:
-                raise _err(instr, "input data reaches a scalar register (v_readfirstlane of data)")
-            ex = self._exec() if True else None
+            ex = self._exec() & waves[:, None]
             first = np.where(ex.any(axis=1), ex.argmax(axis=1), 0)
+            one = np.zeros(ex.shape, bool)
+            one[np.arange(self.nw)[waves], first[waves]] = True
+            if _symbolic_in(args, one):
+                raise _err(instr, "input data reaches a scalar register (v_readfirstlane of data)")
             val = v[np.arange(self.nw), first]
             idx, _ = self._sreg_index(step.dsts[0], instr)
             self.st.s[idx] = np.where(waves, val, self.st.sget(idx))
@@ -677,7 +448,7 @@ class Machine:
             src_op = instr.operands[1]
             base = src_op
             idx = self._sreg_index(base, instr)[0] if not isinstance(base, Literal) else None
-            if idx is not None and any(r in st.smask for r in self._mask_regs(idx)):
+            if idx is not None and any(self._has_sym(r) for r in self._mask_regs(idx)):
                 raise _err(instr, "EXEC set from a compare of input data (divergent control flow on data is not "
                                   "supported)")
             src = self._scalar(src_op, width, instr)
@@ -713,16 +484,24 @@ class Machine:
             except Exception:
                 return None
             regs = [r for r in range(idx, idx + max(count, 1)) if r != NULL]
-            if any(r in self.st.smask for r in regs):
+            if any(self._has_sym(r) for r in regs):
                 return self.st.smask[regs[0]]
         return None
 
     def _salu_mask(self, step: Step, waves, srcs_sym) -> None:
         instr = step.instr
         m = instr.mnemonic
-        if not re.match(r"s_(and|or|xor|andn2|orn2|and_not1|or_not1)_b(32|64)$", m):
+        if not re.match(r"s_(and|or|xor|andn2|orn2|and_not1|or_not1|mov)_b(32|64)$", m):
             raise _err(instr, "input data reaches a scalar register (a lane mask of data)")
         op = m[2:].rsplit("_b", 1)[0]
+        if op == "mov":  # a lane mask moved whole: its bits and their nodes
+            b, a = self._vsource(step.srcs[0], 1, instr, False)
+            idx, _ = self._sreg_index(step.dsts[0], instr)
+            self._write_mask(idx, b, waves)
+            sym = self.st.smask.get(self._sreg_index(step.srcs[0], instr)[0])
+            for r in self._mask_regs(idx):
+                self._set_sym(r, sym.copy(), waves)
+            return
         bits, args = [], []
         for s in step.srcs:
             if isinstance(s, Literal):
@@ -750,7 +529,7 @@ class Machine:
         self._write_mask(idx, new, waves)
         for r in self._mask_regs(idx):
             if r != NULL:
-                self.st.smask[r] = out_sym if r == idx else out_sym
+                self._set_sym(r, out_sym, waves)
         self.st.scc = np.where(waves, new.any(axis=1), self.st.scc)
 
     def _write_s(self, op, width: int, value: np.ndarray, waves, instr) -> None:
@@ -764,7 +543,7 @@ class Machine:
         for j in range(regs):
             part = (value >> np.uint64(32 * j)) & M32
             self.st.s[idx + j] = np.where(waves, part, self.st.sget(idx + j))
-            self.st.smask.pop(idx + j, None)
+            self._clear_sym(idx + j, waves)
 
     # -- memory --
     def _kernarg_read(self, offset: np.ndarray, nbytes: int, instr) -> list:
@@ -816,7 +595,7 @@ class Machine:
             off = np.zeros((self.nw, self.W), np.uint64)
             if instr.modifiers.get("offen"):
                 v, args = self._vsource(vaddr, 32, instr, False)
-                if args is not None:
+                if _symbolic_in(args, ex):
                     raise _err(instr, "input data reaches an address (a gather: not elementwise)")
                 off = v
             rel = off + np.uint64(imm)
@@ -826,12 +605,12 @@ class Machine:
         saddr = ops[2] if "load" in m else ops[2]
         if isinstance(saddr, Special) and saddr.name == "off":
             v, args = self._vsource(vaddr, 64, instr, False)
-            if args is not None:
+            if _symbolic_in(args, ex):
                 raise _err(instr, "input data reaches an address (a gather: not elementwise)")
             addr = v + np.uint64(imm & 0xFFFFFFFFFFFFFFFF)
         else:
             v, args = self._vsource(vaddr, 32, instr, False)
-            if args is not None:
+            if _symbolic_in(args, ex):
                 raise _err(instr, "input data reaches an address (a gather: not elementwise)")
             addr = self._scalar(saddr, 64, instr)[:, None] + v + np.uint64(imm & 0xFFFFFFFFFFFFFFFF)
         return addr, ex, np.zeros_like(ex)
@@ -973,8 +752,9 @@ class Machine:
         for slot, (dst, dw) in enumerate(zip(step.dsts, step.dst_widths)):
             if dw == 1:
                 idx, _ = self._sreg_index(dst, instr)
-                bits = self._read_mask(idx) if idx != NULL else np.zeros(ex.shape, bool)
-                newbits = bits & ~ex
+                # inactive lanes of a VALU lane-mask result read 0 (v_cmp "ANDs inactive lanes with
+                # 0", LLVM D105709); lanes of other waves keep theirs (_write_mask takes ``waves``)
+                newbits = np.zeros(ex.shape, bool)
                 if outs_conc is not None:
                     tmp = np.zeros(ex.shape, bool)
                     tmp[conc] = np.asarray(outs_conc[slot], bool)
@@ -986,7 +766,7 @@ class Machine:
                     sym = np.full(ex.shape, -1, np.int64)
                     sym[symbolic] = node_ids[slot][symbolic]
                     for r in self._mask_regs(idx):
-                        self.st.smask[r] = sym
+                        self._set_sym(r, sym, waves)
                 continue
             value = np.zeros(ex.shape, np.uint64)
             if outs_conc is not None:
@@ -1020,6 +800,18 @@ class Machine:
             return True
         return bool(step.dst_widths and step.dst_widths[0] == 16 and m.get("op_sel") and len(m["op_sel"]) >= 4
                     and m["op_sel"][3])
+
+
+def _symbolic_in(args, mask: np.ndarray) -> bool:
+    """True where a source's symbolic arguments (``_vsource``) hold data in a lane of ``mask``."""
+    if args is None:
+        return False
+    return any(a is not None and a[0] != "c" for a in args[mask])
+
+
+def takes_old(step: Step) -> bool:
+    """True where a node of ``step`` has its destination's old value as last argument."""
+    return bool(step.reads_old or Machine._keeps_old(step))
 
 
 def prepare_function(fn, db) -> list[Step]:

@@ -36,12 +36,12 @@ import numpy as np
 
 from tilecheck.amdgpu.asm import parse_asm_file
 from tilecheck.amdgpu.evaluate import evaluate_parts
-from tilecheck.amdgpu.machine import (BUFFER_BASE, BUFFER_STRIDE, Buffer, OutsideBuffersError,
-                                      UnsupportedAmdgcnError, launch, prepare_function)
-from tilecheck.amdgpu.symbolic import LOAD, OP, demanded_loads, signature
+from tilecheck.amdgpu.machine import BUFFER_BASE, BUFFER_STRIDE, Buffer, launch, prepare_function
+from tilecheck.amdgpu.steps import OutsideBuffersError, UnsupportedAmdgcnError
+from tilecheck.amdgpu.symbolic import OP, demanded_loads, signature
 from tilecheck.errors import Location, UsageError
 from tilecheck.verify import compiled
-from tilecheck.verify.compiled import MISROUNDED_CAP, BlockResult, Outcome, Tally
+from tilecheck.verify.compiled import BlockResult, Outcome, Tally
 
 FAR = 4099
 BIG_COUNT = 1 << 28
@@ -78,6 +78,7 @@ class Prepared:
     variant: str
     leaf_info: dict = field(default_factory=dict)  # load node -> (operand, relative offset, bytes, signed)
     roles: list = field(default_factory=list)
+    count_granule: int = 1  # the count must be a multiple of this (whole vectors)
 
     @property
     def abi(self) -> str:
@@ -288,8 +289,21 @@ def prepare(path: str, entry: str, against: str, *, db, semantics: str = "observ
     if not P or sorted(elems) != list(range(P)):
         raise UsageError(f"{entry}: workgroup 0 stores elements {_span(sorted(elems))} of the output, not "
                          f"0..{P - 1}: not a layout of consecutive elements", fn.location)
-    count = P + P // 2 + 1 if d.count_args else 2 * P
-    second = d.run([0, 1], count)
+    granule, second, count = 1, None, 2 * P
+    if d.count_args:
+        # a partial second workgroup; a kernel that assumes the count a multiple of its vector
+        # width (Triton's tt.divisibility on n) reads past the end of a count that is not
+        for granule in (1, 2, 4, 8, 16, 32):
+            count = P + P // 2 + granule if granule > 1 else P + P // 2 + 1
+            count -= count % granule
+            try:
+                second = d.run([0, 1], count)
+                break
+            except OutsideBuffersError:
+                if granule == 32:
+                    raise
+    else:
+        second = d.run([0, 1], count)
     far = d.run([FAR], (FAR + 1) * P)
     e2 = _elements(second, output, S)
     if d.count_args and sorted(e2) != list(range(count)):
@@ -364,12 +378,13 @@ def prepare(path: str, entry: str, against: str, *, db, semantics: str = "observ
     count_arg = next((n for n, r in roles if r == "n"), None)
     p = Prepared(path, fn.name, against, ref, fn, None, list(classes.values()), operands, output, count_arg,
                  P, d.group_size, semantics, leaf_info, roles)
+    p.count_granule = granule
     return p
 
 
 def _arg_name(fn, k: int) -> str:
-    a = fn.args[k]
-    return a.name or f"parameter {k}"
+    """A parameter's name in the metadata (Triton writes none: ``arg{k}``)."""
+    return fn.args[k].name or f"arg{k}"
 
 
 def _span(xs: list) -> str:
