@@ -32,7 +32,7 @@ import numpy as np
 
 from tilecheck.amdgpu.instructions import evaluate, lookup
 from tilecheck.errors import UsageError
-from tilecheck.model import ops
+from tilecheck.model.semantics import convert_bits
 
 __all__ = ["fma_mix", "MIX_FORMS"]
 
@@ -68,7 +68,7 @@ def fma_mix(name: str, variant: str, mode: dict | None, s0, s1, s2, op_sel=0, op
     for i, reg in enumerate(regs):
         if sel_hi[i]:
             half = (reg >> np.uint64(16)) if sel[i] else reg
-            value = ops.convert(np, f16, f32, half & np.uint64(0xFFFF), ops.Mode("rn"), ops.NanRule.ieee(f32))
+            value = convert_bits(f16, f32, "rn", half & np.uint64(0xFFFF))
         else:
             value = reg
         if abss[i]:

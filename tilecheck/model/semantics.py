@@ -15,6 +15,9 @@ import numpy as np
 from tilecheck.formats import Format, get_format
 from tilecheck.model import ops
 from tilecheck.model.dispatch import compute
+
+_NUMPY_FLOAT = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+_UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
 from tilecheck.model.ieee import flush_subnormal_bits, quiet
 from tilecheck.model.xp import broadcast_all
 
@@ -157,7 +160,7 @@ class NumpyBackend:
         return ops.ldexp(np, fmt, self._u(x), n, ops.Mode(rm), ops.NanRule.ieee(fmt))
 
     def float_convert(self, src: Format, dst: Format, rm: str, x):
-        return ops.convert(np, src, dst, self._u(x), ops.Mode(rm), ops.NanRule.ieee(dst))
+        return convert_bits(src, dst, rm, self._u(x))
 
     def float_fma_into(self, src: Format, dst: Format, rm: str, args: list):
         """``a*b + c`` of ``src`` rounded once into the narrower ``dst``.
@@ -173,10 +176,13 @@ class NumpyBackend:
         f64 = _binary64()
         a, b, c = broadcast_all(np, *(self.float_convert(src, f64, "rn", self._u(x)) for x in args))
         rule = ops.NanRule.ieee(f64)
-        tz = ops.fma(np, f64, a, b, c, ops.Mode("rz"), rule)
-        lo = ops.fma(np, f64, a, b, c, ops.Mode("rm"), rule)
-        hi = ops.fma(np, f64, a, b, c, ops.Mode("rp"), rule)
-        in_mode = ops.fma(np, f64, a, b, c, ops.Mode(rm), rule)
+        shape = a.shape
+
+        def fma64(mode: str):  # the model's binary64 fma, by its fastest path
+            return compute(np, "fma", f64, [x.reshape(-1) for x in (a, b, c)], ops.Mode(mode), rule).reshape(shape)
+
+        tz, lo, hi = fma64("rz"), fma64("rm"), fma64("rp")
+        in_mode = fma64(rm)
         odd = np.where(lo != hi, tz | np.uint64(1), tz)
         special = f64.is_zero(tz) | f64.is_inf(tz) | f64.is_nan(tz)
         wide = np.where(special, in_mode, odd)
@@ -201,3 +207,20 @@ def _binary64() -> Format:
     """binary64, the working format of :meth:`NumpyBackend.float_fma_into` (any database's f64
     has the same fields)."""
     return get_format("f64")
+
+
+def convert_bits(src: Format, dst: Format, rm: str, x) -> np.ndarray:
+    """Patterns of ``src`` converted to ``dst`` in mode ``rm`` as :func:`tilecheck.model.ops.convert`
+    does (IEEE NaN rule), by numpy's casts where they are the same function: among binary16/32/64,
+    exact when widening and round to nearest even when narrowing (subnormals and overflow included;
+    tests/model/test_fast_convert.py checks it bit for bit). NaNs keep ops.convert's payload rule."""
+    x = np.asarray(x, dtype=np.uint64)
+    if x.ndim and src.name in _NUMPY_FLOAT and dst.name in _NUMPY_FLOAT and (dst.width > src.width or rm == "rn"):
+        with np.errstate(all="ignore"):
+            out = (x.astype(_UINT[src.width]).view(_NUMPY_FLOAT[src.name]).astype(_NUMPY_FLOAT[dst.name])
+                   .view(_UINT[dst.width]).astype(np.uint64))
+        nan = src.is_nan(x)
+        if nan.any():
+            out[nan] = ops.convert(np, src, dst, x[nan], ops.Mode(rm), ops.NanRule.ieee(dst))
+        return out
+    return ops.convert(np, src, dst, x, ops.Mode(rm), ops.NanRule.ieee(dst))
