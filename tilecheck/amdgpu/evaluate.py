@@ -32,6 +32,7 @@ class Evaluation:
     origin: np.ndarray
     complete: np.ndarray
     forks: dict = field(default_factory=dict)
+    judged: np.ndarray | None = None  # False where a lane took a provisional contract's result
     values: dict = field(default_factory=dict)
 
 
@@ -74,15 +75,19 @@ def _few(sources: list, lanes: int):
     return [uniq & M32, uniq >> np.uint64(32)], inv
 
 
-def evaluate_parts(graph: Graph, parts: list, leaf, n: int, *, variant: str, keep_values: bool = False) -> Evaluation:
+def evaluate_parts(graph: Graph, parts: list, leaf, n: int, *, variant: str, keep_values: bool = False,
+                   provisional: bool = False) -> Evaluation:
     """The element built from ``parts`` (each ``(arg, source bit offset, bits, element bit
-    position)``) for ``n`` inputs; ``leaf(load node) -> uint64 array of n`` gives the loads."""
+    position)``) for ``n`` inputs; ``leaf(load node) -> uint64 array of n`` gives the loads.
+    A contract the spec marks provisional (no document states its bound) leaves the lanes that
+    take its results unjudged (``judged`` False) unless ``provisional``."""
     roots = []
     for a, *_ in parts:
         roots += arg_nodes(a)
     vals: dict = {}
     origin = np.arange(n)
     complete = np.ones(n, bool)
+    judged = np.ones(n, bool)
     forks: dict = {}
     outs_memo: dict = {}
     for node_id in order(graph, roots):
@@ -101,7 +106,7 @@ def evaluate_parts(graph: Graph, parts: list, leaf, n: int, *, variant: str, kee
             continue
         if step.kind == "vload":  # a d16 load: the loaded half into the kept register
             new, old = (_arg(a, vals, lanes) for a in args)
-            hi = step.instr.mnemonic.endswith("_hi")
+            hi = "_hi" in step.instr.mnemonic  # ..._d16_hi, ..._d16_hi_b16
             vals[node_id] = ((new & M16) << np.uint64(16)) | (old & M16) if hi else (new & M16) | (old & ~M16 & M32)
             continue
         if step.kind == "salu":  # a lane mask of data combined by SALU
@@ -129,7 +134,9 @@ def evaluate_parts(graph: Graph, parts: list, leaf, n: int, *, variant: str, kee
                 vals[k] = vals[k][rep]
             for k in list(forks):
                 forks[k] = forks[k][rep]
-            origin, complete = origin[rep], complete[rep] & comp[rep]
+            origin, complete, judged = origin[rep], complete[rep] & comp[rep], judged[rep]
+            if step.float_op.form.variant(variant).contract.provisional and not provisional:
+                judged[:] = False
             if old is not None:
                 old = old[rep]
             forks[node_id] = chosen
@@ -152,4 +159,4 @@ def evaluate_parts(graph: Graph, parts: list, leaf, n: int, *, variant: str, kee
     for a, off, bits, pos in parts:
         v = _arg(a, vals, lanes)
         value |= ((v >> np.uint64(off)) & np.uint64((1 << bits) - 1)) << np.uint64(pos)
-    return Evaluation(value, origin, complete, forks, vals if keep_values else {})
+    return Evaluation(value, origin, complete, forks, judged=judged, values=vals if keep_values else {})

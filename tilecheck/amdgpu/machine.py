@@ -381,6 +381,10 @@ class Machine:
         k = step.kind
         if k == "nop":
             return
+        if k == "dual":
+            for half in step.srcs:
+                self._execute(half, waves)
+            return
         instr = step.instr
         if k == "sload":
             return self._sload(step, waves)
@@ -636,7 +640,8 @@ class Machine:
               "short_d16_hi": (2, False), "ubyte_d16": (1, False), "ubyte_d16_hi": (1, False), "byte": (1, False),
               "short": (2, False), "b32": (4, False), "b64": (8, False), "b96": (12, False), "b128": (16, False),
               "u16": (2, False), "i16": (2, True), "u8": (1, False), "i8": (1, True), "d16_b16": (2, False),
-              "d16_hi_b16": (2, False), "byte_d16_hi": (1, False)}
+              "d16_hi_b16": (2, False), "byte_d16_hi": (1, False), "b16": (2, False), "b8": (1, False),
+              "d16_hi_u8": (1, False)}
 
     def _vload(self, step: Step, waves) -> None:
         instr = step.instr

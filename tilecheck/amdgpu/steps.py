@@ -11,6 +11,7 @@ An instruction the simulator cannot run is a located :class:`UnsupportedAmdgcnEr
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import struct
 from dataclasses import dataclass
@@ -229,7 +230,16 @@ def prepare_step(index: int, instr, db) -> Step:
         return Step(index, instr, "salu", dsts=ops[:ndst], srcs=ops[ndst:], widths=op.sources,
                     dst_widths=tuple(64 if r == "u64" else 32 for r in op.results if r not in ("scc",)), int_op=op)
     if instr.dual is not None:
-        raise _err(instr, "VOPD dual issue is not supported yet")
+        # VOPD: two VALU operations issued together, each reading its sources before either writes;
+        # LLVM pairs only independent operations, so running them in order is the same (checked)
+        halves = []
+        for k, part in enumerate((instr, instr.dual)):
+            single = dataclasses.replace(part, mnemonic="v_" + part.mnemonic.removeprefix("v_dual_"), dual=None)
+            halves.append(prepare_step(index if k == 0 else -(index + 1), single, db))
+        written = {str(d) for d in halves[0].dsts}
+        if any(str(getattr(src, "base", src)) in written for src in halves[1].srcs):
+            raise _err(instr, "a VOPD pair whose second half reads the first half's result")
+        return Step(index, instr, "dual", srcs=tuple(halves))
     if m.startswith("v_cndmask_b32"):
         srcs = ops[1:] if len(ops) == 4 else (*ops[1:], Special("vcc"))
         return Step(index, instr, "cndmask", dsts=ops[:1], srcs=tuple(srcs), widths=(32, 32, 1), dst_widths=(32,))

@@ -79,6 +79,7 @@ class Prepared:
     leaf_info: dict = field(default_factory=dict)  # load node -> (operand, relative offset, bytes, signed)
     roles: list = field(default_factory=list)
     count_granule: int = 1  # the count must be a multiple of this (whole vectors)
+    provisional: bool = False  # judge under provisional contracts too (--approx provisional)
 
     @property
     def abi(self) -> str:
@@ -198,7 +199,7 @@ def _halves_of(node, halves: set) -> list:
     if isinstance(step, str):  # merge16: low half from the first, high from the second
         return [{0} & halves, {1} & halves]
     if step.kind == "vload":
-        hi = step.instr.mnemonic.endswith("_hi")
+        hi = "_hi" in step.instr.mnemonic  # ..._d16_hi, ..._d16_hi_b16
         return [{0}, {0} & halves] if hi else [{0}, {1} & halves]
     m = step.instr.mnemonic
     consts = [a[1] if a[0] == "c" else None for a in args]
@@ -241,8 +242,11 @@ def _halves_of(node, halves: set) -> list:
         return out
     if step.kind in ("float", "int"):
         out = []
+        widths = list(step.widths)
+        if step.float_op is not None and step.float_op.addend_is_dst:
+            widths.append(step.float_op.sources[-1])  # v_fmac: the old destination is the addend
         for k, a in enumerate(args):
-            w = step.widths[k] if k < len(step.widths) else 32
+            w = widths[k] if k < len(widths) else 32
             if w == 16 and step.kind != "mix":
                 sel = step.mods.get("src0_sel" if k == 0 else "src1_sel" if k == 1 else "") if k < 2 else None
                 op_sel = step.mods.get("op_sel")
@@ -258,7 +262,7 @@ def _halves_of(node, halves: set) -> list:
 
 
 def prepare(path: str, entry: str, against: str, *, db, semantics: str = "observed",
-            params: str | None = None) -> Prepared:
+            params: str | None = None, provisional: bool = False) -> Prepared:
     """Parse, simulate and classify (see the module docstring)."""
     if semantics not in SEMANTICS:
         raise UsageError(f"--semantics must be one of {', '.join(SEMANTICS)} for AMDGCN")
@@ -379,6 +383,7 @@ def prepare(path: str, entry: str, against: str, *, db, semantics: str = "observ
     p = Prepared(path, fn.name, against, ref, fn, None, list(classes.values()), operands, output, count_arg,
                  P, d.group_size, semantics, leaf_info, roles)
     p.count_granule = granule
+    p.provisional = provisional
     return p
 
 
@@ -419,6 +424,7 @@ def _leaf(cls: ElementClass, p: Prepared, ops: list):
 
 
 def run_inputs(p: Prepared, ops: list, *, ulp_reading: str = "either", keep: bool = False):
+    # p.provisional: judge under the spec's provisional bounds too (--approx provisional)
     """Judge every class on the inputs ``ops`` (one array per operand): a
     :class:`~tilecheck.verify.compiled.BlockResult`."""
     n = ops[0].shape[0]
@@ -434,13 +440,14 @@ def run_inputs(p: Prepared, ops: list, *, ulp_reading: str = "either", keep: boo
     got_any = np.zeros(n, np.uint64)
     evals = []
     for cls in p.classes:
-        ev = evaluate_parts(cls.graph, cls.parts, _leaf(cls, p, ops), n, variant=p.variant, keep_values=keep)
+        ev = evaluate_parts(cls.graph, cls.parts, _leaf(cls, p, ops), n, variant=p.variant, keep_values=keep,
+                            provisional=p.provisional)
         evals.append(ev)
         lanes += ev.origin.shape[0]
         g = ev.value.astype(u)
         exp_l = expected[ev.origin]
         per_ops = [o.astype(u)[ev.origin] for o in ops] if ref.contract else []
-        ok = ref.judge(g, per_ops, exp_l, ulp_reading)
+        ok = ref.judge(g, per_ops, exp_l, ulp_reading) | ~ev.judged  # an unjudged lane is unknown, never wrong
         got_any[ev.origin] = ev.value
         if not ok.all():
             bad[ev.origin[~ok]] = True
@@ -450,8 +457,8 @@ def run_inputs(p: Prepared, ops: list, *, ulp_reading: str = "either", keep: boo
             by_value = ~ok & ~((gm == 0) & (em == 0)) & ~both_nan
             value_in[ev.origin[by_value]] = True
             nan_in[ev.origin[~ok & both_nan]] = True
-        if not ev.complete.all():
-            unknown[ev.origin[~ev.complete]] = True
+        if not (ev.complete & ev.judged).all():
+            unknown[ev.origin[~(ev.complete & ev.judged)]] = True
     nan_in &= ~value_in
     res = BlockResult(bad, unknown & ~bad, lanes, got_any, value_in, nan_in)
     if keep:
@@ -461,10 +468,14 @@ def run_inputs(p: Prepared, ops: list, *, ulp_reading: str = "either", keep: boo
 
 def verify_amdgcn(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None,
                   cases: int | None = None, seed: int = 0, semantics: str = "observed", params: str | None = None,
-                  ulp_reading: str = "either", progress=None, input_: list | None = None) -> Outcome:
+                  ulp_reading: str = "either", progress=None, input_: list | None = None,
+                  approx: str = "all") -> Outcome:
     """Verify one kernel (see the module docstring); ``input_`` checks one input (a repro)."""
     t0 = time.time()
-    p = prepare(path, entry, against, db=db, semantics=semantics, params=params)
+    if approx not in ("all", "provisional"):
+        raise UsageError("--approx for AMDGCN: 'all' (documented bounds; a provisional one leaves its inputs "
+                         "unknown) or 'provisional' (judge under the spec's provisional bounds too)")
+    p = prepare(path, entry, against, db=db, semantics=semantics, params=params, provisional=approx == "provisional")
     ref = p.ref
     arity = len(p.operands)
     domain = 1 << (ref.fmt.width * arity)
@@ -511,10 +522,9 @@ def verify_amdgcn(path: str, entry: str, against: str, *, db, exhaustive: bool |
     unknown_inputs = [{"inputs": [ref.fmt.hex(int(v)) for v in case], "reasons": _unknown_reasons(p)}
                       for case in tally.unknown_examples[:3]]
     verdict = "counterexample" if tally.misrounded else "unknown" if tally.unknown else "verified"
-    approx = _approx_names(p)
     o = Outcome(path, p.entry, against, verdict, is_exhaustive, tally.checked, tally.lanes,
                 [tuple(int(x) for x in row) for row in tally.inputs], tally.misrounded, tally.unknown,
-                tally.by_value, counterexamples, ulp_reading, "all", p.abi, sampling, approx, seconds, [],
+                tally.by_value, counterexamples, ulp_reading, approx, p.abi, sampling, _approx_names(p), seconds, [],
                 tally.by_nan, unknown_inputs)
     o.prepared = None
     o.misrounded_map = tally.map
@@ -539,10 +549,16 @@ def _unknown_reasons(p: Prepared) -> list:
             if node.kind == OP and not isinstance(node.key[0], str) and node.key[0].approximate:
                 st = node.key[0]
                 c = st.float_op.form.variant(p.variant).contract
-                out.append({"line": st.instr.line, "instruction": st.instr.text.strip(), "operands": [],
-                            "why": f"{st.float_op.form.name}'s contract ({c.describe() if c else 'none'}) allows "
-                                   "more results than are enumerated: a sample of them was tried"})
-        break
+                if not (c.provisional and not p.provisional) and c.bound.kind != "relative":
+                    continue  # enumerated whole: not why an input is unknown
+                if c.provisional and not p.provisional:
+                    why = (f"no document states a bound for {st.float_op.form.name}: the spec's bound "
+                           f"({c.describe()}) is provisional (--approx provisional judges under it)")
+                else:
+                    why = (f"{st.float_op.form.name}'s contract ({c.describe()}) allows more results than can be "
+                           "enumerated: a sample of them was tried, so passing is not verified")
+                out.append({"line": st.instr.line, "instruction": st.instr.text.strip(),
+                            "operands": [str(x) for x in st.srcs[:1]], "why": why})
     seen, uniq = set(), []
     for r in out:
         if r["line"] not in seen:
