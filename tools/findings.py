@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from tilecheck.errors import TilecheckError  # noqa: E402
 from tilecheck.sim.frontend import Instr, parse_module  # noqa: E402
 from tilecheck.spec.database import load_database  # noqa: E402
+from tilecheck.verify.amdgcn import element_instructions, prepare as prepare_amdgcn, verify_amdgcn  # noqa: E402
 from tilecheck.verify.compiled import parse_reference, verify_ptx  # noqa: E402
 
 MANIFESTS = (ROOT / "examples" / "cuda" / "manifest.yaml", ROOT / "examples" / "llvm" / "manifest.yaml")
@@ -86,16 +87,19 @@ def row(entry: dict, db, runs: list | None = None) -> tuple[str, int]:
     inputs = entry["inputs"]
     exhaustive = inputs == "exhaustive"
     started = time.time()
+    amd = path.suffix == ".s"
     try:
-        o = verify_ptx(str(path.relative_to(ROOT)), entry["entry"], entry["against"], db=db,
-                       exhaustive=True if exhaustive else False, cases=None if exhaustive else int(inputs))
+        run = verify_amdgcn if amd else verify_ptx
+        o = run(str(path.relative_to(ROOT)), entry["entry"], entry["against"], db=db,
+                exhaustive=True if exhaustive else False, cases=None if exhaustive else int(inputs))
     except TilecheckError as exc:  # a kernel tilecheck refuses: the row says why (exit 2), it is no verdict
         print(f"  {entry['function']}: refused ({time.time() - started:.1f} s)", file=sys.stderr)
         message = str(exc).split(": error: ", 1)[-1].replace("|", "/")
         if runs is not None:
             runs.append({"function": entry["function"], "against": entry["against"], "data": None,
                          "refused": str(exc).split(": error: ", 1)[-1]})
-        return (f"| {entry['function']} | {entry['against']} | `{ptx_line(path, entry['entry'])}` | none | "
+        code = "" if amd else f"`{ptx_line(path, entry['entry'])}`"
+        return (f"| {entry['function']} | {entry['against']} | {code} | none | "
                 f"refused (exit 2): {message} |  |"), 2
     checked = f"{o.inputs_checked} (exhaustive)" if o.exhaustive else f"{o.inputs_checked} sampled"
     approx = ", ".join(o.approximate_forms) or "none"
@@ -116,8 +120,23 @@ def row(entry: dict, db, runs: list | None = None) -> tuple[str, int]:
         from tilecheck.commands.verify_ptx import to_json
 
         runs.append({"function": entry["function"], "against": entry["against"], "data": to_json(o)})
-    return (f"| {entry['function']} | {entry['against']} | `{ptx_line(path, entry['entry'])}` | {checked} | "
+    code = f"`{amdgcn_line(path, entry)}`" if amd else f"`{ptx_line(path, entry['entry'])}`"
+    return (f"| {entry['function']} | {entry['against']} | {code} | {checked} | "
             f"{verdict} (approximate: {approx}) | {cex} |"), o.exit_code
+
+
+def amdgcn_line(path: Path, entry: dict) -> str:
+    """The instructions that compute a kernel's stored element, in order (the simulator's own
+    slice: address arithmetic, masks and the store left out), repeats counted."""
+    p = prepare_amdgcn(str(path.relative_to(ROOT)), entry["entry"], entry["against"], db=load_database())
+    out: list = []
+    for name in element_instructions(p):
+        name = re.sub(r"_(e32|e64)$", "", name)
+        if out and out[-1][0] == name:
+            out[-1][1] += 1
+        else:
+            out.append([name, 1])
+    return "; ".join(n if k == 1 else f"{n} x{k}" for n, k in out)
 
 
 TRITON = ROOT / "examples" / "triton" / "manifest.yaml"
@@ -144,10 +163,92 @@ def triton_entries(db) -> list[dict]:
     return out
 
 
+AMDGPU = ROOT / "examples" / "amdgpu" / "manifest.yaml"
+AMDGPU_BEGIN, AMDGPU_END = "<!-- amdgpu-findings:begin -->", "<!-- amdgpu-findings:end -->"
+TRITON_AMDGPU = ROOT / "examples" / "amdgpu" / "triton" / "manifest.yaml"
+TRITON_AMDGPU_BEGIN, TRITON_AMDGPU_END = "<!-- triton-amdgpu-findings:begin -->", "<!-- triton-amdgpu-findings:end -->"
+VENDORS_BEGIN, VENDORS_END = "<!-- vendors-findings:begin -->", "<!-- vendors-findings:end -->"
+AMDGPU_CASES = {16: 16384, 32: 16384, 64: 2048}
+"""Sampled inputs per llc AMDGPU row by element width (the binary64 macros fork up to 17 sampled
+reciprocals per input and run slowest); 16-bit unary rows are exhaustive."""
+
+
+def amdgpu_entries(db) -> list[dict]:
+    """One row entry per llc kernel and target of examples/amdgpu/manifest.yaml."""
+    out = []
+    for e in yaml.safe_load(AMDGPU.read_text())["entries"]:
+        ref = parse_reference(e["against"], db)
+        inputs = "exhaustive" if ref.fmt.width == 16 and ref.arity == 1 else AMDGPU_CASES[ref.fmt.width]
+        out.append(dict(e, inputs=inputs))
+    return out
+
+
+def triton_amdgpu_entries(db) -> list[dict]:
+    """One row entry per kernel of examples/amdgpu/triton/manifest.yaml (Triton for gfx942)."""
+    return [dict(e, inputs="exhaustive" if e["inputs"] == "exhaustive" else int(e["inputs"]))
+            for e in yaml.safe_load(TRITON_AMDGPU.read_text())["entries"]]
+
+
 TABLES = [
-    (BEGIN, END, lambda db: [en for m in MANIFESTS for en in yaml.safe_load(m.read_text())["entries"]]),
-    (TRITON_BEGIN, TRITON_END, triton_entries),
+    ("compiled", BEGIN, END, lambda db: [en for m in MANIFESTS for en in yaml.safe_load(m.read_text())["entries"]]),
+    ("triton", TRITON_BEGIN, TRITON_END, triton_entries),
+    ("amdgpu", AMDGPU_BEGIN, AMDGPU_END, amdgpu_entries),
+    ("triton-amdgpu", TRITON_AMDGPU_BEGIN, TRITON_AMDGPU_END, triton_amdgpu_entries),
 ]
+TABLE_NAMES = tuple(t[0] for t in TABLES)
+
+
+def vendor_key(file: str) -> str:
+    """The stem that names one Triton case in both corpora (examples/triton/div_f16.ptx and
+    examples/amdgpu/triton/div_f16.s: the same source, BLOCK, warps, vectors and fusion)."""
+    return Path(file).stem
+
+
+def vendors_table(rows: dict, db) -> list[str]:
+    """The "one question, both vendors" table: per Triton case of the AMD corpus, its correctly
+    rounded reference and the verdict cell of that reference in the NVIDIA (sm_90) and the AMD
+    (gfx942) table; ``rows`` maps (table, file stem, against) to a row's verdict cell."""
+    out = ["| Triton source (element type; BLOCK, warps) | correctly rounded reference | NVIDIA sm_90a (PTX) | "
+           "AMD gfx942 (AMDGCN) |", "|---|---|---|---|"]
+    for e in yaml.safe_load(TRITON_AMDGPU.read_text())["entries"]:
+        stem = vendor_key(e["file"])
+        nv = rows.get(("triton", stem, e["against"]), "not in the NVIDIA corpus")
+        amd = rows.get(("triton-amdgpu", stem, e["against"]), "not run")
+        vec = ", vectors" if e.get("vector") in (True, "yes") else ""
+        fusion = {True: "on", False: "off"}.get(e.get("fp_fusion"), e.get("fp_fusion"))
+        fuse = f", FP fusion {fusion}" if fusion not in (None, "default") else ""
+        out.append(f"| `{e['source']}` ({e['dtype']}; BLOCK {e['block']}, {e['num_warps']} warps{vec}{fuse}) | "
+                   f"{e['against']} | {nv} | {amd} |")
+    return out
+
+
+def _verdict_cell(line: str) -> str:
+    """A findings row's verdict (its fifth cell), without the approximate instructions."""
+    cells = line.split(" | ")
+    return cells[4].split(" (approximate:")[0] if len(cells) > 4 else ""
+
+
+PTX_HEADER = ["| function | documented result | PTX (one line; address arithmetic left out) | inputs checked | "
+              "verdict under the documented contracts (ulp reading: either; sign rule: IEEE) | counterexample and repro |",
+              "|---|---|---|---|---|---|"]
+AMD_HEADER = ["| function | documented result | AMDGCN (the instructions that compute the stored element) | inputs "
+              "checked | verdict under AMD's documented contracts (spec/amdgpu, observed variant; ulp from the exact "
+              "value) | counterexample and repro |", "|---|---|---|---|---|---|"]
+
+
+def _cells_from_readme(body: str, verdicts: dict, db) -> None:
+    """Fill ``verdicts`` for the Triton tables not run this time from their rows in the README."""
+    for name, begin, end, entries in TABLES:
+        if name not in ("triton", "triton-amdgpu") or any(k[0] == name and len(k) == 3 for k in verdicts):
+            continue
+        kept = {}
+        for line in body.split(begin, 1)[1].split(end, 1)[0].splitlines()[2:]:
+            if line.startswith("| "):
+                kept[_key(line)] = line
+        for entry in entries(db):
+            line = kept.get((entry["function"], entry["against"]))
+            if line is not None:
+                verdicts[(name, vendor_key(entry["file"]), entry["against"])] = _verdict_cell(line)
 
 
 def _key(line: str) -> tuple:
@@ -162,7 +263,9 @@ def main(argv=None) -> int:
     ap.add_argument("--readme", help="rewrite the tables between their findings markers of this file")
     ap.add_argument("--only", help="run only entries whose function, entry or file contains this text (or one of "
                                    "several, comma-separated)")
-    ap.add_argument("--table", choices=("compiled", "triton"), help="only this table (default: both)")
+    ap.add_argument("--table", choices=TABLE_NAMES + ("vendors",),
+                    help="only this table (default: every table; 'vendors' rebuilds the both-vendors table from "
+                         "the README's Triton rows)")
     ap.add_argument("--html", metavar="FILE", help="also write a page of the runs made (verdicts, pictures of the "
                                                   "misrounded inputs, repros; needs tilecheck[report])")
     args = ap.parse_args(argv)
@@ -180,13 +283,12 @@ def main(argv=None) -> int:
             print(exc, file=sys.stderr)
             return 2
         runs = []
-    header = ["| function | documented result | PTX (one line; address arithmetic left out) | inputs checked | "
-              "verdict under the documented contracts (ulp reading: either; sign rule: IEEE) | counterexample and repro |",
-              "|---|---|---|---|---|---|"]
     body = Path(args.readme).read_text() if args.readme else ""
-    for k, (begin, end, entries) in enumerate(TABLES):
-        if args.table and args.table != ("compiled", "triton")[k]:
+    verdicts: dict = {}
+    for name, begin, end, entries in TABLES:
+        if args.table and args.table != name:
             continue
+        header = AMD_HEADER if name.endswith("amdgpu") else PTX_HEADER
         if args.readme and (begin not in body or end not in body):
             print(f"{args.readme}: no {begin} ... {end} markers", file=sys.stderr)
             return 2
@@ -211,12 +313,24 @@ def main(argv=None) -> int:
             text, _ = row(entry, db, runs)
             fresh.append(text)
             table_rows.append(text)
+        if name in ("triton", "triton-amdgpu"):
+            for entry, line in zip(entries(db), table_rows):
+                if line is not None:
+                    verdicts[(name, vendor_key(entry["file"]), entry["against"])] = _verdict_cell(line)
         print("\n".join(header + fresh))
         if args.readme:
             head, rest = body.split(begin, 1)
             _, tail = rest.split(end, 1)
             table = "\n".join(header + [r for r in table_rows if r is not None])
             body = f"{head}{begin}\n{table}\n{end}{tail}"
+    if args.readme and VENDORS_BEGIN in body and (not args.table or args.table in ("vendors", "triton",
+                                                                                   "triton-amdgpu")):
+        if not any(k[0] == "triton" and len(k) == 3 for k in verdicts) or \
+                not any(k[0] == "triton-amdgpu" and len(k) == 3 for k in verdicts):
+            _cells_from_readme(body, verdicts, db)
+        head, rest = body.split(VENDORS_BEGIN, 1)
+        _, tail = rest.split(VENDORS_END, 1)
+        body = f"{head}{VENDORS_BEGIN}\n" + "\n".join(vendors_table(verdicts, db)) + f"\n{VENDORS_END}{tail}"
     if args.readme:
         Path(args.readme).write_text(body)
     if args.html:

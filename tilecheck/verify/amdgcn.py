@@ -38,7 +38,7 @@ from tilecheck.amdgpu.asm import parse_asm_file
 from tilecheck.amdgpu.evaluate import evaluate_parts
 from tilecheck.amdgpu.machine import BUFFER_BASE, BUFFER_STRIDE, Buffer, launch, prepare_function
 from tilecheck.amdgpu.steps import OutsideBuffersError, UnsupportedAmdgcnError
-from tilecheck.amdgpu.symbolic import OP, demanded_loads, signature
+from tilecheck.amdgpu.symbolic import OP, arg_nodes, demanded_loads, order, signature
 from tilecheck.errors import Location, UsageError
 from tilecheck.verify import compiled
 from tilecheck.verify.compiled import BlockResult, Outcome, Tally
@@ -604,3 +604,17 @@ def explain(p: Prepared, ops: list, ulp_reading: str) -> dict:
     return {"inputs": inputs, "expected": {"hex": fmt.hex(expected), "value": fmt.describe(expected)[0]},
             "got": {"hex": fmt.hex(got), "value": fmt.describe(got)[0], "lane": 0},
             "approximate_choices": choices, "registers": {}, "register_path": [], "repro": repro}
+
+
+def element_instructions(p: Prepared) -> list[str]:
+    """The instructions that compute the first class's stored element, in program order, each
+    once (mnemonics as written; a VOPD half by its own name): what a findings row shows."""
+    cls = p.classes[0]
+    roots = [n for a, *_ in cls.parts for n in arg_nodes(a)]
+    steps = {}
+    for n in order(cls.graph, roots):
+        node = cls.graph.nodes[n]
+        if node.kind == OP and not isinstance(node.key[0], str) and node.key[0].kind not in ("vload",):
+            st = node.key[0]
+            steps[(st.instr.line, st.instr.col, st.index)] = st.instr.name
+    return [steps[k] for k in sorted(steps)]
