@@ -112,3 +112,44 @@ def test_cli_exit_codes(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     nokernel = subprocess.run(cmd[:5] + ["--entry", "nope", "--against", "fma.rn.f32"], capture_output=True, text=True)
     assert nokernel.returncode == 2 and "no kernel named" in nokernel.stderr
+
+
+def test_triton_vector_layout(db):
+    """Four halves per thread through 64-bit accesses, packed again by v_pack_b32_f16; the count
+    must be a whole number of vectors (Triton's tt.divisibility on n)."""
+    p = prepare(str(TRITON / "div_f16_v.s"), "div_kernel", "div.rn.f16", db=db)
+    assert p.elements_per_group == 1024 and len(p.classes) == 4 and p.count_granule > 1
+    assert "a multiple of" in p.abi
+
+
+def test_wrong_half_is_not_elementwise(db, tmp_path):
+    # element 2 (the high half of v2's neighbour register) made to read a's element 3
+    path = _edited(tmp_path, TRITON / "div_f16_v.s", "v_lshrrev_b32_e32 v8, 16, v4",
+                   "v_lshrrev_b32_e32 v8, 16, v5", kernel="div_kernel")
+    with pytest.raises(UsageError, match="not elementwise"):
+        prepare(path, "div_kernel", "div.rn.f16", db=db)
+
+
+def test_vopd_pairs_run(db):
+    """gfx1100's f64 square root ends in a VOPD pair (v_dual_cndmask_b32 :: v_dual_cndmask_b32)."""
+    p = prepare(str(LLC / "arith_gfx1100.s"), "sqrt_f64", "sqrt.rn.f64", db=db)
+    assert p.elements_per_group == 256 and "wave32" in p.abi
+
+
+def test_undocumented_bound_is_unknown(db):
+    """V_SQRT_F16 has no documented bound (the spec's is provisional): unknown, exit 4, unless
+    --approx provisional judges under it."""
+    o = verify_amdgcn(str(LLC / "arith_gfx942.s"), "sqrt_f16", "sqrt.rn.f16", db=db, input_=["0x3c01"])
+    assert o.verdict == "unknown" and o.exit_code == 4 and o.misrounded_count == 0
+    assert "provisional" in o.unknown_inputs[0]["reasons"][0]["why"]
+    judged = verify_amdgcn(str(LLC / "arith_gfx942.s"), "sqrt_f16", "sqrt.rn.f16", db=db, cases=512,
+                           approx="provisional")
+    assert judged.verdict == "counterexample"
+
+
+def test_triton_bf16_fma_double_rounds(db):
+    """Triton's bf16 tl.fma on gfx942: an f32 fma rounded to bf16 by hand, a double rounding."""
+    o = verify_amdgcn(str(TRITON / "fma_bf16.s"), "fma_kernel", "fma.rn.bf16", db=db, input_=["0x4040", "0x42ae", "0x3080"])
+    assert o.verdict == "counterexample"
+    c = o.counterexamples[0]
+    assert (c["expected"]["hex"], c["got"]["hex"]) == ("0x4383", "0x4382")

@@ -83,10 +83,16 @@ class Prepared:
 
     @property
     def abi(self) -> str:
-        names = [a.name or f"arg{k}" for k, a in enumerate(self.fn.args) if not a.value_kind.startswith("hidden")]
+        """The layout found, in words (the report's first line)."""
+        count = ""
+        if self.count_arg:
+            count = f"; count {self.count_arg}"
+            if self.count_granule > 1:
+                count += (f" (a multiple of {self.count_granule}: the kernel reads whole vectors past any other "
+                          "count)")
         return (f"elementwise: {self.elements_per_group} elements per workgroup of {self.group_size} work-items "
                 f"(wave{self.fn.wavefront_size}); operands {', '.join(self.roles_text('in'))}; output "
-                f"{self.roles_text('out')[0]}" + (f"; count {self.count_arg}" if self.count_arg else "")
+                f"{self.roles_text('out')[0]}{count}"
                 + (f"; {len(self.classes)} element classes" if len(self.classes) > 1 else ""))
 
     def roles_text(self, role: str) -> list:
