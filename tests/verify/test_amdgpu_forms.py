@@ -34,21 +34,41 @@ def _cli(capsys, *argv):
     return code, out, err
 
 
-def test_there_are_thirteen_amd_forms():
-    assert len(FORMS) == 13
+N_FORMS = 95  # 13 of the division macro, 82 element-wise ones (spec/amdgpu/README.md §2)
+
+
+def test_every_amd_form_of_the_spec_is_counted():
+    assert len(FORMS) == N_FORMS
+
+
+def _records_vectors(form) -> bool:
+    return any(v.form == form.name for v in DB.extras["amdgpu"]["families"][form.family].vectors)
+
+
+def _records_encodings(form) -> bool:
+    return any(e.asm.split()[0].removesuffix("_e32").removesuffix("_e64") == form.name
+               for e in DB.extras["amdgpu"]["families"][form.family].encodings)
 
 
 @pytest.mark.parametrize("name", sorted(FORMS))
 def test_every_amd_form_item_passes(name):
     checks = _checks(name)
     assert list(checks) == ["examples", "oracle", "encoding"]
+    form = FORMS[name]
     for check in ("examples", "oracle"):
         c = checks[check]
-        assert c.skipped is None and c.cases > 0 and c.mismatches == 0 and c.failures == 0, (check, c.details[:4])
+        if check == "oracle" and c.skipped is not None:
+            # only families without an independent reference here, and the skip says where they are tested
+            assert form.family in ("v_max", "v_min", "v_cmp", "v_cmp_class", "v_frexp_mant", "v_frexp_exp")
+            assert "test_elementwise_specs.py" in c.skipped
+            continue
+        has_cases = check == "oracle" or _records_vectors(form) or form.variant("observed").contract is not None
+        assert c.skipped is None and (c.cases > 0) == has_cases, (check, c.details[:4])
+        assert c.mismatches == 0 and c.failures == 0, (check, c.details[:4])
         assert c.details and str(c.cases) in c.details[0]  # says how many cases and what they establish
     enc = checks["encoding"]
     # without llvm-mc the check says why; with it, every recorded encoding of the form assembles as recorded
-    assert (enc.skipped is not None) == (llvm_mc()[0] is None), enc.skipped
+    assert (enc.skipped is not None) == (llvm_mc()[0] is None or not _records_encodings(form)), enc.skipped
     assert enc.failures == 0, enc.details
 
 
@@ -59,7 +79,7 @@ def test_encodings_assemble_as_recorded():
     total = 0
     for name in FORMS:
         enc = _checks(name)["encoding"]
-        assert enc.skipped is None and enc.failures == 0, (name, enc.details)
+        assert (enc.skipped is None) == _records_encodings(FORMS[name]) and enc.failures == 0, (name, enc.details)
         total += enc.cases
     assert total >= 15
 
@@ -138,15 +158,15 @@ def test_verify_amdgpu_json_lists_every_form(capsys):
     assert code == 0, err[-2000:]
     data = json.loads(out)
     forms = [i for i in data["items"] if i["kind"] == "amdgpu-form"]
-    assert sorted(i["name"] for i in forms) == sorted(FORMS) and len(forms) == 13
+    assert sorted(i["name"] for i in forms) == sorted(FORMS) and len(forms) == N_FORMS
     assert all(i["ok"] and [c["name"] for c in i["checks"]] == ["examples", "oracle", "encoding"] for i in forms)
-    assert data["totals"]["kinds"] == {"amdgpu-form": 13, "sequence": 3}
-    assert "16 items, 0 failed" in err and ": 13 AMD forms, 3 sequences" in err
+    assert data["totals"]["kinds"] == {"amdgpu-form": N_FORMS, "sequence": 3}
+    assert f"{N_FORMS + 3} items, 0 failed" in err and f": {N_FORMS} AMD forms, 3 sequences" in err
 
 
 def test_targets_resolve_amd_forms_and_families():
     everything = resolve([], DB)
-    assert sum(1 for i in everything if i.kind == "amdgpu-form") == 13
+    assert sum(1 for i in everything if i.kind == "amdgpu-form") == N_FORMS
     assert [i.name for i in resolve(["v_fma_f32"], DB)] == ["v_fma_f32"]
     assert {i.name for i in resolve(["v_div_scale"], DB)} == {"v_div_scale_f32", "v_div_scale_f64"}
     assert all(i.kind == "amdgpu-form" for i in resolve(["v_div_scale", "v_rcp_f64"], DB))
@@ -175,5 +195,5 @@ def test_a_wrong_recorded_encoding_fails(monkeypatch):
     rejected = replace(good[0], asm="v_fma_f32 v5, v1")  # too few operands: llvm-mc rejects the line
     monkeypatch.setitem(DB.extras["amdgpu"]["families"], "v_fma", replace(family, encodings=(*good, bad, rejected)))
     enc = _checks("v_fma_f32")["encoding"]
-    assert enc.cases == 3 and enc.failures == 2, enc.details
+    assert enc.cases == len(good) + 2 and enc.failures == 2, enc.details
     assert any("rejected" in d for d in enc.details) and any("recorded [" in d for d in enc.details)

@@ -155,13 +155,26 @@ def _arith(d: Draw, i: int, three: bool) -> dict:
     return ops
 
 
+def _ldexp(d: Draw, i: int) -> dict:
+    # exponents around the whole range (over/underflow from normal values) and arbitrary patterns
+    f = d.f
+    reach = 2 * (f.emax + f.precision)
+    n = int(d.rng.integers(-reach, reach + 1)) if i % 4 else int(d.rng.integers(-(1 << 31), 1 << 31))
+    return {"S0": d.any(), "S1": n & 0xFFFFFFFF}
+
+
 GENERATORS = {"v_div_scale": _div_scale, "v_div_fmas": _div_fmas, "v_div_fixup": _div_fixup, "v_rcp": _rcp,
-              "v_mul": lambda d, i: _arith(d, i, False), "v_fma": lambda d, i: _arith(d, i, True)}
+              "v_mul": lambda d, i: _arith(d, i, False), "v_fma": lambda d, i: _arith(d, i, True),
+              "v_add": lambda d, i: _arith(d, i, False), "v_sub": lambda d, i: _arith(d, i, False),
+              "v_subrev": lambda d, i: _arith(d, i, False), "v_fma_mix": lambda d, i: _arith(d, i, True),
+              "v_fma_mixlo": lambda d, i: _arith(d, i, True), "v_fma_mixhi": lambda d, i: _arith(d, i, True),
+              "v_cvt_f16": lambda d, i: {"S0": d.any()}, "v_cvt_f32": lambda d, i: {"S0": d.any()},
+              "v_cvt_f64": lambda d, i: {"S0": d.any()}, "v_ldexp": _ldexp, "v_rsq": _rcp, "v_sqrt": _rcp}
 
 
 def operands(form, rng: np.random.Generator, n: int) -> list[tuple[tuple[str, int], dict]]:
     """``n`` cases (MODE, operands) for ``form``: the edge values first, then generated ones."""
-    d = Draw(form.fmt, rng)
+    d = Draw(form.input_format, rng)  # the sources' format (v_fma_mixlo_f16: f32)
     gen = GENERATORS[form.family]
     names = [o.name for o in form.sources if o.kind == "float"]
     cases = []

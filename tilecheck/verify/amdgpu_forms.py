@@ -3,11 +3,12 @@
 Three checks per form, each a :class:`~tilecheck.verify.report.CheckResult`:
 
 * ``examples`` -- every vector the form's spec records holds in the model for its variants (for
-  the contract forms ``v_rcp_*``, which record none, the contract's special-value table: the
-  model's reciprocal of each special operand is the class the spec names);
+  the contract forms ``v_rcp_*``/``v_rsq_*``/``v_sqrt_*``, which record none, the contract's
+  special-value table: the model's result for each special operand is the class the spec names);
 * ``oracle`` -- the model on edge-biased and random operands under varied MODE, both semantics
   variants, against a reference that shares no code with it (:mod:`tilecheck.verify.amdgpu_exact`,
-  :mod:`tilecheck.verify.amdgpu_oracle`);
+  :mod:`tilecheck.verify.amdgpu_oracle`); families without such a reference here (max/min,
+  compares, class, frexp) report the check skipped and where they are tested instead;
 * ``encoding`` -- the form's recorded encodings assemble to the recorded bytes with llvm-mc 19+
   (skipped with the reason when none is installed).
 """
@@ -21,16 +22,24 @@ from tilecheck.amdgpu.encoding import assemble_all, llvm_mc
 from tilecheck.amdgpu.instructions import evaluate
 from tilecheck.verify import amdgpu_oracle as ref
 from tilecheck.verify.amdgpu_cases import operands
-from tilecheck.verify.amdgpu_exact import arith, arith_source, class_word, rcp_allowed
+from tilecheck.verify.amdgpu_exact import (arith, arith_source, class_word, convert, fma_into, rcp_allowed,
+                                           root_allowed, scale_exact)
 from tilecheck.verify.report import CheckResult
 
 __all__ = ["amdgpu_form_checks", "examples_check", "oracle_check", "encoding_check"]
 
-ORACLE_CASES = 240  # operand sets per variant: all 13 forms together take about a second
+ORACLE_CASES = 240  # operand sets per variant: the 95 forms together take about five seconds
 RCP_CASES = 160
 VARIANTS = ("documented", "observed")
 _MAX_DETAILS = 8
 _REFERENCES = {"v_div_scale": ref.div_scale, "v_div_fmas": ref.div_fmas, "v_div_fixup": ref.div_fixup}
+# correctly rounded families: the arith() operation and the order of its operands
+_ROUNDED = {"v_add": ("add", "S0", "S1"), "v_sub": ("sub", "S0", "S1"), "v_subrev": ("sub", "S1", "S0"),
+            "v_mul": ("mul", "S0", "S1"), "v_fma": ("fma", "S0", "S1", "S2"), "v_fma_mix": ("fma", "S0", "S1", "S2")}
+_EXACT = {"v_fma_mixlo", "v_fma_mixhi", "v_cvt_f16", "v_cvt_f32", "v_cvt_f64", "v_ldexp"}
+_TESTED_ELSEWHERE = ("no independent reference in tilecheck verify for {family}; tests/amdgpu/"
+                     "test_elementwise_specs.py checks it against numpy")
+_ROOTS = ("v_rsq", "v_sqrt")
 
 
 def _family(form, db):
@@ -81,17 +90,22 @@ def examples_check(form, ctx) -> CheckResult:
 
 def _contract_examples(form, result: CheckResult) -> CheckResult:
     f = form.fmt
-    words = {"+0": 0, "-0": f.sign_mask, "+inf": f.inf, "-inf": f.inf | f.sign_mask, "nan": f.default_nan}
+    words = {"+0": 0, "-0": f.sign_mask, "+inf": f.inf, "-inf": f.inf | f.sign_mask, "nan": f.default_nan,
+             "-finite": f.sign_mask | (f.bias << f.mantissa_bits)}  # -1.0 stands for the negative values
     for variant in VARIANTS:
         c = form.variant(variant).contract
         for special in c.specials:
             x = np.array([words[special.operands[0]]], dtype=np.uint64)
-            got = int(rcp_model.choose(form, variant, x, np.zeros(1, dtype=int), np.random.default_rng(0))[0])
+            if c.operation == "rcp":
+                got = int(rcp_model.choose(form, variant, x, np.zeros(1, dtype=int), np.random.default_rng(0))[0])
+            else:  # the one value the model enumerates for a special operand
+                got = int(rcp_model.enumerate_allowed(form, variant, x)[0][0, 0])
             result.cases += 1
             if not class_word(f, got, special.result):
                 result.failures += 1
                 result.details.append(f"{variant}: rcp({special.operands[0]}) = {got:#x}, spec says {special.result}")
-    result.details.insert(0, f"no vectors recorded; the model's reciprocal of each of the contract's {result.cases} "
+    what = "reciprocal" if form.family == "v_rcp" else "result"
+    result.details.insert(0, f"no vectors recorded; the model's {what} of each of the contract's {result.cases} "
                              "special operands (both variants) is the class the spec names")
     return result
 
@@ -105,9 +119,17 @@ def _same(f, got: int, want: int, by_class: bool) -> bool:
 def _reference(form, variant: str, rm: str, denorm: int, ops: dict) -> dict:
     """The independent reference's destinations for one case."""
     din, dout = bool(denorm & 1), bool(denorm & 2)  # FP_DENORM: bit 0 keeps inputs, bit 1 outputs
-    if form.family in ("v_fma", "v_mul"):
-        args = [ops[k] for k in ("S0", "S1", "S2") if k in ops]
-        return {"D": arith("fma" if form.family == "v_fma" else "mul", form.fmt, rm, din, dout, *args)}
+    if form.family in _ROUNDED:
+        op, *names = _ROUNDED[form.family]
+        return {"D": arith(op, form.fmt, rm, din, dout, *[ops[k] for k in names])}
+    if form.family in ("v_fma_mixlo", "v_fma_mixhi"):
+        return {"D": fma_into(form.input_format, form.output_format, rm, din, dout, ops["S0"], ops["S1"], ops["S2"])}
+    if form.family.startswith("v_cvt_"):
+        return {"D": convert(form.input_format, form.output_format, rm, din, dout, ops["S0"])}
+    if form.family == "v_ldexp":
+        bits = form.int_bits("S1")
+        n = ((ops["S1"] & ((1 << bits) - 1)) ^ (1 << (bits - 1))) - (1 << (bits - 1))
+        return {"D": scale_exact(form.fmt, rm, din, dout, ops["S0"], n)}
     return _REFERENCES[form.family](form.fmt, variant, rm, din, dout, *[ops[o.name] for o in form.sources])
 
 
@@ -121,13 +143,18 @@ def _by_mode(cases: list) -> dict:
 def oracle_check(form, ctx) -> CheckResult:
     """The model against the independent reference on generated operands, both variants."""
     result = CheckResult("oracle")
+    known = set(_REFERENCES) | set(_ROUNDED) | _EXACT | {"v_rcp"} | set(_ROOTS)
+    if form.family not in known:
+        return CheckResult("oracle", skipped=_TESTED_ELSEWHERE.format(family=form.family))
     rng = np.random.default_rng([ctx.seed, sum(form.name.encode())])
     # a reciprocal operand costs 12 exact verdicts, an instruction's operand set 2 evaluations
     cases = operands(form, rng, RCP_CASES if form.family == "v_rcp" else ORACLE_CASES)
     if form.family == "v_rcp":
         return _rcp_oracle(form, cases, rng, result)
-    f = form.fmt
-    arithmetic = form.family in ("v_fma", "v_mul")
+    if form.family in _ROOTS:
+        return _root_oracle(form, cases, rng, result)
+    f = form.output_format
+    arithmetic = form.family in _ROUNDED or form.family in _EXACT
     for variant in VARIANTS:
         for (rm, denorm), group in _by_mode(cases).items():
             arrays = {o.name: np.array([g[o.name] for g in group], dtype=bool if o.kind == "lane-bit" else np.uint64)
@@ -145,7 +172,9 @@ def oracle_check(form, ctx) -> CheckResult:
                                           f"{ {k: _hexed(v) for k, v in ops.items()} }: model "
                                           f"{ {k: _hexed(v) for k, v in got.items()} }, reference "
                                           f"{ {k: _hexed(v) for k, v in want.items()} }")
-    what = (f"the model agrees with {arith_source()} under MODE flushing" if arithmetic else
+    what = (f"the model agrees with {arith_source()} under MODE flushing" if form.family in _ROUNDED else
+            "the model agrees with the exact rational value rounded once (Format.from_fraction) under MODE "
+            "flushing, NaNs by class" if arithmetic else
             "the model agrees with a scalar re-implementation of the manual's pseudo-code (documented) and "
             "rocJITsu's hardware-checked rules (observed) from reference/amd-division.md")
     result.details.insert(0, f"{result.cases} cases ({len(cases)} operand sets x {len(VARIANTS)} variants, edge "
@@ -184,6 +213,31 @@ def _rcp_oracle(form, cases, rng, result: CheckResult) -> CheckResult:
                              "strategies x 3 candidates: the pick and one step either side): the model's picks "
                              "lie inside the spec's contract and its allowed() agrees with the contract decided "
                              "in exact rationals")
+    return result
+
+
+def _root_oracle(form, cases, rng, result: CheckResult) -> CheckResult:
+    """Every value the model enumerates as allowed (v_rsq/v_sqrt) is allowed by the contract
+    decided with exact rationals, and one step outside the enumerated ends is not."""
+    f = form.fmt
+    xs = np.array([ops["S0"] for _, ops in cases[:RCP_CASES // 4]], dtype=np.uint64)
+    for variant in VARIANTS:
+        c = form.variant(variant).contract
+        values, valid, _ = rcp_model.enumerate_allowed(form, variant, xs, rng=rng)
+        for i, x in enumerate(xs):
+            row = values[i][valid[i]]
+            xf = ref.flush(f, int(x)) if c.flush_inputs else int(x)
+            ends = [] if ref.Bits(f, int(row[0])).nan else [int(row.min()) - 1, int(row.max()) + 1]
+            for r, want in [(int(v), True) for v in row] + [(e, False) for e in ends if 0 < e & f.magnitude_mask < f.inf]:
+                result.cases += 1
+                if root_allowed(f, c, xf, r) != want:
+                    result.mismatches += 1
+                    if len(result.details) < _MAX_DETAILS:
+                        result.details.append(f"{variant} x={int(x):#x} r={r:#x}: model says {want}, exact contract "
+                                              f"{not want}")
+    result.details.insert(0, f"{result.cases} verdicts ({xs.size} operands x {len(VARIANTS)} variants): every result "
+                             "the model enumerates lies inside the spec's contract decided in exact rationals, and "
+                             "one step outside the enumerated values does not")
     return result
 
 
