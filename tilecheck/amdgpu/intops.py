@@ -5,8 +5,10 @@ operand widths and a numpy function over unsigned arrays (``uint64`` holding 16-
 values; ``x`` for every lane of a wave, or for every wave of a batch in the scalar case). The
 functions are the manuals' pseudo-code (AMD CDNA3 / RDNA3 ISA guides: "D.u32 = S0.u32 & S1.u32"
 ...) and nothing else: no floating point is computed here (:mod:`tilecheck.amdgpu.floatops` and the
-``spec/amdgpu`` forms do that). ``spec/amdgpu/integer.yaml`` names the same instructions, with the
-manual's text, so that the database lists every instruction the simulator executes.
+``spec/amdgpu`` forms do that). ``spec/amdgpu-int/*.yaml`` (schema ``amdgpu-integer``, loader
+:mod:`tilecheck.spec.amdgpu_integer`) names the same instructions, with the manual's pseudo-code and
+llvm-mc-19 encodings, so that the database lists every instruction the simulator executes;
+``tests/amdgpu/test_integer_specs.py`` keeps the table and the specs from drifting apart.
 
 A function returns the destination value(s); carry-out and SCC results are returned as bool arrays
 after the value (``("u32", "carry")`` in :attr:`IntOp.results`).
@@ -126,9 +128,15 @@ def _mad_u64_u32(a, b, c):
 
 
 def _mad_i64_i32(a, b, c):
-    p = (_s32(a) * _s32(b)).astype(np.int64).view(np.uint64) if np.ndim(a) else np.uint64(int(_s32(a) * _s32(b)) % (1 << 64))
-    s = _u(p) + _u(c)
-    return s, np.zeros(np.shape(s), bool)
+    """{D1.i1, D0.i64} = 65'I(S0.i32) * 65'I(S1.i32) + 65'I(S2.i64): D0 the sum mod 2^64, D1 bit 64 of
+    the 65-bit sum, i.e. whether the exact sum is negative (it always fits in 65 bits)."""
+    p = np.asarray(_s32(a) * _s32(b), dtype=np.int64)  # |S0 * S1| <= 2^62: no int64 overflow
+    c = _u(c)
+    s = p.astype(np.uint64) + c
+    p_neg, c_neg, s_neg = p < 0, (c >> np.uint64(63)) == 1, (s >> np.uint64(63)) == 1
+    # addends of one sign: the exact sum has that sign even where the 64-bit sum wrapped;
+    # of opposite signs: no wrap, so the 64-bit sum's sign is the exact one
+    return s, np.where(p_neg == c_neg, p_neg, s_neg)
 
 
 VALU_INT: dict[str, IntOp] = {
@@ -282,8 +290,12 @@ def _carry_add(shifted, b, a, n):
 
 
 SALU_SAVEEXEC = ("s_and_saveexec", "s_or_saveexec", "s_xor_saveexec", "s_andn2_saveexec", "s_orn2_saveexec",
-                 "s_and_not1_saveexec", "s_or_not1_saveexec", "s_andn1_saveexec", "s_andn2_wrexec")
-"""``s_X_saveexec_bW sdst, ssrc``: sdst = EXEC; EXEC = ssrc OP EXEC; SCC = EXEC != 0."""
+                 "s_and_not1_saveexec", "s_or_not1_saveexec", "s_andn1_saveexec")
+"""``s_X_saveexec_bW sdst, ssrc``: sdst = EXEC; EXEC = ssrc OP EXEC; SCC = EXEC != 0.
+
+``s_andn2_wrexec_b64`` is not one of them: it writes the *new* EXEC to sdst (EXEC = S0 & ~EXEC;
+D = EXEC), and :func:`saveexec` had no operation for it (a KeyError inside the simulator), so the
+simulator now refuses it as an unsupported instruction, with its location."""
 
 
 def saveexec(name: str, src, exec_):

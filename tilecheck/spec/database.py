@@ -23,7 +23,7 @@ from typing import Callable
 
 from tilecheck.errors import IllegalFormError, Location, Problem, SpecError, UnknownFormError, echo
 from tilecheck.formats import Format, read_formats
-from tilecheck.spec import amdgpu, registry
+from tilecheck.spec import amdgpu, amdgpu_integer, registry
 from tilecheck.spec.contract import (
     Bound,
     Contract,
@@ -57,7 +57,7 @@ KERNEL_SPACE = "global"
 """The state space of the memory forms the single-instruction kernel pipeline handles: its kernels
 load and store through global pointers (``.param`` forms need a parameter, generic ones a
 generic pointer, ``.nc`` ones read-only data: the compiled-PTX executor runs those)."""
-SPEC_FOLDERS = ("ptx", "amdgpu", "sequences", "targets", "rules")
+SPEC_FOLDERS = ("ptx", "amdgpu", "amdgpu-int", "sequences", "targets", "rules")
 
 
 def split_spelling(spelling: str) -> tuple[str, tuple[str, ...], str]:
@@ -531,6 +531,7 @@ def _load_contract_rules(doc: LocatedDocument, path: Path, db: SpecDatabase, pro
 LOADERS: dict[str, Callable] = {
     "amdgpu-instruction": amdgpu.load_amdgpu_family,
     "sequence": amdgpu.load_sequence,
+    "amdgpu-integer": amdgpu_integer.load_integer_family,
     "contract-rules": _load_contract_rules,
 }
 # Database-wide checks of those schemas' contents: callable(db, problems).
