@@ -153,3 +153,13 @@ def test_triton_bf16_fma_double_rounds(db):
     assert o.verdict == "counterexample"
     c = o.counterexamples[0]
     assert (c["expected"]["hex"], c["got"]["hex"]) == ("0x4383", "0x4382")
+
+
+def test_flat_accesses(db, tmp_path):
+    """flat_load/flat_store (a 64-bit VGPR address, no SGPR base) run as the global forms."""
+    path = _edited(tmp_path, LLC / "arith_gfx942.s", "global_load_dword v6, v[2:3], off", "flat_load_dword v6, v[2:3]")
+    text = Path(path).read_text()
+    start = text.index("\nfma_f32:")
+    Path(path).write_text(text[:start] + text[start:].replace("global_store_dword v[0:1], v2, off",
+                                                              "flat_store_dword v[0:1], v2", 1))
+    assert verify_amdgcn(path, "fma_f32", "fma.rn.f32", db=db, cases=200).verdict == "verified"

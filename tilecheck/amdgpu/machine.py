@@ -606,7 +606,7 @@ class Machine:
             inside = rel < num[:, None]  # raw buffers: out-of-range accesses load 0 and store nothing
             return base[:, None] + so[:, None] + rel, ex & inside, ex & ~inside
         vaddr = ops[1] if "load" in m else ops[0]
-        saddr = ops[2] if "load" in m else ops[2]
+        saddr = Special("off") if m.startswith("flat_") else ops[2]  # flat: a 64-bit VGPR address only
         if isinstance(saddr, Special) and saddr.name == "off":
             v, args = self._vsource(vaddr, 64, instr, False)
             if _symbolic_in(args, ex):
