@@ -218,7 +218,11 @@ def test_frexp_matches_numpy_including_subnormals(t):
     rng = np.random.default_rng(9)
     _, utype = DTYPES[t]
     width = np.dtype(utype).itemsize * 8
-    x = floats(rng.integers(0, 1 << min(width, 63), 1000, dtype=np.uint64), t)
+    mant_mask = (1 << (23 if t == "f32" else 52)) - 1
+    # subnormals whose fraction is all ones below its leading bit (2**k - 1): their exponent is the
+    # easiest to get wrong by one
+    edges = np.array([mant_mask, mant_mask >> 1, mant_mask >> 7, 1, 3], dtype=np.uint64)
+    x = floats(np.concatenate([edges, rng.integers(0, 1 << min(width, 63), 1000, dtype=np.uint64)]), t)
     x = x[np.isfinite(x)]
     mant, exp = np.frexp(x)
     got_m = evaluate(f"v_frexp_mant_{t}", "observed", db=DB, S0=bits(x, t))["D"]

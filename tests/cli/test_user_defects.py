@@ -303,7 +303,7 @@ def test_spec_list_amdgpu_prints_instruction_forms(capsys):
     lines = out.split()
     assert lines[-len(names):] == names and not {"families", "forms", "failed"} & set(lines)
     code, out, _ = run(capsys, "spec", "list", "--family", "v_rcp")
-    assert code == 0 and out.split() == ["v_rcp_f64", "v_rcp_f32"]
+    assert code == 0 and out.split() == ["v_rcp_f64", "v_rcp_f32", "v_rcp_f16"]
     code, out, _ = run(capsys, "spec", "list", "--isa", "ptx")
     assert code == 0 and "v_rcp_f64" not in out.split()
 

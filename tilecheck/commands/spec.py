@@ -173,7 +173,10 @@ def _show_amd(args, db, form) -> int:
     out.write(f"  type:      {form.type}\n")
     for op in form.operands:
         doc = f" -- {op.doc}" if op.doc else ""
-        out.write(f"  operand {op.name}: {op.role} {op.kind}{' (implicit)' if op.implicit else ''}{doc}\n")
+        # the operand's own format or int width where the form's types: gives one (v_cvt_f32_f16's D)
+        typed = dict(form.operand_types).get(op.name)
+        kind = f"{op.kind} {typed}" if typed else op.kind
+        out.write(f"  operand {op.name}: {op.role} {kind}{' (implicit)' if op.implicit else ''}{doc}\n")
     out.write("  opcodes:   " + ", ".join(f"{k} {v}" for k, v in form.opcodes) + "\n")
     if form.constants:
         out.write("  constants: " + ", ".join(f"{k}={v}" for k, v in form.constants) + "\n")

@@ -194,8 +194,9 @@ class NumpyBackend:
         _, field, frac = fmt.fields(x)
         field = field.astype(np.int64)
         frac = np.asarray(frac, dtype=np.uint64)
-        # a subnormal's leading one: floor(log2 frac) via float64 (frac < 2**52 is exact there)
-        lead = np.floor(np.log2(np.maximum(frac, 1).astype(np.float64))).astype(np.int64)
+        # a subnormal's leading one: frexp of the fraction as a float64 (exact: frac < 2**52) gives
+        # its bit length (log2 would round 2**52 - 1 up to 52.0)
+        lead = np.frexp(np.maximum(frac, 1).astype(np.float64))[1].astype(np.int64) - 1
         sub = fmt.emin - fmt.mantissa_bits + lead + 1
         normal = field - fmt.bias + 1
         top = (1 << fmt.exponent_bits) - 1

@@ -9,9 +9,11 @@ import yaml
 from tilecheck.amdgpu.instructions import evaluate
 from tilecheck.report.site_tables import special_values
 
-# Which sources take the row's value; the others are 1.0 (lane bits false). v_div_scale is
-# called with S0 equal to S1 (the denominator call), so the row value goes to both.
+# Which sources take the row's value; the others are 1.0 (lane bits false, ints INT_FIXED). v_div_scale
+# is called with S0 equal to S1 (the denominator call), so the row value goes to both.
 ROW_SOURCES = {"v_div_scale": ("S0", "S1")}
+# int sources of the table: v_cmp_class tests LLVM's +-0/+inf mask, v_ldexp scales by 2^1
+INT_FIXED = {"v_cmp_class": 0x260}
 
 
 def _hex(fmt, bits) -> str:
@@ -23,7 +25,12 @@ def _value(form, name: str, value) -> str:
     op = next(o for o in form.operands if o.name == name)
     if op.kind == "lane-bit":
         return "true" if bool(value) else "false"
-    return f"{_hex(form.fmt, value)} ({form.fmt.describe(int(value))[0]})"
+    if op.kind == "int":  # a register pattern of form.int_bits(name) bits, shown with its signed value
+        bits = form.int_bits(name)
+        v = int(value) & ((1 << bits) - 1)
+        return f"{v:#x} ({v - (1 << bits) if v >> (bits - 1) else v})"
+    fmt = form.operand_format(name)  # mixed-format forms (v_cvt_f32_f16: D is f32)
+    return f"{_hex(fmt, value)} ({fmt.describe(int(value))[0]})"
 
 
 def vectors(form, family) -> list[dict]:
@@ -54,7 +61,7 @@ def value_table(form) -> dict | None:
     variants = [v for v in form.variants.values() if v.program is not None]
     if not variants:
         return None
-    fmt = form.fmt
+    fmt = form.input_format
     rows_in = special_values(fmt)
     row_sources = ROW_SOURCES.get(form.family, ("S0",))
     one = fmt.power_bits(0)
@@ -63,6 +70,8 @@ def value_table(form) -> dict | None:
     for o in form.sources:
         if o.kind == "lane-bit":
             operands[o.name] = np.zeros(n, dtype=bool)
+        elif o.kind == "int":
+            operands[o.name] = np.full(n, INT_FIXED.get(form.family, 1), dtype=np.uint64)
         elif o.name in row_sources:
             operands[o.name] = np.array([b for _, b in rows_in], dtype=np.uint64)
         else:
@@ -78,7 +87,10 @@ def value_table(form) -> dict | None:
         differ = len({tuple(c["results"]) for c in cells}) > 1
         rows.append({"label": label, "bits": _hex(fmt, bits), "cells": cells, "differ": differ})
     fixed = [o.name for o in form.sources if o.name not in row_sources]
-    return {"row_sources": row_sources, "fixed": fixed, "variants": [v.name for v in variants],
+    fixed_text = ", ".join(f"{name} = {_value(form, name, INT_FIXED.get(form.family, 1))}"
+                           if form.operand_format(name) is None and next(o for o in form.sources if o.name == name).kind == "int"
+                           else f"{name} = {'false' if form.operand_format(name) is None else '1.0'}" for name in fixed)
+    return {"row_sources": row_sources, "fixed": fixed, "fixed_text": fixed_text, "variants": [v.name for v in variants],
             "dests": dests, "rows": rows}
 
 

@@ -520,7 +520,7 @@ def check_sequences(db, problems: list[Problem]) -> None:
                     continue
                 if kinds[src.name] != operand.kind:
                     problems.append(Problem(step.location, f"{src.name!r} is a {kinds[src.name]} value; "
-                                                           f"{step.op}'s {operand.name} needs a {operand.kind}"))
+                                                           f"{step.op}'s {operand.name} needs a{'n' if operand.kind == 'int' else ''} {operand.kind}"))
                 elif src.neg and operand.kind != "float":
                     problems.append(Problem(step.location, f"NEG does not apply to the lane bit {src.name!r}"))
             for name, operand in zip(step.dst, form.destinations):
