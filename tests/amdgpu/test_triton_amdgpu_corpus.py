@@ -2,8 +2,9 @@
 examples/triton/kernels.py. The manifest names real files, kernels and reference forms and the
 descriptors' modes and wave sizes; every file is a case of tools/regen_corpus.py and (but one) a
 case of the NVIDIA corpus with the same launch shape; every file parses; the README's inventory is
-tools/amdgpu_inventory.py's. With llvm-mc-19 here each file assembles to the .text Triton linked;
-with Triton importable, regenerating reproduces the files byte for byte."""
+tools/amdgpu_inventory.py's. With llvm-mc-19 here each file assembles to the .text Triton linked.
+(Regenerating byte for byte needs Triton, which the tests do not install: run
+/tmp/triton-venv/bin/python tools/regen_corpus.py --triton-amdgpu and git diff.)"""
 
 from __future__ import annotations
 
