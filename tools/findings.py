@@ -184,9 +184,15 @@ def amdgpu_entries(db) -> list[dict]:
 
 
 def triton_amdgpu_entries(db) -> list[dict]:
-    """One row entry per kernel of examples/amdgpu/triton/manifest.yaml (Triton for gfx942)."""
-    return [dict(e, inputs="exhaustive" if e["inputs"] == "exhaustive" else int(e["inputs"]))
-            for e in yaml.safe_load(TRITON_AMDGPU.read_text())["entries"]]
+    """One row entry per kernel of examples/amdgpu/triton/manifest.yaml (Triton for gfx942); the
+    binary64 rows sampled as the llc ones (:data:`AMDGPU_CASES`)."""
+    out = []
+    for e in yaml.safe_load(TRITON_AMDGPU.read_text())["entries"]:
+        inputs = "exhaustive" if e["inputs"] == "exhaustive" else int(e["inputs"])
+        if e.get("dtype") == "fp64":
+            inputs = AMDGPU_CASES[64]
+        out.append(dict(e, inputs=inputs))
+    return out
 
 
 TABLES = [
