@@ -207,6 +207,28 @@ def test_a_block_smaller_than_the_cta_misrounds_exactly_what_the_block_128_kerne
         (full.misrounded_count, full.misrounded_by_value, full.lanes_run)
 
 
+def test_idle_threads_with_two_elements_each_misround_what_the_scalar_kernel_does(tmp_path, db):
+    # div_f16_b256_w4_v.ptx edited to BLOCK 128 on 128 threads, two halves per 32-bit access:
+    # threads 0..63 store elements 2t, 2t+1 of their CTA's 128, threads 64..127 (their replicas)
+    # are masked off as Triton masks them
+    path = _edited(tmp_path, "div_f16_b256_w4_v.ptx", "shl.b32 \t%r5, %r4, 8;", "shl.b32 \t%r5, %r4, 7;")
+    text = path.read_text()
+    for old, new in [("and.b32 \t%r9, %r8, 254;", "and.b32 \t%r9, %r8, 126;"),
+                     ("@%p1 st.global.b32", "and.b32 \t%r17, %r7, 64;\n\tsetp.eq.b32 \t%p2, %r17, 0;\n\t"
+                                            "and.pred \t%p3, %p2, %p1;\n\t@%p3 st.global.b32"),
+                     (".reg .pred \t%p<2>;", ".reg .pred \t%p<4>;"), (".reg .b32 \t%r<17>;", ".reg .b32 \t%r<18>;")]:
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+    path.write_text(text)
+    pair = compiled.verify_ptx(str(path), "div_kernel", "div.rn.f16", db=db, cases=2000, seed=0)
+    one = compiled.verify_ptx(str(TRITON / "div_f16.ptx"), "div_kernel", "div.rn.f16", db=db, cases=2000, seed=0)
+    assert "2 elements per thread, 128 threads per CTA (64 of them store, the others store nothing), 128 " \
+           "elements per CTA" in pair.abi
+    assert one.misrounded_count > 0
+    assert sorted(map(tuple, pair.misrounded)) == sorted(map(tuple, one.misrounded))
+    assert pair.lanes_run == 2 * one.lanes_run  # each input at both elements, on the storing threads only
+
+
 def test_a_block_smaller_than_the_cta_reproduces_the_known_counterexample(capsys):
     code = main(["verify", str(TRITON / "div_f16_b64_w4.ptx"), "--entry", "div_kernel", "--against", "div.rn.f16",
                  "--input", "0xde54,0xb363"])
