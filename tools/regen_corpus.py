@@ -137,7 +137,7 @@ TRITON_CASES = [
     _div("fp16", "div_f16_b256_w8", block=256, num_warps=8),
     # two halves per thread in one 32-bit access, the count in elements
     _div("fp16", "div_f16_b256_w4_v", block=256, num_warps=4, vector=True),
-    # a BLOCK smaller than the CTA's 128 threads: half of them store nothing (refused, located)
+    # a BLOCK smaller than the CTA's 128 threads: half of them store nothing (their stores masked off)
     _div("fp16", "div_f16_b64_w4", block=64, num_warps=4),
     # other targets
     *[_div(d, f"div_{SUFFIX[d]}_sm{cap}", capability=cap) for cap in (80, 100) for d in ("fp16", "fp32")],

@@ -191,13 +191,112 @@ def test_stated_parameter_roles(capsys, tmp_path):
     assert "--params states the parameters of a kernel" in capsys.readouterr().err
 
 
-def test_a_block_smaller_than_the_cta_is_refused_not_misjudged(capsys):
-    # BLOCK 64 on 128 threads: half the threads store nothing, and the CTAs' elements are 64
-    # apart, not 128 (read as "thread i computes element i", every input would be misjudged)
+def test_a_block_smaller_than_the_cta_misrounds_exactly_what_the_block_128_kernel_does(db):
+    # BLOCK 64 on 128 threads: threads 64..127 hold replicas of 0..63 and their stores are masked
+    # off; the CTAs' elements are 64 apart. The same division per element as BLOCK 128's kernel,
+    # so the same misrounded inputs on the same sample -- and the same lanes judged: the threads
+    # that store nothing are no lanes of the verdict
+    small = compiled.verify_ptx(str(TRITON / "div_f16_b64_w4.ptx"), "div_kernel", "div.rn.f16", db=db, cases=2000,
+                                seed=0)
+    full = compiled.verify_ptx(str(TRITON / "div_f16.ptx"), "div_kernel", "div.rn.f16", db=db, cases=2000, seed=0)
+    assert "128 threads per CTA (64 of them store, the others store nothing), 64 elements per CTA" in small.abi
+    assert "bounded by div_kernel_param_3" in small.abi
+    assert full.misrounded_count > 0 and small.verdict == full.verdict == "counterexample"
+    assert sorted(map(tuple, small.misrounded)) == sorted(map(tuple, full.misrounded))
+    assert (small.misrounded_count, small.misrounded_by_value, small.lanes_run) == \
+        (full.misrounded_count, full.misrounded_by_value, full.lanes_run)
+
+
+def test_idle_threads_with_two_elements_each_misround_what_the_scalar_kernel_does(tmp_path, db):
+    # div_f16_b256_w4_v.ptx edited to BLOCK 128 on 128 threads, two halves per 32-bit access:
+    # threads 0..63 store elements 2t, 2t+1 of their CTA's 128, threads 64..127 (their replicas)
+    # are masked off as Triton masks them
+    path = _edited(tmp_path, "div_f16_b256_w4_v.ptx", "shl.b32 \t%r5, %r4, 8;", "shl.b32 \t%r5, %r4, 7;")
+    text = path.read_text()
+    for old, new in [("and.b32 \t%r9, %r8, 254;", "and.b32 \t%r9, %r8, 126;"),
+                     ("@%p1 st.global.b32", "and.b32 \t%r17, %r7, 64;\n\tsetp.eq.b32 \t%p2, %r17, 0;\n\t"
+                                            "and.pred \t%p3, %p2, %p1;\n\t@%p3 st.global.b32"),
+                     (".reg .pred \t%p<2>;", ".reg .pred \t%p<4>;"), (".reg .b32 \t%r<17>;", ".reg .b32 \t%r<18>;")]:
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+    path.write_text(text)
+    pair = compiled.verify_ptx(str(path), "div_kernel", "div.rn.f16", db=db, cases=2000, seed=0)
+    one = compiled.verify_ptx(str(TRITON / "div_f16.ptx"), "div_kernel", "div.rn.f16", db=db, cases=2000, seed=0)
+    assert "2 elements per thread, 128 threads per CTA (64 of them store, the others store nothing), 128 " \
+           "elements per CTA" in pair.abi
+    assert one.misrounded_count > 0
+    assert sorted(map(tuple, pair.misrounded)) == sorted(map(tuple, one.misrounded))
+    assert pair.lanes_run == 2 * one.lanes_run  # each input at both elements, on the storing threads only
+
+
+def test_a_block_smaller_than_the_cta_reproduces_the_known_counterexample(capsys):
     code = main(["verify", str(TRITON / "div_f16_b64_w4.ptx"), "--entry", "div_kernel", "--against", "div.rn.f16",
-                 "--cases", "300"])
+                 "--input", "0xde54,0xb363"])
+    out = capsys.readouterr().out
+    assert code == 1 and "RN-2ulp" in out and "got 0x66da" in out
+
+
+_MASK = "and.pred \t%p2, %p3, %p1;"  # div_f16_b64_w4.ptx: threads 64..127 store nothing
+
+
+def _masked(tmp_path, extra: str) -> Path:
+    """div_f16_b64_w4.ptx with ``extra`` after the store's mask (%p0 is free; %p2 guards the store)."""
+    return _edited(tmp_path, "div_f16_b64_w4.ptx", _MASK, _MASK + "\n\t" + extra)
+
+
+def test_a_masked_store_skipping_an_element_nobody_else_stores_is_refused(tmp_path, capsys):
+    # thread 5 of every CTA is masked off too: the same threads idle in every CTA, but element 5
+    # (and 69) of the CTA's range is stored by no thread
+    path = _masked(tmp_path, "setp.ne.b32 \t%p0, %r5, 5;\n\tand.pred \t%p2, %p2, %p0;")
+    err = _refusal(capsys, path)
+    assert "65 of the 128 threads of a CTA store nothing (from thread 5" in err
+    assert "no thread stores element 5 of CTA 0's range (0 .. 63)" in err
+
+
+def test_threads_idle_in_one_cta_only_are_refused(tmp_path, capsys):
+    # element 69 (thread 5 of CTA 1) is skipped: CTA 1's idle threads are not CTA 0's, and no
+    # launch of one CTA at a time reads this kernel (its CTAs store different elements)
+    path = _masked(tmp_path, "setp.ne.b32 \t%p0, %r6, 69;\n\tand.pred \t%p2, %p2, %p0;")
+    err = _refusal(capsys, path)
+    assert "thread 5 of a CTA stores elements in CTA 0 and nothing in CTA 1" in err
+    # the same on BLOCK 128, where every thread stores but thread 72 of CTA 1 (element 200)
+    path = _edited(tmp_path, "div_f16.ptx", "@%p1 st.global.b16",
+                   "setp.ne.b32 \t%p2, %r6, 200;\n\tand.pred \t%p2, %p2, %p1;\n\t@%p2 st.global.b16")
+    path.write_text(path.read_text().replace("%p<2>", "%p<3>"))
+    err = _refusal(capsys, path)
+    assert "thread 72 of a CTA stores elements in CTA 0 and nothing in CTA 1" in err
+
+
+def test_idle_threads_with_a_count_in_other_units_are_refused(tmp_path, capsys):
+    # the bound compares twice the element index with the count (a count in bytes): at a count of
+    # the storing threads' elements only CTA 0 stores
+    path = _edited(tmp_path, "div_f16_b64_w4.ptx", "setp.lt.s32 \t%p1, %r6, %r3;",
+                   "shl.b32 \t%r10, %r6, 1;\n\tsetp.lt.s32 \t%p1, %r10, %r3;")
+    err = _refusal(capsys, path)
+    assert "with the count at 128 (the 64 threads that store, 1 element each, in 2 CTAs) they store elements " \
+           "0 .. 63 (64 of them), not 0 .. 127" in err and "count other units" in err
+
+
+def test_replicas_that_store_are_refused(tmp_path, capsys):
+    # the replicas' stores not masked off: every element stored by two threads
+    path = _edited(tmp_path, "div_f16_b64_w4.ptx", _MASK, "and.pred \t%p2, %p1, %p1;")
+    err = _refusal(capsys, path)
+    assert "element 0 is stored by 2 threads" in err
+
+
+@pytest.mark.parametrize("extra,why", [
+    # element 200 (thread 8 of CTA 3) skipped: past the two CTAs the layout was found on
+    ("setp.ne.b32 \t%p0, %r6, 200;\n\tand.pred \t%p2, %p2, %p0;", "thread 8 of CTA 3 stores nothing"),
+    # thread 64 of CTA 3, a replica, stores: a value no verdict would judge
+    ("setp.eq.b32 \t%p0, %r4, 64;\n\tsetp.eq.b32 \t%p3, %r1, 3;\n\tand.pred \t%p0, %p0, %p3;\n\t"
+     "or.pred \t%p2, %p2, %p0;", "thread 64 of CTA 3, one of the threads that store nothing, stores"),
+], ids=["judged-thread-stores-nothing", "idle-thread-stores"])
+def test_a_larger_launch_keeps_the_threads_that_store(tmp_path, capsys, extra, why):
+    path = _masked(tmp_path, extra)
+    code = main(["verify", str(path), "--entry", "div_kernel", "--against", "div.rn.f16", "--cases", "2000"])
     err = capsys.readouterr().err
-    assert code == 2 and "64 of the 128 threads of a CTA store nothing" in err and "Traceback" not in err
+    assert code == 2 and "Traceback" not in err
+    assert "with 32 CTAs, the store at line" in err and why in err
 
 
 def test_a_thread_storing_another_element_is_not_elementwise(tmp_path, capsys):

@@ -906,6 +906,20 @@ def position_block(start: int, block: int = EXHAUSTIVE_BLOCK) -> bool:
     return h % POSITION_EVERY == 0
 
 
+@dataclass
+class _JudgedLanes:
+    """The lanes of a run that :func:`judge_lanes` judges where some threads store nothing: each
+    kept lane's number among the threads that store (``origin``), and its unknown flag."""
+
+    origin: np.ndarray
+    unknown: np.ndarray
+
+    @property
+    def size(self) -> int:
+        """The lanes judged."""
+        return int(self.origin.shape[0])
+
+
 def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: dict, *, every_position: bool = True,
                trace: bool = False, fill: bool = False, sample_positions: bool = True):
     """:func:`run_block` for a kernel whose threads compute several elements
@@ -913,7 +927,12 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
     ``n`` inputs placed so that element j of thread t holds input ``t - j``; groups outside their
     class's representative run the first :data:`POSITION_SAMPLE` inputs (where
     ``sample_positions``, else none) unless ``every_position``. ``trace``: (result, lanes, failing lanes, context, plan) of the first
-    group that fails (else of the last)."""
+    group that fails (else of the last).
+
+    Where some threads of a CTA store nothing (``layout.active``), the launch has as many threads
+    that store as inputs, numbered in order (thread t above is the t-th thread that stores); the
+    others run but are no lanes of the verdict: a run in which one of them stores, or in which a
+    thread that stores does not, is refused."""
     layout = abi.layout
     n = elements[0].shape[0]
     fw = ref.fmt.width
@@ -927,7 +946,8 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             continue
         ops = [e[:m] for e in elements]
         plan = group.plan
-        threads = m
+        threads = layout.threads_for(m)
+        judged = layout.judged(threads)
         ctas = -(-threads // layout.block)
         size = ctas * layout.per_cta
         regions = []
@@ -935,7 +955,7 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             data = np.zeros(size if k in layout.input_regions or k == layout.output_region else 1, dtype=u)
             regions.append((name, data))
         for atom_ix, a in enumerate(group.atoms):
-            pos = layout.positions(threads, a)
+            pos = layout.positions(threads, a)[judged]  # the m threads that store, in order
             for r, o in zip(layout.input_regions, ops):
                 regions[r][1][pos] = np.roll(o, atom_ix).astype(u, copy=False)
         memory = Memory([(name, data.view(np.uint8)) for name, data in regions])
@@ -958,6 +978,13 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         ctx = RunContext(trace=trace, memory=memory, block=layout.block, threads=threads,
                          single_cta=layout.single_cta, **ctx_args)
         plan.run(lanes, ctx)
+        # each lane's number among the threads that store (-1: its thread stores nothing); the
+        # lanes of a thread that stores nothing are never judged, nor counted
+        number = np.full(threads, -1, dtype=np.int64)
+        number[judged] = np.arange(m)
+        lane_number = number[lanes.origin]
+        kept = lane_number >= 0
+        every = bool(kept.all())
         got_by_lane, ops_by_lane = [], []
         for atom_ix, (a, (key, sub)) in enumerate(zip(group.atoms, group.keys)):
             atom = layout.atoms[a]
@@ -967,21 +994,42 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
                                           Location(plan.path, atom.store.line, atom.store.col))
             region, nbytes, offs, vals, done = lanes.stores[slot]
             where = layout.positions(threads, a)[lanes.origin]
-            if not done.all() or not np.array_equal(np.asarray(offs) // eb + sub, where):
+            # every judged lane stored its element where discovery found it, and no lane of a
+            # thread that stores nothing stored at all (a value it wrote would go unjudged)
+            if not np.array_equal(done, kept) or \
+                    not np.array_equal((np.asarray(offs) // eb + sub)[kept], where[kept]):
+                stray = done & ~kept
+                why = ""
+                if stray.any():
+                    t = int(lanes.origin[np.flatnonzero(stray)[0]])
+                    why = (f": thread {t % layout.block} of CTA {t // layout.block}, one of the threads that store "
+                           "nothing, stores")
+                elif not done[kept].all():
+                    t = int(lanes.origin[np.flatnonzero(kept & ~done)[0]])
+                    why = f": thread {t % layout.block} of CTA {t // layout.block} stores nothing"
                 raise UnsupportedPtxError(f".entry {plan.function.name}: with {ctas} CTAs, {atom.where()} does not "
-                                          "store each thread's element where a smaller launch did",
+                                          f"store each thread's element where a smaller launch did{why}",
                                           Location(plan.path, atom.store.line, atom.store.col))
             got_by_lane.append(((np.asarray(vals).astype(np.uint64) >> np.uint64(sub * fw))
                                 & np.uint64((1 << fw) - 1)).astype(u))
             ops_by_lane.append([np.roll(o, atom_ix).astype(u, copy=False) for o in ops])
-        bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading)
+        if every:
+            bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading)
+        else:
+            # an unjudged lane's unknown bound says nothing of an input (nor does explain_unknown)
+            lanes.unknown = (np.zeros(lanes.size, dtype=bool) if lanes.unknown is None else lanes.unknown) & kept
+            view = _JudgedLanes(lane_number[kept], lanes.unknown[kept])
+            bad_kept, res = judge_lanes(ref, ops_by_lane, [g[kept] for g in got_by_lane], view, m, ctx.ulp_reading)
+            bad = np.zeros(lanes.size, dtype=bool)
+            bad[kept] = bad_kept
         res.got = got_by_lane[0]
         if trace:  # each lane's element that fails, if one does (the one a report shows)
             res.got = got_by_lane[0].copy()
+            origin = np.where(kept, lane_number, 0)
             for ops_j, got_j in reversed(list(zip(ops_by_lane, got_by_lane))):
-                expected = ref.expected(ops_j)[lanes.origin]
-                ok = ref.judge(got_j, [o[lanes.origin] for o in ops_j] if ref.contract else [], expected,
-                               ctx.ulp_reading)
+                expected = ref.expected(ops_j)[origin]
+                ok = ref.judge(got_j, [o[origin] for o in ops_j] if ref.contract else [], expected,
+                               ctx.ulp_reading) | ~kept
                 res.got[~ok] = got_j[~ok]
         last = (res, lanes, bad, ctx, plan)
         if trace and bad.any():

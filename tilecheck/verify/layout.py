@@ -14,6 +14,13 @@ approximate instruction returning its reference result) and finds:
   the stored elements are exactly ``0 .. count - 1`` each once (a count parameter set to
   ``2 x block x k``); kernels whose CTAs overlap run with one CTA per launch (``single_cta``:
   pointers offset per CTA, ``%ctaid`` 0);
+- threads that store nothing (:func:`_idle`): a Triton BLOCK smaller than its CTA's threads
+  replicates the elements over the extra threads and masks off their stores. Such a CTA is a
+  layout when the same threads store nothing in every CTA, the others store every one of their
+  ``k`` elements, and the elements the storing threads cover are still ``0 .. count - 1`` each
+  once (the count now ``2 x storing threads x k``). The threads that store nothing are no lanes of
+  any verdict: they are never judged, and a run in which one of them stores, or a judged thread
+  does not, is refused (:func:`tilecheck.verify.compiled.run_layout`);
 - which buffers are operands: each atom's bits are followed back (:mod:`tilecheck.verify.slicing`)
   to the global loads they come from, and every such load must read, in every thread, the element
   the atom stores (so that ``out[i] = f(in0[i], in1[i], ...)``); the buffers read are the operands
@@ -110,11 +117,31 @@ class Layout:
     zeroed: list = field(default_factory=list)  # parameters stated unused (--params): 0, a null pointer
     bounded: int = 1          # the bound's granularity (_bounded): 1 exact, g whole multiples of g, 0 none
     count_unit: int = 1       # elements per unit of the count parameter (_bounded)
+    active: np.ndarray | None = None  # per thread of a CTA: True where it stores (None: every thread does)
+
+    @property
+    def workers(self) -> int:
+        """Threads per CTA that store (and are judged): all of them unless some store nothing."""
+        return self.block if self.active is None else int(self.active.sum())
 
     @property
     def per_cta(self) -> int:
         """Elements per CTA."""
-        return self.block * self.per_thread
+        return self.workers * self.per_thread
+
+    def judged(self, threads: int) -> np.ndarray:
+        """Per thread of a launch of ``threads`` threads: True where it stores, so is judged."""
+        if self.active is None:
+            return np.ones(threads, dtype=bool)
+        return self.active[np.arange(threads) % self.block]
+
+    def threads_for(self, count: int) -> int:
+        """The threads a launch needs (from thread 0) for ``count`` of them to store: ``count``
+        itself unless some threads of a CTA store nothing."""
+        if self.active is None or count <= 0:
+            return max(count, 0)
+        full, rest = divmod(count - 1, self.workers)
+        return full * self.block + int(np.flatnonzero(self.active)[rest]) + 1
 
     @property
     def unused(self) -> list:
@@ -126,6 +153,7 @@ class Layout:
         """The layout in a report."""
         classes = sum(1 for g in self.groups if g.representative)
         text = (f"{self.per_thread} element{'s' if self.per_thread > 1 else ''} per thread, {self.block} threads per CTA"
+                + (f" ({self.workers} of them store, the others store nothing)" if self.active is not None else "")
                 + (", one CTA per launch" if self.single_cta else f", {self.per_cta} elements per CTA"))
         unit = f" (counting vectors of {self.count_unit})" if self.count_unit > 1 else ""
         if self.scalars and self.bounded == 1:
@@ -143,9 +171,11 @@ class Layout:
         return text
 
     def positions(self, threads: int, atom: int) -> np.ndarray:
-        """The element index of ``atom`` in each of ``threads`` threads (int64)."""
+        """The element index of ``atom`` in each of ``threads`` threads (int64; -1 in a thread
+        that stores nothing)."""
         t = np.arange(threads, dtype=np.int64)
-        return (t // self.block) * self.per_cta + self.local[atom][t % self.block]
+        pos = (t // self.block) * self.per_cta + self.local[atom][t % self.block]
+        return pos if self.active is None else np.where(self.judged(threads), pos, -1)
 
 
 def _fail(fn, here: Location, text: str) -> UnsupportedPtxError:
@@ -209,7 +239,10 @@ class _Run:
 
 
 def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_thread: int, single: bool, eb: int,
-            count: int | None = None, ctas: int = DISCOVERY_CTAS, zeroed: tuple = ()) -> _Run:
+            count: int | None = None, ctas: int = DISCOVERY_CTAS, zeroed: tuple = (),
+            per_cta: int | None = None) -> _Run:
+    # per_cta: the elements of a CTA (fewer than block x per_thread where some threads store nothing)
+    per_cta = block * per_thread if per_cta is None else per_cta
     threads = ctas * block
     span = block * MAX_PER_THREAD * 16  # bytes per CTA: room for any element count tried, vectors too
     rng = np.random.default_rng(0)
@@ -219,9 +252,9 @@ def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_threa
     for k, name in enumerate(lay_pointers):
         base = np.full(threads, memory.pointer(k), dtype=np.uint64)
         if single:
-            base += cta * np.uint64(block * per_thread * eb)
+            base += cta * np.uint64(per_cta * eb)
         lanes.params[name] = base
-    full = block * per_thread * (1 if single else ctas)
+    full = per_cta * (1 if single else ctas)
     for name in scalars:
         lanes.params[name] = np.full(threads, full if count is None else count, dtype=np.uint64)
     for name in zeroed:
@@ -290,7 +323,14 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     static = len(atoms)
     tries = [static] + [k for k in range(1, MAX_PER_THREAD + 1) if k != static]
     found, first_error = None, None
-    for single in (False, True):
+    modes = (False, True)
+    for single in modes:
+        if single and not _overlapping(plan, pointers, scalars, block, static, eb, zeroed):
+            # one CTA per launch is the reading of kernels whose CTAs overlap (indexed by %tid
+            # alone); one whose CTAs store different elements is read with its %ctaid, or one
+            # that skips an element in CTA 1 only would pass as launched once per CTA
+            modes = (False,)
+            break
         for k in tries:
             try:
                 run = _launch(plan, pointers, scalars, block, k, single, eb, zeroed=tuple(zeroed))
@@ -298,10 +338,16 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
                 first_error = first_error or exc
                 continue
             if _covers(run, eb, k * block * DISCOVERY_CTAS, len(atoms)):
-                found = (single, k, run)
+                found = (single, k, run, None)
                 break
         if found:
             break
+    if found is None:
+        # not every thread stores: a CTA some of whose threads store nothing, if it is one
+        idle = _idle(plan, pointers, scalars, block, static, eb, zeroed, len(atoms), modes)
+        if isinstance(idle, str):
+            raise _fail(fn, here, idle)
+        found = idle
     if found is None:
         shape = _diagnose(plan, pointers, scalars, block, static, eb, zeroed)
         if shape:
@@ -310,7 +356,7 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
         raise _fail(fn, here, "no elementwise layout found: at no count of elements per thread up to "
                               f"{MAX_PER_THREAD} does every thread of {DISCOVERY_CTAS} CTAs of {block} store, the "
                               f"stored elements being 0 .. count-1 each once{why}")
-    single, k, run = found
+    single, k, run, active = found
     written = _written(run, eb)
     regions = {r for r, _, _ in written.values()}
     if len(regions) != 1:
@@ -319,21 +365,29 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     out_region = regions.pop()
     steps_of = {id(st.instr): i for i, st in enumerate(plan.steps)}
     threads = DISCOVERY_CTAS * block
-    # the element index of every atom in every thread, and its position within the CTA
+    # the threads that store (all of them unless _idle found some storing nothing): only they
+    # have elements, and only they are judged
+    judged = np.ones(threads, dtype=bool) if active is None else np.tile(active, DISCOVERY_CTAS)
+    per_cta = k * (block if active is None else int(active.sum()))
+    # the element index of every atom in every thread (-1 in one that stores nothing), and its
+    # position within the CTA
     element = np.zeros((len(atoms), threads), dtype=np.int64)
     for a, atom in enumerate(atoms):
         key = (steps_of[id(atom.store)], atom.part)
         if key not in written:
             raise _fail(fn, here, f"{atom.where()}: the store did not run")
-        element[a] = written[key][1] + atom.sub
+        if (written[key][1][judged] < 0).any():
+            raise _fail(fn, here, f"{atom.where()}: the store did not run in thread "
+                                  f"{int(np.flatnonzero(judged & (written[key][1] < 0))[0])}")
+        element[a] = np.where(judged, written[key][1] + atom.sub, -1)
     t = np.arange(threads)
     local = element[:, :block]
-    if not (element == (t // block) * block * k + local[:, t % block]).all():
+    if not (element == np.where(judged, (t // block) * per_cta + local[:, t % block], -1)).all():
         raise _fail(fn, here, "the elements of CTA 1 do not follow those of CTA 0 (element = ctaid x elements per "
                               "CTA + an index within the CTA)")
-    input_regions = _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of)
+    input_regions = _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged)
     layout = Layout(block, k, single, eb, pointers, scalars, input_regions, out_region, atoms, local.copy(),
-                    zeroed=zeroed)
+                    zeroed=zeroed, active=active)
     if roles is not None:
         stated_in = [n for (n, _), r in zip(params, roles) if r == "in"]
         stated_out = next(n for (n, _), r in zip(params, roles) if r == "out")
@@ -367,14 +421,123 @@ def _diagnose(plan, pointers, scalars, block, per_thread, eb, zeroed) -> str | N
                 "threads replicate its elements (a Triton BLOCK smaller than the CTA's threads?), which is not "
                 "supported")
     if stored.any() and not stored.all():
+        # (_idle accepts such CTAs where the others' stores are a layout: here they are not one)
         idle = np.flatnonzero(~stored[:block])
         return (f"{idle.size} of the {block} threads of a CTA store nothing (from thread {int(idle[0])}; a Triton "
-                "BLOCK smaller than the CTA's threads?): every thread must store its elements")
+                "BLOCK smaller than the CTA's threads?), and the stores of the others are no layout: each of them "
+                "must run in every thread that stores")
     count = DISCOVERY_CTAS * block * per_thread
     if not np.array_equal(values, np.arange(count)):
         return (f"with the count at {count}, its {DISCOVERY_CTAS} CTAs of {block} threads store elements "
                 f"{int(values[0])} .. {int(values[-1])} ({values.size} of them), not 0 .. {count - 1}")
     return None
+
+
+def _overlapping(plan, pointers, scalars, block, per_thread, eb, zeroed) -> bool:
+    """True unless a launch of two CTAs runs and its CTAs store different elements, each at
+    least one (the kernel then reads its %ctaid, and no launch of one CTA at a time is its reading)."""
+    try:
+        run = _launch(plan, pointers, scalars, block, per_thread, False, eb, zeroed=tuple(zeroed))
+    except (ExecutionError, StepLimitError, UnsupportedPtxError):
+        return True
+    mine = [[] for _ in range(DISCOVERY_CTAS)]
+    for _, el, per in _written(run, eb).values():
+        for c in range(DISCOVERY_CTAS):
+            part = el[c * block:(c + 1) * block]
+            mine[c].extend(part[part >= 0] + j for j in range(per))
+    sets = [np.unique(np.concatenate(m)) if m else np.zeros(0, dtype=np.int64) for m in mine]
+    if any(x.size == 0 for x in sets):
+        return True
+    return any(np.intersect1d(sets[0], x).size for x in sets[1:])
+
+
+def _idle(plan, pointers, scalars, block, per_thread, eb, zeroed, atoms, modes=(False, True)):
+    """The layout of a CTA some of whose threads store nothing (a Triton BLOCK smaller than the
+    CTA's threads: the elements replicated over the extra threads, their stores masked off), as
+    ``(single, per_thread, run, active)``; a refusal's text where the launch has that shape but
+    is no such layout; None where it does not have that shape (every thread stores, none does,
+    a store runs in no thread, or threads of a CTA store one element: _diagnose says which).
+    ``modes``: the readings to try (``single``: one CTA per launch; see :func:`_overlapping`).
+
+    Sound only with every condition: the threads storing nothing are the same in both CTAs (else
+    one layout cannot say which threads are judged), each other thread stores every one of its
+    ``atoms`` elements (a thread storing some of them would be judged on elements it did not
+    store), each CTA's stored elements run without a gap with each element stored once, and
+    with the count at exactly the storing threads' elements the same threads store and the
+    elements are ``0 .. count - 1`` each once (a count counting other units fails here)."""
+    refusal = None
+    for single in modes:
+        try:
+            # a count of block x per_thread elements per CTA, more than the storing threads
+            # hold: no store is masked by the bound, so the threads storing nothing are the idle ones
+            wide = _launch(plan, pointers, scalars, block, per_thread, single, eb, zeroed=tuple(zeroed))
+        except (ExecutionError, StepLimitError, UnsupportedPtxError):
+            continue
+        written = _written(wide, eb)
+        if not written or sum(per for _, _, per in written.values()) != atoms:
+            continue
+        did = np.stack([el >= 0 for _, el, _ in written.values()])  # store records x threads
+        stored = did.any(axis=0)
+        if stored.all() or not stored.any():
+            continue
+        by_cta = stored.reshape(DISCOVERY_CTAS, block)
+        active = by_cta[0]
+        odd = np.flatnonzero((by_cta != active).any(axis=0))
+        if odd.size:
+            t = int(odd[0])
+            c = int(np.flatnonzero(by_cta[:, t] != active[t])[0])
+            refusal = refusal or (
+                f"thread {t} of a CTA stores {'elements' if active[t] else 'nothing'} in CTA 0 and "
+                f"{'nothing' if active[t] else 'elements'} in CTA {c}: the threads that store nothing must be the "
+                "same in every CTA (its count parameter may count other units than elements: --params states the "
+                "roles)")
+            continue
+        # the same threads in every CTA, some storing nothing (stored is not all True)
+        idle = int((~active).sum())
+        shape = (f"{idle} of the {block} threads of a CTA store nothing (from thread "
+                 f"{int(np.flatnonzero(~active)[0])}; a Triton BLOCK smaller than the CTA's threads?)")
+        partial = np.flatnonzero(stored & ~did.all(axis=0))
+        if partial.size:
+            refusal = refusal or (f"{shape}; thread {int(partial[0])} stores some of its elements and not others: "
+                                  "a thread that stores must store every one of its elements")
+            continue
+        element = np.concatenate([np.stack([el + j for j in range(per)]) for _, el, per in written.values()])
+        gap = None
+        for c in range(DISCOVERY_CTAS):
+            mine = element[:, c * block:(c + 1) * block][:, active].ravel()
+            values, counts = np.unique(mine, return_counts=True)
+            if counts.max() > 1:
+                return None  # threads replicating an element (_diagnose)
+            missing = np.setdiff1d(np.arange(values[0], values[-1] + 1), values)
+            if missing.size and gap is None:
+                gap = (f"{shape}, and no thread stores element {int(missing[0])} of CTA {c}'s range "
+                       f"({int(values[0])} .. {int(values[-1])}): every element of a CTA must be stored")
+        if gap is not None:
+            refusal = refusal or gap
+            continue
+        workers = block - idle
+        count = DISCOVERY_CTAS * workers * per_thread
+        try:
+            run = _launch(plan, pointers, scalars, block, per_thread, single, eb, zeroed=tuple(zeroed),
+                          per_cta=workers * per_thread)
+        except (ExecutionError, StepLimitError, UnsupportedPtxError):
+            continue
+        exact = _written(run, eb)
+        now = np.zeros(DISCOVERY_CTAS * block, dtype=bool)
+        parts = []
+        for _, el, per in exact.values():
+            now |= el >= 0
+            parts.extend(el[el >= 0] + j for j in range(per))
+        got = np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+        if exact.keys() == written.keys() and np.array_equal(now, stored) and np.array_equal(got, np.arange(count)):
+            return single, per_thread, run, active.copy()
+        refusal = refusal or (
+            f"{shape}; with the count at {count} (the {workers} threads that store, {per_thread} element"
+            f"{'s' if per_thread > 1 else ''} each, in {DISCOVERY_CTAS} CTAs) they store "
+            + (f"elements {int(got[0])} .. {int(got[-1])} ({got.size} of them)" if got.size else "nothing")
+            + f", not 0 .. {count - 1} (its count parameter may count other units than elements: --params states "
+            "the roles)")
+    return refusal
 
 
 def _covers(run: _Run, eb: int, count: int, atoms: int) -> bool:
@@ -392,9 +555,10 @@ def _covers(run: _Run, eb: int, count: int, atoms: int) -> bool:
     return every.size == count and np.array_equal(np.sort(every), np.arange(count))
 
 
-def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of) -> list:
+def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged) -> list:
     """The operand buffers (region indices in parameter order), checking that every atom's bits
-    come from loads of the element it stores."""
+    come from loads of the element it stores, in every thread that stores (``judged``; a thread
+    that stores nothing may load anything: Triton's replicas load their twin's element)."""
     sl = slicing.Slicer(fn)
     loads: dict = {}
     for region, nbytes, offs, origins, step in run.lanes.loads:
@@ -415,12 +579,17 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
             region, offs, origins = loads[step]
             if region == out_region:
                 raise _fail(fn, here, f"the output buffer {pointers[region]} is also read (line {leaf.load.line})")
-            if origins.shape[0] != threads or not np.array_equal(origins, np.arange(threads)):
+            ran = np.zeros(threads, dtype=bool)
+            ran[origins] = True
+            if origins.shape[0] != np.unique(origins).shape[0] or not ran[judged].all():
                 raise _fail(fn, here, f"{atom.where()}: the load at line {leaf.load.line} it comes from does not run in "
-                                      "every thread")
-            lo, hi = (offs + leaf.lo) // eb, (offs + leaf.hi - 1) // eb
-            if not (np.array_equal(lo, element[a]) and np.array_equal(hi, element[a])):
-                bad = int(np.flatnonzero((lo != element[a]) | (hi != element[a]))[0])
+                                      "every thread" + (" that stores" if not judged.all() else ""))
+            off = np.zeros(threads, dtype=np.int64)
+            off[origins] = offs
+            lo, hi = (off + leaf.lo) // eb, (off + leaf.hi - 1) // eb
+            wrong = judged & ((lo != element[a]) | (hi != element[a]))
+            if wrong.any():
+                bad = int(np.flatnonzero(wrong)[0])
                 raise _fail(fn, here, f"not elementwise: thread {bad} stores element {int(element[a][bad])} of "
                                       f"{pointers[out_region]} ({atom.where()}) from element {int(lo[bad])} of "
                                       f"{pointers[region]} (the load at line {leaf.load.line}); an elementwise kernel "
@@ -452,7 +621,7 @@ def _bounded(fn, here, plan: Plan, layout: Layout) -> tuple[int, int]:
     reached = []
     for count in sorted({c for c in counts if 0 < c < every}):
         run = _launch(plan, layout.pointers, layout.scalars, layout.block, layout.per_thread, layout.single_cta,
-                      layout.element_bytes, count=count, zeroed=tuple(layout.zeroed))
+                      layout.element_bytes, count=count, zeroed=tuple(layout.zeroed), per_cta=layout.per_cta)
         stored = []
         for region, el, n in _written(run, layout.element_bytes).values():
             ok = el >= 0
