@@ -127,3 +127,140 @@ def test_sqrt_and_rsq_contracts_accept_numpy_results_and_reject_far_ones(t, ftyp
         near = lo if (Fraction(1) / xv - fmt.to_fraction(lo) ** 2) < (fmt.to_fraction(hi) ** 2 - Fraction(1) / xv) else hi
         assert allowed(rs, "observed", np.array([near], dtype=np.uint64), np.array([xi]))[0], hex(int(xi))
         assert not allowed(rs, "observed", np.array([near + 3], dtype=np.uint64), np.array([xi]))[0], hex(int(xi))
+
+
+# ---------------------------------------------------------------------------------------------
+# the ulp readings, and the vectorised rsq/sqrt test against exact rationals
+
+READINGS = ("exact", "correctly-rounded", "either")
+ULP_FORMS = [n for n in CONTRACT_FORMS if not n.endswith("_f64")]  # the f64 bounds are relative
+
+
+@pytest.mark.parametrize("reading", READINGS)
+@pytest.mark.parametrize("name", ULP_FORMS)
+def test_each_reading_enumerates_exactly_what_allowed_accepts(name, reading):
+    form = FORMS[name]
+    fmt = form.fmt
+    rng = np.random.default_rng(fmt.width + len(name) + len(reading))
+    x = operands(fmt, rng, 40)
+    values, valid, complete = enumerate_allowed(form, "observed", x, limit=LIMIT, rng=rng, reading=reading)
+    assert np.all(complete) and np.all(valid[:, 0])
+    for i in range(x.size):
+        row = values[i][valid[i]]
+        if fmt.is_nan(row[:1])[0]:
+            continue
+        candidates = np.unique(np.concatenate([_around(fmt, row, k) for k in range(-LIMIT, LIMIT + 1)]
+                                              + [np.array([0, fmt.sign_mask, fmt.inf, fmt.inf | fmt.sign_mask],
+                                                          dtype=np.uint64)]))
+        ok = allowed(form, "observed", candidates, np.full(candidates.size, x[i]), reading=reading)
+        assert set(int(c) for c in candidates[ok]) == set(int(v) for v in row), (name, reading, hex(int(x[i])))
+
+
+def _rows(form, x, reading):
+    values, valid, _ = enumerate_allowed(form, "observed", np.array(x, dtype=np.uint64), reading=reading)
+    return [sorted(int(v) for v in values[i][valid[i]]) for i in range(len(x))]
+
+
+def test_readings_differ_where_the_guide_says_and_either_is_their_union():
+    rcp = FORMS["v_rcp_f32"]
+    # rcp(3): exact {RD, RU}; correctly rounded RN = 0x3eaaaaab and one value either side
+    assert _rows(rcp, [0x40400000], "exact") == [[0x3EAAAAAA, 0x3EAAAAAB]]
+    assert _rows(rcp, [0x40400000], "correctly-rounded") == [[0x3EAAAAAA, 0x3EAAAAAB, 0x3EAAAAAC]]
+    assert _rows(rcp, [0x40400000], "either") == [[0x3EAAAAAA, 0x3EAAAAAB, 0x3EAAAAAC]]
+    # rcp(1) = 1 exactly: exact allows 1 - 2^-24, 1 - 2^-23 (one ulp of 1 is two steps below it) and
+    # 1 + 2^-23; correctly rounded one value either side of 1
+    assert _rows(rcp, [0x3F800000], "exact") == [[0x3F7FFFFE, 0x3F7FFFFF, 0x3F800000, 0x3F800001]]
+    assert _rows(rcp, [0x3F800000], "correctly-rounded") == [[0x3F7FFFFF, 0x3F800000, 0x3F800001]]
+    # -2^127: RN(1/x) = -2^-127 is subnormal; one value either side, and the flushed -0 (never +0)
+    cr = _rows(rcp, [0xFF000000], "correctly-rounded")[0]
+    assert cr == [0x80000000, 0x803FFFFF, 0x80400000, 0x80400001]
+    # f16 with a 0.51-ulp bound: the correctly rounded reading allows RN alone, and an overflowing
+    # RN (1/2^-24) is the infinity
+    rcp16 = FORMS["v_rcp_f16"]
+    assert _rows(rcp16, [0x0001], "correctly-rounded") == [[0x7C00]]
+    assert _rows(rcp16, [0x4200], "correctly-rounded") == [[0x3555]]
+    # the f64 relative bounds ignore the reading
+    f64 = FORMS["v_rcp_f64"]
+    x = np.array([0x4008000000000000], dtype=np.uint64)  # 3
+    # around 1/3 in steps of 2^28 ulps: the 2^29-ulp bound's ends lie among them
+    r = (np.array([1 / 3]).view(np.uint64) + np.arange(-4, 5) * (1 << 28)).astype(np.uint64)
+    assert 0 < allowed(f64, "observed", r, np.repeat(x, r.size)).sum() < r.size
+    assert all(np.array_equal(allowed(f64, "observed", r, np.repeat(x, r.size), reading=rd),
+                              allowed(f64, "observed", r, np.repeat(x, r.size))) for rd in READINGS)
+    with pytest.raises(UsageError):
+        allowed(rcp, "observed", np.array([0], np.uint64), np.array([0], np.uint64), reading="faithful")
+
+
+@pytest.mark.parametrize("name", ["v_rcp_f32", "v_sqrt_f32", "v_rsq_f32", "v_rcp_f16", "v_sqrt_f16", "v_rsq_f16"])
+def test_union_of_the_readings_is_either(name):
+    form = FORMS[name]
+    x = operands(form.fmt, np.random.default_rng(3), 300)
+    rows = {rd: _rows(form, x, rd) for rd in READINGS}
+    for i in range(x.size):
+        assert sorted(set(rows["exact"][i]) | set(rows["correctly-rounded"][i])) == rows["either"][i], hex(int(x[i]))
+
+
+def _nearest_root(fmt, op: str, xv: Fraction) -> int:
+    """RN of sqrt(x) or 1/sqrt(x) (positive, normal range) by bisection on the pattern grid with
+    exact squares: the largest pattern whose value is at most e, then the nearer of it and its
+    successor (ties cannot occur: e is a root of a non-square or a representable value)."""
+    below = (lambda v: v * v <= xv) if op == "sqrt" else (lambda v: v * v * xv <= 1)
+    lo, hi = 1, fmt.inf - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if below(fmt.to_fraction(mid)) else (lo, mid)
+    a, b = fmt.to_fraction(lo), fmt.to_fraction(hi)
+    if not below(b) and below(a):
+        # compare e - a with b - e, i.e. e with the midpoint m: (sqrt) m^2 vs x, (rsq) m^2 x vs 1
+        m = (a + b) / 2
+        return lo if not below(m) else hi
+    return hi if below(b) else lo
+
+
+def _exact_root_reference(fmt, ulps, op: str, xv: Fraction, rv: Fraction) -> bool:
+    """The exact reading in rationals, written independently of tilecheck.amdgpu.contract: the
+    binade of e by a search over powers of four, then e in [r - t, r + t] by squares."""
+    ge = (lambda v: xv >= v * v) if op == "sqrt" else (lambda v: v * v * xv <= 1)  # e >= v (v >= 0)
+    k = 0
+    while not ge(Fraction(2) ** k):
+        k -= 1
+    while ge(Fraction(2) ** (k + 1)):
+        k += 1
+    t = Fraction(ulps) * Fraction(2) ** (max(k, fmt.emin) - fmt.mantissa_bits)
+    lo_ok = rv - t <= 0 or ge(rv - t)
+    hi_ok = not ge(rv + t) or ((rv + t) ** 2 == xv if op == "sqrt" else (rv + t) ** 2 * xv == 1)
+    return lo_ok and hi_ok
+
+
+@pytest.mark.parametrize("name", ["v_sqrt_f32", "v_rsq_f32", "v_sqrt_f16", "v_rsq_f16"])
+def test_vectorised_root_test_equals_exact_rationals(name):
+    """The binary64 directed-rounding test of v_sqrt/v_rsq (exact reading) against rationals on
+    edge and random operands, every candidate within 3 steps of RN(e)."""
+    form = FORMS[name]
+    fmt = form.fmt
+    op = name.split("_")[1]
+    c = form.variant("observed").contract
+    rng = np.random.default_rng(len(name))
+    n = 500 if fmt.width == 32 else 700
+    mags = rng.integers(1, fmt.inf, n).astype(np.uint64)
+    powers = np.arange(1, (1 << fmt.exponent_bits) - 1, dtype=np.uint64) << np.uint64(fmt.mantissa_bits)
+    squares = np.array([fmt.from_fraction(Fraction(m * m)) for m in (3, 5, 7, 9, 11, 13, 255, 1023)], dtype=np.uint64)
+    xs = np.concatenate([powers, powers | np.uint64(fmt.mantissa_mask), squares, mags,
+                         np.array([1, fmt.mantissa_mask, fmt.min_normal, fmt.max_finite], dtype=np.uint64)])
+    xs = xs[xs < np.uint64(fmt.inf)]  # the larger squares overflow f16
+    if c.flush_inputs:
+        xs = xs[xs >= np.uint64(fmt.min_normal)]
+    r_all, x_all, want = [], [], []
+    for xi in xs:
+        xv = fmt.to_fraction(int(xi))
+        rn = _nearest_root(fmt, op, xv)
+        for d in range(-3, 4):
+            r = rn + d
+            if 0 < r < fmt.inf:
+                r_all.append(r)
+                x_all.append(int(xi))
+                want.append(_exact_root_reference(fmt, c.ulp, op, xv, fmt.to_fraction(r)))
+    got = allowed(form, "observed", np.array(r_all, np.uint64), np.array(x_all, np.uint64), reading="exact")
+    bad = [(hex(x), hex(r)) for x, r, g, w in zip(x_all, r_all, got, want) if bool(g) != w]
+    assert len(want) > 3000 and not bad, bad[:5]
+    assert 0 < sum(want) < len(want)  # both verdicts occur among the candidates

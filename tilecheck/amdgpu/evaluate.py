@@ -76,11 +76,13 @@ def _few(sources: list, lanes: int):
 
 
 def evaluate_parts(graph: Graph, parts: list, leaf, n: int, *, variant: str, keep_values: bool = False,
-                   provisional: bool = False) -> Evaluation:
+                   provisional: bool = False, reading: str = "either") -> Evaluation:
     """The element built from ``parts`` (each ``(arg, source bit offset, bits, element bit
     position)``) for ``n`` inputs; ``leaf(load node) -> uint64 array of n`` gives the loads.
     A contract the spec marks provisional (no document states its bound) leaves the lanes that
-    take its results unjudged (``judged`` False) unless ``provisional``."""
+    take its results unjudged (``judged`` False) unless ``provisional``. ``reading`` is the ulp
+    reading under which the contracts' allowed results are enumerated (``either``, ``exact``,
+    ``correctly-rounded``; :meth:`~tilecheck.amdgpu.floatops.FloatOp.choices`)."""
     roots = []
     for a, *_ in parts:
         roots += arg_nodes(a)
@@ -123,10 +125,10 @@ def evaluate_parts(graph: Graph, parts: list, leaf, n: int, *, variant: str, kee
             few = _few([x], lanes)
             if few is not None:
                 (ux,), inv = few
-                values, valid, comp = step.float_op.choices([ux], mode, variant)
+                values, valid, comp = step.float_op.choices([ux], mode, variant, reading)
                 values, valid, comp = values[inv], valid[inv], comp[inv]
             else:
-                values, valid, comp = step.float_op.choices([x], mode, variant)
+                values, valid, comp = step.float_op.choices([x], mode, variant, reading)
             counts = valid.sum(axis=1)
             rep = np.repeat(np.arange(lanes), counts)
             chosen = values[valid].astype(np.uint64)

@@ -56,10 +56,12 @@ class FloatOp:
                        **{n: (np.asarray(s).astype(bool) if w == 1 else s) for n, s, w in zip(names, srcs, self.sources)})
         return [out[name] for name, _ in self.dests]
 
-    def choices(self, sources: list, mode_register: int, variant: str):
-        """Every result the contract allows, per lane: ``(values, valid, complete)`` as
+    def choices(self, sources: list, mode_register: int, variant: str, reading: str = "either"):
+        """Every result the contract allows, per lane, under the ulp ``reading`` (``either``,
+        ``exact``, ``correctly-rounded``): ``(values, valid, complete)`` as
         :func:`tilecheck.amdgpu.contract.enumerate_allowed` returns them."""
-        return contract.enumerate_allowed(self.form, variant, np.asarray(sources[0], dtype=np.uint64))
+        return contract.enumerate_allowed(self.form, variant, np.asarray(sources[0], dtype=np.uint64),
+                                          reading=reading)
 
 
 class UnknownFloatInstruction(KeyError):

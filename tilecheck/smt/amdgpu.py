@@ -57,7 +57,7 @@ def _const64(value: float, f64: Format) -> z3.FPRef:
 
 def encode_rcp_contract(form: AmdForm, variant: str, result, x) -> z3.BoolRef:
     """Is pattern ``result`` an allowed ``v_rcp`` result for pattern ``x``? (mirrors the numpy
-    :func:`tilecheck.amdgpu.contract.allowed`)."""
+    :func:`tilecheck.amdgpu.contract.allowed` under the ``exact`` reading)."""
     c: Contract = form.variant(variant).contract
     if c is None or c.operation != "rcp":
         raise UsageError(f"{form.name} ({variant}) has no rcp contract")

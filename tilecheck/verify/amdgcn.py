@@ -447,7 +447,7 @@ def run_inputs(p: Prepared, ops: list, *, ulp_reading: str = "either", keep: boo
     evals = []
     for cls in p.classes:
         ev = evaluate_parts(cls.graph, cls.parts, _leaf(cls, p, ops), n, variant=p.variant, keep_values=keep,
-                            provisional=p.provisional)
+                            provisional=p.provisional, reading=ulp_reading)
         evals.append(ev)
         lanes += ev.origin.shape[0]
         g = ev.value.astype(u)
@@ -587,7 +587,8 @@ def explain(p: Prepared, ops: list, ulp_reading: str) -> dict:
         inputs.append({"hex": ofmt.hex(v), "value": text, "class": cls_})
     got, choices = expected, []
     for cls in p.classes:
-        ev = evaluate_parts(cls.graph, cls.parts, _leaf(cls, p, ops), 1, variant=p.variant, keep_values=True)
+        ev = evaluate_parts(cls.graph, cls.parts, _leaf(cls, p, ops), 1, variant=p.variant, keep_values=True,
+                            reading=ulp_reading)
         g = ev.value.astype(u)
         ok = ref.judge(g, [o.astype(u)[ev.origin] for o in ops] if ref.contract else [],
                        np.full(g.shape, expected, dtype=u), ulp_reading)

@@ -199,7 +199,8 @@ def _rcp_oracle(form, cases, rng, result: CheckResult) -> CheckResult:
         c = form.variant(variant).contract
         picks = rcp_model.choose(form, variant, xs, strategies, rng)
         for j, cand in enumerate([picks, _steps(f, picks, -1), _steps(f, picks, 1)]):
-            verdict = rcp_model.allowed(form, variant, cand, xs)
+            # the exact-rational oracle decides the exact reading, so the model is asked for that one
+            verdict = rcp_model.allowed(form, variant, cand, xs, reading="exact")
             for i in range(len(xs)):
                 exact = rcp_allowed(f, c, int(xs[i]), int(cand[i]))
                 result.cases += 1
@@ -223,7 +224,7 @@ def _root_oracle(form, cases, rng, result: CheckResult) -> CheckResult:
     xs = np.array([ops["S0"] for _, ops in cases[:RCP_CASES // 4]], dtype=np.uint64)
     for variant in VARIANTS:
         c = form.variant(variant).contract
-        values, valid, _ = rcp_model.enumerate_allowed(form, variant, xs, rng=rng)
+        values, valid, _ = rcp_model.enumerate_allowed(form, variant, xs, rng=rng, reading="exact")
         for i, x in enumerate(xs):
             row = values[i][valid[i]]
             xf = ref.flush(f, int(x)) if c.flush_inputs else int(x)
