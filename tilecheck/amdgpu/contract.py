@@ -212,12 +212,18 @@ def _exact_ok(form: AmdForm, c: Contract, r: np.ndarray, x: np.ndarray, regular:
     f64 = form.formats["f64"]  # the binary64 of the form's own database
     if c.operation != "rcp":
         return _root_allowed(fmt, f64, c, r, x, regular)
-    x = np.where(regular, x, _one(fmt))  # keep the arithmetic defined on lanes the table decides
-    finite = ~fmt.is_nan(r) & ~fmt.is_inf(r)
-    ok = finite & np.where(fmt.is_zero(r), False, _within(fmt, f64, c, np.where(finite, r, 0), x))
-    if c.flush_outputs:
-        ok |= fmt.is_zero(r) & _bound_reaches(fmt, f64, c, x, fmt.min_normal, above=False)
-    ok |= fmt.is_inf(r) & _bound_reaches(fmt, f64, c, x, fmt.max_finite, above=True)
+    ok = np.zeros(r.shape, dtype=bool)
+    # each rule on the lanes it can decide only (the enumeration probes finite values, then zeros
+    # and infinities, and the zero and infinity rules cost as much as the bound)
+    finite = regular & ~fmt.is_nan(r) & ~fmt.is_inf(r) & ~fmt.is_zero(r)
+    if np.any(finite):
+        ok[finite] = _within(fmt, f64, c, r[finite], x[finite])
+    zero = regular & fmt.is_zero(r)
+    if c.flush_outputs and np.any(zero):
+        ok[zero] = _bound_reaches(fmt, f64, c, x[zero], fmt.min_normal, above=False)
+    inf = regular & fmt.is_inf(r)
+    if np.any(inf):
+        ok[inf] = _bound_reaches(fmt, f64, c, x[inf], fmt.max_finite, above=True)
     return ok
 
 
