@@ -264,3 +264,32 @@ def test_vectorised_root_test_equals_exact_rationals(name):
     bad = [(hex(x), hex(r)) for x, r, g, w in zip(x_all, r_all, got, want) if bool(g) != w]
     assert len(want) > 3000 and not bad, bad[:5]
     assert 0 < sum(want) < len(want)  # both verdicts occur among the candidates
+
+
+@pytest.mark.parametrize("name", ["v_rcp_f32", "v_sqrt_f32", "v_rsq_f32", "v_rcp_f16", "v_sqrt_f16", "v_rsq_f16"])
+def test_correctly_rounded_rows_are_the_values_around_numpys_nearest(name):
+    """The correctly-rounded reading against a definition computed outside tilecheck: RN(e) by numpy
+    (IEEE division and square root; for f16 computed in f32 and rounded once more, which is exact
+    for these operations) or, for rsq, by exact-rational bisection; then the floor(k) values either
+    side of it (k = 1 for the f32 forms and v_sqrt_f16, 0.51 for v_rcp_f16/v_rsq_f16)."""
+    form = FORMS[name]
+    fmt = form.fmt
+    op = name.split("_")[1]
+    ftype, utype = (np.float32, np.uint32) if fmt.width == 32 else (np.float16, np.uint16)
+    rng = np.random.default_rng(11 + fmt.width)
+    # operands whose results stay far inside the normal range; both signs for rcp
+    xv = (rng.random(400) + 0.5) * np.exp2(rng.integers(-6, 7, 400))
+    xv = xv * np.where(rng.random(400) < 0.5, -1, 1) if op == "rcp" else xv
+    xs = xv.astype(ftype)
+    xb = xs.view(utype).astype(np.uint64)
+    with np.errstate(all="ignore"):
+        if op == "rcp":
+            rn = (np.float32(1) / xs.astype(np.float32)).astype(ftype).view(utype).astype(np.uint64)
+        elif op == "sqrt":
+            rn = np.sqrt(xs.astype(np.float32)).astype(ftype).view(utype).astype(np.uint64)
+        else:
+            rn = np.array([_nearest_root(fmt, "rsq", fmt.to_fraction(int(b))) for b in xb], dtype=np.uint64)
+    k = int(np.floor(form.variant("observed").contract.ulp))
+    rows = _rows(form, xb, "correctly-rounded")
+    for i in range(xb.size):
+        assert rows[i] == [int(rn[i]) + d for d in range(-k, k + 1)], (name, hex(int(xb[i])))
