@@ -163,3 +163,17 @@ def test_flat_accesses(db, tmp_path):
     Path(path).write_text(text[:start] + text[start:].replace("global_store_dword v[0:1], v2, off",
                                                               "flat_store_dword v[0:1], v2", 1))
     assert verify_amdgcn(path, "fma_f32", "fma.rn.f32", db=db, cases=200).verdict == "verified"
+
+
+@pytest.mark.parametrize("reading,choices", [("exact", 4), ("correctly-rounded", 3), ("either", 4)])
+def test_ulp_reading_reaches_the_contract_forks_and_the_report(db, reading, choices):
+    """--ulp-reading: V_RCP_F32's allowed reciprocals of 8192 (a power of two: the exact reading
+    allows two steps below and one above, the correctly-rounded one step either way), in the lanes
+    run, the counterexample's list of allowed values, and the readings applied per contract form."""
+    o = verify_amdgcn(str(LLC / "arith_gfx942.s"), "fdiv_f16", "div.rn.f16", db=db, ulp_reading=reading,
+                      input_=["0x0c00", "0x7000"])
+    assert o.lanes_run == choices
+    assert o.readings["v_rcp_f32"] == reading
+    cx = o.counterexamples[0]
+    assert cx["approximate_choices"][0]["allowed"].count("0x") == choices
+    assert ("--ulp-reading" in cx["repro"]) == (reading != "either")  # the repro runs under the same reading

@@ -40,6 +40,7 @@ from tilecheck.amdgpu.machine import BUFFER_BASE, BUFFER_STRIDE, Buffer, launch,
 from tilecheck.amdgpu.steps import OutsideBuffersError, UnsupportedAmdgcnError
 from tilecheck.amdgpu.symbolic import OP, arg_nodes, demanded_loads, order, signature
 from tilecheck.errors import Location, UsageError
+from tilecheck.spec.contract import applied_reading
 from tilecheck.verify import compiled
 from tilecheck.verify.compiled import BlockResult, Outcome, Tally
 
@@ -535,8 +536,20 @@ def verify_amdgcn(path: str, entry: str, against: str, *, db, exhaustive: bool |
     o.prepared = None
     o.misrounded_map = tally.map
     o.format = ref.fmt.name
-    o.readings = {"semantics": semantics}
+    o.readings = {"semantics": semantics, **_applied_readings(p, ulp_reading)}
     return o
+
+
+def _applied_readings(p: Prepared, ulp_reading: str) -> dict:
+    """Per contract form the kernel runs, the reading its bound is read under (``exact``,
+    ``correctly-rounded``, ``either``, or ``relative`` for the f64 bounds), as the PTX report says."""
+    out = {}
+    for cls in p.classes:
+        for node in cls.graph.nodes:
+            if node.kind == OP and not isinstance(node.key[0], str) and node.key[0].approximate:
+                form = node.key[0].float_op.form
+                out[form.name] = applied_reading(form.variant(p.variant).contract, ulp_reading)
+    return dict(sorted(out.items()))
 
 
 def _approx_names(p: Prepared) -> list:
@@ -607,7 +620,8 @@ def explain(p: Prepared, ops: list, ulp_reading: str) -> dict:
         break
     repro = (f"tilecheck verify {p.path} --entry {p.entry} --against {shlex.quote(p.against)} --input "
              + ",".join(ofmt.hex(int(o[0])) for o, ofmt in zip(ops, ref.operand_formats))
-             + (f" --semantics {p.variant}" if p.variant != "observed" else ""))
+             + (f" --semantics {p.variant}" if p.variant != "observed" else "")
+             + (f" --ulp-reading {ulp_reading}" if ulp_reading != "either" else ""))
     return {"inputs": inputs, "expected": {"hex": fmt.hex(expected), "value": fmt.describe(expected)[0]},
             "got": {"hex": fmt.hex(got), "value": fmt.describe(got)[0], "lane": 0},
             "approximate_choices": choices, "registers": {}, "register_path": [], "repro": repro}
