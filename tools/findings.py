@@ -238,8 +238,8 @@ PTX_HEADER = ["| function | documented result | PTX (one line; address arithmeti
               "verdict under the documented contracts (ulp reading: either; sign rule: IEEE) | counterexample and repro |",
               "|---|---|---|---|---|---|"]
 AMD_HEADER = ["| function | documented result | AMDGCN (the instructions that compute the stored element) | inputs "
-              "checked | verdict under AMD's documented contracts (spec/amdgpu, observed variant; ulp from the exact "
-              "value) | counterexample and repro |", "|---|---|---|---|---|---|"]
+              "checked | verdict under AMD's documented contracts (spec/amdgpu, observed variant; ulp reading: "
+              "either) | counterexample and repro |", "|---|---|---|---|---|---|"]
 
 
 def _cells_from_readme(body: str, verdicts: dict, db) -> None:
