@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilecheck.errors import Location, Problem, SpecError
+from tilecheck.spec.amdgpu import Encoding as IntegerEncoding  # one record for every AMD encoding
 from tilecheck.spec.forms import Reference
 from tilecheck.specio.files import display_path, schema_problems, spec_root
 from tilecheck.specio.yamlio import LocatedDocument, load_yaml
@@ -31,19 +32,6 @@ SCHEMA = "amdgpu-integer"
 FOLDER = "amdgpu-int"
 EXTRAS_KEY = "amdgpu-integer"
 SEMANTICS = ("intops", "simulator")
-
-
-@dataclass(frozen=True)
-class IntegerEncoding:
-    """An assembler line and its machine code bytes (the fields :mod:`tilecheck.amdgpu.encoding`
-    reads: ``asm``, ``mcpu``, ``mattr``, ``bytes``)."""
-
-    asm: str
-    mcpu: str
-    mattr: str
-    bytes: tuple[int, ...]
-    source: str
-    location: Location
 
 
 @dataclass(frozen=True)
