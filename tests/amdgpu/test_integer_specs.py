@@ -57,7 +57,7 @@ def test_every_saveexec_prefix_is_named_and_computed():
         assert names, prefix
         for n in names:
             assert TABLE[n].semantics == "intops"
-            intops.saveexec(n.rsplit("_b", 1)[0], np.uint64(5), np.uint64(3))  # an operation exists for it
+            intops.saveexec_result(n.rsplit("_b", 1)[0], np.uint64(5), np.uint64(3))  # an operation exists for it
 
 
 def _fake(name: str):
@@ -357,5 +357,5 @@ def test_saveexec_new_exec():
            "s_andn1_saveexec": lambda s, e: ~s & e}
     assert set(ops) == set(intops.SALU_SAVEEXEC)
     for name, f in ops.items():
-        got = intops.saveexec(name, np.asarray(s, np.uint64), np.asarray(e, np.uint64)) & np.uint64(M32)
+        got = intops.saveexec_result(name, np.asarray(s, np.uint64), np.asarray(e, np.uint64)) & np.uint64(M32)
         assert [int(v) for v in got] == [f(x, y) & M32 for x, y in zip(s, e)], name

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tilecheck.amdgpu.machine import takes_old
 from tilecheck.amdgpu.symbolic import LOAD, UNDEF, Graph, arg_nodes, order
 
 M32 = np.uint64(0xFFFFFFFF)
@@ -119,7 +118,7 @@ def evaluate_parts(graph: Graph, parts: list, leaf, n: int, *, variant: str, kee
             continue
         nsrc = len(step.widths)
         srcs = [_arg(a, vals, lanes) for a in args[:nsrc]]
-        old = _arg(args[nsrc], vals, lanes) if takes_old(step) and len(args) > nsrc else None
+        old = _arg(args[nsrc], vals, lanes) if step.takes_old and len(args) > nsrc else None
         if step.approximate:
             x = step._select(0, srcs[0])
             few = _few([x], lanes)

@@ -298,7 +298,7 @@ D = EXEC), and :func:`saveexec` had no operation for it (a KeyError inside the s
 simulator now refuses it as an unsupported instruction, with its location."""
 
 
-def saveexec(name: str, src, exec_):
+def saveexec_result(name: str, src, exec_):
     """The new EXEC of ``s_X_saveexec`` (the SGPR destination receives the old EXEC)."""
     op = name.rsplit("_saveexec", 1)[0].removeprefix("s_")
     s, e = _u(src), _u(exec_)

@@ -30,7 +30,7 @@ import numpy as np
 
 from tilecheck.amdgpu import intops
 from tilecheck.amdgpu.asm_types import FuncOperand, Literal, SReg, Special, SrcMod, SymbolRef, VReg
-from tilecheck.amdgpu.steps import (OutsideBuffersError, Step, UnsupportedAmdgcnError, _err, literal_bits,
+from tilecheck.amdgpu.steps import (OutsideBuffersError, Step, UnsupportedAmdgcnError, literal_bits, located_error,
                                     prepare_step)
 from tilecheck.amdgpu.symbolic import OP, Graph, Node
 from tilecheck.errors import UsageError
@@ -126,7 +126,6 @@ class Machine:
         tid = np.tile(tid, (len(groups), 1))
         self.exec_[:] = tid < group_size
         self.tid = tid
-        self.lane_ids = np.arange(self.nw * self.W).reshape(self.nw, self.W)
         self._waves = np.ones(self.nw, bool)  # the waves of the group running now
         self._init_registers(wave_group, tid)
 
@@ -222,7 +221,7 @@ class Machine:
                 return SPECIAL_SGPR[name], 1
             if name == "null":
                 return NULL, 1
-        raise _err(instr, f"operand {op} is not supported here")
+        raise located_error(instr, f"operand {op} is not supported here")
 
     def _scalar(self, op, width: int, instr, is_float: bool = False) -> np.ndarray:
         """A wave-uniform source (SGPR, special, literal) as uint64 per wave."""
@@ -235,10 +234,10 @@ class Machine:
         if isinstance(op, Special) and op.name == "scc":
             return self.st.scc.astype(np.uint64)
         if isinstance(op, Special) and op.name in ("vccz", "execz"):
-            raise _err(instr, f"{op.name} as an operand is not supported")
+            raise located_error(instr, f"{op.name} as an operand is not supported")
         idx, count = self._sreg_index(op, instr)
         if any(self._has_sym(r) for r in range(idx, idx + count) if r != NULL):
-            raise _err(instr, "input data reaches a scalar register here (a lane mask of data used as a scalar)")
+            raise located_error(instr, "input data reaches a scalar register here (a lane mask of data used as a scalar)")
         v = self.st.sget(idx)
         if width == 64:
             hi = self.st.sget(idx + 1) if count >= 2 or (isinstance(op, Special) and self.W == 32) else np.zeros(self.nw, np.uint64)
@@ -329,7 +328,7 @@ class Machine:
                     raise UsageError(f"{self.fn.name}: execution runs past the last instruction", self.fn.location)
                 count += 1
                 if count > max_steps:
-                    raise _err(self.steps[pc].instr, f"more than {max_steps} instructions executed: a loop the "
+                    raise located_error(self.steps[pc].instr, f"more than {max_steps} instructions executed: a loop the "
                                                      "simulator does not follow to its end")
                 step = self.steps[pc]
                 self._waves = waves
@@ -339,7 +338,7 @@ class Machine:
                         break
                     target = step.instr.operands[0]
                     if not isinstance(target, SymbolRef) or target.name not in labels:
-                        raise _err(step.instr, "branch target is not a label of this function")
+                        raise located_error(step.instr, "branch target is not a label of this function")
                     dest = labels[target.name]
                     if m == "s_branch":
                         pc = dest
@@ -366,13 +365,14 @@ class Machine:
         if m in ("vccz", "vccnz", "execz", "execnz"):
             reg = 106 if m.startswith("vcc") else 126
             if any(self._has_sym(r) for r in self._mask_regs(reg)):
-                raise _err(instr, "a branch on input data (the kernel is not elementwise)")
+                raise located_error(instr, "a branch on input data (the kernel is not elementwise)")
             bits = self._read_mask(reg)
             nonzero = bits.any(axis=1)
             return ~nonzero if m.endswith("z") and not m.endswith("nz") else nonzero
-        raise _err(instr, "branch condition not supported")
+        raise located_error(instr, "branch condition not supported")
 
-    def _exec(self) -> np.ndarray:
+    def _active_lanes(self) -> np.ndarray:
+        """EXEC as bools (waves x lanes); data in EXEC is refused."""
         if any(self._has_sym(r) for r in self._mask_regs(126)):
             raise UsageError("EXEC depends on input data")
         return self._read_mask(126)
@@ -398,12 +398,12 @@ class Machine:
             return self._salu(step, waves)
         if k == "readfirstlane":
             v, args = self._vsource(step.srcs[0], 32, instr, False)
-            ex = self._exec() & waves[:, None]
+            ex = self._active_lanes() & waves[:, None]
             first = np.where(ex.any(axis=1), ex.argmax(axis=1), 0)
             one = np.zeros(ex.shape, bool)
             one[np.arange(self.nw)[waves], first[waves]] = True
             if _symbolic_in(args, one):
-                raise _err(instr, "input data reaches a scalar register (v_readfirstlane of data)")
+                raise located_error(instr, "input data reaches a scalar register (v_readfirstlane of data)")
             val = v[np.arange(self.nw), first]
             idx, _ = self._sreg_index(step.dsts[0], instr)
             self.st.s[idx] = np.where(waves, val, self.st.sget(idx))
@@ -421,14 +421,14 @@ class Machine:
             imm = int(instr.operands[0].value)
             new = (st.mode & ~np.uint64(0xF)) | np.uint64(imm & 0xF)
         elif m == "s_getreg_b32":
-            raise _err(instr, "s_getreg_b32 is not supported")
+            raise located_error(instr, "s_getreg_b32 is not supported")
         else:
             hw = instr.operands[0] if m == "s_setreg_imm32_b32" else instr.operands[0]
             src = instr.operands[1] if m == "s_setreg_imm32_b32" else instr.operands[1]
             if m == "s_setreg_b32":
                 hw, src = instr.operands[0], instr.operands[1]
             if not isinstance(hw, FuncOperand) or hw.name != "hwreg" or hw.args[0] not in ("HW_REG_MODE", 1):
-                raise _err(instr, "only MODE is modelled among the hardware registers")
+                raise located_error(instr, "only MODE is modelled among the hardware registers")
             off = int(hw.args[1]) if len(hw.args) > 1 else 0
             size = int(hw.args[2]) if len(hw.args) > 2 else 32
             value = self._scalar(src, 32, instr)
@@ -453,17 +453,17 @@ class Machine:
             base = src_op
             idx = self._sreg_index(base, instr)[0] if not isinstance(base, Literal) else None
             if idx is not None and any(self._has_sym(r) for r in self._mask_regs(idx)):
-                raise _err(instr, "EXEC set from a compare of input data (divergent control flow on data is not "
+                raise located_error(instr, "EXEC set from a compare of input data (divergent control flow on data is not "
                                   "supported)")
             src = self._scalar(src_op, width, instr)
-            new = intops.saveexec(m.rsplit("_b", 1)[0], src, exec_word)
+            new = intops.saveexec_result(m.rsplit("_b", 1)[0], src, exec_word)
             self._write_s(instr.operands[0], width, exec_word, waves, instr)
             self._write_s(Special("exec"), width, new, waves, instr)
             st.scc = np.where(waves, (new & np.uint64((1 << width) - 1 if width < 64 else 0xFFFFFFFFFFFFFFFF)) != 0, st.scc)
             return
         op = step.int_op
         # a lane mask with data bits combined by SALU (s_and_b64 s[0:1], s[0:1], vcc) stays per lane
-        srcs_sym = [self._mask_sym(s) for s in step.srcs]
+        srcs_sym = [self._mask_sym(s, instr) for s in step.srcs]
         if any(x is not None for x in srcs_sym):
             return self._salu_mask(step, waves, srcs_sym)
         srcs = [self._scalar(s, w, instr) if w != 1 else st.scc for s, w in zip(step.srcs, op.sources)]
@@ -480,13 +480,10 @@ class Machine:
                 self._write_s(step.dsts[0], width, np.asarray(res[k], np.uint64), waves, instr)
             k += 1
 
-    def _mask_sym(self, op):
-        base = op
-        if isinstance(base, (SReg, Special)) and not (isinstance(base, Special) and base.name in ("scc", "null", "off")):
-            try:
-                idx, count = self._sreg_index(base, None)
-            except Exception:
-                return None
+    def _mask_sym(self, op, instr):
+        """The per-lane data bits of a lane-mask source (SGPRs, VCC, EXEC), or None if it holds none."""
+        if isinstance(op, SReg) or (isinstance(op, Special) and (op.name in ("vcc", "exec") or op.name in SPECIAL_SGPR)):
+            idx, count = self._sreg_index(op, instr)
             regs = [r for r in range(idx, idx + max(count, 1)) if r != NULL]
             if any(self._has_sym(r) for r in regs):
                 return self.st.smask[regs[0]]
@@ -496,7 +493,7 @@ class Machine:
         instr = step.instr
         m = instr.mnemonic
         if not re.match(r"s_(and|or|xor|andn2|orn2|and_not1|or_not1|mov)_b(32|64)$", m):
-            raise _err(instr, "input data reaches a scalar register (a lane mask of data)")
+            raise located_error(instr, "input data reaches a scalar register (a lane mask of data)")
         op = m[2:].rsplit("_b", 1)[0]
         if op == "mov":  # a lane mask moved whole: its bits and their nodes
             b, a = self._vsource(step.srcs[0], 1, instr, False)
@@ -569,7 +566,7 @@ class Machine:
         n = {"dword": 1, "dwordx2": 2, "dwordx4": 4, "dwordx8": 8, "dwordx16": 16, "b32": 1, "b64": 2, "b128": 4,
              "b256": 8, "b512": 16}.get(m.rsplit("_", 1)[-1])
         if n is None or m.startswith("s_buffer_load"):
-            raise _err(instr, "scalar load not supported")
+            raise located_error(instr, "scalar load not supported")
         dst, base_op, off_op = instr.operands[0], instr.operands[1], instr.operands[2]
         base = self._scalar(base_op, 64, instr)
         off = self._scalar(off_op, 32, instr) if not isinstance(off_op, Literal) else np.full(self.nw, np.uint64(off_op.value))
@@ -577,7 +574,7 @@ class Machine:
         rel = addr.astype(np.int64) - KERNARG_BASE
         live = rel[waves]
         if live.size and ((live < 0).any() or (live > 1 << 20).any()):
-            raise _err(instr, "a scalar load from memory other than the kernel arguments", OutsideBuffersError)
+            raise located_error(instr, "a scalar load from memory other than the kernel arguments", OutsideBuffersError)
         words = self._kernarg_read(np.where(waves, rel, 0), 4 * n, instr)
         idx, _ = self._sreg_index(dst, instr)
         for j, w in enumerate(words):
@@ -600,7 +597,7 @@ class Machine:
             if instr.modifiers.get("offen"):
                 v, args = self._vsource(vaddr, 32, instr, False)
                 if _symbolic_in(args, ex):
-                    raise _err(instr, "input data reaches an address (a gather: not elementwise)")
+                    raise located_error(instr, "input data reaches an address (a gather: not elementwise)")
                 off = v
             rel = off + np.uint64(imm)
             inside = rel < num[:, None]  # raw buffers: out-of-range accesses load 0 and store nothing
@@ -610,12 +607,12 @@ class Machine:
         if isinstance(saddr, Special) and saddr.name == "off":
             v, args = self._vsource(vaddr, 64, instr, False)
             if _symbolic_in(args, ex):
-                raise _err(instr, "input data reaches an address (a gather: not elementwise)")
+                raise located_error(instr, "input data reaches an address (a gather: not elementwise)")
             addr = v + np.uint64(imm & 0xFFFFFFFFFFFFFFFF)
         else:
             v, args = self._vsource(vaddr, 32, instr, False)
             if _symbolic_in(args, ex):
-                raise _err(instr, "input data reaches an address (a gather: not elementwise)")
+                raise located_error(instr, "input data reaches an address (a gather: not elementwise)")
             addr = self._scalar(saddr, 64, instr)[:, None] + v + np.uint64(imm & 0xFFFFFFFFFFFFFFFF)
         return addr, ex, np.zeros_like(ex)
 
@@ -627,12 +624,12 @@ class Machine:
             if b.base <= addr < b.base + BUFFER_STRIDE:
                 where = (f"{addr + nbytes - b.base - b.size} byte(s) past the end" if addr + nbytes > b.base + b.size
                          else "inside")
-                raise _err(instr, f"an access of {nbytes} bytes {where} of {b.name} ({b.size} bytes: the count's "
+                raise located_error(instr, f"an access of {nbytes} bytes {where} of {b.name} ({b.size} bytes: the count's "
                                   "elements); the kernel reads or writes outside its elements", OutsideBuffersError)
             if b.base - BUFFER_STRIDE // 2 <= addr < b.base:
-                raise _err(instr, f"an access of {nbytes} bytes {b.base - addr} byte(s) before the start of {b.name}",
+                raise located_error(instr, f"an access of {nbytes} bytes {b.base - addr} byte(s) before the start of {b.name}",
                            OutsideBuffersError)
-        raise _err(instr, f"an access of {nbytes} bytes at 0x{addr:x}, outside every buffer of the launch",
+        raise located_error(instr, f"an access of {nbytes} bytes at 0x{addr:x}, outside every buffer of the launch",
                    OutsideBuffersError)
 
     _SIZES = {"ubyte": (1, False), "sbyte": (1, True), "ushort": (2, False), "sshort": (2, True), "dword": (4, False),
@@ -648,13 +645,12 @@ class Machine:
         m = instr.mnemonic
         kind = m.split("_load_", 1)[1]
         if kind not in self._SIZES:
-            raise _err(instr, "load width not supported")
+            raise located_error(instr, "load width not supported")
         nbytes, signed = self._SIZES[kind]
-        ex = self._exec() & waves[:, None]
+        ex = self._active_lanes() & waves[:, None]
         addr, live, dead = self._address(step, waves, ex)
         dst = instr.operands[0]
         d16 = "d16" in kind
-        hi = kind.endswith("_hi") or "hi" in kind.split("_")
         regs = max(1, nbytes // 4)
         for w, l in zip(*np.nonzero(live | dead)):
             if dead[w, l]:
@@ -681,9 +677,9 @@ class Machine:
         m = instr.mnemonic
         kind = m.split("_store_", 1)[1]
         if kind not in self._SIZES:
-            raise _err(instr, "store width not supported")
+            raise located_error(instr, "store width not supported")
         nbytes, _ = self._SIZES[kind]
-        ex = self._exec() & waves[:, None]
+        ex = self._active_lanes() & waves[:, None]
         addr, live, _dead = self._address(step, waves, ex)
         data = instr.operands[1] if not m.startswith("buffer_") else instr.operands[0]
         hi = "hi" in kind
@@ -708,7 +704,7 @@ class Machine:
     # -- vector ALU --
     def _valu(self, step: Step, waves) -> None:
         instr = step.instr
-        ex = self._exec() & waves[:, None]
+        ex = self._active_lanes() & waves[:, None]
         if not ex.any():
             return
         is_float = step.float_op is not None and step.kind != "mix"
@@ -722,7 +718,7 @@ class Machine:
             if isinstance(step.dsts[0], VReg):
                 old, old_args = self._vsource(step.dsts[0], 64 if step.dst_widths[0] == 64 else 32, instr, False)
         symbolic = np.zeros(ex.shape, bool)
-        for a in args + ([old_args] if (step.reads_old or self._keeps_old(step)) and old_args is not None else []):
+        for a in args + ([old_args] if step.takes_old and old_args is not None else []):
             if a is not None:
                 symbolic |= np.vectorize(lambda x: x is not None and x[0] != "c", otypes=[bool])(a)
         symbolic &= ex
@@ -734,7 +730,7 @@ class Machine:
         if conc.any():
             modes = np.unique(mode_all[conc.any(axis=1)])
             if len(modes) != 1:
-                raise _err(instr, "waves run under different MODE values")
+                raise located_error(instr, "waves run under different MODE values")
             outs_conc = step.apply([v[conc] for v in vals], old[conc] if old is not None else None, int(modes[0]),
                                    self.variant)
         node_ids = None
@@ -748,7 +744,7 @@ class Machine:
                         a.append(("cat", ("r", x[1], 0), ("r", x[1], 1)) if x[0] == "r64" else x)
                     else:
                         a.append(("c", bool(vals[k][w, l]) if width == 1 else int(vals[k][w, l])))
-                if old is not None and (step.reads_old or self._keeps_old(step)):
+                if old is not None and step.takes_old:
                     x = old_args[w, l] if old_args is not None and old_args[w, l] is not None else ("c", int(old[w, l]))
                     a.append(("cat", ("r", x[1], 0), ("r", x[1], 1)) if x[0] == "r64" else x)
                 for slot, dw in enumerate(step.dst_widths):
@@ -780,7 +776,7 @@ class Machine:
             if node_ids is not None:
                 sym = np.where(symbolic, node_ids[slot], -1)
             if isinstance(dst, Special) and dst.name in ("vcc", "vcc_lo") or isinstance(dst, SReg):
-                raise _err(instr, "a VALU result in a scalar register is not supported")
+                raise located_error(instr, "a VALU result in a scalar register is not supported")
             self._write_v(dst, dw, value, sym, ex)
             if step.upper_undefined and dw == 16:
                 # the high half of the register: unspecified by the manuals of some generations
@@ -794,29 +790,12 @@ class Machine:
                     node = Node(OP, ("merge16", 0, (lo, ("r", und, 0))), 32)
                     s[w, l] = self.graph.add(node) * 2
 
-    @staticmethod
-    def _keeps_old(step: Step) -> bool:
-        """True where the destination keeps part of its old value (a half written through op_sel or
-        SDWA with UNUSED_PRESERVE, mixlo/mixhi)."""
-        m = step.mods
-        if step.kind == "mix":
-            return step.reads_old
-        if m.get("dst_unused") == "UNUSED_PRESERVE":
-            return True
-        return bool(step.dst_widths and step.dst_widths[0] == 16 and m.get("op_sel") and len(m["op_sel"]) >= 4
-                    and m["op_sel"][3])
-
 
 def _symbolic_in(args, mask: np.ndarray) -> bool:
     """True where a source's symbolic arguments (``_vsource``) hold data in a lane of ``mask``."""
     if args is None:
         return False
     return any(a is not None and a[0] != "c" for a in args[mask])
-
-
-def takes_old(step: Step) -> bool:
-    """True where a node of ``step`` has its destination's old value as last argument."""
-    return bool(step.reads_old or Machine._keeps_old(step))
 
 
 def prepare_function(fn, db) -> list[Step]:

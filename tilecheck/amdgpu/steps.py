@@ -48,7 +48,8 @@ class OutsideBuffersError(UnsupportedAmdgcnError):
     """An access outside every buffer the launch provides (a parameter is not what was assumed)."""
 
 
-def _err(instr, message: str, cls=UnsupportedAmdgcnError) -> UsageError:
+def located_error(instr, message: str, cls=UnsupportedAmdgcnError) -> UsageError:
+    """An error located at ``instr``, quoting its text."""
     return cls(f"{instr.name}: {message} (`{instr.text.strip()}`)", instr.location)
 
 
@@ -186,6 +187,23 @@ class Step:
         return value
 
     @property
+    def keeps_old(self) -> bool:
+        """True where the destination keeps part of its old value (a half written through op_sel
+        or SDWA with UNUSED_PRESERVE, mixlo/mixhi)."""
+        m = self.mods
+        if self.kind == "mix":
+            return self.reads_old
+        if m.get("dst_unused") == "UNUSED_PRESERVE":
+            return True
+        return bool(self.dst_widths and self.dst_widths[0] == 16 and m.get("op_sel") and len(m["op_sel"]) >= 4
+                    and m["op_sel"][3])
+
+    @property
+    def takes_old(self) -> bool:
+        """True where a node of this step has its destination's old value as last argument."""
+        return bool(self.reads_old or self.keeps_old)
+
+    @property
     def upper_undefined(self) -> bool:
         """True where the result leaves the high half of its register unspecified: a 16-bit
         result without dst_sel or op_sel (the manuals differ by generation on whether it is zeroed
@@ -238,7 +256,7 @@ def prepare_step(index: int, instr, db) -> Step:
             halves.append(prepare_step(index if k == 0 else -(index + 1), single, db))
         written = {str(d) for d in halves[0].dsts}
         if any(str(getattr(src, "base", src)) in written for src in halves[1].srcs):
-            raise _err(instr, "a VOPD pair whose second half reads the first half's result")
+            raise located_error(instr, "a VOPD pair whose second half reads the first half's result")
         return Step(index, instr, "dual", srcs=tuple(halves))
     if m.startswith("v_cndmask_b32"):
         srcs = ops[1:] if len(ops) == 4 else (*ops[1:], Special("vcc"))
@@ -248,7 +266,7 @@ def prepare_step(index: int, instr, db) -> Step:
     if m in ("v_fma_mix_f32", "v_fma_mixlo_f16", "v_fma_mixhi_f16", "v_mad_mix_f32", "v_mad_mixlo_f16",
              "v_mad_mixhi_f16"):
         if not m.startswith("v_fma_"):
-            raise _err(instr, "v_mad_mix (unfused) is not supported")
+            raise located_error(instr, "v_mad_mix (unfused) is not supported")
         return Step(index, instr, "mix", dsts=ops[:1], srcs=ops[1:4], widths=(32, 32, 32),
                     dst_widths=(32,), reads_old=m != "v_fma_mix_f32", db=db)
     if m in intops.VALU_INT:
@@ -261,7 +279,7 @@ def prepare_step(index: int, instr, db) -> Step:
         if op.reads_carry and len(srcs) == nsrc - 1:
             srcs.append(Special("vcc"))  # the carry in, VCC implicitly
         if len(srcs) != nsrc:
-            raise _err(instr, f"expected {nsrc} source operands, found {len(srcs)}")
+            raise located_error(instr, f"expected {nsrc} source operands, found {len(srcs)}")
         widths = op.sources
         dst_widths = tuple(64 if r == "u64" else 16 if r == "u16" else 1 if r == "carry" else 32 for r in op.results)
         return Step(index, instr, "int", dsts=tuple(dsts), srcs=tuple(srcs), widths=widths, dst_widths=dst_widths,
@@ -270,25 +288,25 @@ def prepare_step(index: int, instr, db) -> Step:
         try:
             fop = float_semantics(m, db)
         except UnknownFloatInstruction:
-            raise _err(instr, "no spec/amdgpu form computes this instruction") from None
+            raise located_error(instr, "no spec/amdgpu form computes this instruction") from None
         ndst = len(fop.dests)
         nsrc = len(fop.sources) - (1 if fop.addend_is_dst else 0)
         dsts, srcs = list(ops[:ndst]), list(ops[ndst:])
-        if fop.dests == (fop.dests[0][0], 1) or (len(fop.dests) == 1 and fop.dests[0][1] == 1 and len(ops) == nsrc):
+        if len(fop.dests) == 1 and fop.dests[0][1] == 1 and len(ops) == nsrc:
             dsts, srcs = [Special("vcc")], list(ops)  # a compare writing VCC implicitly
         if len(srcs) == nsrc - 1 and fop.sources[nsrc - 1] == 1:
             srcs.append(Special("vcc"))  # v_div_fmas reads VCC implicitly
         if len(srcs) != nsrc:
-            raise _err(instr, f"expected {nsrc} source operands for {fop.form.name}, found {len(srcs)}")
+            raise located_error(instr, f"expected {nsrc} source operands for {fop.form.name}, found {len(srcs)}")
         if any(k in instr.modifiers for k in ("clamp", "mul", "div")):
-            raise _err(instr, "output modifiers (clamp, mul:N, div:N) are not supported")
+            raise located_error(instr, "output modifiers (clamp, mul:N, div:N) are not supported")
         return Step(index, instr, "float", dsts=tuple(dsts), srcs=tuple(srcs),
                     widths=fop.sources[:nsrc], dst_widths=tuple(w for _, w in fop.dests), float_op=fop,
                     approximate=fop.approximate, reads_old=fop.addend_is_dst)
     if m.startswith(("ds_", "scratch_", "buffer_atomic", "global_atomic", "flat_atomic", "image_", "v_mfma", "v_dot",
                      "s_store", "v_permlane", "v_readlane", "v_writelane", "v_mov_b32_dpp")) or instr.encoding in ("_dpp", "_dpp8"):
-        raise _err(instr, "not supported: elementwise kernels need no LDS, scratch, atomics, cross-lane or matrix "
+        raise located_error(instr, "not supported: elementwise kernels need no LDS, scratch, atomics, cross-lane or matrix "
                           "instructions")
-    raise _err(instr, "instruction not supported by the AMDGCN simulator")
+    raise located_error(instr, "instruction not supported by the AMDGCN simulator")
 
 

@@ -39,7 +39,7 @@ from tilecheck.amdgpu.evaluate import evaluate_parts
 from tilecheck.amdgpu.machine import BUFFER_BASE, BUFFER_STRIDE, Buffer, launch, prepare_function
 from tilecheck.amdgpu.steps import OutsideBuffersError, UnsupportedAmdgcnError
 from tilecheck.amdgpu.symbolic import OP, arg_nodes, demanded_loads, order, signature
-from tilecheck.errors import Location, UsageError
+from tilecheck.errors import UsageError
 from tilecheck.spec.contract import applied_reading
 from tilecheck.verify import compiled
 from tilecheck.verify.compiled import BlockResult, Outcome, Tally
@@ -69,7 +69,6 @@ class Prepared:
     against: str
     ref: object
     fn: object
-    graph: object
     classes: list
     operands: list          # buffer indices of the operands, in operand order
     output: int
@@ -77,7 +76,6 @@ class Prepared:
     elements_per_group: int
     group_size: int
     variant: str
-    leaf_info: dict = field(default_factory=dict)  # load node -> (operand, relative offset, bytes, signed)
     roles: list = field(default_factory=list)
     count_granule: int = 1  # the count must be a multiple of this (whole vectors)
     provisional: bool = False  # judge under provisional contracts too (--approx provisional)
@@ -100,13 +98,10 @@ class Prepared:
         return [name for name, r in self.roles if r == role]
 
 
-def _pointer_args(fn) -> list:
-    return [a for a in fn.args if a.value_kind in ("global_buffer", "dynamic_shared_pointer")]
-
-
 def _kernarg(fn, buffers_at: dict, count: int, counts_at: list) -> bytes:
     """The kernarg segment: each pointer its buffer's base, each integer in ``counts_at`` the count,
-    the hidden arguments the sizes of a one-dimensional launch."""
+    everything else (the hidden arguments included) zero: an elementwise kernel that read them would
+    compute other addresses, which the discovery launches then refuse."""
     size = int((fn.descriptor or {}).get(".amdhsa_kernarg_size", 0) or 0)
     size = max(size, max((a.offset + a.size for a in fn.args), default=0))
     seg = bytearray(size + 64)
@@ -153,10 +148,6 @@ class _Discovery:
         seg = _kernarg(self.fn, at, count, self.count_args)
         return launch(self.fn, self.steps, self.db, buffers=buffers, kernarg=seg, groups=groups,
                       group_size=self.group_size, variant=self.variant)
-
-    def where(self) -> Location:
-        return self.fn.location
-
 
 def _parse_params(text: str, fn, path: str) -> dict:
     roles = [r.strip() for r in text.split(",")]
@@ -329,8 +320,6 @@ def prepare(path: str, entry: str, against: str, *, db, semantics: str = "observ
     buffer_of = {j: k for j, k in enumerate(d.pointers)}
     classes: dict = {}
     used: set = set()
-    leaf_info: dict = {}
-    merged_graph = None
     for launch_, elems_ in graphs:
         for e, parts in sorted(elems_.items()):
             loads = demanded_loads(launch_.graph, [(a, off, bits) for a, off, bits, _ in parts], _halves_of)
@@ -387,8 +376,8 @@ def prepare(path: str, entry: str, against: str, *, db, semantics: str = "observ
         else:
             roles.append((name, "-"))
     count_arg = next((n for n, r in roles if r == "n"), None)
-    p = Prepared(path, fn.name, against, ref, fn, None, list(classes.values()), operands, output, count_arg,
-                 P, d.group_size, semantics, leaf_info, roles)
+    p = Prepared(path, fn.name, against, ref, fn, list(classes.values()), operands, output, count_arg,
+                 P, d.group_size, semantics, roles)
     p.count_granule = granule
     p.provisional = provisional
     return p
