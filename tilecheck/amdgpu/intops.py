@@ -294,7 +294,7 @@ SALU_SAVEEXEC = ("s_and_saveexec", "s_or_saveexec", "s_xor_saveexec", "s_andn2_s
 """``s_X_saveexec_bW sdst, ssrc``: sdst = EXEC; EXEC = ssrc OP EXEC; SCC = EXEC != 0.
 
 ``s_andn2_wrexec_b64`` is not one of them: it writes the *new* EXEC to sdst (EXEC = S0 & ~EXEC;
-D = EXEC), and :func:`saveexec` had no operation for it (a KeyError inside the simulator), so the
+D = EXEC), and :func:`saveexec_result` had no operation for it (a KeyError inside the simulator), so the
 simulator now refuses it as an unsupported instruction, with its location."""
 
 
