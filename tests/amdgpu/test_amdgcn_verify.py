@@ -112,6 +112,9 @@ def test_cli_exit_codes(tmp_path):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     nokernel = subprocess.run(cmd[:5] + ["--entry", "nope", "--against", "fma.rn.f32"], capture_output=True, text=True)
     assert nokernel.returncode == 2 and "no kernel named" in nokernel.stderr
+    missing = subprocess.run(cmd[:4] + [str(tmp_path / "absent.s"), "--entry", "k", "--against", "fma.rn.f32"],
+                             capture_output=True, text=True)
+    assert missing.returncode == 2 and "cannot read" in missing.stderr and "internal error" not in missing.stderr
 
 
 def test_triton_vector_layout(db):

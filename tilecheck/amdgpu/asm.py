@@ -358,9 +358,15 @@ def parse_asm(text: str, path: str = "<asm>") -> AsmModule:
 
 
 def parse_asm_file(path) -> AsmModule:
-    """Read and parse a ``.s`` file."""
-    with open(path, encoding="utf-8") as fh:
-        return parse_asm(fh.read(), str(path))
+    """Read and parse a ``.s`` file; a file that cannot be read is a usage error (exit 2)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise AsmSyntaxError(f"cannot read {path}: {exc.strerror}", Location(str(path))) from None
+    except UnicodeDecodeError:
+        raise AsmSyntaxError(f"{path} is not UTF-8 text (an assembly file was expected)", Location(str(path))) from None
+    return parse_asm(text, str(path))
 
 
 # --- inventory ----------------------------------------------------------------------------------
