@@ -70,14 +70,23 @@ SINGLE = """.version 8.0
 """
 
 
-def sweep(db, path, entry, against, blocks, label, full=False, target_min=30, offset=0, json_path=None):
+F16_BLOCKS = dict(base=0x1A5, offset=0x12E)
+"""The float16 division sweeps' blocks (the divisor is a block's index): two divisor significands
+of no particular shape (0x1A5 and 0x2D3; with no offset every divisor would be a power of two,
+whose quotients are exact), in every sign and binade for K = 64, the NaN divisors included."""
+
+
+def sweep(db, path, entry, against, blocks, label, full=False, target_min=30, offset=0, json_path=None,
+          base=0):
     """Run ``blocks`` evenly spaced blocks of the exhaustive enumeration (or all of it with
     ``full``), two at a time; print the rate and the projection to every input against
-    ``target_min`` minutes; returns (lanes per second, what they were measured over). ``offset``
-    moves block k by (k mod 2) * offset blocks: with K blocks 256 apart the divisors then have two
-    significands, each in K/2 sign-and-binade combinations, as a whole run has each significand in
-    all 256 (work remembered per significand is paid once per K/2 blocks, twice as often as in a
-    whole run for K = 256)."""
+    ``target_min`` minutes; returns (lanes per second, what they were measured over). Block k
+    starts ``base + (k mod 2) * offset`` blocks after the k-th even spacing: with K blocks 256
+    apart (bfloat16, K = 256) or 1024 apart (float16, K = 64) the divisors then have two
+    significands, each in K/2 sign-and-binade combinations -- the special divisors (NaN and
+    infinity) among them in the share a whole run has -- as a whole run has each significand in all
+    of them (work remembered per significand is paid once per K/2 blocks, about twice as often as
+    in a whole run)."""
     if full:
         t0 = time.perf_counter()
         o = compiled.verify_ptx(path, entry, against, db=db, exhaustive=True)
@@ -94,7 +103,7 @@ def sweep(db, path, entry, against, blocks, label, full=False, target_min=30, of
     p = compiled.prepare(path, entry, against, db=db)
     total = compiled.exhaustive_total(p)
     size = compiled.EXHAUSTIVE_BLOCK
-    starts = [((total // blocks) // size * k + (k % 2) * offset) % (total // size) * size for k in range(blocks)]
+    starts = [((total // blocks) // size * k + base + (k % 2) * offset) % (total // size) * size for k in range(blocks)]
     # one block first, untimed: Numba compiles (or loads) the fused kernels once, and the workers
     # forked below inherit them (a whole run pays this once per worker, a second or two)
     compiled.run_range(p, starts[1], starts[1] + size)
@@ -192,7 +201,7 @@ def main() -> int:
     if wanted("hdiv") or (args.full is None and args.only in ("triton-f16", "triton-f16-v")):
         hdiv_rate, hdiv_over, hdiv_inputs = sweep(db, HALF, "k_hdiv_f16", "div.rn.f16", args.blocks,
                                                   "__hdiv exhaustive (every allowed rcp.approx.ftz.f32 result)",
-                                                  args.full == "hdiv", json_path=args.json)
+                                                  args.full == "hdiv", json_path=args.json, **F16_BLOCKS)
     for name, kernel, how in (("triton-f16", "div_f16.ptx", "one element per thread"),
                               ("triton-f16-v", "div_f16_v.ptx", "8 elements per thread, 128-bit vectors")):
         if wanted(name):
@@ -200,7 +209,7 @@ def main() -> int:
             # at nvcc's __hdiv rate (inputs per second, measured above in this run) or better
             _, _, rate = sweep(db, str(TRITON / kernel), "div_kernel", "div.rn.f16", args.blocks,
                                f"Triton float16 a / b ({kernel}, {how}; every allowed div.full.f32 result)",
-                               args.full == name, json_path=args.json)
+                               args.full == name, json_path=args.json, **F16_BLOCKS)
             if hdiv_inputs:
                 print(f"  {kernel} / __hdiv, inputs per second: {rate / hdiv_inputs:.2f}x (target: at least 1)")
     if wanted("frsqrt"):

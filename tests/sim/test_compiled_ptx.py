@@ -17,7 +17,8 @@ from tilecheck.formats import get_format
 from tilecheck.model import ops
 from tilecheck.sim.errors import StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import parse_module
-from tilecheck.sim.plan import RunContext, _native_convert, compile_function
+from tilecheck.sim.conversions import native_convert, numpy_convert
+from tilecheck.sim.plan import RunContext, compile_function
 from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
@@ -298,15 +299,22 @@ def test_native_conversions_match_the_model():
                       0x477FE000, 0x477FEFFF, 0x477FF000, 0x7F7FFFFF, 0x7F800000, 0x7FC00000, 0x3F800000],
                      dtype=np.uint64)
     rand32 = np.concatenate([rng.integers(0, 1 << 32, 200_000, dtype=np.uint64), edges, edges | (1 << 31)])
+    # binary32 patterns below 2^-14 every 4093 (odd: all low-bit patterns), both signs: the subnormal grid
+    tiny = np.arange(0, 0x38800000, 4093, dtype=np.uint64)
+    rand32 = np.concatenate([rand32, tiny, tiny | (1 << 31)])
     cases = [("f16", "f32", all16, f16, f32), ("bf16", "f32", all16, bf16, f32),
              ("f32", "f16", rand32, f32, f16), ("f32", "bf16", rand32, f32, bf16)]
     for src, dst, vals, sf, df in cases:
-        native = _native_convert(src, dst, "rn" if df.width < sf.width else None, False)
-        got = native(vals.astype(sf.uint)).astype(np.uint64)
+        rounding = "rn" if df.width < sf.width else None
         rule = ops.NanRule(False, df.canonical_nan, fixed=df.canonical_nan)
         with np.errstate(all="ignore"):
             want = ops.convert(np, sf, df, vals, ops.Mode("rn"), rule).astype(np.uint64)
-        assert np.array_equal(got, want), (src, dst)
+        # the numpy form, and the compiled loop the plan runs on many lanes
+        forms = {"numpy": numpy_convert(src, dst, rounding, False), "plan": native_convert(src, dst, rounding, False)}
+        assert hasattr(forms["plan"], "loop"), "Numba compiles here: the plan's form is the loop"
+        for name, convert in forms.items():
+            got = convert(vals.astype(sf.uint)).astype(np.uint64)
+            assert np.array_equal(got, want), (src, dst, name)
 
 
 def test_unknown_function_is_a_usage_error(capsys):

@@ -353,6 +353,17 @@ def bound_decides(form, *operand_bits):
     return contracts.bound_decides(xp, form, _operands(form, operand_bits, xp))
 
 
+def special_lane_key(form, *operand_bits):
+    """(special, key) per lane for approximate ``form``, or None: the lanes its special-value
+    table decides and, for those, a key such that lanes with equal keys have equal allowed
+    results and representative values (:func:`tilecheck.model.contracts.special_lane_key`)."""
+    form = _form(form)
+    if form.kind != "contract":
+        raise UsageError(f"{form.name} is not approximate: it has no special-value table")
+    xp = namespace(*operand_bits)
+    return contracts.special_lane_key(xp, form, _operands(form, operand_bits, xp))
+
+
 def reading_used(form, ulp_reading: str = ULP_READING_DEFAULT) -> str:
     """The reading :func:`allowed` applies to ``form`` for ``ulp_reading``: ``either``, ``exact`` or
     ``correctly-rounded`` for ulp bounds, ``relative`` for relative-error bounds (one reading only),

@@ -374,6 +374,49 @@ def bound_decides(xp, form: Form, arrays):
     return ~_special_lanes(xp, form.contract.operation, fmt, operands) & ~decided
 
 
+def special_lane_key(xp, form: Form, arrays):
+    """(special, key) per lane, or None where the form has no such key (upper-word forms, too
+    many table words). ``special``: the lanes the special-value table decides (a NaN, infinite or
+    zero operand after flushing, a negative root operand); ``key`` (uint64): everything
+    :func:`results` and :func:`reference_value` read of a special lane's operands -- each
+    operand's class (NaN, infinity, zero, subnormal, normal) and sign after flushing, which class
+    words of the special-value table and which conditions of the domain rules it meets.
+
+    Special lanes with equal keys have equal allowed results and representative values: on them
+    the IEEE result depends on the operands' classes and signs only (a NaN operand gives the
+    fixed canonical NaN, a finite operand beside a zero or an infinity only its sign), the table
+    rows and the rules only on the words and conditions the key holds, and the error bound is
+    not consulted. (tests/sim/test_choices_special.py compares keyed and direct sets.)"""
+    if form.semantics.high_word:
+        return None
+    contract = form.contract
+    fmt, operands, _, _ = _prepare(xp, form, arrays)
+    special = _special_lanes(xp, contract.operation, fmt, operands)
+    key = xp.zeros(operands[0].shape, dtype=xp.uint64)
+    shift = 0
+    for index, bits in enumerate(operands):
+        mag = bits & u64(xp, fmt.magnitude_mask)
+        top = u64(xp, fmt.exponent_mask)
+        cls = xp.where(mag > top, 0, xp.where(mag == top, 1, xp.where(mag == 0, 2, xp.where(
+            mag < u64(xp, fmt.min_normal), 3, 4)))).astype(xp.uint64)
+        features = [cls | ((bits >> u64(xp, fmt.width - 1)) << u64(xp, 3))]
+        widths = [4]
+        for case in contract.specials:
+            features.append(class_match(xp, fmt, bits, case.operands[index]).astype(xp.uint64))
+            widths.append(1)
+        for rule in contract.rules:
+            for at, cond in rule.when:
+                if at == index:
+                    features.append(_condition(xp, fmt, bits, cond).astype(xp.uint64))
+                    widths.append(1)
+        for feature, width in zip(features, widths):
+            if shift + width > 64:
+                return None
+            key = key | (feature << u64(xp, shift))
+            shift += width
+    return special, key
+
+
 def allowed(xp, form: Form, result, arrays, tininess: str = TININESS_DEFAULT, ulp_reading: str = ULP_READING_DEFAULT):
     """Contract verdict per lane (see the module docstring); ``result``/``arrays`` uint64.
 

@@ -297,7 +297,7 @@ class ScaledPairChoices:
     takes the direct computation (:func:`allowed_choices`).
     """
 
-    LIMIT = 1 << 20  # canonical pairs remembered
+    LIMIT = 1 << 23  # canonical pairs remembered (a whole float16 sweep has 2^22)
     TAIL_LO = -152  # d at or below: |quotient| < 2^(d+1) <= 2^-151, under half the smallest subnormal
     TAIL_HI = 130  # d at or above: |quotient| >= 2^(d-1) >= 2^129, past the overflow threshold
     EXTREME = (-251, 253)  # the most extreme d of bound lanes with normal operands (|b| <= 2^126)
@@ -312,7 +312,15 @@ class ScaledPairChoices:
         self.form = form
         self.ulp_reading = ulp_reading
         self.tininess = tininess
-        self.rows: dict = {}  # canonical pair (a << 32 | b) -> (first, step, count, reference) or None
+        # divisor canonical pattern -> (dividend canonical patterns, sorted; then per dividend the
+        # row of _compute_rows: first, step, count, reference, plain)
+        self.rows: dict = {}
+        self._rows_held = 0  # pairs the tables hold
+        # special lanes' sets by api.special_lane_key: key -> (values, valid, unbounded, reference)
+        self._special: dict = {}
+        self._special_lock = threading.Lock()
+        self._rows_lock = threading.Lock()
+        self._mixed = self._empty_mixed()
         # sets not served by scaling, remembered unscaled per (canonical pair, d): key -> memo row, -1 none
         self.memo: dict = {}
         self.memo_used = 0
@@ -347,21 +355,18 @@ class ScaledPairChoices:
         ok &= api.bound_decides(self.form, a, b)
         decided = ok.copy()
         uniq, inv = self._pairs(a, ca, cb)
-        rows = self._rows(uniq)
         # per canonical pair: its run (first value, step, count), representative, and the exponent
         # fields of the run's ends; per lane those move by d = ea - eb
-        table = np.array([r if r else (0, 0, 0, 0) for r in rows], dtype=np.int64).reshape(-1, 4)
-        plain = np.array([r is not None for r in rows], dtype=bool)
-        first, step, count, ref = table.T
-        last = first + step * (count - 1)
+        first, step, count, ref, plain = self._rows(uniq)
+        first = np.where(plain, first, 0)
+        last = first + step * np.maximum(count.astype(np.int64) - 1, 0)
         lo_field = (np.minimum(first & 0x7FFFFFFF, last & 0x7FFFFFFF) >> 23).astype(np.int32)
         hi_field = (np.maximum(first & 0x7FFFFFFF, last & 0x7FFFFFFF) >> 23).astype(np.int32)
         d = ea - eb
         ok &= plain[inv] & (lo_field[inv] + d >= 2) & (hi_field[inv] + d <= 253)
         tail_lanes, tail = self._unscaled_choices(a, b, d, ca, cb, ~ok & decided)
         rest = np.flatnonzero(~ok & ~tail_lanes)
-        other = allowed_choices(self.form, [a[rest], b[rest]], ulp_reading=self.ulp_reading,
-                                tininess=self.tininess) if rest.size else None
+        other = self._direct(a[rest], b[rest]) if rest.size else None
         if rest.size == n:
             return other
         lane_count = count.astype(np.uint8)[inv]
@@ -385,6 +390,48 @@ class ScaledPairChoices:
             _place(out, rest, other)
         if tail is not None:
             _place(out, np.flatnonzero(tail_lanes), tail)
+        return out
+
+    def _direct(self, a, b) -> Choices:
+        """:func:`allowed_choices` of the lanes ``a``/``b`` that scaling does not serve. Their
+        special lanes (a NaN, infinite or zero operand: a quarter of the inputs of a block with a
+        special divisor, a few per cent of the others) take the sets remembered per
+        :func:`tilecheck.model.api.special_lane_key`; the others, and every lane of a form that
+        has no such key, are computed."""
+        keyed = api.special_lane_key(self.form, a, b)
+        if keyed is None or not keyed[0].any():
+            return allowed_choices(self.form, [a, b], ulp_reading=self.ulp_reading, tininess=self.tininess)
+        special, key = keyed
+        lanes = np.flatnonzero(special)
+        uniq, first, inv = np.unique(key[lanes], return_index=True, return_inverse=True)
+        with self._special_lock:
+            rows = [self._special.get(k) for k in uniq.tolist()]
+            todo = [j for j, r in enumerate(rows) if r is None]
+            if todo:
+                at = lanes[first[todo]]
+                ch = allowed_choices(self.form, [a[at], b[at]], ulp_reading=self.ulp_reading, tininess=self.tininess)
+                for i, j in enumerate(todo):
+                    rows[j] = (ch.values[i], ch.valid[i], bool(ch.unbounded[i]), ch.reference[i])
+                    self._special[int(uniq[j])] = rows[j]
+        width = max(r[0].shape[0] for r in rows)
+        values = np.zeros((len(rows), width), dtype=np.uint32)
+        valid = np.zeros((len(rows), width), dtype=bool)
+        for j, r in enumerate(rows):  # the NaN column last, as allowed_choices lays it out
+            values[j, :r[0].shape[0] - 1], valid[j, :r[1].shape[0] - 1] = r[0][:-1], r[1][:-1]
+            values[j, -1], valid[j, -1] = r[0][-1], r[1][-1]
+        keyed_choices = Choices(values[inv], valid[inv], np.array([r[2] for r in rows], dtype=bool)[inv],
+                                np.array([r[3] for r in rows], dtype=np.uint32)[inv])
+        others = np.flatnonzero(~special)
+        if others.size == 0:
+            return keyed_choices
+        computed = allowed_choices(self.form, [a[others], b[others]], ulp_reading=self.ulp_reading,
+                                   tininess=self.tininess)
+        width = max(width, computed.values.shape[1])
+        n = a.shape[0]
+        out = Choices(np.zeros((n, width), dtype=np.uint32), np.zeros((n, width), dtype=bool),
+                      np.zeros(n, dtype=bool), np.zeros(n, dtype=np.uint32))
+        _place(out, lanes, keyed_choices)
+        _place(out, others, computed)
         return out
 
     @staticmethod
@@ -598,38 +645,98 @@ class ScaledPairChoices:
         width = max(int(valid.sum(axis=1).max()) if v.size else 0, 1)
         return v[:, :width], ch.valid[:, -1].copy(), ch.reference.astype(np.uint32), ~ch.unbounded
 
-    def _rows(self, pairs: np.ndarray) -> list:
-        """The rows of the canonical ``pairs``: remembered ones looked up, the others computed
-        (and remembered). The list answers for itself: threads running blocks may clear the
-        memory meanwhile."""
-        keys = pairs.tolist()
-        rows = [self.rows.get(p, False) for p in keys]
-        todo = [j for j, r in enumerate(rows) if r is False]
-        if not todo:
-            return rows
-        if len(self.rows) + len(todo) > self.LIMIT:
-            self.rows.clear()
-        missing = pairs[todo]
-        ca = (missing >> np.uint64(32)).astype(np.uint32)
-        cb = (missing & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-        ch = allowed_choices(self.form, [ca, cb], ulp_reading=self.ulp_reading, tininess=self.tininess)
-        decided = api.bound_decides(self.form, ca, cb)
-        for i, j in enumerate(todo):
-            rows[j] = self._row(ch, i) if decided[i] else None
-            self.rows[keys[j]] = rows[j]
-        return rows
+    def _rows(self, pairs: np.ndarray) -> tuple:
+        """The rows of the canonical ``pairs`` (uint64, ``a << 32 | b``) as arrays aligned with
+        them: (first, step, count, reference, plain), see :meth:`_compute_rows`. Where every pair
+        has one divisor (an exhaustive block) the rows come from that divisor's table, its missing
+        dividends computed and added; otherwise they are computed. The tables answer for
+        themselves: a thread running another block may replace or drop one meanwhile."""
+        ca = (pairs >> np.uint64(32)).astype(np.uint32)
+        cb = (pairs & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        if not (cb.shape[0] and (cb == cb[0]).all()):
+            return self._mixed_rows(pairs, ca, cb)
+        key = int(cb[0])
+        table = self.rows.get(key)
+        if table is not None:
+            known = table[0]
+            at = np.minimum(np.searchsorted(known, ca), known.shape[0] - 1)
+            hit = known[at] == ca
+            if hit.all():
+                return tuple(column[at] for column in table[1:])
+            missing = ca[~hit]
+        else:
+            missing = ca
+        computed = self._compute_rows(missing, cb[:missing.shape[0]])
+        if table is None:
+            merged = (missing,) + computed
+        else:
+            merged = tuple(np.concatenate([old, new]) for old, new in zip(table, (missing,) + computed))
+        order = np.argsort(merged[0], kind="stable")
+        merged = tuple(column[order] for column in merged)
+        with self._rows_lock:
+            if self._rows_held + merged[0].shape[0] > self.LIMIT:
+                self.rows, self._rows_held = {}, 0
+            old = self.rows.get(key)
+            self._rows_held += merged[0].shape[0] - (old[0].shape[0] if old is not None else 0)
+            self.rows[key] = merged
+        at = np.searchsorted(merged[0], ca)
+        return tuple(column[at] for column in merged[1:])
+
+    def _mixed_rows(self, pairs, ca, cb) -> tuple:
+        """:meth:`_rows` of pairs with several divisors (sampled inputs, and the same inputs again
+        at another element of a kernel): remembered per pair, up to :data:`LIMIT` pairs."""
+        with self._rows_lock:
+            memo = self._mixed
+            found = np.fromiter(map(memo["index"].get, pairs.tolist(), itertools.repeat(-1)), dtype=np.int64,
+                                count=pairs.shape[0])
+            todo = np.flatnonzero(found < 0)
+            if todo.size:
+                rows = self._compute_rows(ca[todo], cb[todo])
+                if memo["used"] + todo.size > self.LIMIT:
+                    memo = self._mixed = self._empty_mixed()
+                    found = np.full(pairs.shape[0], -1, dtype=np.int64)
+                    todo = np.arange(pairs.shape[0])
+                    rows = self._compute_rows(ca, cb)
+                start, stop = memo["used"], memo["used"] + todo.size
+                if stop > memo["rows"][0].shape[0]:
+                    grow = max(stop, 2 * memo["rows"][0].shape[0])
+                    memo["rows"] = tuple(np.concatenate([old, np.zeros(grow - old.shape[0], dtype=old.dtype)])
+                                         for old in memo["rows"])
+                for column, new in zip(memo["rows"], rows):
+                    column[start:stop] = new
+                memo["used"] = stop
+                found[todo] = np.arange(start, stop)
+                memo["index"].update(zip(pairs[todo].tolist(), range(start, stop)))
+            return tuple(column[found] for column in memo["rows"])
 
     @staticmethod
-    def _row(ch: Choices, i: int):
-        """(first, step, count, reference) of canonical row ``i`` when its allowed values are one
-        run of consecutive patterns of one sign, in real order (``step`` +1 for positive values,
-        -1 for negative ones), with no NaN, no extra value and a bound; None otherwise."""
-        valid = ch.valid[i]
-        cnt = int(valid[:-1].sum())
-        if ch.unbounded[i] or valid[-1] or cnt == 0 or not valid[:cnt].all():
-            return None
-        vals = ch.values[i, :cnt].astype(np.int64)
-        step = -1 if vals[0] >> 31 else 1
-        if not np.array_equal(vals, vals[0] + step * np.arange(cnt)) or (vals[0] >> 31) != (vals[-1] >> 31):
-            return None
-        return int(vals[0]), step, cnt, int(ch.reference[i])
+    def _empty_mixed() -> dict:
+        """An empty per-pair memo for :meth:`_mixed_rows`: pair -> row, and the rows' columns."""
+        return {"index": {}, "used": 0, "rows": (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint8),
+                                                 np.zeros(0, np.uint32), np.zeros(0, bool))}
+
+    def _compute_rows(self, ca: np.ndarray, cb: np.ndarray) -> tuple:
+        """(first, step, count, reference, plain) of the canonical operands ``ca``/``cb``: where
+        ``plain``, the allowed values are ``count`` consecutive patterns of one sign in real
+        order from ``first`` (``step`` +1 for positive values, -1 for negative ones), with no NaN,
+        no extra value and a bound; elsewhere ``count`` is 0 (the lane takes another route)."""
+        n = ca.shape[0]
+        ch = allowed_choices(self.form, [ca, cb], ulp_reading=self.ulp_reading, tininess=self.tininess)
+        decided = np.asarray(api.bound_decides(self.form, ca, cb), dtype=bool)
+        valid = ch.valid[:, :-1]
+        vals = ch.values[:, :-1].astype(np.int64)
+        width = valid.shape[1]
+        cnt = valid.sum(axis=1)
+        if width == 0:
+            zero = np.zeros(n, dtype=np.int64)
+            return zero, zero + 1, zero.astype(np.uint8), ch.reference.astype(np.uint32), np.zeros(n, dtype=bool)
+        cols = np.arange(width)
+        first = vals[:, 0]
+        step = np.where(first >> 31, -1, 1)
+        prefix = (valid == (cols[None, :] < cnt[:, None])).all(axis=1)  # the valid columns come first
+        run = ((vals == first[:, None] + step[:, None] * cols[None, :]) | ~valid).all(axis=1)
+        last = np.take_along_axis(vals, np.maximum(cnt - 1, 0)[:, None], axis=1)[:, 0]
+        plain = (decided & ~ch.unbounded & ~ch.valid[:, -1] & (cnt > 0) & prefix & run
+                 & ((first >> 31) == (last >> 31)))
+        count = np.where(plain, cnt, 0).astype(np.uint8)
+        return first, step, count, ch.reference.astype(np.uint32), plain

@@ -40,6 +40,7 @@ from tilecheck.errors import Location, TilecheckError
 from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
 from tilecheck.sim import fused, shared
+from tilecheck.sim.conversions import native_convert
 from tilecheck.sim.choices import Choices, ScaledChoices, ScaledPairChoices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, OutsideBuffersError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Function, Instr, Label, variable_layout
@@ -1086,7 +1087,7 @@ class _Compiler:
         ra, r1 = self.reader(ins, ins.operands[1], 32)
         rb, r2 = self.reader(ins, ins.operands[2], 32)
         write, wname = self.writer(ins, ins.operands[0])
-        native = _native_convert(src, efmt.name, rounding, False)
+        native = native_convert(src, efmt.name, rounding, False)
         mode = ops.Mode(rounding, False, "after")
         rule = ops.NanRule(False, efmt.canonical_nan, fixed=efmt.canonical_nan)
 
@@ -1159,7 +1160,7 @@ class _Compiler:
                 ops.NanRule.ieee(dfmt)
             ddt = _UINT[dfmt.width]
 
-            native = _native_convert(src, dst, rounding, ftz)
+            native = native_convert(src, dst, rounding, ftz)
 
             def fcvt(L, s, c):
                 v = read(L, s, c)
@@ -1510,49 +1511,6 @@ def _trace_record(L, key, pos, chosen, reference, values, valid, n):
 
 # ---------------------------------------------------------------------------------------------
 # helpers
-
-
-def _native_convert(src: str, dst: str, rounding: str | None, ftz: bool):
-    """numpy's IEEE conversions for the common cvt forms (exact widenings; round-to-nearest-even
-    narrowings f32->f16, f64->f32, f32->bf16), NaNs made canonical as the model does; None where
-    the model's general conversion is needed. tests/sim/test_compiled_ptx.py checks them against
-    the model's convert."""
-    if ftz or rounding not in (None, "rn"):
-        return None
-    f16_nan, f32_nan, bf16_nan = np.uint16(0x7FFF), np.uint32(0x7FFFFFFF), np.uint16(0x7FFF)
-    if (src, dst) == ("f16", "f32"):
-        def f16_f32(v):
-            out = v.view(np.float16).astype(np.float32).view(np.uint32)
-            return np.where((v & np.uint16(0x7FFF)) > np.uint16(0x7C00), f32_nan, out)
-        return f16_f32
-    if (src, dst) == ("f32", "f16"):
-        def f32_f16(v):
-            # integer rounding of the pattern for normal results; results below 2^-14 are rounded to
-            # the subnormal grid (multiples of 2^-24) by one binary32 addition of 0.5, whose ulp is 2^-24
-            mag = v & np.uint32(0x7FFFFFFF)
-            normal = ((mag + np.uint32(0xFFF) + ((mag >> np.uint32(13)) & np.uint32(1))) >> np.uint32(13)) \
-                - np.uint32(112 << 10)
-            with np.errstate(all="ignore"):
-                sub = (mag.view(np.float32) + np.float32(0.5)).view(np.uint32) - np.uint32(0x3F000000)
-            h = np.where(mag < np.uint32(0x38800000), sub, normal)
-            h = np.where(mag >= np.uint32(0x477FF000), np.uint32(0x7C00), h)
-            h = h | ((v >> np.uint32(16)) & np.uint32(0x8000))
-            return np.where(mag > np.uint32(0x7F800000), np.uint32(0x7FFF), h).astype(np.uint16)
-        return f32_f16
-    if (src, dst) == ("bf16", "f32"):
-        def bf16_f32(v):
-            out = v.astype(np.uint32) << np.uint32(16)
-            return np.where((v & np.uint16(0x7FFF)) > np.uint16(0x7F80), f32_nan, out)
-        return bf16_f32
-    if (src, dst) == ("f32", "bf16"):
-        def f32_bf16(v):
-            # round to nearest even on the bit pattern: uniform spacing within a binade, carries
-            # into the exponent (and to infinity) are what rounding up means
-            lsb = (v >> np.uint32(16)) & np.uint32(1)
-            out = ((v + np.uint32(0x7FFF) + lsb) >> np.uint32(16)).astype(np.uint16)
-            return np.where((v & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000), bf16_nan, out)
-        return f32_bf16
-    return None
 
 
 def _record_store(L: Lanes, s, region: int, nbytes: int, offs, values, key, where: Location) -> None:

@@ -954,8 +954,11 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         for k, name in enumerate(layout.pointers):
             data = np.zeros(size if k in layout.input_regions or k == layout.output_region else 1, dtype=u)
             regions.append((name, data))
+        # each atom's element index in every thread (the element it must store, and where its
+        # operands are placed)
+        positions = [layout.positions(threads, a) for a in group.atoms]
         for atom_ix, a in enumerate(group.atoms):
-            pos = layout.positions(threads, a)[judged]  # the m threads that store, in order
+            pos = positions[atom_ix][judged]  # the m threads that store, in order
             for r, o in zip(layout.input_regions, ops):
                 regions[r][1][pos] = np.roll(o, atom_ix).astype(u, copy=False)
         memory = Memory([(name, data.view(np.uint8)) for name, data in regions])
@@ -993,11 +996,12 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
                 raise UnsupportedPtxError(f".entry {plan.function.name}: {atom.where()} did not run",
                                           Location(plan.path, atom.store.line, atom.store.col))
             region, nbytes, offs, vals, done = lanes.stores[slot]
-            where = layout.positions(threads, a)[lanes.origin]
+            where = positions[atom_ix][lanes.origin]
             # every judged lane stored its element where discovery found it, and no lane of a
             # thread that stores nothing stored at all (a value it wrote would go unjudged)
+            element = np.asarray(offs) // eb + sub
             if not np.array_equal(done, kept) or \
-                    not np.array_equal((np.asarray(offs) // eb + sub)[kept], where[kept]):
+                    not (np.array_equal(element, where) if every else np.array_equal(element[kept], where[kept])):
                 stray = done & ~kept
                 why = ""
                 if stray.any():
