@@ -147,8 +147,8 @@ _ELEMENT_BITS = {"fp16": 16, "bf16": 16, "fp32": 32, "fp64": 64}
 def triton_entries(db) -> list[dict]:
     """One row entry per (Triton kernel, reference) of examples/triton/manifest.yaml: every
     reference a user would check the kernel against, first the correctly rounded operation.
-    16-bit unary kernels run exhaustively (2^16 inputs); the others sampled (an entry's
-    ``inputs`` says otherwise)."""
+    16-bit unary and binary kernels run exhaustively (2^16 and 2^32 inputs); the others sampled
+    (an entry's ``inputs`` says otherwise)."""
     out = []
     for e in yaml.safe_load(TRITON.read_text())["entries"]:
         vector = e["vector"] in (True, "yes")
@@ -156,8 +156,8 @@ def triton_entries(db) -> list[dict]:
         name = (f"Triton `{e['source']}` ({e['dtype']}{', 128-bit vectors' if vector else ''}; BLOCK {e['block']}, "
                 f"{e['num_warps']} warps; {e['target']}{'; FP fusion ' + fusion if fusion != 'default' else ''})")
         for against in e["against"]:
-            unary = parse_reference(against, db).arity == 1
-            default = "exhaustive" if _ELEMENT_BITS[e["dtype"]] == 16 and unary else 65536
+            small = parse_reference(against, db).arity <= 2
+            default = "exhaustive" if _ELEMENT_BITS[e["dtype"]] == 16 and small else 65536
             out.append({"function": name, "file": e["file"], "entry": e["entry"], "against": against,
                         "inputs": e.get("inputs", default)})
     return out

@@ -74,6 +74,7 @@ class TritonCase:
     fp_fusion: bool | None = None  # enable_fp_fusion; None: the default (TRITON_DEFAULT_FP_FUSION=1)
     note: str = ""
     inputs: str | None = None  # the findings table's inputs: "exhaustive" (None: tools/findings.py's default)
+    pointers: tuple = ()       # each pointer's element type, in order, where they differ (dtype: the result's)
 
 
 # Triton 3.9's docstrings, quoted where they say something about the result
@@ -84,6 +85,10 @@ DOC_SQRT = "tl.sqrt: 'fast square root' (no bound stated)"
 DOC_SQRT_RN = "tl.sqrt_rn: 'precise square root (rounding to nearest wrt the IEEE standard)'"
 DOC_RSQRT = "tl.math.rsqrt: 'inverse square root' (no bound stated)"
 DOC_FMA = "tl.fma: 'fused multiply-add'"
+DOC_TO = "tensor.to(dtype): 'casts a tensor to the given dtype' (float16 to float32 is exact)"
+DOC_MUL = "nothing for the * operator (mixed types promote to the wider float)"
+DIV_UP = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
+DIV_DOWN = "cvt.rn.f16.f32(div.rn.f32(a, b))"
 MUL_THEN_ADD = "add.rn.f32(mul.rn.f32(a, b), c)"  # two roundings: what a * b + c means without fusion
 DOC_MUL_ADD = "nothing for * and +; the compile option enable_fp_fusion allows contracting them into fma"
 SUFFIX = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64"}
@@ -141,6 +146,17 @@ TRITON_CASES = [
     _div("fp16", "div_f16_b64_w4", block=64, num_warps=4),
     # other targets
     *[_div(d, f"div_{SUFFIX[d]}_sm{cap}", capability=cap) for cap in (80, 100) for d in ("fp16", "fp32")],
+    # operands of another width than the result (each pointer its own element type)
+    TritonCase("widen_f16_f32", "widen_kernel", "fp32", "x.to(tl.float32)", ("cvt.f32.f16(a)",), DOC_TO,
+               pointers=("fp16", "fp32")),
+    TritonCase("div_up_f16_f32", "div_up_kernel", "fp32", "a.to(tl.float32) / b.to(tl.float32)",
+               (DIV_UP,), DOC_DIV, pointers=("fp16", "fp16", "fp32"), inputs="exhaustive"),
+    TritonCase("div_down_f32_f16", "div_down_kernel", "fp16", "(a / b).to(tl.float16)", (DIV_DOWN,), DOC_DIV,
+               pointers=("fp32", "fp32", "fp16")),
+    TritonCase("div_down_f32_f16_v", "div_down_kernel", "fp16", "(a / b).to(tl.float16)", (DIV_DOWN,), DOC_DIV,
+               block=1024, vector=True, pointers=("fp32", "fp32", "fp16")),
+    TritonCase("mul_mixed_f16_f32", "mul_mixed_kernel", "fp32", "a * b", ("mul.rn.f32(cvt.f32.f16(a), b)",),
+               DOC_MUL, pointers=("fp16", "fp32", "fp32"), note="a float16 times a float32: Triton promotes a"),
 ]
 # the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
 TRITON_REFUSED = [("sqrt_kernel", "fp16", "tl.sqrt(a)"), ("sqrt_rn_kernel", "fp16", "tl.sqrt_rn(a)"),
@@ -230,7 +246,7 @@ def regen_amdgpu(llc: str, out: Path = AMDGPU) -> None:
 
 def _triton_compile(triton, kernels, kernel: str, dtype: str, block: int = 128, num_warps: int = 4,
                     vector: bool = False, capability: int = 90, fp_fusion: bool | None = None,
-                    target: tuple | None = None):
+                    target: tuple | None = None, pointers: tuple = ()):
     """Triton's compiled kernel (ahead of time, no GPU) of ``kernels.<kernel>`` on ``dtype`` pointers
     (for ``GPUTarget("cuda", capability, 32)``, or ``GPUTarget(*target)``: ("hip", "gfx942", 64))."""
     from triton.backends.compiler import GPUTarget
@@ -238,7 +254,9 @@ def _triton_compile(triton, kernels, kernel: str, dtype: str, block: int = 128, 
 
     fn = getattr(kernels, kernel)
     names = fn.arg_names
-    signature = {name: ("i32" if name == "n" else "constexpr" if name == "BLOCK" else "*" + dtype) for name in names}
+    types = iter(pointers or ())
+    signature = {name: ("i32" if name == "n" else "constexpr" if name == "BLOCK" else "*" + (next(types, dtype)))
+                 for name in names}
     # divisibility 16 on the pointers (16-byte aligned) and the count (no ragged vector): what lets
     # Triton use 128-bit accesses; without it every access is one element
     attrs = {(i,): [["tt.divisibility", 16]] for i, name in enumerate(names) if name != "BLOCK"} if vector else {}
@@ -303,7 +321,7 @@ def regen_triton() -> None:
              "entries:"]
     for case in TRITON_CASES:
         compiled = _triton_compile(triton, kernels, case.kernel, case.dtype, case.block, case.num_warps, case.vector,
-                                   case.capability, case.fp_fusion)
+                                   case.capability, case.fp_fusion, pointers=case.pointers)
         entry, ptx = compiled.metadata.name, compiled.asm["ptx"]
         # .file names the kernels absolutely: keep the corpus checkout-independent
         ptx = ptx.replace(f'"{ROOT}/', '"')
@@ -320,6 +338,8 @@ def regen_triton() -> None:
             row += f",\n     note: {_yaml_str(case.note)}"
         if case.inputs:
             row += f", inputs: {case.inputs}"
+        if case.pointers:
+            row += f", pointers: [{', '.join(case.pointers)}]"
         lines.append(row + "}")
     lines.append("# source expressions Triton refuses to compile (no PTX), with its message")
     lines.append("refused:")
@@ -341,7 +361,7 @@ def regen_triton() -> None:
 TRITON_AMDGPU = AMDGPU / "triton"
 TRITON_AMDGPU_ARCH = "gfx942"
 TRITON_AMDGPU_WAVE = 64
-TRITON_AMDGPU_CASES = [c for c in TRITON_CASES if c.capability == 90] + [
+TRITON_AMDGPU_CASES = [c for c in TRITON_CASES if c.capability == 90 and not c.pointers] + [
     _div("fp16", "div_f16_b1024_w4", block=1024, num_warps=4)]
 # the environment knobs that change Triton's AMD output, at their defaults
 TRITON_AMDGPU_ENV = {"TRITON_DEFAULT_FP_FUSION": "1", "AMDGCN_USE_BUFFER_OPS": "1",

@@ -124,3 +124,46 @@ def rsqrt_up_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.math.rsqrt(x.to(tl.float32)).to(x.dtype), mask=mask)
+
+
+# Operands of another width than the result: the pointers' element types differ
+# (tools/regen_corpus.py gives each its own).
+
+
+@triton.jit
+def widen_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = x.to(tl.float32) (float16 in, float32 out)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x.to(tl.float32), mask=mask)
+
+
+@triton.jit
+def div_up_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = a.to(tl.float32) / b.to(tl.float32) (float16 in, float32 out)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a.to(tl.float32) / b.to(tl.float32), mask=mask)
+
+
+@triton.jit
+def div_down_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = (a / b).to(tl.float16) (float32 in, float16 out)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, (a / b).to(tl.float16), mask=mask)
+
+
+@triton.jit
+def mul_mixed_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = a * b with a float16 and b float32 (Triton promotes a: the product is float32)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a * b, mask=mask)

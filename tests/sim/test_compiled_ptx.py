@@ -59,7 +59,7 @@ def test_inline_asm_scopes_rename_their_registers(db):
 @pytest.mark.parametrize("body,what,line,col", [
     (".visible .func (.param .b32 r) f(.param .b32 a)\n{\n .reg .b32 %r<3>;\n  frob.b32 %r1, %r2;\n ret;\n}\n",
      "unsupported instruction 'frob.b32'", 7, 3),
-    (".visible .entry k()\n{\n .extern .shared .b32 buf[];\n ret;\n}\n", "unsupported dynamic shared memory", 6, 2),
+    (".visible .entry k()\n{\n .extern .shared .b32 buf[4];\n ret;\n}\n", "unsupported dynamic shared declaration", 6, 2),
     (".global .b32 g;\n", "unsupported module-level directive '.global'", 4, 1),
     # a 32-bit generic address (address_size 32 only): still a located error
     (".visible .func (.param .b64 r) f(.param .b64 a)\n{\n .reg .b32 %r<3>;\n  cvta.shared.u32 %r1, %r2;\n ret;\n}\n",

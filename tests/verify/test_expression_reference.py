@@ -232,7 +232,7 @@ def test_reference_operand_formats(db):
     ("setp.lt.f32(a, b)", "--against (column 1): setp.lt.f32 (cmp.setp) does not compute a floating-point value"),
     ("add.rn.f16x2(a, b)", "--against (column 1): add.rn.f16x2 is a packed form"),
     ("div.rn.f32(a, b)[0]", "--against (column 1): Subscript is not part of the query language"),
-    ("cvt.rn.f16.f32(a)", "operands of different widths are not yet supported"),
+    ("cvt.rn.f16.f32(a)", "k_muladd_f32 reads 3 buffer(s); cvt.rn.f16.f32(a) takes 1 operand(s)"),
     ("div.rn.f32(1.0, 2.0)", "the expression names no operand"),
 ])
 def test_bad_expressions_are_located_usage_errors(capsys, expr, message):

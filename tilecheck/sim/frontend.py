@@ -15,7 +15,9 @@ module's ``.file`` names, for reports), in-body ``.param`` declarations and dire
 ``.local .align 8 .b8 __local_depot0[16]``), which :attr:`Function.frames` lists.
 ``.shared`` variables, at module scope (:attr:`PtxModule.shared`) and at function scope (nvcc's
 "demoted" ``__shared__`` arrays), are listed in :attr:`Function.shared` (module ones first);
-``.extern .shared`` (dynamic shared memory, sized only at launch) is refused, located.
+``.extern .shared`` (dynamic shared memory, sized only at launch: Triton's ``global_smem``) is a
+variable of no size placed after the others; the launch's size is the plan's
+(:attr:`tilecheck.sim.plan.Plan.dynamic_shared`).
 Comments ``//`` and ``/* */`` are blanked with their newlines kept, so every
 statement keeps its line and column.
 
@@ -45,10 +47,13 @@ class Param:
     ptx_type: str
     align: int | None
     array: int | None
+    dynamic: bool = False  # ``.extern .shared ... name[]``: sized by the launch (its nbytes here: 0)
 
     @property
     def nbytes(self) -> int:
         """Size in bytes."""
+        if self.dynamic:
+            return 0
         t = PTX_TYPES.get(self.ptx_type)
         if self.ptx_type == "pred":
             width = 1
@@ -64,7 +69,13 @@ def variable_layout(variables) -> tuple[dict, int]:
     another, each aligned as declared or to its element size (byte offsets), and the bytes they
     take together."""
     offsets, size = {}, 0
-    for var in variables:
+    # dynamic shared memory (sized at launch) follows every variable of a size, as CUDA places it
+    for var in sorted(variables, key=lambda v: getattr(v, "dynamic", False)):
+        if getattr(var, "dynamic", False):
+            align = var.align or max(1, PTX_TYPES[var.ptx_type].bits // 8 if var.ptx_type in PTX_TYPES else 1)
+            size = -(-size // align) * align
+            offsets[var.name] = size
+            continue
         align = var.align or max(1, var.nbytes // (var.array or 1))
         size = -(-size // align) * align
         offsets[var.name] = size
@@ -259,6 +270,7 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
     return PtxModule(path, version, target, address_size, functions, data, tuple(shared))
 
 
+_EXTERN_SHARED = re.compile(r"\.extern\s+\.shared\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+(" + _IDENT + r")\s*\[\s*\]\s*;")
 _SHARED = re.compile(r"\.shared\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+(" + _IDENT + r")(?:\s*\[\s*(\d+)\s*\])?\s*;")
 
 
@@ -273,10 +285,14 @@ def _shared_param(t: _Text, pos: int, text: str) -> Param:
     """A ``.shared [.align N] .type name[[count]];`` declaration as a :class:`Param`; ``.extern``
     (dynamic shared memory: its size is a launch argument, not in the module), initializers,
     unsized and multi-dimensional arrays are refused, located."""
-    if text.startswith(".extern"):
-        raise t.error(pos, "unsupported dynamic shared memory (.extern .shared: its size is set at launch, "
-                           "not in the module; declare a sized .shared array instead)")
     text = text if text.endswith(";") else text + ";"
+    if text.startswith(".extern"):
+        # dynamic shared memory (Triton's global_smem): its size is the launch's (Plan.dynamic_shared)
+        m = _EXTERN_SHARED.fullmatch(text)
+        if m is None or m.group(2) not in PTX_TYPES:
+            raise t.error(pos, f"unsupported dynamic shared declaration {text!r} (.extern .shared [.align N] .type "
+                               "name[]; only)")
+        return Param(m.group(3), m.group(2), int(m.group(1)) if m.group(1) else None, None, dynamic=True)
     m = _SHARED.fullmatch(text)
     if m is None or m.group(2) not in PTX_TYPES:
         raise t.error(pos, f"unsupported shared declaration {text!r} (.shared [.align N] .type name[count]; only)")

@@ -196,6 +196,10 @@ class Plan:
         self.db = None           # the spec database it was compiled with (set by compile_function)
         self.local_bytes = frame_layout(function)[1]
         self.shared_vars, self.shared_bytes = shared.layout(function)
+        # dynamic shared memory (.extern .shared): the launch's bytes after the sized variables;
+        # until a run says what the kernel touches, the most an sm_90 CTA may have
+        self.dynamic_shared = shared.DYNAMIC_SHARED_MOST if any(getattr(v, "dynamic", False)
+                                                              for v in function.shared) else 0
         self.backward = any(s.kind == "bra" and s.target <= i for i, s in enumerate(steps))
         # parameters are live like registers: read by ld.param; the return parameters are read by
         # the caller after the run
@@ -235,7 +239,8 @@ class Plan:
         # local memory starts as zeros; the ISA leaves unwritten local memory undefined, and code
         # nvcc writes stores a frame slot before it loads it
         local = np.zeros((n, self.local_bytes), dtype=np.uint8) if self.local_bytes else None
-        smem = shared.SharedMemory(self.shared_bytes, self.shared_vars) if self.shared_bytes else None
+        size = self.shared_bytes + self.dynamic_shared
+        smem = shared.SharedMemory(size, self.shared_vars) if size else None
         return Lanes(regs, origin, None, np.zeros(n, dtype=bool), dtypes=dtypes, local=local, shared=smem)
 
     def run(self, lanes: Lanes, ctx: "RunContext") -> Lanes:

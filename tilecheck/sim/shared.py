@@ -49,6 +49,19 @@ SHARED_WINDOW = 1 << 32
 
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 
+DYNAMIC_SHARED_MOST = 227 * 1024
+"""Bytes of dynamic shared memory (``.extern .shared``) a run provides until it is told less: the
+most a CTA of sm_90 may have (227 KiB). The size is a launch argument the module does not hold;
+a verifier that found what a kernel touches runs it with that (:func:`touched`), and an access
+past it is then an error, never a guess."""
+
+
+def touched(lanes) -> int:
+    """The bytes of shared memory a run's accesses reached (from the first variable's start;
+    0 where the run touched none)."""
+    sm = getattr(lanes, "shared", None)
+    return getattr(sm, "high", 0) if sm is not None else 0
+
 
 def layout(function) -> tuple[dict, int]:
     """Where each ``.shared`` variable of ``function`` starts and the bytes they take together
@@ -67,6 +80,7 @@ class SharedMemory:
         self.size = size
         self.names = names  # variable -> offset (messages name the variable an address falls in)
         self.ready = False
+        self.high = 0  # one past the highest byte any access reached
 
     def setup(self, L, c) -> None:
         """Allocate the rows for the CTAs of ``L``'s threads (first access of the run)."""
@@ -111,6 +125,8 @@ def _positions(L, s, c, a: np.ndarray, total: int, where: Location):
         raise ExecutionError(f"{where}: thread {int(L.origin[rows[k]]) + c.thread_base} accesses shared address "
                              f"{int(a[k]):#x}, outside (or misaligned in) the .shared variables ({sm.size} bytes "
                              f"from {SHARED_START:#x})")
+    if offs.size:
+        sm.high = max(sm.high, int(offs.max()) + total)
     gid = L.origin[rows] + c.thread_base
     return rows, offs, gid // sm.block - sm.first, gid % sm.block, gid
 

@@ -165,6 +165,23 @@ def parse_reference(text: str, db) -> "Reference | expression.ExpressionReferenc
     return Reference(text, form.format, len(form.sources), form=form, formats=db.formats)
 
 
+def operand_widths(ref) -> list[int]:
+    """Each operand's width in bits (an expression's operands may differ from each other and
+    from the result: ``div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))``)."""
+    return [f.width for f in ref.operand_formats]
+
+
+def mixed_widths(ref) -> bool:
+    """True where some operand's width is not the result's: the kernel's buffers then hold
+    elements of different widths (each operand's, and the result's)."""
+    return any(w != ref.fmt.width for w in operand_widths(ref))
+
+
+def _operand_uints(ref) -> list:
+    """Each operand's unsigned dtype."""
+    return [f.uint for f in ref.operand_formats]
+
+
 def _half_reference(op: str, fmt, operands: list[np.ndarray]) -> np.ndarray:
     """Correctly rounded (to nearest) f16/bf16 add/sub/mul/div/sqrt/rcp, independent of the model:
     numpy's float64 operation, then float32 for bf16, then the half format. Each double rounding is
@@ -253,7 +270,7 @@ class Abi:
 
     kind: str                 # func | entry
     lanes: int                # 1, or 2 for half2/bf162 containers
-    width: int                # container bits of each operand and of the result
+    width: int                # container bits of the result, and of each operand unless operands_width says
     inputs: list = field(default_factory=list)   # func: param names; entry: param names (pointers)
     output: str = ""
     params: list = field(default_factory=list)   # entry: every param in order (name, type)
@@ -264,6 +281,11 @@ class Abi:
     block: int = 256          # entry: threads per CTA (.reqntid's, at most .maxntid's; else 256)
     layout: object = None     # entry: several elements per thread (tilecheck.verify.layout.Layout)
     stated: str | None = None  # the --params the layout was found with (repro lines repeat it)
+    operands_width: list | None = None  # bits of each operand's element where they differ from ``width``
+
+    def operand_bits(self, arity: int) -> list[int]:
+        """The container bits of each of ``arity`` operands (``width`` unless they differ)."""
+        return list(self.operands_width) if self.operands_width is not None else [self.width] * arity
 
     @property
     def in_memory(self) -> bool:
@@ -321,6 +343,9 @@ def find_abi(plan: Plan, ref: Reference, path: str, params: str | None = None) -
             # 64-bit operands read as floats (`ld.param.f64`), or never used to reach memory:
             # values, not pointers
             pointers = False
+        if pointers and mixed_widths(ref):
+            raise UnsupportedPtxError(f".func {fn.name}: operands of another width than the result ({ref.text}) are "
+                                      "supported in registers and in a kernel's buffers, not through pointers", here)
         if pointers and not fn.returns:
             # the result and each operand through a generic pointer parameter: nvcc's .func for
             # half2/bf162 values (ld.u32 [%rd2] ... st.u32 [%rd1]) or `void f(const float*, float*)`;
@@ -334,6 +359,8 @@ def find_abi(plan: Plan, ref: Reference, path: str, params: str | None = None) -
         if len(fn.returns) != 1:
             raise UnsupportedPtxError(f".func {fn.name} must have one return parameter (has {len(fn.returns)})", here)
         width = _param_width(fn.returns[0])
+        if mixed_widths(ref):
+            return _mixed_func_abi(fn, ref, here)
         if any(_param_width(p) != width for p in fn.params):
             raise UnsupportedPtxError(
                 f".func {fn.name}: parameters of {[_param_width(p) for p in fn.params]} bits and a {width}-bit result "
@@ -360,6 +387,21 @@ def find_abi(plan: Plan, ref: Reference, path: str, params: str | None = None) -
             raise (whole if past or getattr(simple, "not_one_per_thread", False) else simple) from None
 
 
+def _mixed_func_abi(fn, ref, here: Location) -> Abi:
+    """The ABI of a ``.func`` taking operands of other widths than its result, by value: each
+    parameter must be its operand's width and the return parameter the result's (no packed
+    lanes; the element-type check of one-width references does not apply)."""
+    want = operand_widths(ref)
+    got = [_param_width(p) for p in fn.params]
+    result = _param_width(fn.returns[0])
+    if len(got) != ref.arity:
+        raise UnsupportedPtxError(f".func {fn.name} takes {len(got)} operand(s); {ref.text} takes {ref.arity}", here)
+    if got != want or result != ref.fmt.width:
+        raise UnsupportedPtxError(f".func {fn.name}: parameters of {got} bits and a {result}-bit result do not match "
+                                  f"{ref.text} ({want}-bit operands, a {ref.fmt.width}-bit result)", here)
+    return Abi("func", 1, result, [p.name for p in fn.params], fn.returns[0].name, operands_width=want)
+
+
 def _layout_abi(plan: Plan, ref: Reference, here: Location, roles: list | None = None) -> Abi:
     """The ABI of a kernel whose threads compute several elements (:mod:`tilecheck.verify.layout`),
     after the element types are checked against the reference."""
@@ -368,11 +410,14 @@ def _layout_abi(plan: Plan, ref: Reference, here: Location, roles: list | None =
     stores = element_layout.stores(fn)
     widths = {element_layout.store_bits(ins)[0] for ins in stores}
     width = max(widths) if widths else fw
-    check_element_types(fn, ref, here.path, width=width, in_memory=True, inputs=[], output="")
-    lay = element_layout.discover(plan, fw, ref.arity, here.path, roles)
+    mixed = mixed_widths(ref)
+    if not mixed:  # (the element-type check reads one width for every buffer)
+        check_element_types(fn, ref, here.path, width=width, in_memory=True, inputs=[], output="")
+    lay = element_layout.discover(plan, fw, ref.arity, here.path, roles,
+                                  operand_bits=operand_widths(ref) if mixed else None)
     return Abi("entry", 1, fw, [lay.pointers[k] for k in lay.input_regions], lay.pointers[lay.output_region],
                [(p.name, p.ptx_type) for p in fn.params], list(lay.input_regions), lay.output_region,
-               block=lay.block, layout=lay)
+               block=lay.block, layout=lay, operands_width=operand_widths(ref) if mixed else None)
 
 
 def _not_one_per_thread(text: str, here: Location) -> UnsupportedPtxError:
@@ -415,6 +460,10 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
             lanes.params[name] = np.full(n, n, dtype=np.uint64)  # a count parameter: every thread in range
     ctx = RunContext(approx="reference", memory=memory, block=found, threads=n, record_loads=True)
     plan.run(lanes, ctx)
+    if found == block:
+        element_layout.fit_dynamic_shared(plan, lanes)
+    elif plan.dynamic_shared:
+        _fit_dynamic_shared_at(plan, params, pointers, block)
     read = {}
     for region, nbytes, *_ in lanes.loads:
         read.setdefault(region, set()).add(nbytes)
@@ -446,6 +495,8 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         if found == block and not stored.all():  # (a smaller block than the kernel's own may leave threads idle)
             raise _not_one_per_thread(f".{kind} {fn.name}: thread {int(np.flatnonzero(~stored)[0])} of {n} stores "
                                       f"nothing with the count set to {n}", here)
+    if mixed_widths(ref):
+        return _mixed_memory_abi(fn, ref, here, kind, lanes, pointers, read, written, out_region, params, block)
     widths = set().union(*read.values(), *written.values()) if read else set()
     if len(widths) != 1:
         raise UnsupportedPtxError(f".{kind} {fn.name}: accesses of {sorted(w * 8 for w in widths)} bits; an elementwise "
@@ -476,6 +527,51 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     output = returned if returned is not None else pointers[out_region]
     return Abi(kind, width // fw, width, [pointers[k] for k in inputs], output, params, inputs, out_region,
                by_pointer=stride is not None, returned=returned is not None, block=block)
+
+
+def _fit_dynamic_shared_at(plan: Plan, params: list, pointers: list, block: int) -> None:
+    """:func:`tilecheck.verify.layout.fit_dynamic_shared` from one CTA of ``block`` threads (the
+    CTA later runs have: its shared addresses come from %tid) on distinct buffers; where that run
+    fails, the plan keeps the most a CTA may have."""
+    rng = np.random.default_rng(1)
+    memory = Memory([(name, rng.integers(0, 256, block * 16, dtype=np.uint8)) for name in pointers])
+    lanes = plan.new_lanes(block)
+    for name, t in params:
+        if name in pointers:
+            lanes.params[name] = np.full(block, memory.pointer(pointers.index(name)), dtype=np.uint64)
+        else:
+            lanes.params[name] = np.full(block, block, dtype=np.uint64)
+    try:
+        plan.run(lanes, RunContext(approx="reference", memory=memory, block=block, threads=block))
+    except (ExecutionError, UnsupportedPtxError):
+        return
+    element_layout.fit_dynamic_shared(plan, lanes)
+
+
+def _mixed_memory_abi(fn, ref, here: Location, kind: str, lanes, pointers: list, read: dict, written: dict,
+                      out_region: int, params: list, block: int) -> Abi:
+    """The rest of :func:`_memory_abi` for a kernel whose operands have other widths than its
+    result: operand ``j`` is the ``j``-th buffer read (parameter order) and holds elements of its
+    width, the result buffer elements of the result's; thread i touches element i of each."""
+    inputs = sorted(read)
+    if len(inputs) != ref.arity:
+        raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s); {ref.text} takes {ref.arity} "
+                                  "operand(s)", here)
+    want = operand_widths(ref)
+    for k, w in zip(inputs, want):
+        if read[k] != {w // 8}:
+            raise UnsupportedPtxError(f".{kind} {fn.name}: reads {sorted(8 * b for b in read[k])}-bit elements of "
+                                      f"{pointers[k]}; {ref.text} takes a {w}-bit operand there", here)
+    if written[out_region] != {ref.fmt.width // 8}:
+        raise UnsupportedPtxError(f".{kind} {fn.name}: writes {sorted(8 * b for b in written[out_region])}-bit elements "
+                                  f"of {pointers[out_region]}; {ref.text} gives a {ref.fmt.width}-bit result", here)
+    for region, nbytes, offs, origin, _ in lanes.loads:
+        if offs.shape[0] and not (offs == origin * nbytes).all():
+            if not np.array_equal(np.sort(offs), np.arange(offs.shape[0]) * nbytes):
+                raise _not_one_per_thread(f".{kind} {fn.name}: thread i does not read element i of "
+                                          f"{pointers[region]}", here)
+    return Abi(kind, 1, ref.fmt.width, [pointers[k] for k in inputs], pointers[out_region], params, inputs, out_region,
+               block=block, operands_width=want)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -775,6 +871,12 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
     if abi.layout is not None:
         return run_layout(abi, ref, elements, ctx_args, every_position=every_position, trace=trace, fill=fill,
                           sample_positions=sample_positions)
+    asked = elements[0].shape[0]
+    if abi.in_memory and not abi.by_pointer and abi.lanes == 1 and (plan.shared_bytes or plan.dynamic_shared) \
+            and 0 < asked < abi.block:
+        # a kernel whose threads pass values through shared memory needs its CTA's other threads
+        # (a counterexample's one input): the inputs repeated to a whole CTA, the first judged
+        elements = [np.resize(e, abi.block) for e in elements]
     n = elements[0].shape[0]
     lanes = plan.new_lanes(n)
     if fill:
@@ -786,10 +888,12 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
             lanes.params[name] = e.astype(np.uint64)
     else:
         nbytes = abi.width // 8
+        in_bits = abi.operand_bits(len(elements))
         regions = []
         for name, _ in abi.params:
             if name in abi.inputs:
-                data = elements[abi.inputs.index(name)].astype(_UINT[abi.width]).view(np.uint8)
+                j = abi.inputs.index(name)
+                data = elements[j].astype(_UINT[in_bits[j]]).view(np.uint8)
             else:
                 data = np.zeros(n * nbytes, dtype=np.uint8)
             regions.append((name, data))
@@ -835,13 +939,16 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
     ops_by_lane, got_by_lane = [], []
     for lane in range(abi.lanes):
         if abi.lanes == 1:  # one element per container: the bits themselves
-            ops_by_lane.append([e.astype(u, copy=False) for e in elements])
+            ops_by_lane.append([e.astype(ou, copy=False) for e, ou in zip(elements, _operand_uints(ref))])
             got_by_lane.append(got.astype(u, copy=False))
         else:
             shift = np.uint64(lane * fw)
             ops_by_lane.append([((e.astype(np.uint64) >> shift) & mask).astype(u) for e in elements])
             got_by_lane.append(((got >> shift) & mask).astype(u))
     bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, n, ctx.ulp_reading)
+    if asked < n:  # the repeats are the same inputs again: the verdicts and lanes of the asked ones
+        res = BlockResult(res.bad[:asked], res.unknown[:asked], int(np.count_nonzero(lanes.origin < asked)), None,
+                          res.by_value[:asked], None if res.by_nan is None else res.by_nan[:asked])
     res.got = got
     if trace:
         return res, lanes, bad, ctx
@@ -938,6 +1045,9 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
     fw = ref.fmt.width
     u = ref.fmt.uint
     eb = layout.element_bytes
+    op_uints = _operand_uints(ref)
+    # each region's element dtype: an operand buffer its operand's, the result buffer the result's
+    region_uint = {r: ou for r, ou in zip(layout.input_regions, op_uints)}
     total = None
     last = None
     for group in layout.groups:
@@ -952,7 +1062,8 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         size = ctas * layout.per_cta
         regions = []
         for k, name in enumerate(layout.pointers):
-            data = np.zeros(size if k in layout.input_regions or k == layout.output_region else 1, dtype=u)
+            data = np.zeros(size if k in layout.input_regions or k == layout.output_region else 1,
+                            dtype=region_uint.get(k, u))
             regions.append((name, data))
         # each atom's element index in every thread (the element it must store, and where its
         # operands are placed)
@@ -960,7 +1071,7 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         for atom_ix, a in enumerate(group.atoms):
             pos = positions[atom_ix][judged]  # the m threads that store, in order
             for r, o in zip(layout.input_regions, ops):
-                regions[r][1][pos] = np.roll(o, atom_ix).astype(u, copy=False)
+                regions[r][1][pos] = np.roll(o, atom_ix).astype(region_uint[r], copy=False)
         memory = Memory([(name, data.view(np.uint8)) for name, data in regions])
         lanes = plan.new_lanes(threads)
         if fill:
@@ -970,7 +1081,7 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         for k, name in enumerate(layout.pointers):
             lanes.params[name] = np.full(threads, memory.pointer(k), dtype=np.uint64)
             if layout.single_cta:
-                lanes.params[name] += cta * np.uint64(layout.per_cta * eb)
+                lanes.params[name] += cta * np.uint64(layout.per_cta * layout.bytes_of(k))
         # the count in the kernel's units (vectors of count_unit elements): a larger count would
         # send a grid-stride loop past the buffers
         count = -(-(layout.per_cta if layout.single_cta else size) // layout.count_unit)
@@ -1016,7 +1127,7 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
                                           Location(plan.path, atom.store.line, atom.store.col))
             got_by_lane.append(((np.asarray(vals).astype(np.uint64) >> np.uint64(sub * fw))
                                 & np.uint64((1 << fw) - 1)).astype(u))
-            ops_by_lane.append([np.roll(o, atom_ix).astype(u, copy=False) for o in ops])
+            ops_by_lane.append([np.roll(o, atom_ix).astype(ou, copy=False) for o, ou in zip(ops, op_uints)])
         if every:
             bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading)
         else:
@@ -1064,7 +1175,7 @@ def sampled_inputs(ref: Reference, n: int, seed: int) -> tuple[list[np.ndarray],
     ``seed``; and how many of those inputs each source gave: ``{"special": .., "hard": ..,
     "uniform": ..}``, adding up to the inputs returned (an input drawn twice counts for its first
     source)."""
-    fmt = ref.operand_formats[0]  # every operand has one width (an expression's are refused otherwise)
+    formats = ref.operand_formats
     rng = np.random.default_rng([seed, 12])
     cols, drawn = ref.sample_mix(n, rng)
     # where each row came from (the draws are in that order): an input drawn twice counts once,
@@ -1075,15 +1186,15 @@ def sampled_inputs(ref: Reference, n: int, seed: int) -> tuple[list[np.ndarray],
     uniq, first = np.unique(np.stack(cols, axis=1), axis=0, return_index=True)
     source = source[first]
     for _ in range(8):
-        short = min(n, 1 << min(62, fmt.width * ref.arity)) - uniq.shape[0]
+        short = min(n, 1 << min(62, sum(f.width for f in formats))) - uniq.shape[0]
         if short <= 0:
             break
-        extra = np.stack(uniform_operands(fmt, short, rng, ref.arity), axis=1)
+        extra = np.stack([uniform_operands(f, short, rng, 1)[0] for f in formats], axis=1)
         uniq, first = np.unique(np.concatenate([uniq, extra]), axis=0, return_index=True)
         source = np.concatenate([source, np.full(short, 2)])[first]
     order = rng.permutation(uniq.shape[0])
     uniq, source = uniq[order], source[order]
-    cols = [uniq[:, j].astype(fmt.uint) for j in range(ref.arity)]
+    cols = [uniq[:, j].astype(f.uint) for j, f in enumerate(formats)]
     counts = np.bincount(source, minlength=3).tolist()
     return cols, {"special": counts[0], "hard": counts[1], "uniform": counts[2]}
 
@@ -1092,7 +1203,7 @@ def _pack(abi: Abi, ref: Reference, lane_ops: list[np.ndarray]) -> list[np.ndarr
     """Containers for the code: one lane per element, or two; lane j of element i gets the operands
     of input i - j (a rotation), so each lane sees every input and a mix-up of lanes shows."""
     if abi.lanes == 1:
-        return [o.astype(_UINT[abi.width]) for o in lane_ops]
+        return [o.astype(_UINT[w]) for o, w in zip(lane_ops, abi.operand_bits(len(lane_ops)))]
     fw = ref.fmt.width
     out = []
     for o in lane_ops:
@@ -1188,7 +1299,7 @@ class Outcome:
 
 
 def _domain(ref: Reference, abi: Abi) -> int:
-    return 1 << (ref.fmt.width * ref.arity)
+    return 1 << sum(operand_widths(ref))
 
 
 def exhaustive_block(ref: Reference, start: int, stop: int) -> list[np.ndarray]:
@@ -1196,9 +1307,11 @@ def exhaustive_block(ref: Reference, start: int, stop: int) -> list[np.ndarray]:
     of 2^16 pairs of a 16-bit binary operation has one divisor, whose allowed approximate results
     are then the same for every lane of the block (forked by copying blocks, computed once)."""
     idx = np.arange(start, stop, dtype=np.uint64)
-    w = ref.fmt.width
-    mask = np.uint64((1 << w) - 1)
-    return [((idx >> np.uint64(j * w)) & mask).astype(ref.fmt.uint) for j in range(ref.arity)]
+    out, shift = [], 0
+    for f in ref.operand_formats:  # (operands of different widths take fields of their own widths)
+        out.append(((idx >> np.uint64(shift)) & np.uint64((1 << f.width) - 1)).astype(f.uint))
+        shift += f.width
+    return out
 
 
 @dataclass
@@ -1357,8 +1470,7 @@ exponent bits). A binary reference's map is 256 x 256 over (a, b); a unary one's
 
 def map_bins(operands: list[np.ndarray]) -> np.ndarray:
     """Flat bin index of each input (:data:`MAP_BINS` per operand, first two operands only)."""
-    shift = np.uint64(operands[0].dtype.itemsize * 8 - 8)
-    hi = [(o.astype(np.uint64) >> shift).astype(np.intp) for o in operands[:2]]
+    hi = [(o.astype(np.uint64) >> np.uint64(o.dtype.itemsize * 8 - 8)).astype(np.intp) for o in operands[:2]]
     return hi[0] if len(hi) == 1 else hi[0] * MAP_BINS + hi[1]
 
 
@@ -1534,7 +1646,7 @@ def run_ranges(p: Prepared, ranges: list, *, workers: int, block: int = EXHAUSTI
 def exhaustive_total(p: Prepared, limit: int | None = None) -> int:
     """Inputs of an exhaustive run (the domain, or the first ``limit``); a usage error past 2^32."""
     if p.domain > EXHAUSTIVE_LIMIT:
-        raise UsageError(f"--exhaustive: {p.ref.text} has 2^{p.ref.fmt.width * p.ref.arity} inputs; exhaustive runs "
+        raise UsageError(f"--exhaustive: {p.ref.text} has 2^{sum(operand_widths(p.ref))} inputs; exhaustive runs "
                          "cover at most 2^32 (16-bit unary and binary, 32-bit unary): use --cases N")
     return p.domain if limit is None else min(p.domain, limit)
 
@@ -1542,7 +1654,8 @@ def exhaustive_total(p: Prepared, limit: int | None = None) -> int:
 def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, seconds: float) -> Outcome:
     """The :class:`Outcome` of a run that found ``tally`` (counterexamples explained here)."""
     cases = (tally.first_value + tally.first_nan + tally.first_zero)[:tally.keep]
-    counterexamples = [explain(p.plan, p.abi, p.ref, [np.array([v], dtype=p.ref.fmt.uint) for v in case], p.ctx_args,
+    counterexamples = [explain(p.plan, p.abi, p.ref, [np.array([v], dtype=u) for v, u in zip(case, _operand_uints(p.ref))],
+                               p.ctx_args,
                                p.path, p.entry, p.against, p.ctx_args["ulp_reading"], p.ctx_args["approx"])
                        for case in cases]
     verdict = "counterexample" if tally.misrounded else ("unknown" if tally.unknown else "verified")
@@ -1736,7 +1849,7 @@ def explain_unknown(p: Prepared, case) -> dict:
     """Why one input is unknown: each approximate instruction its lanes ran whose contract bounds
     nothing for the operands it got (the contract's domain rule and its source, or "more results
     than are enumerated"), with the operands. ``case``: the input's operand bits."""
-    lane_ops = [np.array([int(v)], dtype=p.ref.fmt.uint) for v in case]
+    lane_ops = [np.array([int(v)], dtype=u) for v, u in zip(case, _operand_uints(p.ref))]
     traced = run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, lane_ops), p.ctx_args, trace=True)
     res, lanes, bad, ctx = traced[:4]
     plan = traced[4] if len(traced) > 4 else p.plan  # an element layout: the group's cut-down function
@@ -1812,7 +1925,7 @@ def verify_single(path: str, entry: str, against: str, operands: list[str], *, d
     ref, plan, abi = p.ref, p.plan, p.abi
     if len(operands) != ref.arity:
         raise UsageError(f"--input: {ref.text} takes {ref.arity} operand(s), got {len(operands)}")
-    lane_ops = [np.array([f.parse_operand(o, "--input")], dtype=ref.fmt.uint)
+    lane_ops = [np.array([f.parse_operand(o, "--input")], dtype=f.uint)
                 for o, f in zip(operands, ref.operand_formats)]
     ctx_args = p.ctx_args
     res = run_block(plan, abi, ref, _pack(abi, ref, lane_ops), ctx_args)
@@ -1850,7 +1963,7 @@ def misround_positions(p: Prepared, inputs: list, limit: int = POSITION_TRACE) -
     cases = inputs[:limit]
     if not cases:
         return {"inputs": 0, "lanes": 0, "instructions": []}
-    ops = [np.array([c[j] for c in cases], dtype=p.ref.fmt.uint) for j in range(len(cases[0]))]
+    ops = [np.array([c[j] for c in cases], dtype=u) for j, u in enumerate(_operand_uints(p.ref))]
     traced = run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, ops), p.ctx_args, trace=True)
     lanes, bad = traced[1], traced[2]
     plan = traced[4] if len(traced) > 4 else p.plan

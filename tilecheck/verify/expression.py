@@ -35,9 +35,12 @@ verifier does not enumerate. An approximate form that *is* the whole expression,
 operands (``div.approx.f32(a, b)``), is that form's contract, as ``--against div.approx.f32``
 (:func:`applied_contract`).
 
-**Not yet supported**: operands of different formats, or of another width than the result
-(``cvt.rn.f16.f32(a)`` with an f32 ``a``). The kernel ABI (:func:`tilecheck.verify.compiled.find_abi`)
-finds one element width for every buffer; the message says so.
+**Operands of different formats** (``mul.rn.f32(cvt.f32.f16(a), b)``: an f16 buffer and an f32
+one) and of another width than the result (``div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))`` stored
+as f32, ``cvt.rn.f16.f32(div.rn.f32(a, b))`` stored as f16) are verified as written: each buffer
+holds elements of its operand's format (:func:`tilecheck.verify.compiled.find_abi`), the
+exhaustive enumeration spans the operands' widths together (2^16 for ``cvt.f32.f16(a)``, 2^32 for
+two f16 operands), and sampled inputs are drawn per operand where the formats differ.
 
 **Values** are bit patterns throughout: each call is :func:`tilecheck.model.api.evaluate` of its
 form on numpy arrays of its operands' bits (bit-exact; NaN results take the form's NaN policy),
@@ -197,8 +200,19 @@ class ExpressionReference:
         """``n`` operand tuples in the mix of the module doc, and how many of each source:
         ``(columns, {"edge": .., "hard": .., "uniform": ..})``."""
         op, rounding = self.operation
-        # an operation without constructions (or of another arity) gives its share to edge patterns
-        return mixed_operands(op or "", self.operand_formats[0], rounding, n, rng, self.arity)
+        formats = self.operand_formats
+        if len({f.name for f in formats}) == 1:
+            # an operation without constructions (or of another arity) gives its share to edge patterns
+            return mixed_operands(op or "", formats[0], rounding, n, rng, self.arity)
+        # operands of different formats (f16 times f32): each column its own format's edge
+        # patterns, then uniform patterns; an input counts as an edge case where every operand is one
+        cols, edges = [], []
+        for f in formats:
+            (col,), drawn = mixed_operands("", f, rounding, n, rng, 1)
+            cols.append(col)
+            edges.append(drawn["edge"])
+        edge = min(edges)
+        return cols, {"edge": edge, "hard": 0, "uniform": n - edge}
 
 
 def _evaluate(node, arrays: list[np.ndarray], shape) -> np.ndarray:
@@ -423,13 +437,4 @@ def parse_expression(text: str, db) -> ExpressionReference:
     if not variables:
         raise UsageError(f"{WHAT} {echo(text)}: the expression names no operand (a reference is computed from the "
                          "kernel's operands: a, b, ...)")
-    fmts = [v.fmt for v in variables]
-    named = ", ".join(f"{v.name}: {v.fmt.name}" for v in variables)
-    if len({f.name for f in fmts}) > 1:
-        raise UsageError(f"{WHAT} {echo(text)}: operands of different formats ({named}) are not yet supported "
-                         "(every operand of a kernel is one element type here)")
-    if fmts[0].width != root.fmt.width:
-        raise UsageError(f"{WHAT} {echo(text)}: operands of different widths are not yet supported: the operands are "
-                         f"{fmts[0].width}-bit ({named}) and the result is {root.fmt.width}-bit {root.fmt.name}; "
-                         "the kernel's buffers must all hold elements of one width")
     return ExpressionReference(text, root.fmt, root, variables, db.formats)

@@ -44,6 +44,7 @@ from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxE
 from tilecheck.sim.frontend import Instr
 from tilecheck.sim.parser import Reg, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
+from tilecheck.sim import shared as shared_memory
 from tilecheck.verify import slicing
 
 MAX_PER_THREAD = 64
@@ -118,6 +119,11 @@ class Layout:
     bounded: int = 1          # the bound's granularity (_bounded): 1 exact, g whole multiples of g, 0 none
     count_unit: int = 1       # elements per unit of the count parameter (_bounded)
     active: np.ndarray | None = None  # per thread of a CTA: True where it stores (None: every thread does)
+    region_bytes: dict | None = None  # pointer index -> bytes per element, where operands' widths differ
+
+    def bytes_of(self, region: int) -> int:
+        """Bytes per element of buffer ``region`` (the result's, unless an operand's differs)."""
+        return (self.region_bytes or {}).get(region, self.element_bytes)
 
     @property
     def workers(self) -> int:
@@ -207,9 +213,12 @@ def wants_layout(fn, element_bits: int) -> bool:
 
 
 def _atoms(fn, eb: int, here: Location) -> list[Atom]:
-    """Every element the store instructions write, in program order."""
+    """Every element the store instructions write, in program order (stores to ``.shared`` and
+    ``.local`` memory stage values within a CTA or a thread: they store no element)."""
     out = []
     for ins in stores(fn):
+        if ".shared" in ins.opcode or ".local" in ins.opcode:
+            continue
         width, count = store_bits(ins)
         nbytes = width // 8
         if nbytes % eb and eb % nbytes:
@@ -240,8 +249,10 @@ class _Run:
 
 def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_thread: int, single: bool, eb: int,
             count: int | None = None, ctas: int = DISCOVERY_CTAS, zeroed: tuple = (),
-            per_cta: int | None = None) -> _Run:
-    # per_cta: the elements of a CTA (fewer than block x per_thread where some threads store nothing)
+            per_cta: int | None = None, region_bytes: dict | None = None) -> _Run:
+    # per_cta: the elements of a CTA (fewer than block x per_thread where some threads store nothing);
+    # region_bytes: bytes per element of the buffers whose elements are not eb bytes (one CTA per
+    # launch moves each buffer's pointer by its own elements)
     per_cta = block * per_thread if per_cta is None else per_cta
     threads = ctas * block
     span = block * MAX_PER_THREAD * 16  # bytes per CTA: room for any element count tried, vectors too
@@ -252,7 +263,7 @@ def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_threa
     for k, name in enumerate(lay_pointers):
         base = np.full(threads, memory.pointer(k), dtype=np.uint64)
         if single:
-            base += cta * np.uint64(per_cta * eb)
+            base += cta * np.uint64(per_cta * (region_bytes or {}).get(k, eb))
         lanes.params[name] = base
     full = per_cta * (1 if single else ctas)
     for name in scalars:
@@ -299,11 +310,14 @@ def parse_roles(text: str, fn, here: Location) -> list[str]:
     return roles
 
 
-def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list | None = None) -> Layout:
+def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list | None = None,
+             operand_bits: list | None = None) -> Layout:
     """The layout of the ``.entry`` kernel ``plan`` for ``element_bits``-bit elements and
     ``arity`` operands (see the module doc); a located error saying what was found otherwise.
     ``roles`` (:func:`parse_roles`): the user's statement of each parameter's role; unused ones
-    are 0, and what the run finds must agree with the rest."""
+    are 0, and what the run finds must agree with the rest. ``operand_bits``: each operand's
+    element bits where they differ from the result's ``element_bits`` (operand ``j`` is the
+    ``j``-th buffer read, in parameter order; :func:`_region_bytes`)."""
     fn = plan.function
     here = Location(path, fn.line, fn.col)
     eb = element_bits // 8
@@ -321,6 +335,8 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     if not atoms:
         raise _fail(fn, here, "stores no element to global memory")
     static = len(atoms)
+    rb = None if operand_bits is None else _region_bytes(fn, here, plan, pointers, scalars, block, static, eb,
+                                                         zeroed, operand_bits)
     tries = [static] + [k for k in range(1, MAX_PER_THREAD + 1) if k != static]
     found, first_error = None, None
     modes = (False, True)
@@ -333,7 +349,7 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
             break
         for k in tries:
             try:
-                run = _launch(plan, pointers, scalars, block, k, single, eb, zeroed=tuple(zeroed))
+                run = _launch(plan, pointers, scalars, block, k, single, eb, zeroed=tuple(zeroed), region_bytes=rb)
             except (ExecutionError, StepLimitError, UnsupportedPtxError) as exc:
                 first_error = first_error or exc
                 continue
@@ -344,7 +360,7 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
             break
     if found is None:
         # not every thread stores: a CTA some of whose threads store nothing, if it is one
-        idle = _idle(plan, pointers, scalars, block, static, eb, zeroed, len(atoms), modes)
+        idle = _idle(plan, pointers, scalars, block, static, eb, zeroed, len(atoms), modes, rb)
         if isinstance(idle, str):
             raise _fail(fn, here, idle)
         found = idle
@@ -385,9 +401,10 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     if not (element == np.where(judged, (t // block) * per_cta + local[:, t % block], -1)).all():
         raise _fail(fn, here, "the elements of CTA 1 do not follow those of CTA 0 (element = ctaid x elements per "
                               "CTA + an index within the CTA)")
-    input_regions = _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged)
+    input_regions = _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged,
+                              rb)
     layout = Layout(block, k, single, eb, pointers, scalars, input_regions, out_region, atoms, local.copy(),
-                    zeroed=zeroed, active=active)
+                    zeroed=zeroed, active=active, region_bytes=rb)
     if roles is not None:
         stated_in = [n for (n, _), r in zip(params, roles) if r == "in"]
         stated_out = next(n for (n, _), r in zip(params, roles) if r == "out")
@@ -396,9 +413,40 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
             raise _fail(fn, here, f"--params states operands {', '.join(stated_in) or 'none'} and result {stated_out}; "
                                   f"running the kernel, it reads {', '.join(found_in) or 'none'} and writes "
                                   f"{pointers[out_region]}")
+    fit_dynamic_shared(plan, run.lanes)
     layout.bounded, layout.count_unit = _bounded(fn, here, plan, layout)
     layout.groups = _groups(fn, plan, layout, run, steps_of, path)
+    for group in layout.groups:
+        group.plan.dynamic_shared = plan.dynamic_shared
     return layout
+
+
+def fit_dynamic_shared(plan: Plan, lanes) -> None:
+    """Give ``plan``'s later runs the dynamic shared memory (``.extern .shared``) its run on
+    ``lanes`` touched, in 16-byte units, instead of the most a CTA may have: the launch's size is
+    not in the module, and a kernel reaches the same bytes in every CTA (its shared addresses come
+    from %tid); a later access past it is refused, never guessed. Nothing for a plan without."""
+    if plan.dynamic_shared:
+        high = shared_memory.touched(lanes)
+        plan.dynamic_shared = max(16, -(-max(0, high - plan.shared_bytes) // 16) * 16)
+
+
+def _region_bytes(fn, here, plan, pointers, scalars, block, per_thread, eb, zeroed, operand_bits) -> dict:
+    """Bytes per element of each buffer of a kernel whose operands' widths differ from the
+    result's: the buffers it reads (other than the one it writes), in parameter order, are the
+    operands, each of its own width (``operand_bits``); found by one launch, every approximate
+    instruction returning its reference result. The element checks that follow (each stored
+    element computed from element i of each of these buffers) hold the reading to account."""
+    try:
+        run = _launch(plan, pointers, scalars, block, per_thread, False, eb, zeroed=tuple(zeroed))
+    except (ExecutionError, StepLimitError, UnsupportedPtxError):
+        return {}  # the layout search reports what keeps the kernel from running
+    written = {r for r, _, _ in _written(run, eb).values()}
+    read = sorted({region for region, *_ in run.lanes.loads} - written)
+    if len(read) != len(operand_bits):
+        raise _fail(fn, here, f"reads {len(read)} buffer(s) ({', '.join(pointers[r] for r in read) or 'none'}); the "
+                              f"reference takes {len(operand_bits)} operand(s)")
+    return {r: bits // 8 for r, bits in zip(read, operand_bits)}
 
 
 def _diagnose(plan, pointers, scalars, block, per_thread, eb, zeroed) -> str | None:
@@ -451,7 +499,7 @@ def _overlapping(plan, pointers, scalars, block, per_thread, eb, zeroed) -> bool
     return any(np.intersect1d(sets[0], x).size for x in sets[1:])
 
 
-def _idle(plan, pointers, scalars, block, per_thread, eb, zeroed, atoms, modes=(False, True)):
+def _idle(plan, pointers, scalars, block, per_thread, eb, zeroed, atoms, modes=(False, True), region_bytes=None):
     """The layout of a CTA some of whose threads store nothing (a Triton BLOCK smaller than the
     CTA's threads: the elements replicated over the extra threads, their stores masked off), as
     ``(single, per_thread, run, active)``; a refusal's text where the launch has that shape but
@@ -470,7 +518,8 @@ def _idle(plan, pointers, scalars, block, per_thread, eb, zeroed, atoms, modes=(
         try:
             # a count of block x per_thread elements per CTA, more than the storing threads
             # hold: no store is masked by the bound, so the threads storing nothing are the idle ones
-            wide = _launch(plan, pointers, scalars, block, per_thread, single, eb, zeroed=tuple(zeroed))
+            wide = _launch(plan, pointers, scalars, block, per_thread, single, eb, zeroed=tuple(zeroed),
+                           region_bytes=region_bytes)
         except (ExecutionError, StepLimitError, UnsupportedPtxError):
             continue
         written = _written(wide, eb)
@@ -519,7 +568,7 @@ def _idle(plan, pointers, scalars, block, per_thread, eb, zeroed, atoms, modes=(
         count = DISCOVERY_CTAS * workers * per_thread
         try:
             run = _launch(plan, pointers, scalars, block, per_thread, single, eb, zeroed=tuple(zeroed),
-                          per_cta=workers * per_thread)
+                          per_cta=workers * per_thread, region_bytes=region_bytes)
         except (ExecutionError, StepLimitError, UnsupportedPtxError):
             continue
         exact = _written(run, eb)
@@ -555,7 +604,8 @@ def _covers(run: _Run, eb: int, count: int, atoms: int) -> bool:
     return every.size == count and np.array_equal(np.sort(every), np.arange(count))
 
 
-def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged) -> list:
+def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged,
+              region_bytes: dict | None = None) -> list:
     """The operand buffers (region indices in parameter order), checking that every atom's bits
     come from loads of the element it stores, in every thread that stores (``judged``; a thread
     that stores nothing may load anything: Triton's replicas load their twin's element)."""
@@ -573,6 +623,11 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
         read = set()
         for leaf in sc.leaves:
             step = steps_of[id(leaf.load)]
+            if step not in loads and ".shared" in leaf.load.opcode:
+                raise _fail(fn, here, f"{atom.where()}: its value comes from shared memory (the load at line "
+                                      f"{leaf.load.line}): elements that threads pass each other through shared "
+                                      "memory (Triton's layout conversions of vectorised kernels whose elements "
+                                      "change width) are not followed yet; the scalar build of the kernel is")
             if step not in loads:
                 raise _fail(fn, here, f"{atom.where()}: its value comes from the load at line {leaf.load.line}, which "
                                       "did not run")
@@ -586,7 +641,8 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
                                       "every thread" + (" that stores" if not judged.all() else ""))
             off = np.zeros(threads, dtype=np.int64)
             off[origins] = offs
-            lo, hi = (off + leaf.lo) // eb, (off + leaf.hi - 1) // eb
+            rb = (region_bytes or {}).get(region, eb)  # (an operand's elements may be wider or narrower)
+            lo, hi = (off + leaf.lo) // rb, (off + leaf.hi - 1) // rb
             wrong = judged & ((lo != element[a]) | (hi != element[a]))
             if wrong.any():
                 bad = int(np.flatnonzero(wrong)[0])
@@ -604,6 +660,10 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
     if len(regions) != arity:
         raise _fail(fn, here, f"reads {len(regions)} buffer(s) ({', '.join(pointers[r] for r in regions) or 'none'}); the "
                               f"reference takes {arity} operand(s)")
+    if region_bytes is not None and regions != sorted(region_bytes):
+        raise _fail(fn, here, f"its elements come from {', '.join(pointers[r] for r in regions)}, but it reads "
+                              f"{', '.join(pointers[r] for r in sorted(region_bytes))}: with operands of different "
+                              "widths each buffer read must be an operand")
     return regions
 
 
@@ -621,7 +681,8 @@ def _bounded(fn, here, plan: Plan, layout: Layout) -> tuple[int, int]:
     reached = []
     for count in sorted({c for c in counts if 0 < c < every}):
         run = _launch(plan, layout.pointers, layout.scalars, layout.block, layout.per_thread, layout.single_cta,
-                      layout.element_bytes, count=count, zeroed=tuple(layout.zeroed), per_cta=layout.per_cta)
+                      layout.element_bytes, count=count, zeroed=tuple(layout.zeroed), per_cta=layout.per_cta,
+                      region_bytes=layout.region_bytes)
         stored = []
         for region, el, n in _written(run, layout.element_bytes).values():
             ok = el >= 0
@@ -674,7 +735,7 @@ def _groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, path: str
     region_of = {}
     for region, nbytes, offs, origins, step in run.lanes.loads:
         region_of[id(plan.steps[step].instr)] = region
-    sigs = slicing.Signatures(sl, region_of, layout.element_bytes)
+    sigs = slicing.Signatures(sl, region_of, layout.element_bytes, layout.region_bytes)
     by_forks: dict = {}
     for a, atom in enumerate(atoms):
         sc = slicing.element_slice(sl, [(atom.register, atom.bits)], [atom.store])

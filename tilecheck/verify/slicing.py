@@ -395,12 +395,14 @@ def sliceable(fn: Function) -> bool:
 class Signatures:
     """Hash-consed expression signatures of stored elements (see the module doc): equal
     integers mean equal expressions. ``region_of`` names each global load's operand buffer
-    (``id(load) -> index``); ``element_bytes`` is the operands' element size."""
+    (``id(load) -> index``); ``element_bytes`` is the operands' element size, ``region_bytes``
+    (region -> size) where an operand's differs."""
 
-    def __init__(self, sl: Slicer, region_of: dict, element_bytes: int):
+    def __init__(self, sl: Slicer, region_of: dict, element_bytes: int, region_bytes: dict | None = None):
         self.sl = sl
         self.region_of = region_of
         self.eb = element_bytes
+        self.region_bytes = region_bytes or {}
         self.table: dict = {}
         self.memo: dict = {}
         self.busy: set = set()
@@ -439,7 +441,9 @@ class Signatures:
                 return self._intern(("param", ins.operands[1].base.name if isinstance(ins.operands[1], Addr)
                                      and isinstance(ins.operands[1].base, Symbol) else ins.text))
             lf = leaves[0]
-            return self._intern(("in", self.region_of.get(id(ins), -1), lf.lo % self.eb, lf.hi - lf.lo, guarded))
+            region = self.region_of.get(id(ins), -1)
+            eb = self.region_bytes.get(region, self.eb)
+            return self._intern(("in", region, lf.lo % eb, lf.hi - lf.lo, guarded))
         if head == "mov" and (isinstance(ins.operands[0], Vec) or isinstance(ins.operands[1], (Vec, Reg))):
             # a move carries bits: the signature is that of the bits it moves
             if len(regs) == 1 and not guarded:

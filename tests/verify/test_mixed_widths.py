@@ -1,0 +1,119 @@
+"""Kernels whose operands have another width (or format) than their result.
+
+Triton's ``x.to(tl.float32)``, ``a.to(tl.float32) / b.to(tl.float32)`` stored as float32,
+``(a / b).to(tl.float16)`` on float32 operands and a float16 times a float32
+(examples/triton/*_f16_f32*.ptx, *_f32_f16*.ptx), checked against expressions whose operands are
+the kernel's buffers with their own formats. Each buffer holds elements of its operand's width,
+the exhaustive enumeration spans the operands' widths together, and what does not fit is a
+located usage error (exit 2).
+
+The misrounded inputs of ``a.to(tl.float32) / b.to(tl.float32)`` against the correctly rounded
+f32 quotient are predicted independently: its ``div.full.f32`` (2 ulp) allows values beside the
+correctly rounded one for every quotient of two finite non-zero float16 values (always a normal
+binary32 number), and only the special-value table decides the others (a zero, an infinity or a
+NaN operand), so the misrounded inputs are exactly those with both operands finite and non-zero.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilecheck.cli import main
+from tilecheck.spec.database import load_database
+from tilecheck.verify import compiled
+
+ROOT = Path(__file__).resolve().parents[2]
+TRITON = ROOT / "examples" / "triton"
+STAGED = Path(__file__).resolve().parent / "fixtures" / "triton_widen_f16_f32_v.ptx"
+DIV_UP = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
+DIV_DOWN = "cvt.rn.f16.f32(div.rn.f32(a, b))"
+
+
+@pytest.fixture(scope="module")
+def db():
+    return load_database()
+
+
+def test_a_widening_kernel_verifies_over_every_input(capsys):
+    code = main(["verify", str(TRITON / "widen_f16_f32.ptx"), "--entry", "widen_kernel", "--against", "cvt.f32.f16(a)",
+                 "--json", "-"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["verdict"] == "verified" and out["exhaustive"] and out["inputs_checked"] == 1 << 16
+
+
+def test_half_operands_and_a_float_result_misround_where_predicted(db):
+    o = compiled.verify_ptx(str(TRITON / "div_up_f16_f32.ptx"), "div_up_kernel", DIV_UP, db=db, cases=4000)
+    p = compiled.prepare(str(TRITON / "div_up_f16_f32.ptx"), "div_up_kernel", DIV_UP, db=db)
+    assert p.abi.operands_width == [16, 16] and p.abi.width == 32
+    assert p.domain == 1 << 32
+    a, b = compiled.sampled_inputs(p.ref, 4000, 0)[0]
+    assert a.dtype == np.uint16 and b.dtype == np.uint16
+
+    def finite_nonzero(x):
+        mag = x & 0x7FFF
+        return (mag != 0) & (mag < 0x7C00)
+
+    want = {(int(x), int(y)) for x, y in zip(a, b) if finite_nonzero(x) and finite_nonzero(y)}
+    got = {tuple(case) for case in o.misrounded}
+    assert o.inputs_checked == 4000 and got == want and o.misrounded_by_value == len(want)
+    # the counterexample reads its operands as float16 and its result as float32
+    cex = o.counterexamples[0]
+    assert len(cex["inputs"][0]["hex"]) == 6 and len(cex["expected"]["hex"]) == 10
+    assert "--input 0x" in cex["repro"]
+
+
+def test_an_exhaustive_block_of_half_operands(db):
+    """The first 2^16 inputs of the exhaustive enumeration: one divisor (operand b = 0), every
+    dividend; the second block: b = 1 (the smallest subnormal), where every finite non-zero
+    dividend misrounds."""
+    p = compiled.prepare(str(TRITON / "div_up_f16_f32.ptx"), "div_up_kernel", DIV_UP, db=db)
+    tally = compiled.run_range(p, 0, 2 << 16)
+    a = np.arange(1 << 16)
+    finite = ((a & 0x7FFF) != 0) & ((a & 0x7FFF) < 0x7C00)
+    assert tally.checked == 2 << 16 and tally.misrounded == int(finite.sum())
+
+
+def test_float_operands_and_a_half_result_scalar_and_vector_agree(db):
+    scalar = compiled.verify_ptx(str(TRITON / "div_down_f32_f16.ptx"), "div_down_kernel", DIV_DOWN, db=db, cases=20000)
+    vector = compiled.verify_ptx(str(TRITON / "div_down_f32_f16_v.ptx"), "div_down_kernel", DIV_DOWN, db=db,
+                                 cases=20000)
+    assert scalar.verdict == "counterexample" and scalar.misrounded
+    assert sorted(map(tuple, scalar.misrounded)) == sorted(map(tuple, vector.misrounded))
+    assert "8 elements per thread" in vector.abi
+
+
+def test_operands_of_two_formats(db, capsys):
+    path = str(TRITON / "mul_mixed_f16_f32.ptx")
+    ok = compiled.verify_ptx(path, "mul_mixed_kernel", "mul.rn.f32(cvt.f32.f16(a), b)", db=db, cases=4000)
+    assert ok.verdict == "verified" and not ok.exhaustive
+    # another rounding of the same product is refuted: the comparison can fail
+    rz = compiled.verify_ptx(path, "mul_mixed_kernel", "mul.rz.f32(cvt.f32.f16(a), b)", db=db, cases=4000)
+    assert rz.verdict == "counterexample"
+    # the formats swapped: operand a (the first buffer) holds float16, not float32
+    code = main(["verify", path, "--entry", "mul_mixed_kernel", "--against", "mul.rn.f32(a, cvt.f32.f16(b))"])
+    err = capsys.readouterr().err
+    assert code == 2 and "reads [16]-bit elements of mul_mixed_kernel_param_0" in err and "Traceback" not in err
+
+
+def test_a_repro_input_of_two_widths(capsys):
+    code = main(["verify", str(TRITON / "div_down_f32_f16.ptx"), "--entry", "div_down_kernel", "--against", DIV_DOWN,
+                 "--input", "0x80000002,0x01ffffff"])
+    out = capsys.readouterr().out
+    # float32 operands, a float16 result: the quotient is just over half of float16's smallest subnormal
+    # in magnitude, so -2^-24 (0x8001) is correctly rounded; div.full.f32 may return 2^-25 or less
+    assert code == 1 and "inputs 0x80000002 (" in out and "expected 0x8001" in out
+
+
+def test_elements_staged_through_shared_memory_are_refused_located(capsys):
+    """Triton's vectorised widening kernels pass elements between threads through dynamic shared
+    memory (``.extern .shared``, a layout conversion): parsed and run, but not yet followed from
+    load to store; the refusal says so, exit 2."""
+    code = main(["verify", str(STAGED), "--entry", "widen_kernel", "--against", "cvt.f32.f16(a)"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "comes from shared memory" in err and "not followed yet" in err
