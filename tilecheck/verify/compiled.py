@@ -12,7 +12,10 @@ an elementwise ``.entry`` kernel ``out[i] = f(in0[i], ...)`` whose input and out
 found by running it once on distinct buffers (the ones it reads are inputs in parameter order,
 the one it writes the output). Containers twice the width of ``REF``'s format (``half2``,
 ``bf162``) are checked lane by lane where the code is packed; a reference whose type does not fit
-what the code loads and computes is a usage error (:func:`check_element_types`).
+what the code loads and computes is a usage error (:func:`check_element_types`). A reference whose
+operands have other widths than its result (``div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))``) fits
+code whose parameters or buffers hold elements of those widths, each its own (:func:`mixed_widths`;
+no packed lanes then).
 
 ``REF`` is ``OP.RND.FMT`` (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64), a
 PTX form name of the spec database, or an expression over the operands in the query language

@@ -21,6 +21,10 @@ approximate instruction returning its reference result) and finds:
   once (the count now ``2 x storing threads x k``). The threads that store nothing are no lanes of
   any verdict: they are never judged, and a run in which one of them stores, or a judged thread
   does not, is refused (:func:`tilecheck.verify.compiled.run_layout`);
+- the width of each buffer's elements: the result's, or, where the reference's operands have other
+  widths, each operand buffer its operand's (:func:`_region_bytes`); and the dynamic shared memory
+  (``.extern .shared``) later runs provide: what the discovery launch touched
+  (:func:`fit_dynamic_shared`);
 - which buffers are operands: each atom's bits are followed back (:mod:`tilecheck.verify.slicing`)
   to the global loads they come from, and every such load must read, in every thread, the element
   the atom stores (so that ``out[i] = f(in0[i], in1[i], ...)``); the buffers read are the operands
