@@ -691,12 +691,11 @@ class ScaledPairChoices:
                                 count=pairs.shape[0])
             todo = np.flatnonzero(found < 0)
             if todo.size:
-                rows = self._compute_rows(ca[todo], cb[todo])
-                if memo["used"] + todo.size > self.LIMIT:
+                if memo["used"] + todo.size > self.LIMIT:  # start afresh: every pair of this call is new
                     memo = self._mixed = self._empty_mixed()
                     found = np.full(pairs.shape[0], -1, dtype=np.int64)
                     todo = np.arange(pairs.shape[0])
-                    rows = self._compute_rows(ca, cb)
+                rows = self._compute_rows(ca[todo], cb[todo])
                 start, stop = memo["used"], memo["used"] + todo.size
                 if stop > memo["rows"][0].shape[0]:
                     grow = max(stop, 2 * memo["rows"][0].shape[0])
