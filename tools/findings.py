@@ -141,14 +141,13 @@ def amdgcn_line(path: Path, entry: dict) -> str:
 
 TRITON = ROOT / "examples" / "triton" / "manifest.yaml"
 TRITON_BEGIN, TRITON_END = "<!-- triton-findings:begin -->", "<!-- triton-findings:end -->"
-_ELEMENT_BITS = {"fp16": 16, "bf16": 16, "fp32": 32, "fp64": 64}
 
 
 def triton_entries(db) -> list[dict]:
     """One row entry per (Triton kernel, reference) of examples/triton/manifest.yaml: every
     reference a user would check the kernel against, first the correctly rounded operation.
-    16-bit unary and binary kernels run exhaustively (2^16 and 2^32 inputs); the others sampled
-    (an entry's ``inputs`` says otherwise)."""
+    Kernels whose operands together hold at most 32 bits (16-bit unary and binary, 32-bit unary,
+    float16 widened) run exhaustively; the others sampled (an entry's ``inputs`` says otherwise)."""
     out = []
     for e in yaml.safe_load(TRITON.read_text())["entries"]:
         vector = e["vector"] in (True, "yes")
@@ -156,8 +155,8 @@ def triton_entries(db) -> list[dict]:
         name = (f"Triton `{e['source']}` ({e['dtype']}{', 128-bit vectors' if vector else ''}; BLOCK {e['block']}, "
                 f"{e['num_warps']} warps; {e['target']}{'; FP fusion ' + fusion if fusion != 'default' else ''})")
         for against in e["against"]:
-            small = parse_reference(against, db).arity <= 2
-            default = "exhaustive" if _ELEMENT_BITS[e["dtype"]] == 16 and small else 65536
+            domain_bits = sum(f.width for f in parse_reference(against, db).operand_formats)
+            default = "exhaustive" if domain_bits <= 32 else 65536
             out.append({"function": name, "file": e["file"], "entry": e["entry"], "against": against,
                         "inputs": e.get("inputs", default)})
     return out
@@ -257,6 +256,14 @@ def _cells_from_readme(body: str, verdicts: dict, db) -> None:
                 verdicts[(name, vendor_key(entry["file"]), entry["against"])] = _verdict_cell(line)
 
 
+def _write_table(readme: str, begin: str, end: str, lines: list[str]) -> None:
+    """Put ``lines`` between the markers ``begin`` and ``end`` of ``readme``, read afresh so that
+    what changed elsewhere in the file while the rows ran is kept."""
+    head, rest = Path(readme).read_text().split(begin, 1)
+    _, tail = rest.split(end, 1)
+    Path(readme).write_text(f"{head}{begin}\n" + "\n".join(lines) + f"\n{end}{tail}")
+
+
 def _key(line: str) -> tuple:
     """A table row's function and reference (its first two cells)."""
     cells = line.split(" | ")
@@ -298,47 +305,45 @@ def main(argv=None) -> int:
         if args.readme and (begin not in body or end not in body):
             print(f"{args.readme}: no {begin} ... {end} markers", file=sys.stderr)
             return 2
-        # with --only, the other rows of the README's table are kept as they are (matched by
-        # function and reference)
+        table_entries = entries(db)  # read once: the manifest may be edited while the rows run
+        # each entry's row as the README has it (matched by function and reference) until it is rerun
         kept = {}
         if args.readme:
             for line in body.split(begin, 1)[1].split(end, 1)[0].splitlines()[2:]:
                 if line.startswith("| "):
                     kept[_key(line)] = line
-        fresh, table_rows = [], []
-        for entry in entries(db):
-            if args.only and not any(o in entry["function"] or o in entry["entry"] or o in entry["file"]
-                                     for o in args.only.split(",")):
-                old = kept.get((entry["function"], entry["against"]))
-                if old is None and args.readme:
-                    print(f"{entry['function']} against {entry['against']}: not in {args.readme}'s table yet; run "
-                          "without --only", file=sys.stderr)
-                    return 2
-                table_rows.append(old)
+        selected = [not args.only or any(o in e["function"] or o in e["entry"] or o in e["file"]
+                                         for o in args.only.split(",")) for e in table_entries]
+        table_rows = [kept.get((e["function"], e["against"])) for e in table_entries]
+        for entry, chosen, old in zip(table_entries, selected, table_rows):
+            if not chosen and old is None and args.readme:
+                print(f"{entry['function']} against {entry['against']}: not in {args.readme}'s table yet; run "
+                      "without --only", file=sys.stderr)
+                return 2
+        fresh = []
+        for i, entry in enumerate(table_entries):
+            if not selected[i]:
                 continue
             text, _ = row(entry, db, runs)
             fresh.append(text)
-            table_rows.append(text)
+            table_rows[i] = text
+            if args.readme:  # each row lands as it finishes: a long run stopped later loses nothing done
+                _write_table(args.readme, begin, end, header + [r for r in table_rows if r is not None])
         if name in ("triton", "triton-amdgpu"):
-            for entry, line in zip(entries(db), table_rows):
+            for entry, line in zip(table_entries, table_rows):
                 if line is not None:
                     verdicts[(name, vendor_key(entry["file"]), entry["against"])] = _verdict_cell(line)
         print("\n".join(header + fresh))
         if args.readme:
-            head, rest = body.split(begin, 1)
-            _, tail = rest.split(end, 1)
-            table = "\n".join(header + [r for r in table_rows if r is not None])
-            body = f"{head}{begin}\n{table}\n{end}{tail}"
+            _write_table(args.readme, begin, end, header + [r for r in table_rows if r is not None])
+    if args.readme:
+        body = Path(args.readme).read_text()
     if args.readme and VENDORS_BEGIN in body and (not args.table or args.table in ("vendors", "triton",
                                                                                    "triton-amdgpu")):
         if not any(k[0] == "triton" and len(k) == 3 for k in verdicts) or \
                 not any(k[0] == "triton-amdgpu" and len(k) == 3 for k in verdicts):
             _cells_from_readme(body, verdicts, db)
-        head, rest = body.split(VENDORS_BEGIN, 1)
-        _, tail = rest.split(VENDORS_END, 1)
-        body = f"{head}{VENDORS_BEGIN}\n" + "\n".join(vendors_table(verdicts, db)) + f"\n{VENDORS_END}{tail}"
-    if args.readme:
-        Path(args.readme).write_text(body)
+        _write_table(args.readme, VENDORS_BEGIN, VENDORS_END, vendors_table(verdicts, db))
     if args.html:
         from tilecheck.report.run_report import write_findings_report
 

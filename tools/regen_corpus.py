@@ -20,7 +20,8 @@ from the kernel names and the .s), and Triton for the kernels of
 examples/triton/kernels.py (TRITON_CASES below: each kernel, element type, BLOCK, num_warps, vector
 or scalar accesses, target and FP fusion) with examples/triton/manifest.yaml, and with
 --triton-amdgpu the same kernels for GPUTarget("hip", "gfx942", 64) into examples/amdgpu/triton
-(TRITON_AMDGPU_CASES: the sm_90 TRITON_CASES under their stems, plus div_f16_b1024_w4) with its
+(TRITON_AMDGPU_CASES: the sm_90 TRITON_CASES of one pointer type not marked amd=False, under their
+stems, plus div_f16_b1024_w4) with its
 manifest.yaml (the llc manifest's entry shape: function, file, entry, against, inputs, claim,
 denormal modes, wave; then the Triton case and the SHA-256 of the .text Triton linked). The
 DWARF compile directory, the checkout's absolute path, is written as "examples/triton", so the
@@ -75,6 +76,7 @@ class TritonCase:
     note: str = ""
     inputs: str | None = None  # the findings table's inputs: "exhaustive" (None: tools/findings.py's default)
     pointers: tuple = ()       # each pointer's element type, in order, where they differ (dtype: the result's)
+    amd: bool = True           # also compiled for gfx942 (examples/amdgpu/triton) where it has one pointer type
 
 
 # Triton 3.9's docstrings, quoted where they say something about the result
@@ -87,6 +89,11 @@ DOC_RSQRT = "tl.math.rsqrt: 'inverse square root' (no bound stated)"
 DOC_FMA = "tl.fma: 'fused multiply-add'"
 DOC_TO = "tensor.to(dtype): 'casts a tensor to the given dtype' (float16 to float32 is exact)"
 DOC_MUL = "nothing for the * operator (mixed types promote to the wider float)"
+DOC_CLAMP = ("tl.clamp: 'Clamps the input tensor x within the range [min, max]'; propagate_nan (default NONE): "
+             "'whether to propagate NaN values'")
+DOC_NEG = "nothing for the unary - operator"
+DOC_MAXIMUM = ("tl.maximum: 'Computes the element-wise maximum of x and y'; propagate_nan (default NONE): "
+               "'whether to propagate NaN values'")
 DIV_UP = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
 DIV_DOWN = "cvt.rn.f16.f32(div.rn.f32(a, b))"
 MUL_THEN_ADD = "add.rn.f32(mul.rn.f32(a, b), c)"  # two roundings: what a * b + c means without fusion
@@ -157,6 +164,19 @@ TRITON_CASES = [
                block=1024, vector=True, pointers=("fp32", "fp32", "fp16")),
     TritonCase("mul_mixed_f16_f32", "mul_mixed_kernel", "fp32", "a * b", ("mul.rn.f32(cvt.f32.f16(a), b)",),
                DOC_MUL, pointers=("fp16", "fp32", "fp32"), note="a float16 times a float32: Triton promotes a"),
+    # tl.clamp with bounds of one magnitude: Triton emits min.xorsign.abs (|x| against 1.0, the sign
+    # of x), not max then min; the second reference is that instruction, the first what clamping means
+    *[TritonCase(f"clamp_{SUFFIX[d]}{'_v' if vec else ''}", "clamp_kernel", d, "tl.clamp(x, -1.0, 1.0)",
+                 (f"min.{SUFFIX[d]}(max.{SUFFIX[d]}(a, -1.0), 1.0)", f"min.xorsign.abs.{SUFFIX[d]}(a, 1.0)"), DOC_CLAMP,
+                 block=1024 if vec else 128, vector=vec, amd=False)
+      for d, vec in (("fp32", False), ("fp16", False), ("bf16", False), ("fp16", True))],
+    # -x on 16-bit vectors: an xor.b32 on two elements at once, never unpacked; tl.maximum, whose
+    # reference is a bare value-function form name
+    *[TritonCase(f"neg_{SUFFIX[d]}_v", "neg_kernel", d, "-x", (f"neg.{SUFFIX[d]}",), DOC_NEG, block=1024,
+                 vector=True, amd=False) for d in ("fp16", "bf16")],
+    *[TritonCase(f"maximum_{SUFFIX[d]}{'_v' if vec else ''}", "maximum_kernel", d, "tl.maximum(a, b)",
+                 (f"max.{SUFFIX[d]}",), DOC_MAXIMUM, block=1024 if vec else 128, vector=vec, amd=False)
+      for d, vec in (("fp32", False), ("bf16", True))],
 ]
 # the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
 TRITON_REFUSED = [("sqrt_kernel", "fp16", "tl.sqrt(a)"), ("sqrt_rn_kernel", "fp16", "tl.sqrt_rn(a)"),
@@ -361,7 +381,7 @@ def regen_triton() -> None:
 TRITON_AMDGPU = AMDGPU / "triton"
 TRITON_AMDGPU_ARCH = "gfx942"
 TRITON_AMDGPU_WAVE = 64
-TRITON_AMDGPU_CASES = [c for c in TRITON_CASES if c.capability == 90 and not c.pointers] + [
+TRITON_AMDGPU_CASES = [c for c in TRITON_CASES if c.capability == 90 and not c.pointers and c.amd] + [
     _div("fp16", "div_f16_b1024_w4", block=1024, num_warps=4)]
 # the environment knobs that change Triton's AMD output, at their defaults
 TRITON_AMDGPU_ENV = {"TRITON_DEFAULT_FP_FUSION": "1", "AMDGCN_USE_BUFFER_OPS": "1",

@@ -167,3 +167,31 @@ def mul_mixed_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
     a = tl.load(a_ptr + offs, mask=mask)
     b = tl.load(b_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, a * b, mask=mask)
+
+
+@triton.jit
+def clamp_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.clamp(x, -1.0, 1.0) (bounds of one magnitude, which Triton lowers to min.xorsign.abs)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.clamp(x, -1.0, 1.0), mask=mask)
+
+
+@triton.jit
+def neg_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = -x (Triton flips the sign bits with xor.b32, two 16-bit elements a word at a time)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, -x, mask=mask)
+
+
+@triton.jit
+def maximum_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.maximum(a, b)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(a, b), mask=mask)

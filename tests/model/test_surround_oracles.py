@@ -242,8 +242,19 @@ def _isa_minmax(is_min: bool, fmt, x: int, y: int, nan_mode: bool):
     return (x if kx <= ky else y) if is_min else (x if kx >= ky else y)
 
 
+def _isa_xorsign(is_min: bool, fmt, x: int, y: int, nan_mode: bool):
+    """min/max.xorsign.abs from the ISA's pseudocode: the XOR of the sign bits, the magnitudes
+    compared, the XOR given to a number result. None = some NaN."""
+    d = _isa_minmax(is_min, fmt, x & ~fmt.sign_mask, y & ~fmt.sign_mask, nan_mode)
+    if d is None or _num(fmt, d, False) is None:
+        return None
+    return (d & ~fmt.sign_mask) | ((x ^ y) & fmt.sign_mask)
+
+
 @pytest.mark.parametrize("name", ["min.f32", "max.f32", "min.f64", "max.f64", "min.NaN.f32", "max.NaN.f32",
-                                  "min.f16", "max.bf16", "min.NaN.bf16"])
+                                  "min.f16", "max.bf16", "min.NaN.bf16", "min.xorsign.abs.f32",
+                                  "max.NaN.xorsign.abs.f32", "max.xorsign.abs.f16", "min.NaN.xorsign.abs.bf16",
+                                  "min.ftz.xorsign.abs.f16"])
 def test_min_max_match_the_isa_text(name):
     form = DB.form(name)
     fmt = get_format(form.element_format)
@@ -253,7 +264,10 @@ def test_min_max_match_the_isa_text(name):
     b = np.array([p[1] for p in pairs], dtype=np.uint64)
     got = evaluate(form, a, b).tolist()
     for (x, y), r in zip(pairs, got):
-        want = _isa_minmax(name.startswith("min"), fmt, x, y, ".NaN." in name)
+        isa = _isa_xorsign if ".xorsign." in name else _isa_minmax
+        if ".ftz." in name:
+            x, y = (v & fmt.sign_mask if 0 < v & ~fmt.sign_mask < fmt.min_normal else v for v in (x, y))
+        want = isa(name.startswith("min"), fmt, x, y, ".NaN." in name)
         if want is None:
             assert fmt.is_nan(np.array([r], dtype=fmt.uint))[0], (name, hex(x), hex(y), hex(r))
         else:

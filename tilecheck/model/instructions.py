@@ -504,16 +504,24 @@ def _fp_minmax(is_min: bool):
         fmt = form.format
         ftz = bool(p.get("ftz"))
         a, b = _flush(xp, fmt, a, ftz), _flush(xp, fmt, b, ftz)
+        sign = u64(xp, fmt.sign_mask)
+        xorsign = (a ^ b) & sign  # the operands' sign bits, before .abs takes them away
+        if p.get("xorsign"):
+            a, b = a & ~sign, b & ~sign
         ka, kb = _order_key(xp, fmt, a), _order_key(xp, fmt, b)
         pick_a = ka <= kb if is_min else ka >= kb
         out = xp.where(pick_a, a, b)
         na, nb = _is_nan(xp, fmt, a), _is_nan(xp, fmt, b)
         nan = u64(xp, _nan_bits(form, fmt))
         if p.get("nan"):
-            return xp.where(na | nb, nan, out)
-        out = xp.where(na & ~nb, b, out)
-        out = xp.where(nb & ~na, a, out)
-        return xp.where(na & nb, nan, out)
+            out = xp.where(na | nb, nan, out)
+        else:
+            out = xp.where(na & ~nb, b, out)
+            out = xp.where(nb & ~na, a, out)
+            out = xp.where(na & nb, nan, out)
+        if p.get("xorsign"):  # a NaN result keeps its own bits
+            out = xp.where(_is_nan(xp, fmt, out), out, (out & ~sign) | xorsign)
+        return out
     return _lanes(run)
 
 

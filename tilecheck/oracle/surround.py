@@ -436,8 +436,19 @@ def _abs_neg(form):
 def _min_max(form):
     is_min = form.semantics.key == "float.min"
     ftz, nan_mode = bool(form.semantics.get("ftz")), bool(form.semantics.get("nan"))
+    xorsign = bool(form.semantics.get("xorsign"))
 
     def lane(f: Format, x: int, y: int):
+        if not xorsign:
+            return plain(f, x, y)
+        # .xorsign.abs (PTX ISA §9.7.3, "Semantics"): the XOR of the sign bits, then the magnitudes
+        # compared as the plain form compares them, then that sign on any result that is a number
+        d = plain(f, x & ~f.sign_mask, y & ~f.sign_mask)
+        if d == ANY_NAN or _is_nan(f, d):
+            return d
+        return (d & ~f.sign_mask) | ((x ^ y) & f.sign_mask)
+
+    def plain(f: Format, x: int, y: int):
         nx, ny = _is_nan(f, x), _is_nan(f, y)
         if nx or ny:
             if nan_mode:

@@ -1022,7 +1022,10 @@ class _Compiler:
     def _minmax(self, ins, mods, head):
         ftz = "ftz" in mods
         nanmode = "NaN" in mods
-        mods = [m for m in mods if m not in ("ftz", "NaN")]
+        xorsign = "xorsign" in mods
+        if xorsign != ("abs" in mods):  # the two come together (ptxas: ".xorsign requires .abs")
+            raise self.unsupported(ins)
+        mods = [m for m in mods if m not in ("ftz", "NaN", "xorsign", "abs")]
         if len(mods) != 1 or mods[0] not in _FLOAT_TYPES or len(ins.operands) != 3:
             raise self.unsupported(ins)
         type_ = mods[0]
@@ -1032,10 +1035,14 @@ class _Compiler:
         rb, r2 = self.reader(ins, ins.operands[2], TYPES[type_][0], _scalar(type_))
         write, wname = self.writer(ins, ins.operands[0])
         canon = _UINT[width].type(fmt.canonical_nan)
+        sign = _UINT[width].type(fmt.sign_mask)
 
         def one(a, b):
             if ftz:
                 a, b = _flush(a, fmt), _flush(b, fmt)
+            if xorsign:  # the magnitudes compared; the signs' XOR, taken first, given to a number result
+                signs = (a ^ b) & sign
+                a, b = a & ~sign, b & ~sign
             oa, ob = _ordinal_bits(a, fmt), _ordinal_bits(b, fmt)  # -0 < +0 (PTX ISA)
             pick_a = (oa <= ob) if head == "min" else (oa >= ob)
             out = np.where(pick_a, a, b)
@@ -1047,6 +1054,8 @@ class _Compiler:
                 out = np.where(na & nb, canon, out)
             if ftz:
                 out = _flush(out, fmt)
+            if xorsign:
+                out = np.where(_isnan(out, fmt), out, (out & ~sign) | signs)
             return out
         return self._step(ins, lambda L, s, c: write(L, s, _per_element(one, type_, ra(L, s, c), rb(L, s, c))),
                           r1 | r2, [wname])

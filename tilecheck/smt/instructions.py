@@ -277,6 +277,9 @@ def _float_lane(form: Form, key: str, p: dict, fmt: Format, xs):
         keep = xs[0] if form.nan.policy == "none" else nan
         return z3.If(fp.is_nan_bits(fmt, xs[0]), keep, r)
     a, b = (_flush(fmt, x, ftz) for x in xs)
+    signs = (a ^ b) & sign  # .xorsign.abs: the sign bits' XOR, taken before the magnitudes
+    if p.get("xorsign"):
+        a, b = a & mag, b & mag
     fa, fb = fp.to_fp(fmt, a), fp.to_fp(fmt, b)
     both_zero = z3.And(z3.fpIsZero(fa), z3.fpIsZero(fb))
     b_below = z3.Or(z3.fpLT(fb, fa), z3.And(both_zero, z3.fpIsNegative(fb), z3.fpIsPositive(fa)))
@@ -284,8 +287,12 @@ def _float_lane(form: Form, key: str, p: dict, fmt: Format, xs):
     r = z3.If(b_below, b, a) if key == "float.min" else z3.If(a_below, b, a)
     na, nb = z3.fpIsNaN(fa), z3.fpIsNaN(fb)
     if p.get("nan"):
-        return z3.If(z3.Or(na, nb), nan, r)
-    return z3.If(z3.And(na, nb), nan, z3.If(na, b, z3.If(nb, a, r)))
+        d = z3.If(z3.Or(na, nb), nan, r)
+    else:
+        d = z3.If(z3.And(na, nb), nan, z3.If(na, b, z3.If(nb, a, r)))
+    if p.get("xorsign"):  # a NaN result keeps its own bits
+        d = z3.If(fp.is_nan_bits(fmt, d), d, (d & mag) | signs)
+    return d
 
 
 def encode(form, *terms, destinations: int = 1):

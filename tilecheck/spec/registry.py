@@ -85,6 +85,8 @@ _INT_RND = Param("choice", "rzi", ("rni", "rzi", "rmi", "rpi"), "integer roundin
 _CMP = Param("choice", "eq", ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu",
                               "gtu", "geu", "num", "nan"), "comparison operator")
 _NANQ = Param("bool", False, (), "(.NaN) any NaN operand gives the canonical NaN")
+_XORSIGN = Param("bool", False, (), "(.xorsign.abs) compare the magnitudes and give the result the XOR of the "
+                                    "operands' sign bits (a NaN result keeps no such sign)")
 _SPACE = Param("choice", "global", ("global", "param", "local", "generic"),
                "state space: .global, .param (kernel and function parameters), .local (per-thread) or none "
                "(generic address)")
@@ -156,10 +158,12 @@ ENTRIES: dict[str, Entry] = {
         Entry("sel.selp", "function", 3, "d = c ? a : b (bit copy)"),
         Entry("float.abs", "function", 1, "clear the sign bit (NaN per the form's policy)", {"ftz": _FTZ}),
         Entry("float.neg", "function", 1, "flip the sign bit (NaN per the form's policy)", {"ftz": _FTZ}),
-        Entry("float.min", "function", 2, "IEEE minNum with -0 < +0; .NaN: any NaN input gives the canonical NaN",
-              {"ftz": _FTZ, "nan": _NANQ}),
-        Entry("float.max", "function", 2, "IEEE maxNum with -0 < +0; .NaN: any NaN input gives the canonical NaN",
-              {"ftz": _FTZ, "nan": _NANQ}),
+        Entry("float.min", "function", 2, "IEEE minNum with -0 < +0; .NaN: any NaN input gives the canonical NaN; "
+                                          ".xorsign.abs: of the magnitudes, with the XOR of the signs",
+              {"ftz": _FTZ, "nan": _NANQ, "xorsign": _XORSIGN}),
+        Entry("float.max", "function", 2, "IEEE maxNum with -0 < +0; .NaN: any NaN input gives the canonical NaN; "
+                                          ".xorsign.abs: of the magnitudes, with the XOR of the signs",
+              {"ftz": _FTZ, "nan": _NANQ, "xorsign": _XORSIGN}),
         Entry("float.copysign", "function", 2, "the magnitude of b with the sign of a"),
         Entry("float.testp", "function", 1, "is a of the class (a predicate)", {"test": _TESTP}),
         Entry("addr.cvta", "function", 1,

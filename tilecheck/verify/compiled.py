@@ -146,9 +146,15 @@ class Reference:
         return expression.agree_by_class(self.fmt, got, expected)
 
 
+OPERAND_NAMES = "abcdefgh"
+"""The names a bare value-function reference (``--against max.f32``) gives its operands."""
+
+
 def parse_reference(text: str, db) -> "Reference | expression.ExpressionReference":
-    """``OP.RND.FMT``, a PTX form name, or an expression over the operands (one that is a single
-    approximate form applied to the operands is that form's contract); a usage error otherwise."""
+    """``OP.RND.FMT``, a PTX form name (a value function such as ``max.f32`` or ``cvt.rn.bf16.f32``
+    means that form applied to the operands in order), or an expression over the operands (one that
+    is a single approximate form applied to the operands is that form's contract); a usage error
+    otherwise."""
     m = re.fullmatch(r"(\w+)\.(rn|rz|rm|rp)\.(f16|bf16|f32|f64)", text)
     if m and m.group(1) in REF_OPS:
         op, rnd, fmt = m.groups()
@@ -161,6 +167,13 @@ def parse_reference(text: str, db) -> "Reference | expression.ExpressionReferenc
             return expression.parse_expression(text, db)
         return Reference(text.strip(), form.format, len(form.sources), form=form, formats=db.formats)
     form = db.resolve(text)
+    if form is not None and form.kind == "function" and form.lanes == 1 \
+            and form.semantics.key in expression.VALUE_FUNCTIONS:
+        # max.f32, neg.bf16, cvt.rn.bf16.f32: the form applied to the operands in order, as an expression
+        # (its typing refuses a form whose operands hold no float)
+        ref = expression.parse_expression(f"{text}({', '.join(OPERAND_NAMES[:len(form.sources)])})", db)
+        ref.text = text  # messages and repros say what the user wrote
+        return ref
     if form is None or form.kind not in ("exact", "contract") or form.lanes != 1:
         raise UsageError(f"--against {text!r}: expected OP.RND.FMT (OP one of {', '.join(REF_OPS)}; RND rn rz rm rp; "
                          f"FMT {' '.join(REF_FORMATS)}), a scalar floating-point PTX form name or an expression "
@@ -812,9 +825,9 @@ def check_element_types(fn, ref: Reference, path: str, *, width: int, in_memory:
         if ev.loads:
             t, f = ev.loads[0]
             what = f"{how} {width}-bit {t} elements ({_where(f)})"
-        elif not ev.packs:
+        elif not ev.packs and whole:
             what = (f"{how} {width}-bit elements{at}"
-                    + (f" and computes on them as {whole[0][0]} ({_where(whole[0][1])})" if whole else "")
+                    + f" and computes on them as {whole[0][0]} ({_where(whole[0][1])})"
                     + f", never as two {fw}-bit lanes (no mov.b{width} {{a, b}}, .v2 access of {fw} bits or "
                       f"{name}x2 instruction)")
         elif fw == 16 and kinds and name not in kinds:
