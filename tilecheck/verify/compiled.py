@@ -1391,7 +1391,11 @@ class Tally:
     misrounded: int = 0
     by_value: int = 0
     unknown: int = 0
-    inputs: list = field(default_factory=list)           # misrounded operand tuples, at most MISROUNDED_CAP
+    # the first MISROUNDED_CAP misrounded operand tuples, as uint64 arrays (one per block that added
+    # some): a sweep where most inputs misround fills the cap in every task, and rows of Python ints
+    # cost more to build and to send back from a worker than the task's runs
+    rows: list = field(default_factory=list)
+    held: int = 0                                        # the rows' total length
     first_value: list = field(default_factory=list)      # misrounded in value
     first_zero: list = field(default_factory=list)       # misrounded only by the sign of a zero
     unknown_examples: list = field(default_factory=list)
@@ -1401,6 +1405,19 @@ class Tally:
     # the picture of an HTML report, whose total is the misrounded count however long the list is
     map: np.ndarray | None = None
     map_lost: bool = False  # resumed from a checkpoint written before maps were kept
+
+    @property
+    def inputs(self) -> list:
+        """The misrounded operand tuples kept (at most ``MISROUNDED_CAP``), in input order, as lists
+        of ints."""
+        return np.concatenate(self.rows).tolist() if self.rows else []
+
+    def _keep_rows(self, rows: np.ndarray) -> None:
+        room = MISROUNDED_CAP - self.held
+        if room > 0 and rows.shape[0]:
+            part = np.array(rows[:room], dtype=np.uint64)  # a copy: the block's arrays are let go
+            self.rows.append(part)
+            self.held += part.shape[0]
 
     @property
     def by_zero_sign(self) -> int:
@@ -1419,7 +1436,7 @@ class Tally:
             sel = np.flatnonzero(res.bad)
             self.misrounded += sel.size
             stacked = np.stack([o[sel].astype(np.uint64) for o in lane_ops], axis=1)
-            self._extend(self.inputs, stacked, MISROUNDED_CAP)
+            self._keep_rows(stacked)
             value, payload = res.by_value[sel], nan[sel]
             self._extend(self.first_value, stacked[value], self.keep)
             self._extend(self.first_nan, stacked[payload], self.keep)
@@ -1454,7 +1471,8 @@ class Tally:
         if later.map is not None:
             self.map = later.map.copy() if self.map is None else self.map + later.map
         self.map_lost |= later.map_lost
-        self._extend(self.inputs, later.inputs, MISROUNDED_CAP)
+        for rows in later.rows:
+            self._keep_rows(rows)
         self._extend(self.first_value, later.first_value, self.keep)
         self._extend(self.first_nan, later.first_nan, self.keep)
         self._extend(self.first_zero, later.first_zero, self.keep)
@@ -1464,6 +1482,8 @@ class Tally:
     def to_json(self) -> dict:
         """A JSON-ready dict (a checkpoint holds one; the map as its non-zero bins)."""
         data = dict(self.__dict__)
+        del data["rows"], data["held"]
+        data["inputs"] = self.inputs
         data["map"] = None if self.map is None else sparse_map(self.map)
         return data
 
@@ -1471,11 +1491,15 @@ class Tally:
     def from_json(cls, data: dict) -> "Tally":
         """The inverse of :meth:`to_json` (a checkpoint from before maps: the map is lost)."""
         data = dict(data)
+        inputs = data.pop("inputs", [])
         if "map" not in data:
             data["map_lost"] = bool(data.get("misrounded"))
         elif data["map"] is not None:
             data["map"] = dense_map(data["map"])
-        return cls(**data)
+        tally = cls(**data)
+        if inputs:
+            tally._keep_rows(np.array(inputs, dtype=np.uint64).reshape(len(inputs), -1))
+        return tally
 
 
 MAP_BINS = 256

@@ -124,6 +124,8 @@ class Layout:
     count_unit: int = 1       # elements per unit of the count parameter (_bounded)
     active: np.ndarray | None = None  # per thread of a CTA: True where it stores (None: every thread does)
     region_bytes: dict | None = None  # pointer index -> bytes per element, where operands' widths differ
+    # (threads, atom) -> positions(): every block of an exhaustive run launches the same few shapes
+    _positions: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def bytes_of(self, region: int) -> int:
         """Bytes per element of buffer ``region`` (the result's, unless an operand's differs)."""
@@ -183,9 +185,16 @@ class Layout:
     def positions(self, threads: int, atom: int) -> np.ndarray:
         """The element index of ``atom`` in each of ``threads`` threads (int64; -1 in a thread
         that stores nothing)."""
+        known = self._positions.get((threads, atom))
+        if known is not None:
+            return known
         t = np.arange(threads, dtype=np.int64)
         pos = (t // self.block) * self.per_cta + self.local[atom][t % self.block]
-        return pos if self.active is None else np.where(self.judged(threads), pos, -1)
+        pos = pos if self.active is None else np.where(self.judged(threads), pos, -1)
+        pos.setflags(write=False)  # shared by every run of this shape
+        if len(self._positions) < 64:
+            self._positions[(threads, atom)] = pos
+        return pos
 
 
 def _fail(fn, here: Location, text: str) -> UnsupportedPtxError:
