@@ -123,6 +123,16 @@ def test_a_neighbour_read_is_not_elementwise(tmp_path, capsys):
     assert "not elementwise" in err and "element 8 of" in err
 
 
+def test_a_reversed_operand_is_not_elementwise(capsys):
+    # Triton's a[i] / b[n - 1 - i], one element per thread: every b element is read, by the wrong
+    # thread; a permutation of the elements is no elementwise kernel (fixtures/triton_rev_f16.ptx)
+    path = Path(__file__).resolve().parent / "fixtures" / "triton_rev_f16.ptx"
+    code = main(["verify", str(path), "--entry", "rev_kernel", "--against", "div.rn.f16", "--cases", "200"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "not elementwise" in err and "from element 255 of rev_kernel_param_1" in err
+
+
 def test_an_unguarded_store_is_reported_as_not_bounded(tmp_path, db):
     path = _edited(tmp_path, "div_f16_v.ptx", "@%p1 st.global.v4.b32", "st.global.v4.b32")
     o = compiled.verify_ptx(str(path), "div_kernel", "div.rn.f16", db=db, cases=500)

@@ -533,10 +533,9 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         if stride is not None and not (offs == origin * step).all():
             raise UnsupportedPtxError(f".func {fn.name}: lane i does not read only the element its pointer "
                                       f"{pointers[region]} points at", here)
-        if offs.shape[0] and not (offs == origin * step).all():
-            if not np.array_equal(np.sort(offs), np.arange(offs.shape[0]) * nbytes):
-                raise _not_one_per_thread(f".{kind} {fn.name}: thread i does not read element i of "
-                                          f"{pointers[region]}", here)
+        if offs.shape[0] and not (offs == origin * step).all():  # (a permutation is no elementwise kernel)
+            raise _not_one_per_thread(f".{kind} {fn.name}: thread i does not read element i of "
+                                      f"{pointers[region]}", here)
     if stride is not None and (width > 8 * stride or (returned is not None and width != 8 * stride)):
         raise UnsupportedPtxError(f".func {fn.name}: {width}-bit elements by pointer do not match {ref.text} "
                                   f"({8 * stride}-bit {'elements at most' if returned is None else 'result'})", here)
@@ -583,9 +582,8 @@ def _mixed_memory_abi(fn, ref, here: Location, kind: str, lanes, pointers: list,
                                   f"of {pointers[out_region]}; {ref.text} gives a {ref.fmt.width}-bit result", here)
     for region, nbytes, offs, origin, _ in lanes.loads:
         if offs.shape[0] and not (offs == origin * nbytes).all():
-            if not np.array_equal(np.sort(offs), np.arange(offs.shape[0]) * nbytes):
-                raise _not_one_per_thread(f".{kind} {fn.name}: thread i does not read element i of "
-                                          f"{pointers[region]}", here)
+            raise _not_one_per_thread(f".{kind} {fn.name}: thread i does not read element i of "
+                                      f"{pointers[region]}", here)
     return Abi(kind, 1, ref.fmt.width, [pointers[k] for k in inputs], pointers[out_region], params, inputs, out_region,
                block=block, operands_width=want)
 
