@@ -133,6 +133,16 @@ def test_a_reversed_operand_is_not_elementwise(capsys):
     assert "not elementwise" in err and "from element 255 of rev_kernel_param_1" in err
 
 
+def test_two_result_buffers_are_named(capsys):
+    # out = a / b and out2 = a * b from one kernel (fixtures/triton_two_outputs_f16_v.ptx): the
+    # refusal names both buffers, not a replication of elements over threads
+    path = Path(__file__).resolve().parent / "fixtures" / "triton_two_outputs_f16_v.ptx"
+    code = main(["verify", str(path), "--entry", "two_kernel", "--against", "div.rn.f16", "--cases", "200"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "writes 2 buffers (two_kernel_param_2, two_kernel_param_3)" in err
+
+
 def test_an_unguarded_store_is_reported_as_not_bounded(tmp_path, db):
     path = _edited(tmp_path, "div_f16_v.ptx", "@%p1 st.global.v4.b32", "st.global.v4.b32")
     o = compiled.verify_ptx(str(path), "div_kernel", "div.rn.f16", db=db, cases=500)

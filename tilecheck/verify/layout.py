@@ -348,6 +348,7 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     if not atoms:
         raise _fail(fn, here, "stores no element to global memory")
     static = len(atoms)
+    _one_result_buffer(fn, here, plan, pointers, scalars, block, static, eb, zeroed)
     rb = None if operand_bits is None else _region_bytes(fn, here, plan, pointers, scalars, block, static, eb,
                                                          zeroed, operand_bits)
     tries = [static] + [k for k in range(1, MAX_PER_THREAD + 1) if k != static]
@@ -432,6 +433,20 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     for group in layout.groups:
         group.plan.dynamic_shared = plan.dynamic_shared
     return layout
+
+
+def _one_result_buffer(fn, here, plan, pointers, scalars, block, per_thread, eb, zeroed) -> None:
+    """Refuse, before any layout is searched, a kernel that writes more than one buffer (two
+    results per element: their element indices would otherwise read as threads storing one element
+    twice); nothing where the launch does not run (the search reports why)."""
+    try:
+        run = _launch(plan, pointers, scalars, block, per_thread, False, eb, zeroed=tuple(zeroed))
+    except (ExecutionError, StepLimitError, UnsupportedPtxError):
+        return
+    regions = sorted({r for r, _, _ in _written(run, eb).values()})
+    if len(regions) > 1:
+        raise _fail(fn, here, f"writes {len(regions)} buffers ({', '.join(pointers[r] for r in regions)}); an "
+                              "elementwise kernel writes one")
 
 
 def fit_dynamic_shared(plan: Plan, lanes) -> None:
