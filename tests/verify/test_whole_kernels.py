@@ -123,23 +123,26 @@ def test_a_neighbour_read_is_not_elementwise(tmp_path, capsys):
     assert "not elementwise" in err and "element 8 of" in err
 
 
+def _fixture_refusal(capsys, name: str, entry: str) -> str:
+    """The located refusal (exit 2) of fixtures/NAME against div.rn.f16."""
+    path = Path(__file__).resolve().parent / "fixtures" / name
+    code = main(["verify", str(path), "--entry", entry, "--against", "div.rn.f16", "--cases", "200"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and f"{name}:" in err
+    return err
+
+
 def test_a_reversed_operand_is_not_elementwise(capsys):
     # Triton's a[i] / b[n - 1 - i], one element per thread: every b element is read, by the wrong
     # thread; a permutation of the elements is no elementwise kernel (fixtures/triton_rev_f16.ptx)
-    path = Path(__file__).resolve().parent / "fixtures" / "triton_rev_f16.ptx"
-    code = main(["verify", str(path), "--entry", "rev_kernel", "--against", "div.rn.f16", "--cases", "200"])
-    err = capsys.readouterr().err
-    assert code == 2 and "Traceback" not in err
+    err = _fixture_refusal(capsys, "triton_rev_f16.ptx", "rev_kernel")
     assert "not elementwise" in err and "from element 255 of rev_kernel_param_1" in err
 
 
 def test_two_result_buffers_are_named(capsys):
     # out = a / b and out2 = a * b from one kernel (fixtures/triton_two_outputs_f16_v.ptx): the
     # refusal names both buffers, not a replication of elements over threads
-    path = Path(__file__).resolve().parent / "fixtures" / "triton_two_outputs_f16_v.ptx"
-    code = main(["verify", str(path), "--entry", "two_kernel", "--against", "div.rn.f16", "--cases", "200"])
-    err = capsys.readouterr().err
-    assert code == 2 and "Traceback" not in err
+    err = _fixture_refusal(capsys, "triton_two_outputs_f16_v.ptx", "two_kernel")
     assert "writes 2 buffers (two_kernel_param_2, two_kernel_param_3)" in err
 
 
