@@ -328,9 +328,12 @@ def sliced_function(fn: Function, kept: set) -> tuple[Function, dict]:
     %r10, ...}``, ``cvt.rn.f16x2.f32 %r9, %r37, %r36``) whose registers nothing kept writes --
     zero in every lane, and never judged -- become the immediate 0, so that those registers are not
     live (a fork copies every live register per lane); a vector store left with one register
-    becomes a scalar store of it at its place. Returns the function and, by the identity of each
-    original instruction that changed, its replacement."""
+    becomes a scalar store of it at its place; likewise a vector load of which one register is
+    read becomes a scalar load of that register (``ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [a]``
+    with only %r1 read: ``ld.global.b32 %r1, [a]``). Returns the function and, by the identity of
+    each original instruction that changed, its replacement."""
     written = {name for ins in fn.body if isinstance(ins, Instr) and id(ins) in kept for name in _writes(ins)}
+    read = {name for ins in fn.body if isinstance(ins, Instr) and id(ins) in kept for name in _reads(ins)}
     body, changed = [], {}
     for item in fn.body:
         if not isinstance(item, Instr):
@@ -338,7 +341,7 @@ def sliced_function(fn: Function, kept: set) -> tuple[Function, dict]:
             continue
         if id(item) not in kept:
             continue
-        new = _zero_unwritten(item, written)
+        new = _narrow_load(_zero_unwritten(item, written), read)
         if new is not item:
             changed[id(item)] = new
         body.append(new)
@@ -350,6 +353,30 @@ def _writes(ins: Instr) -> list[str]:
     if head in CONTROL or head in ("st", "red") or not ins.operands:
         return []
     return _names(ins.operands[0])
+
+
+def _reads(ins: Instr) -> list[str]:
+    """The registers ``ins`` reads: its sources, address bases and guard (every operand of a store)."""
+    ops = ins.operands if _head(ins) in ("st", "red") or not _writes(ins) else ins.operands[1:]
+    names = [n for op in ops for n in _names(op)]
+    names += [n for op in ins.operands if isinstance(op, Addr) for n in _names(op.base)]
+    return names + ([ins.guard[0]] if ins.guard else [])
+
+
+def _narrow_load(ins: Instr, read: set) -> Instr:
+    """A vector load of which one destination register is read, as a scalar load of it at its place
+    (a load has no other effect: the bytes left out are never read)."""
+    ops = ins.operands
+    if _head(ins) != "ld" or len(ops) != 2 or not isinstance(ops[0], Vec) or not isinstance(ops[1], Addr):
+        return ins
+    items = ops[0].items
+    live = [j for j, it in enumerate(items) if isinstance(it, Reg) and it.name in read]
+    if len(live) != 1 or len(items) < 2:
+        return ins
+    j = live[0]
+    nbytes = TYPES[_types(ins)[-1]][0] // 8
+    opcode = ".".join(p for p in ins.opcode.split(".") if p not in ("v2", "v4", "v8"))
+    return replace(ins, opcode=opcode, operands=(items[j], Addr(ops[1].base, ops[1].offset + j * nbytes)))
 
 
 def _zero_unwritten(ins: Instr, written: set) -> Instr:
