@@ -55,6 +55,16 @@ def test_a_multi_element_kernel_misrounds_exactly_what_its_scalar_twin_does(db, 
     assert sorted(map(tuple, o_many.misrounded)) == sorted(map(tuple, o_one.misrounded))
 
 
+def test_each_cut_down_kernel_loads_only_its_element_word(db):
+    # the 128-bit loads of eight halves become, in element k's kernel, one 32-bit load of the word
+    # holding it (the other words are never read there)
+    p = compiled.prepare(str(TRITON / "div_f16_v.ptx"), "div_kernel", "div.rn.f16", db=db)
+    for k, group in enumerate(p.abi.layout.groups):
+        loads = [st.instr for st in group.plan.steps if st.instr.opcode.startswith("ld.global")]
+        assert [i.opcode for i in loads] == ["ld.global.b32", "ld.global.b32"]
+        assert {i.operands[1].offset for i in loads} == {4 * (k // 2)}
+
+
 def test_the_vector_half_kernel_finds_the_known_counterexample_at_every_element(db):
     # (0x0111, 0x0667) misrounds through div.full.f32 RN-2ulp (README); a sampled run puts every
     # input at every element position (8 runs of elements, each in its cut-down function)
