@@ -1108,11 +1108,16 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         plan.run(lanes, ctx)
         # each lane's number among the threads that store (-1: its thread stores nothing); the
         # lanes of a thread that stores nothing are never judged, nor counted
-        number = np.full(threads, -1, dtype=np.int64)
-        number[judged] = np.arange(m)
-        lane_number = number[lanes.origin]
-        kept = lane_number >= 0
-        every = bool(kept.all())
+        if layout.active is None:  # every thread stores: a lane's number is its thread's
+            lane_number, kept, every = lanes.origin, None, True
+        else:
+            number = np.full(threads, -1, dtype=np.int64)
+            number[judged] = np.arange(m)
+            lane_number = number[lanes.origin]
+            kept = lane_number >= 0
+            every = bool(kept.all())
+        if every:
+            kept = np.ones(lanes.size, dtype=bool)
         got_by_lane, ops_by_lane = [], []
         for atom_ix, (a, (key, sub)) in enumerate(zip(group.atoms, group.keys)):
             atom = layout.atoms[a]
@@ -1121,12 +1126,13 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
                 raise UnsupportedPtxError(f".entry {plan.function.name}: {atom.where()} did not run",
                                           Location(plan.path, atom.store.line, atom.store.col))
             region, nbytes, offs, vals, done = lanes.stores[slot]
-            where = positions[atom_ix][lanes.origin]
-            # every judged lane stored its element where discovery found it, and no lane of a
-            # thread that stores nothing stored at all (a value it wrote would go unjudged)
-            element = np.asarray(offs) // eb + sub
+            # every judged lane stored its element where discovery found it (the byte offset of its
+            # record: element - sub elements in), and no lane of a thread that stores nothing stored
+            # at all (a value it wrote would go unjudged)
+            at = layout.record_offsets(threads, a, sub)[lanes.origin]
+            offs = np.asarray(offs)
             if not np.array_equal(done, kept) or \
-                    not (np.array_equal(element, where) if every else np.array_equal(element[kept], where[kept])):
+                    not (np.array_equal(offs, at) if every else np.array_equal(offs[kept], at[kept])):
                 stray = done & ~kept
                 why = ""
                 if stray.any():
@@ -1139,8 +1145,9 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
                 raise UnsupportedPtxError(f".entry {plan.function.name}: with {ctas} CTAs, {atom.where()} does not "
                                           f"store each thread's element where a smaller launch did{why}",
                                           Location(plan.path, atom.store.line, atom.store.col))
-            got_by_lane.append(((np.asarray(vals).astype(np.uint64) >> np.uint64(sub * fw))
-                                & np.uint64((1 << fw) - 1)).astype(u))
+            vals = np.asarray(vals)
+            # the element's bits of the record (its low ``fw`` bits once shifted: astype truncates)
+            got_by_lane.append((vals >> vals.dtype.type(sub * fw) if sub else vals).astype(u))
             ops_by_lane.append([np.roll(o, atom_ix).astype(ou, copy=False) for o, ou in zip(ops, op_uints)])
         if every:
             bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading)

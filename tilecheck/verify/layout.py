@@ -197,6 +197,20 @@ class Layout:
         return pos
 
 
+    def record_offsets(self, threads: int, atom: int, sub: int) -> np.ndarray:
+        """The byte offset, in the result buffer, of the store record holding ``atom`` (its element
+        ``sub`` elements into the record) in each of ``threads`` threads: where a run must find it."""
+        key = (threads, atom, "record", sub)
+        known = self._positions.get(key)
+        if known is not None:
+            return known
+        at = (self.positions(threads, atom) - sub) * self.element_bytes
+        at.setflags(write=False)
+        if len(self._positions) < 64:
+            self._positions[key] = at
+        return at
+
+
 def _fail(fn, here: Location, text: str) -> UnsupportedPtxError:
     return UnsupportedPtxError(f".entry {fn.name}: {text}", here)
 
