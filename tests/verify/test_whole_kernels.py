@@ -133,10 +133,10 @@ def test_a_neighbour_read_is_not_elementwise(tmp_path, capsys):
     assert "not elementwise" in err and "element 8 of" in err
 
 
-def _fixture_refusal(capsys, name: str, entry: str) -> str:
-    """The located refusal (exit 2) of fixtures/NAME against div.rn.f16."""
+def _fixture_refusal(capsys, name: str, entry: str, against: str = "div.rn.f16") -> str:
+    """The located refusal (exit 2) of fixtures/NAME against ``against``."""
     path = Path(__file__).resolve().parent / "fixtures" / name
-    code = main(["verify", str(path), "--entry", entry, "--against", "div.rn.f16", "--cases", "200"])
+    code = main(["verify", str(path), "--entry", entry, "--against", against, "--cases", "200"])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err and f"{name}:" in err
     return err
@@ -154,6 +154,12 @@ def test_two_result_buffers_are_named(capsys):
     # refusal names both buffers, not a replication of elements over threads
     err = _fixture_refusal(capsys, "triton_two_outputs_f16_v.ptx", "two_kernel")
     assert "writes 2 buffers (two_kernel_param_2, two_kernel_param_3)" in err
+
+
+def test_a_reduction_is_refused_as_not_elementwise(capsys):
+    # Triton's tl.sum over a block (fixtures/triton_sum_f32.ptx): its warp shuffles say why
+    err = _fixture_refusal(capsys, "triton_sum_f32.ptx", "sum_kernel", "add.rn.f32")
+    assert "shfl.sync.bfly.b32" in err and "not elementwise" in err
 
 
 def test_an_unguarded_store_is_reported_as_not_bounded(tmp_path, db):

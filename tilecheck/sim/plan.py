@@ -382,7 +382,8 @@ class _Compiler:
         return UnsupportedPtxError(message, Location(self.path, ins.line, ins.col), unsupported=unsupported)
 
     def unsupported(self, ins: Instr, what: str = "instruction") -> UnsupportedPtxError:
-        return self.error(ins, f"unsupported {what} '{ins.opcode}'")
+        why = _CROSS_THREAD.get(ins.opcode.split(".", 1)[0], "")
+        return self.error(ins, f"unsupported {what} '{ins.opcode}'" + (f" ({why})" if why else ""))
 
     # -- operand access -----------------------------------------------------------------------
 
@@ -1610,6 +1611,18 @@ def _pair(op) -> tuple[str, str] | None:
         names = tuple(op.name.split("|"))
         return names if len(names) == 2 and all(names) else None
     return None
+
+
+_CROSS_THREAD = {
+    "shfl": "a warp shuffle: threads exchange values, as a reduction or a scan (tl.sum, tl.cumsum) does; "
+            "such a kernel is not elementwise",
+    "vote": "a warp vote: threads combine predicates; such a kernel is not elementwise",
+    "redux": "a warp reduction: such a kernel is not elementwise",
+    "atom": "an atomic update: threads combine values in memory; such a kernel is not elementwise",
+    "red": "a reduction in memory: threads combine values; such a kernel is not elementwise",
+}
+"""Why the instructions that combine values across threads are unsupported (a reduction is no
+elementwise kernel), for the refusal's message."""
 
 
 def _per_element(one, type_: str, *vals: np.ndarray) -> np.ndarray:
