@@ -1,0 +1,66 @@
+"""tools/findings.py: the README's Triton table against its manifest, and rows written as they finish.
+
+Every (kernel, reference) of examples/triton/manifest.yaml has its row in the README's Triton
+table (rerunning one row with ``--only`` needs the others there), and a rerun of one row changes
+that row alone, keeps the rest of the file, and lands in the file before the tool moves on (a
+long run stopped later keeps the rows it finished).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tilecheck.spec.database import load_database
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def findings():
+    spec = importlib.util.spec_from_file_location("findings", ROOT / "tools" / "findings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _table(findings, text: str) -> list[str]:
+    body = text.split(findings.TRITON_BEGIN, 1)[1].split(findings.TRITON_END, 1)[0]
+    return [line for line in body.splitlines()[2:] if line.startswith("| ")]
+
+
+def test_every_manifest_reference_has_its_readme_row(findings):
+    rows = {findings._key(line) for line in _table(findings, (ROOT / "README.md").read_text())}
+    missing = [(e["function"], e["against"]) for e in findings.triton_entries(load_database())
+               if (e["function"], e["against"]) not in rows]
+    assert not missing, f"{len(missing)} manifest references have no README row, e.g. {missing[0]}"
+
+
+def test_one_row_rerun_lands_and_keeps_the_rest(findings, tmp_path, monkeypatch):
+    readme = tmp_path / "README.md"
+    shutil.copy(ROOT / "README.md", readme)
+    before = readme.read_text()
+    old_rows = _table(findings, before)
+    target = next(i for i, line in enumerate(old_rows) if "tl.fma(a, b, c)` (fp32" in line)
+    stale = old_rows[target].replace("no counterexample", "stale verdict")
+    readme.write_text(before.replace(old_rows[target], stale))
+    written = []
+    real = findings._write_table
+
+    def spy(path, begin, end, lines):  # each finished row is in the file before the next one runs
+        real(path, begin, end, lines)
+        written.append(Path(path).read_text())
+    monkeypatch.setattr(findings, "_write_table", spy)
+    assert findings.main(["--readme", str(readme), "--table", "triton", "--only", "fma_f32.ptx"]) == 0
+    after = readme.read_text()
+    new_rows = _table(findings, after)
+    assert len(new_rows) == len(old_rows)
+    assert "stale verdict" not in new_rows[target]
+    assert [r for i, r in enumerate(new_rows) if i != target] == [r for i, r in enumerate(old_rows) if i != target]
+    assert written and "stale verdict" not in _table(findings, written[0])[target]
+    # outside the Triton and vendors tables the file is unchanged
+    head = before.split(findings.TRITON_BEGIN, 1)[0]
+    assert after.startswith(head)
