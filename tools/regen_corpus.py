@@ -74,7 +74,7 @@ class TritonCase:
     capability: int = 90
     fp_fusion: bool | None = None  # enable_fp_fusion; None: the default (TRITON_DEFAULT_FP_FUSION=1)
     note: str = ""
-    inputs: str | None = None  # the findings table's inputs: "exhaustive" (None: tools/findings.py's default)
+    inputs: str | None = None  # the findings table's inputs: "exhaustive" or a sampled count (None: tools/findings.py's default)
     pointers: tuple = ()       # each pointer's element type, in order, where they differ (dtype: the result's)
     amd: bool = True           # also compiled for gfx942 (examples/amdgpu/triton) where it has one pointer type
 
@@ -168,14 +168,15 @@ TRITON_CASES = [
     # of x), not max then min; the second reference is that instruction, the first what clamping means
     *[TritonCase(f"clamp_{SUFFIX[d]}{'_v' if vec else ''}", "clamp_kernel", d, "tl.clamp(x, -1.0, 1.0)",
                  (f"min.{SUFFIX[d]}(max.{SUFFIX[d]}(a, -1.0), 1.0)", f"min.xorsign.abs.{SUFFIX[d]}(a, 1.0)"), DOC_CLAMP,
-                 block=1024 if vec else 128, vector=vec, amd=False)
+                 block=1024 if vec else 128, vector=vec, amd=False, inputs="65536" if d == "fp32" else None)
       for d, vec in (("fp32", False), ("fp16", False), ("bf16", False), ("fp16", True))],
     # -x on 16-bit vectors: an xor.b32 on two elements at once, never unpacked; tl.maximum, whose
     # reference is a bare value-function form name
     *[TritonCase(f"neg_{SUFFIX[d]}_v", "neg_kernel", d, "-x", (f"neg.{SUFFIX[d]}",), DOC_NEG, block=1024,
                  vector=True, amd=False) for d in ("fp16", "bf16")],
     *[TritonCase(f"maximum_{SUFFIX[d]}{'_v' if vec else ''}", "maximum_kernel", d, "tl.maximum(a, b)",
-                 (f"max.{SUFFIX[d]}",), DOC_MAXIMUM, block=1024 if vec else 128, vector=vec, amd=False)
+                 (f"max.{SUFFIX[d]}",), DOC_MAXIMUM, block=1024 if vec else 128, vector=vec, amd=False,
+                 inputs="65536")
       for d, vec in (("fp32", False), ("bf16", True))],
 ]
 # the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
