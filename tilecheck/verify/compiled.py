@@ -1109,15 +1109,13 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         # each lane's number among the threads that store (-1: its thread stores nothing); the
         # lanes of a thread that stores nothing are never judged, nor counted
         if layout.active is None:  # every thread stores: a lane's number is its thread's
-            lane_number, kept, every = lanes.origin, None, True
+            lane_number, kept, every = lanes.origin, np.ones(lanes.size, dtype=bool), True
         else:
             number = np.full(threads, -1, dtype=np.int64)
             number[judged] = np.arange(m)
             lane_number = number[lanes.origin]
             kept = lane_number >= 0
             every = bool(kept.all())
-        if every:
-            kept = np.ones(lanes.size, dtype=bool)
         got_by_lane, ops_by_lane = [], []
         for atom_ix, (a, (key, sub)) in enumerate(zip(group.atoms, group.keys)):
             atom = layout.atoms[a]
