@@ -59,6 +59,7 @@ FLOOR_PINS = {
     "z3-solver": "4.13.0.0",
     "hypothesis": "6.129.0",
     "pytest": "8.0.0",
+    "pytest-xdist": "3.8.0",
     "gmpy2": "2.2.0",
     "softfloatpy": "1.2.0",
     "dask[distributed]": "2024.8.0",
