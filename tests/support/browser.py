@@ -45,8 +45,12 @@ def browser(width: int = 1280, height: int = 900):
 
 
 def open_file(driver, path: Path) -> None:
-    """Load a local page."""
+    """Load a local page and wait, bounded (30 s), until it has finished loading: on a loaded
+    machine (the suite runs one test file per core) ``get`` can return while it is still loading."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
     driver.get(Path(path).resolve().as_uri())
+    WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def console_errors(driver) -> list[str]:
