@@ -157,6 +157,15 @@ class UsageError(TilecheckError):
     exit_code = 2
 
 
+class NotEncodableError(UsageError):
+    """A form whose semantics has no encoding in the solver's theory was given to the Z3 layer.
+
+    Cause: the registry marks the key (its ``smt`` field says why): 2^a (``ex2.approx``) is
+    transcendental, outside the theory of floating point. Fix: judge it with the reference model
+    (``tilecheck.allowed``), which decides its contract exactly; ``prove`` cannot take it.
+    """
+
+
 class ShapeMismatchError(UsageError, ValueError):
     """Operand arrays of one call whose shapes do not broadcast together.
 

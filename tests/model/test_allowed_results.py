@@ -28,7 +28,8 @@ def _seed(*key) -> int:
 
 
 DB = load_database()
-CONTRACT = [f for f in DB.ptx_forms() if f.kind == "contract"]
+CONTRACT = [f for f in DB.ptx_forms() if f.kind == "contract" and f.lanes == 1]
+PACKED_CONTRACT = [f for f in DB.ptx_forms() if f.kind == "contract" and f.lanes != 1]
 
 
 def _edges(fmt, arity: int) -> list[np.ndarray]:
@@ -108,6 +109,24 @@ def test_ranges_are_exactly_the_allowed_values(form, reading):
     _check(form, ops, reading)
 
 
+@pytest.mark.parametrize("form", PACKED_CONTRACT, ids=lambda f: f.name)
+def test_a_packed_contract_is_its_element_contract_on_each_half(form):
+    """ex2.approx.f16x2: a container is allowed exactly when each half is allowed by the element form,
+    and the representative value is the element form's in each half."""
+    element = DB.form(form.name[:-len(form.type)] + form.element_format)
+    rng = np.random.default_rng(_seed(form.name, "packed"))
+    x = [np.asarray(o, dtype=np.uint64) for o in operands_for(element, 200, rng)][0]
+    lo, hi = x[:100], x[100:]
+    ref_lo, ref_hi = (np.asarray(api.reference(element, h), dtype=np.uint64) for h in (lo, hi))
+    packed = lo | (hi << np.uint64(16))
+    assert np.array_equal(np.asarray(api.reference(form, packed), dtype=np.uint64), ref_lo | (ref_hi << np.uint64(16)))
+    for d_lo, d_hi in ((0, 0), (1, 0), (0, 1), (2, 3)):  # neighbours of the representative in each half
+        r_lo, r_hi = (ref_lo + np.uint64(d_lo)) & np.uint64(0xFFFF), (ref_hi + np.uint64(d_hi)) & np.uint64(0xFFFF)
+        want = np.asarray(api.allowed(element, r_lo, lo)) & np.asarray(api.allowed(element, r_hi, hi))
+        got = np.asarray(api.allowed(form, r_lo | (r_hi << np.uint64(16)), packed))
+        assert np.array_equal(got, want), (d_lo, d_hi)
+
+
 def test_the_issue_examples_under_each_reading():
     """rcp.approx.f32(3) = 0x3eaaaaac and div.full.f32(1, 3) = 0x3eaaaaad: rejected by the exact
     reading, accepted by the correctly rounded one and by the default; MAX for an overflowing
@@ -183,4 +202,6 @@ def test_estimated_ends_agree_with_the_window_scan(form, reading):
     has, w_lo, w_hi = contracts._window_ends(np, lanes, form, op_bits, 1, reading, rn)
     assert np.all(has[ok]) and np.array_equal(lo[ok], w_lo[ok]) and np.array_equal(hi[ok], w_hi[ok])
     if form.element_format == "f32":  # float64 estimates are too coarse to settle f64 ulp bounds
-        assert ok.mean() > 0.5, f"{form.name}: the estimate settles only {ok.mean():.0%} of lanes"
+        # (lanes that allow zeros only, ex2 of large negative inputs under .ftz, are the scan's by design)
+        settled = ok[has].mean()
+        assert settled > 0.5, f"{form.name}: the estimate settles only {settled:.0%} of lanes"

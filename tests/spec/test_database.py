@@ -21,6 +21,8 @@ APPROXIMATE = {
     "rcp.approx.f32", "rcp.approx.ftz.f32", "rcp.approx.ftz.f64",
     "sqrt.approx.f32", "sqrt.approx.ftz.f32",
     "rsqrt.approx.f32", "rsqrt.approx.ftz.f32", "rsqrt.approx.f64", "rsqrt.approx.ftz.f64",
+    "ex2.approx.f32", "ex2.approx.ftz.f32", "ex2.approx.f16", "ex2.approx.f16x2", "ex2.approx.ftz.bf16",
+    "ex2.approx.ftz.bf16x2",
 }
 PROVISIONAL = {"rcp.approx.ftz.f64", "rsqrt.approx.f64", "rsqrt.approx.ftz.f64"}
 
@@ -64,14 +66,15 @@ def test_qualifier_order_is_free_except_opcode_qualifiers(db):
 
 
 def test_gates_are_sane(db):
-    known_sm = {10, 13, 20, 53, 80, 90, 100}
+    known_sm = {10, 13, 20, 53, 75, 80, 90, 100}
     for form in db.kernel_forms():  # gates of the function forms: tests/spec/test_surround_specs.py
         assert form.target.sm in known_sm, form.name
         assert (1, 0) <= form.target.ptx <= (9, 0), form.name
         if form.type == "f32x2":
             assert (form.target.sm, form.target.ptx) == (100, (8, 6)), form.name
         if form.type in ("f16", "f16x2"):
-            assert (form.target.sm, form.target.ptx) == (53, (4, 2)), form.name
+            expected = (75, (7, 0)) if form.family == "ex2" else (53, (4, 2))
+            assert (form.target.sm, form.target.ptx) == expected, form.name
         if form.type in ("bf16", "bf16x2"):
             expected = (80, (7, 0)) if form.family == "fma" else (90, (7, 8))
             assert (form.target.sm, form.target.ptx) == expected, form.name

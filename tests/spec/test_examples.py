@@ -186,7 +186,8 @@ def test_contract_examples_respect_the_contract(db):
         # module functions in the active context: gmpy2 2.2's context.div ignores the context (53 bits)
         with WIDE:
             exact = {"div": lambda: gmpy2.div(values[0], values[1]), "rcp": lambda: gmpy2.div(1, values[0]),
-                     "sqrt": lambda: gmpy2.sqrt(values[0]), "rsqrt": lambda: gmpy2.rec_sqrt(values[0])}[fn]()
+                     "sqrt": lambda: gmpy2.sqrt(values[0]), "rsqrt": lambda: gmpy2.rec_sqrt(values[0]),
+                     "ex2": lambda: gmpy2.exp2(values[0])}[fn]()
         got = gmpy2.mpfr(to_float(fmt, ex.result), 53)
         err = abs(WIDE.sub(got, exact))
         c = form.contract

@@ -337,7 +337,13 @@ def reference(form, *operand_bits, tininess: str = TININESS_DEFAULT):
         return evaluate(form, *operand_bits, tininess=tininess)
     xp = namespace(*operand_bits)
     arrays = _operands(form, operand_bits, xp)
-    out = contracts.reference_value(xp, form, arrays, tininess)
+    if form.lanes != 1:  # packed (ex2.approx.f16x2): each element by the same contract
+        fmt = form.format
+        per = [split_lanes(xp, a, fmt, form.lanes) for a in arrays]
+        out = join_lanes(xp, [contracts.reference_value(xp, form, [p[i] for p in per], tininess)
+                              for i in range(form.lanes)], fmt)
+    else:
+        out = contracts.reference_value(xp, form, arrays, tininess)
     dtype = {16: xp.uint16, 32: xp.uint32, 64: xp.uint64}[form.container_bits]
     return _finish(xp, out, dtype, _is_scalar(operand_bits))
 
@@ -395,7 +401,15 @@ def allowed(form, result_bits, *operand_bits, tininess: str = TININESS_DEFAULT,
     if arrays:
         result, *arrays = broadcast(xp, [result, *arrays],
                                     [f"{form.name} result", *(f"{form.name} operand {o.name}" for o in form.sources)])
-    if form.kind == "contract":
+    if form.kind == "contract" and form.lanes != 1:
+        # packed (ex2.approx.f16x2): every element within the contract, each on its own
+        fmt = form.format
+        per = [split_lanes(xp, a, fmt, form.lanes) for a in arrays]
+        ok = None
+        for i, r in enumerate(split_lanes(xp, result, fmt, form.lanes)):
+            lane = contracts.allowed(xp, form, r, [p[i] for p in per], tininess, ulp_reading)
+            ok = lane if ok is None else ok & lane
+    elif form.kind == "contract":
         ok = contracts.allowed(xp, form, result, arrays, tininess, ulp_reading)
     elif form.kind == "exact":
         ok = _allowed_exact(xp, form, result, arrays, tininess)

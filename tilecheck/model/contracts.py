@@ -30,10 +30,10 @@ from fractions import Fraction
 import numpy as np
 
 from tilecheck.formats import Format
-from tilecheck.model import ops
+from tilecheck.model import exp2, ops
 from tilecheck.model.ieee import flush_subnormal_bits, round_pack, unpack
 from tilecheck.model.xp import bit_length, u64
-from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
+from tilecheck.spec.contract import ULP_READING_DEFAULT, Contract, check_ulp_reading
 from tilecheck.spec.forms import Form
 from tilecheck.spec.registry import SPECIAL_WORDS, TININESS_DEFAULT, special_result_bits
 
@@ -147,6 +147,8 @@ def _within_exact(fn: str, fmt: Format, r: Fraction, values: list[Fraction], ulp
 
 
 def _f64_value(xp, fn: str, vals):
+    if fn == "ex2":
+        return exp2.estimate(xp, vals[0])  # within 2^-50 relative (see there)
     with np.errstate(all="ignore"):
         if fn == "div":
             return vals[0] / vals[1]
@@ -160,6 +162,14 @@ def _f64_value(xp, fn: str, vals):
 def _ieee_special(xp, fn: str, fmt: Format, ops_bits, rule: ops.NanRule):
     """IEEE result bits of the exact function (used on special lanes only)."""
     mode = ops.Mode("rn")
+    if fn == "ex2":
+        # 2^NaN = NaN, 2^-inf = +0, 2^+inf = +inf, 2^+-0 = 1 (IEEE 754-2019 9.2 exp2)
+        a = ops_bits[0].astype(xp.uint64)
+        mag = a & u64(xp, fmt.magnitude_mask)
+        neg = (a & u64(xp, fmt.sign_mask)) != 0
+        out = xp.where(mag == 0, u64(xp, fmt.from_fraction(Fraction(1))), xp.where(neg, u64(xp, 0), u64(xp, fmt.inf)))
+        return xp.where(mag > u64(xp, fmt.exponent_mask), u64(xp, rule.fixed if rule.fixed is not None else
+                                                                  fmt.canonical_nan), out)
     if fn == "rsqrt" and not rule.propagate and rule.fixed is not None:
         # +-0 -> +-inf, +inf -> +0, NaN and x < 0 -> the fixed NaN (as 1 / sqrt(x) gives them)
         a = ops_bits[0].astype(xp.uint64)
@@ -317,10 +327,29 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
         sign = sign ^ (a & u64(xp, fmt.sign_mask))  # the sign of the exact result of div/rcp
     fixed_bits = xp.broadcast_to(sign, shape)
     fixed, fixed_nan, unbounded, decided = _rule_lanes(xp, contract, fmt, operands)
+    beneath = _beneath_bound(xp, form, fmt, operands) & ~special & ~decided
+    unbounded = unbounded | beneath
+    decided = decided | beneath
     special = special & ~decided
     todo = ~special & ~decided
     return _Lanes(fmt, fn, operands, ftz, hi_form, special, want, is_nan(want), nan_pinned, canonical_too,
                   fixed, fixed_bits, fixed_nan, unbounded, todo, canonical)
+
+
+def _beneath_bound(xp, form: Form, fmt: Format, operands):
+    """Lanes a relative bound cannot bound: where the exact result is subnormal and not flushed,
+    the format's spacing (fixed there) exceeds any relative error finer than it, so no value may
+    lie within the bound and the document bounds nothing (``ex2.approx.f16``: 2^-9.9 relative
+    below 2^-14). Only ex2 has subnormal exact results among the relative-bound forms: its lanes
+    are x < emin, exactly (2^x < 2^emin); the other operations never reach here."""
+    c = form.contract
+    none = xp.zeros(operands[0].shape, dtype=bool)
+    if c.relative_log2 is None or c.flush_outputs or c.operation != "ex2":
+        return none
+    mag = operands[0] & u64(xp, fmt.magnitude_mask)
+    finite = (mag < u64(xp, fmt.exponent_mask)) & (mag != 0)
+    x = _to_f64(xp, fmt, xp.where(finite, operands[0], u64(xp, 0)))
+    return finite & (x < fmt.emin)
 
 
 def _special_lanes(xp, fn: str, fmt: Format, operands):
@@ -371,7 +400,8 @@ def bound_decides(xp, form: Form, arrays):
     ``todo``, without working out the other lanes' results.)"""
     fmt, operands, _, _ = _prepare(xp, form, [a.astype(xp.uint64) for a in arrays])
     _, _, _, decided = _rule_lanes(xp, form.contract, fmt, operands)
-    return ~_special_lanes(xp, form.contract.operation, fmt, operands) & ~decided
+    return ~_special_lanes(xp, form.contract.operation, fmt, operands) & ~decided & \
+        ~_beneath_bound(xp, form, fmt, operands)
 
 
 def special_lane_key(xp, form: Form, arrays):
@@ -417,6 +447,15 @@ def special_lane_key(xp, form: Form, arrays):
     return special, key
 
 
+def effective_reading(contract: Contract, requested: str) -> str:
+    """The ulp reading a check applies: ``either`` narrowed to the one reading a contract's source
+    admits (``ex2.approx.f32``: "2 ulp from the correctly rounded result"), else as requested."""
+    readings = tuple(contract.readings) if contract.ulp is not None else ()
+    if requested == "either" and len(readings) == 1:
+        return readings[0]
+    return requested
+
+
 def allowed(xp, form: Form, result, arrays, tininess: str = TININESS_DEFAULT, ulp_reading: str = ULP_READING_DEFAULT):
     """Contract verdict per lane (see the module docstring); ``result``/``arrays`` uint64.
 
@@ -425,6 +464,7 @@ def allowed(xp, form: Form, result, arrays, tininess: str = TININESS_DEFAULT, ul
     ``tininess`` does not narrow a contract: a result near 2^emin may be flushed either way.
     """
     check_ulp_reading(ulp_reading)
+    ulp_reading = effective_reading(form.contract, ulp_reading)
     lanes = _classify(xp, form, arrays)
     fmt = lanes.fmt
     result = result.astype(xp.uint64)
@@ -495,6 +535,8 @@ def _nearest_unflushed(xp, lanes: _Lanes, op_bits):
     fmt = lanes.fmt
     rule = ops.NanRule(False, lanes.canonical, fixed=lanes.canonical)
     mode = ops.Mode("rn")
+    if lanes.fn == "ex2":
+        return exp2.rounded(xp, fmt, _to_f64(xp, fmt, op_bits[0]))
     with np.errstate(all="ignore"):
         if lanes.fn == "rsqrt":
             return _rsqrt_rn(xp, fmt, op_bits[0], mode, rule)
@@ -529,6 +571,14 @@ def _rounded_check(xp, lanes: _Lanes, form: Form, r_bits, op_bits, rn=None):
 def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: bool):
     """The ``exact`` reading: bound verdict for finite, non-special lanes (1-D arrays)."""
     contract = form.contract
+    if fn == "ex2":
+        # 2^x is transcendental: decided against its binary64 enclosure, exactly where that is too close
+        if not exp2.supports(fmt):
+            raise NotImplementedError(f"{form.name}: ex2 is modelled for formats of <= 24 bits")
+        x = _to_f64(xp, fmt, op_bits[0])
+        if contract.ulp is None:
+            return exp2.within_relative(xp, fmt, x, r_bits, contract.relative_log2, ftz)
+        return exp2.within(xp, fmt, x, r_bits, contract.ulp, ftz)
     ulp, rel = contract.ulp, contract.relative_log2
     r_mag = r_bits & u64(xp, fmt.magnitude_mask)
     r_nan = r_mag > u64(xp, fmt.exponent_mask)
@@ -752,6 +802,7 @@ def results(xp, form: Form, arrays, ulp_reading: str = ULP_READING_DEFAULT) -> d
     to lie inside the window, so the ranges are exactly the values ``allowed`` accepts.
     """
     check_ulp_reading(ulp_reading)
+    ulp_reading = effective_reading(form.contract, ulp_reading)
     out_shape = arrays[0].shape
     lanes = _classify(xp, form, [a.reshape(-1) for a in arrays])  # 1-D throughout, reshaped at the end
     fmt = lanes.fmt
@@ -960,7 +1011,9 @@ def reference_value(xp, form: Form, arrays, tininess: str = TININESS_DEFAULT):
     rule = ops.NanRule(False, canonical, fixed=canonical)
     mode = ops.Mode("rn", ftz, tininess)
     with np.errstate(all="ignore"):
-        if fn == "rsqrt":
+        if fn == "ex2":
+            out = _ex2_reference(xp, form, arrays, fmt, ftz)
+        elif fn == "rsqrt":
             out = _rsqrt_rn(xp, fmt, operands[0], mode, rule)
         else:
             out = ops.apply(xp, fn, fmt, operands, mode, rule)
@@ -975,6 +1028,23 @@ def reference_value(xp, form: Form, arrays, tininess: str = TININESS_DEFAULT):
         out = xp.where(is_nan, u64(xp, canonical), out & u64(xp, _HI_MASK))
         if ftz:
             out = flush_subnormal_bits(xp, fmt, out)
+    return out
+
+
+def _ex2_reference(xp, form: Form, arrays, fmt: Format, ftz: bool):
+    """RN(2^x) on the lanes of finite non-zero x (flushed to zero under ``.ftz`` where subnormal),
+    bounded or not, the special table's result elsewhere (a NaN as the form's canonical NaN)."""
+    lanes = _classify(xp, form, arrays)
+    out = lanes.want.copy()
+    todo = (lanes.todo | lanes.unbounded).reshape(-1)
+    if bool(xp.any(todo)):
+        sel = xp.nonzero(todo)[0]
+        rn = exp2.rounded(xp, fmt, _to_f64(xp, fmt, lanes.operands[0].reshape(-1)[sel]))
+        if ftz:
+            rn = flush_subnormal_bits(xp, fmt, rn)
+        flat = out.reshape(-1)
+        flat[sel] = rn
+        out = flat.reshape(out.shape)
     return out
 
 

@@ -1241,7 +1241,11 @@ class _Compiler:
                 write(L, s, out)
             return self._step(ins, exact, reads, [wname])
         if form.lanes != 1:
-            raise self.error(ins, f"unsupported packed approximate instruction '{ins.opcode}'")
+            element = self.db.resolve(form.name[:-len(form.type)] + form.element_format)
+            if element is None or element.kind != "contract":
+                raise self.error(ins, f"unsupported packed approximate instruction '{ins.opcode}'")
+            return self._step(ins, _packed_approximate_runner(form, element, readers, write, wname), reads, [wname],
+                              approximate=form.name)
         return self._step(ins, _approximate_runner(form, readers, write, wname), reads, [wname],
                           approximate=form.name)
 
@@ -1336,19 +1340,57 @@ def _approximate_runner(form, readers, write, wname):
                 L.take_tiled(cols.size, c.live - {wname}, defer=c.defer_fork)
                 L.regs[wname] = np.repeat(ch.values[0, cols].astype(dtype), L.size // cols.size)
             return
-        ch = ch.per_lane(vals[0].shape[0])
-        if form.contract is not None and form.contract.provisional and c.approx == "all":
-            # a bound no document states: where it is all that decides the result (more than one
-            # result allowed, no exact special case), the input is unknown, not judged
-            ch.unbounded = ch.unbounded | (ch.valid.sum(axis=1) > 1)
-        if ch.unbounded.any():
-            unk = L.unknown.copy()
-            unk[np.flatnonzero(ch.unbounded) if s is None else s[ch.unbounded]] = True
-            L.unknown = unk
-            ch.valid[ch.unbounded] = False
-            ref_col = np.argmax(ch.values == ch.reference[:, None], axis=1)
-            ch.valid[np.flatnonzero(ch.unbounded), ref_col[ch.unbounded]] = True
+        ch = _judgeable(L, s, c, form, ch.per_lane(vals[0].shape[0]))
         _fork(L, s, c, wname, ch.values, ch.valid, ch.reference)
+    return run
+
+
+def _judgeable(L: Lanes, s, c: RunContext, form, ch: Choices) -> Choices:
+    """``ch`` with the lanes no bound decides marked unknown and kept to their representative value:
+    unbounded lanes, and under a provisional contract (a bound no document states) every lane where
+    the bound is all that decides the result (more than one result allowed, no exact special case)."""
+    if form.contract is not None and form.contract.provisional and c.approx == "all":
+        ch.unbounded = ch.unbounded | (ch.valid.sum(axis=1) > 1)
+    if ch.unbounded.any():
+        unk = L.unknown.copy()
+        unk[np.flatnonzero(ch.unbounded) if s is None else s[ch.unbounded]] = True
+        L.unknown = unk
+        ch.valid = ch.valid.copy()
+        ch.valid[ch.unbounded] = False
+        ref_col = np.argmax(ch.values == ch.reference[:, None], axis=1)
+        ch.valid[np.flatnonzero(ch.unbounded), ref_col[ch.unbounded]] = True
+    return ch
+
+
+def _packed_approximate_runner(form, element, readers, write, wname):
+    """A packed approximate instruction (``ex2.approx.f16x2``): each element's choices from the
+    element form's contract, and every combination of them forked (the elements are independent)."""
+    fmt = form.format
+    dtype = _UINT[form.container_bits]
+
+    def run(L, s, c):
+        vals = [r(L, s, c) for r, _ in readers]
+        c.approx_used.add(form.name)
+        if c.approx == "reference":
+            with np.errstate(all="ignore"):
+                write(L, s, api.reference(form, *vals, tininess=c.tininess))
+            return
+        n = vals[0].shape[0]
+        per = [api.split_lanes(np, v, fmt, form.lanes) for v in vals]
+        values, valid, reference = None, None, None
+        for i in range(form.lanes):
+            ops_i = [p[i].astype(_UINT[fmt.width]) for p in per]
+            ch = _judgeable(L, s, c, element, _choices_dedup(element, ops_i, c).per_lane(n))
+            v = ch.values.astype(np.uint64) << np.uint64(i * fmt.width)
+            ref = ch.reference.astype(np.uint64) << np.uint64(i * fmt.width)
+            if values is None:
+                values, valid, reference = v, ch.valid, ref
+                continue
+            # every (earlier columns, this element's column) pair, row-major
+            values = (values[:, :, None] | v[:, None, :]).reshape(n, -1)
+            valid = (valid[:, :, None] & ch.valid[:, None, :]).reshape(n, -1)
+            reference = reference | ref
+        _fork(L, s, c, wname, values.astype(dtype), valid, reference.astype(dtype))
     return run
 
 

@@ -30,12 +30,12 @@ from fractions import Fraction
 import numpy as np
 import z3
 
-from tilecheck.errors import ApproximateFormError, UsageError
+from tilecheck.errors import ApproximateFormError, NotEncodableError, UsageError
 from tilecheck.formats import Format
 from tilecheck.smt import fp
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.forms import Form
-from tilecheck.spec.registry import SPECIAL_WORDS, TININESS, TININESS_DEFAULT, special_result_bits
+from tilecheck.spec.registry import ENTRIES, SPECIAL_WORDS, TININESS, TININESS_DEFAULT, special_result_bits
 from tilecheck.spec.types import PTX_TYPES
 
 _HI_MASK = 0xFFFFFFFF00000000
@@ -439,6 +439,13 @@ def _power(x, d: int):
     return out
 
 
+def not_encodable(form) -> None:
+    """Raise :class:`NotEncodableError` for a form whose registry entry says Z3 cannot encode it."""
+    reason = ENTRIES[form.semantics.key].smt
+    if reason:
+        raise NotEncodableError(f"{form.name} has no Z3 encoding: {reason}")
+
+
 def encode_contract(form, result, *operands, tininess: str = TININESS_DEFAULT,
                     ulp_reading: str = ULP_READING_DEFAULT) -> z3.BoolRef:
     """Contract of an approximate form: is ``result`` (a container bit-vector or int) allowed for
@@ -451,6 +458,7 @@ def encode_contract(form, result, *operands, tininess: str = TININESS_DEFAULT,
     check_ulp_reading(ulp_reading)
     if form.kind != "contract":
         raise UsageError(f"{form.name} is not an approximate form")
+    not_encodable(form)
     if len(operands) != len(form.sources):
         raise UsageError(f"{form.name} takes {len(form.sources)} source operand(s), got {len(operands)}")
     fn = form.contract.operation
