@@ -94,6 +94,11 @@ DOC_CLAMP = ("tl.clamp: 'Clamps the input tensor x within the range [min, max]';
 DOC_NEG = "nothing for the unary - operator"
 DOC_MAXIMUM = ("tl.maximum: 'Computes the element-wise maximum of x and y'; propagate_nan (default NONE): "
                "'whether to propagate NaN values'")
+DOC_EXP2 = "tl.exp2: 'Computes the element-wise exponential (base 2) of x' (no bound stated)"
+DOC_EXP = "tl.exp: 'Computes the element-wise exponential of x' (no bound stated)"
+# tl.exp as Triton 3.9 lowers it: x times log2(e) rounded to float32 (0x3fb8aa3b), then ex2.approx.f32;
+# the reference is that contract applied to the exact product (an approximate outermost call)
+EXP_AS_EX2 = "ex2.approx.f32(mul.rn.f32(a, 1.44269502162933349609375))"
 DIV_UP = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
 DIV_DOWN = "cvt.rn.f16.f32(div.rn.f32(a, b))"
 MUL_THEN_ADD = "add.rn.f32(mul.rn.f32(a, b), c)"  # two roundings: what a * b + c means without fusion
@@ -178,6 +183,12 @@ TRITON_CASES = [
                  (f"max.{SUFFIX[d]}",), DOC_MAXIMUM, block=1024 if vec else 128, vector=vec, amd=False,
                  inputs="65536")
       for d, vec in (("fp32", False), ("bf16", True))],
+    # the base-2 exponential: tl.exp2 is one ex2.approx.ftz.f32 (2 ulp from the correctly rounded
+    # 2^x, subnormals flushed); tl.exp multiplies by log2(e) first
+    TritonCase("exp2_f32", "exp2_kernel", "fp32", "tl.exp2(x)", ("ex2.approx.ftz.f32", "ex2.approx.f32"), DOC_EXP2,
+               amd=False, inputs="65536"),
+    TritonCase("exp_f32", "exp_kernel", "fp32", "tl.exp(x)", (EXP_AS_EX2,), DOC_EXP, amd=False, inputs="65536",
+               note="no PTX form computes e^x exactly: the reference is the lowering's own contract"),
 ]
 # the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
 TRITON_REFUSED = [("sqrt_kernel", "fp16", "tl.sqrt(a)"), ("sqrt_rn_kernel", "fp16", "tl.sqrt_rn(a)"),

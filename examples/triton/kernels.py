@@ -195,3 +195,21 @@ def maximum_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
     a = tl.load(a_ptr + offs, mask=mask)
     b = tl.load(b_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.maximum(a, b), mask=mask)
+
+
+@triton.jit
+def exp2_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.exp2(x) (Triton emits ex2.approx.ftz.f32)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.exp2(x), mask=mask)
+
+
+@triton.jit
+def exp_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.exp(x) (Triton emits mul.f32 by log2(e), then ex2.approx.f32)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.exp(x), mask=mask)

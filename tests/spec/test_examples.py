@@ -151,44 +151,53 @@ def _matches(word: str, cls: str, bits: int) -> bool:
     return word == cls
 
 
+def _contract_cases(db):
+    """(form, example, operands, result) per element: a packed example (ex2.approx.f16x2) is one
+    case per lane, each judged by the same contract."""
+    for form, ex in _examples(db, "contract"):
+        lane_ops = list(zip(*(lanes(form, o) for o in ex.operands)))
+        for ops, got in zip(lane_ops, lanes(form, ex.result)):
+            yield form, ex, list(ops), got
+
+
 def test_contract_examples_respect_the_contract(db):
     wrong = []
-    for form, ex in _examples(db, "contract"):
+    for form, ex, ex_operands, ex_result in _contract_cases(db):
         key = form.semantics.key
         fmt = form.element_format
         exp_bits, frac_bits = FORMATS[fmt][3:]
         hi = key in ("approx.rcp_hi", "approx.rsqrt_hi")
         # the _hi forms read only the upper word: classify it as a 1.11.20 number
-        ops = [o >> 32 for o in ex.operands] if hi else list(ex.operands)
+        ops = [o >> 32 for o in ex_operands] if hi else list(ex_operands)
         op_fmt = (11, 20) if hi else (exp_bits, frac_bits)
         classes = [_class_of(op_fmt, o) for o in ops]
-        result_cls = _class_of((exp_bits, frac_bits), ex.result)
+        result_cls = _class_of((exp_bits, frac_bits), ex_result)
         special = next((s for s in form.contract.specials
                         if all(_matches(w, c, b) for w, c, b in zip(s.operands, classes, ops))), None)
         if special is not None:
             want = special.result
-            ok = (result_cls == "nan") if want == "nan" else _matches(want, result_cls, ex.result)
+            ok = (result_cls == "nan") if want == "nan" else _matches(want, result_cls, ex_result)
             if not ok:
-                wrong.append(f"{ex.location}: {form.name} special {special.operands} -> {want}, spec says {ex.result:#x}")
+                wrong.append(f"{ex.location}: {form.name} special {special.operands} -> {want}, spec says {ex_result:#x}")
             continue
         if key == "approx.div" and form.semantics.params.get("variant") == "approx" and \
-                abs(to_float(fmt, ex.operands[1])) > 2.0 ** 126:
+                abs(to_float(fmt, ex_operands[1])) > 2.0 ** 126:
             # documented: a sign-preserving zero (NaN if a is infinite) for 2^126 < |b| < 2^128
-            a, b = (to_float(fmt, o) for o in ex.operands)
+            a, b = (to_float(fmt, o) for o in ex_operands)
             want_cls = "nan" if a in (float("inf"), float("-inf")) else ("-0" if (a < 0) != (b < 0) else "+0")
             if result_cls != want_cls:
-                wrong.append(f"{ex.location}: {form.name} large divisor: want {want_cls}, spec {ex.result:#x}")
+                wrong.append(f"{ex.location}: {form.name} large divisor: want {want_cls}, spec {ex_result:#x}")
             continue
-        values = [gmpy2.mpfr(to_float(fmt, o), 53) for o in ex.operands]
+        values = [gmpy2.mpfr(to_float(fmt, o), 53) for o in ex_operands]
         if hi:
-            values = [gmpy2.mpfr(to_float("f64", o & 0xFFFFFFFF00000000), 53) for o in ex.operands]
+            values = [gmpy2.mpfr(to_float("f64", o & 0xFFFFFFFF00000000), 53) for o in ex_operands]
         fn = key.split(".")[1].replace("_hi", "")
         # module functions in the active context: gmpy2 2.2's context.div ignores the context (53 bits)
         with WIDE:
             exact = {"div": lambda: gmpy2.div(values[0], values[1]), "rcp": lambda: gmpy2.div(1, values[0]),
                      "sqrt": lambda: gmpy2.sqrt(values[0]), "rsqrt": lambda: gmpy2.rec_sqrt(values[0]),
                      "ex2": lambda: gmpy2.exp2(values[0])}[fn]()
-        got = gmpy2.mpfr(to_float(fmt, ex.result), 53)
+        got = gmpy2.mpfr(to_float(fmt, ex_result), 53)
         err = abs(WIDE.sub(got, exact))
         c = form.contract
         if c.relative_log2 is not None:
@@ -198,5 +207,5 @@ def test_contract_examples_respect_the_contract(db):
             e = max(int(gmpy2.floor(WIDE.log2(abs(exact)))), FORMATS[fmt][1] + FORMATS[fmt][0] - 2)
             ok = err <= c.ulp * WIDE.exp2(e - frac_bits)
         if not ok:
-            wrong.append(f"{ex.location}: {form.name} {[hex(o) for o in ex.operands]} -> {ex.result:#x} is outside the bound")
+            wrong.append(f"{ex.location}: {form.name} {[hex(o) for o in ex_operands]} -> {ex_result:#x} is outside the bound")
     assert not wrong, "\n".join(wrong)

@@ -246,3 +246,48 @@ def test_bad_expressions_are_located_usage_errors(capsys, expr, message):
 def test_a_reference_of_another_type_than_the_kernel_is_refused_before_running(db):
     with pytest.raises(UsageError, match="the reference is f16"):
         compiled.prepare(str(FMAD), "k_muladd_f32", "fma.rn.f16(a, b, c)", db=db)
+
+
+# ---------------------------------------------------------------------------------------------
+# an approximate outermost call: its contract applied to the exact values of its arguments
+
+EXP = ROOT / "examples" / "triton" / "exp_f32.ptx"
+LOG2E = "1.44269502162933349609375"  # log2(e) rounded to float32: the 0f3FB8AA3B Triton multiplies by
+
+
+def test_an_approximate_outermost_call_judges_by_its_contract_on_the_exact_arguments(db):
+    """``ex2.approx.f32(mul.rn.f32(a, LOG2E))``: the expected value is RN(2^p) and the accepted
+    results are exactly what ex2.approx.f32's contract allows for p, the product computed here by
+    numpy's float32 multiply (correctly rounded: no model code)."""
+    from tilecheck.model import api
+
+    ref = compiled.parse_reference(f"ex2.approx.f32(mul.rn.f32(a, {LOG2E}))", db)
+    assert ref.contract and ref.outer.name == "ex2.approx.f32" and ref.arity == 1
+    rng = np.random.default_rng(9)
+    a = rng.integers(0, 1 << 32, 2000, dtype=np.uint64).astype(np.uint32)
+    with np.errstate(all="ignore"):
+        p = (a.view(np.float32) * np.float32(float(LOG2E))).view(np.uint32)
+    expected = ref.expected([a])
+    assert np.array_equal(expected, np.asarray(api.reference("ex2.approx.f32", p)))
+    for step in (-3, -2, 0, 1, 2, 3):
+        got = (expected.astype(np.int64) + step).astype(np.uint32)
+        want = np.asarray(api.allowed("ex2.approx.f32", got, p))
+        assert np.array_equal(ref.judge(got, [a], expected), want), step
+
+
+def test_tl_exp_verifies_against_its_lowering_and_not_against_the_flushing_form(capsys):
+    code, doc = _json(capsys, EXP, "--entry", "exp_kernel", "--against", f"ex2.approx.f32(mul.rn.f32(a, {LOG2E}))",
+                      "--cases", "4000")
+    assert code == 0 and doc["verdict"] == "no-counterexample", doc["verdict"]
+    code, doc = _json(capsys, EXP, "--entry", "exp_kernel", "--against",
+                      f"ex2.approx.ftz.f32(mul.rn.f32(a, {LOG2E}))", "--cases", "4000")
+    # .ftz flushes the subnormal results of large negative inputs the kernel keeps
+    assert code == 1 and doc["misrounded_count"] > 0
+
+
+def test_an_approximate_call_below_the_outermost_is_refused(capsys):
+    code = main(["verify", str(EXP), "--entry", "exp_kernel", "--against",
+                 f"mul.rn.f32(ex2.approx.f32(a), {LOG2E})", "--cases", "100"])
+    cap = capsys.readouterr()
+    assert code == 2 and "Traceback" not in cap.err
+    assert "(column 12): ex2.approx.f32 is approximate: approximate forms inside an expression" in cap.err

@@ -33,7 +33,9 @@ integer forms); comparisons and conditionals; and **approximate forms inside an 
 (``add.rn.f32(div.approx.f32(a, b), c)``): a composition of contracts is a set of results this
 verifier does not enumerate. An approximate form that *is* the whole expression, applied to the
 operands (``div.approx.f32(a, b)``), is that form's contract, as ``--against div.approx.f32``
-(:func:`applied_contract`).
+(:func:`applied_contract`); one that is the **outermost call** of an exact expression
+(``ex2.approx.f32(mul.rn.f32(a, 1.44269504))``: Triton's ``tl.exp``) is its contract applied to
+the exact values of its arguments -- every result the contract allows for them is accepted.
 
 **Operands of different formats** (``mul.rn.f32(cvt.f32.f16(a), b)``: an f16 buffer and an f32
 one) and of another width than the result (``div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))`` stored
@@ -165,9 +167,16 @@ class ExpressionReference:
         return [v.fmt for v in self.variables]
 
     @property
+    def outer(self):
+        """The approximate form of the outermost call, or None (an exact expression)."""
+        root = self.root
+        return root.form if isinstance(root, Call) and root.form.kind == "contract" else None
+
+    @property
     def contract(self) -> bool:
-        """Always False: an approximate form is refused inside an expression."""
-        return False
+        """True where the outermost call is approximate: the reference is then that form's contract
+        applied to the exact values of its arguments (a set of results per input)."""
+        return self.outer is not None
 
     @property
     def operation(self) -> tuple[str | None, str]:
@@ -182,8 +191,20 @@ class ExpressionReference:
             return sem.operation, str(sem.params.get("rounding", "rn") or "rn")
         return None, "rn"
 
+    def _arguments(self, operands: list[np.ndarray]) -> list[np.ndarray]:
+        """The exact values of the outermost (approximate) call's arguments, per input."""
+        arrays = [np.asarray(o).astype(f.uint, copy=False) for o, f in zip(operands, self.operand_formats)]
+        n = arrays[0].shape
+        with np.errstate(all="ignore"):
+            return [np.asarray(_evaluate(a, arrays, n)) for a in self.root.args]
+
     def expected(self, operands: list[np.ndarray]) -> np.ndarray:
-        """The expression's bits per input (``operands``: one bit array per operand)."""
+        """The expression's bits per input (``operands``: one bit array per operand); with an
+        approximate outermost call, that form's representative value (round to nearest)."""
+        if self.contract:
+            with np.errstate(all="ignore"):
+                out = api.reference(self.outer, *self._arguments(operands))
+            return np.asarray(out).astype(self.fmt.uint, copy=False)
         arrays = [np.asarray(o).astype(f.uint, copy=False) for o, f in zip(operands, self.operand_formats)]
         n = arrays[0].shape
         with np.errstate(all="ignore"):
@@ -192,8 +213,13 @@ class ExpressionReference:
 
     def judge(self, got: np.ndarray, operands: list[np.ndarray], expected: np.ndarray,
               ulp_reading: str = "either") -> np.ndarray:
-        """True where ``got`` is the expression's value (NaN by class; ``operands`` and
-        ``ulp_reading`` are unused: an expression is exact)."""
+        """True where ``got`` is the expression's value (NaN by class), or, with an approximate
+        outermost call, where that form's contract allows ``got`` for its arguments' exact values
+        under ``ulp_reading`` (``operands``: the kernel's operands per input)."""
+        if self.contract:
+            with np.errstate(all="ignore"):
+                return np.asarray(api.allowed(self.outer, np.asarray(got).astype(self.fmt.uint),
+                                              *self._arguments(operands), ulp_reading=ulp_reading), dtype=bool)
         return agree_by_class(self.fmt, got, expected)
 
     def sample_mix(self, n: int, rng: np.random.Generator) -> tuple[list[np.ndarray], dict]:
@@ -266,8 +292,9 @@ class _Checker:
         self.order: list[str] = []
 
     # ---- forms ------------------------------------------------------------------------------
-    def form(self, node: ast.Call):
-        """The value-computing scalar form a call names (else a located error)."""
+    def form(self, node: ast.Call, outermost: bool = False):
+        """The value-computing scalar form a call names (else a located error); an approximate form
+        only as the ``outermost`` call."""
         if node.keywords:
             raise _err(node, "keyword arguments are not part of the query language")
         name = dotted(node.func)
@@ -288,11 +315,13 @@ class _Checker:
         if form.lanes != 1:
             raise _err(node, f"{name} is a packed form ({form.lanes} lanes); a reference computes one element: "
                              "use the scalar form")
+        if form.kind == "contract" and outermost:
+            return form
         if form.kind == "contract":
             raise _err(node, f"{name} is approximate: approximate forms inside an expression are not supported "
                              "(a composition of contracts is a set of results this verifier does not enumerate); "
-                             f"the whole reference may be one approximate form applied to the operands, "
-                             f"meaning its contract (--against '{name}(a, ...)' or --against {name})")
+                             f"an approximate form may be the outermost call, meaning its contract applied to "
+                             f"the exact values of its arguments (--against '{name}(...)' or --against {name})")
         value = form.kind == "exact" or (form.kind == "function" and form.semantics.key in VALUE_FUNCTIONS)
         if not value or not form.destinations or form.destinations[0].element_format is None \
                 or any(o.element_format is None for o in form.sources):
@@ -328,10 +357,11 @@ class _Checker:
                                           "has one format (convert with cvt)")
 
     # ---- pass 2: the typed tree ----------------------------------------------------------------
-    def build(self, node, expected=None):
-        """The typed node of ``node``; ``expected``: the format of the position it fills."""
+    def build(self, node, expected=None, outermost: bool = False):
+        """The typed node of ``node``; ``expected``: the format of the position it fills;
+        ``outermost``: the expression's own call (which may be approximate)."""
         if isinstance(node, ast.Call):
-            form = self.form(node)
+            form = self.form(node, outermost)
             formats = self.operand_formats(form)
             if len(node.args) != len(formats):
                 raise _err(node, f"{form.name} takes {len(formats)} operand(s), got {len(node.args)}")
@@ -407,7 +437,7 @@ def _check(text: str, db):
     checker.bind(tree)
     # operands are named in parameter order: the names sorted (a, b, c), not as they are written
     checker.order.sort()
-    root = checker.build(tree.body)
+    root = checker.build(tree.body, outermost=True)
     variables = [Var(n, i, checker.var_formats[n][0]) for i, n in enumerate(checker.order)]
     return tree, root, variables
 
