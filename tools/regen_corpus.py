@@ -161,6 +161,10 @@ TRITON_CASES = [
     # operands of another width than the result (each pointer its own element type)
     TritonCase("widen_f16_f32", "widen_kernel", "fp32", "x.to(tl.float32)", ("cvt.f32.f16(a)",), DOC_TO,
                pointers=("fp16", "fp32")),
+    # 128-bit accesses of two widths: the halves pass between threads through shared memory (a
+    # layout conversion), followed byte by byte back to their loads
+    TritonCase("widen_f16_f32_v", "widen_kernel", "fp32", "x.to(tl.float32)", ("cvt.f32.f16(a)",), DOC_TO,
+               block=1024, vector=True, pointers=("fp16", "fp32"), amd=False),
     TritonCase("div_up_f16_f32", "div_up_kernel", "fp32", "a.to(tl.float32) / b.to(tl.float32)",
                (DIV_UP,), DOC_DIV, pointers=("fp16", "fp16", "fp32"), inputs="exhaustive"),
     TritonCase("div_down_f32_f16", "div_down_kernel", "fp16", "(a / b).to(tl.float16)", (DIV_DOWN,), DOC_DIV,

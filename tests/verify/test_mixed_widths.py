@@ -29,6 +29,11 @@ from tilecheck.verify import compiled
 ROOT = Path(__file__).resolve().parents[2]
 TRITON = ROOT / "examples" / "triton"
 STAGED = Path(__file__).resolve().parent / "fixtures" / "triton_widen_f16_f32_v.ptx"
+# Triton 3.9, sm_90a, BLOCK 1024, 4 warps, tt.divisibility 16: a.to(tl.float32) / b.to(tl.float32)
+# (the division before the layout conversion through shared memory), and the widening kernel of
+# x.to(tl.float32) with two halves of its first ld.shared swapped by hand (not elementwise)
+STAGED_AFTER_ARITHMETIC = Path(__file__).resolve().parent / "fixtures" / "triton_div_up_f16_f32_v.ptx"
+STAGED_SWAPPED = Path(__file__).resolve().parent / "fixtures" / "triton_widen_swapped_f16_f32_v.ptx"
 DIV_UP = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
 DIV_DOWN = "cvt.rn.f16.f32(div.rn.f32(a, b))"
 
@@ -109,11 +114,36 @@ def test_a_repro_input_of_two_widths(capsys):
     assert code == 1 and "inputs 0x80000002 (" in out and "expected 0x8001" in out
 
 
-def test_elements_staged_through_shared_memory_are_refused_located(capsys):
-    """Triton's vectorised widening kernels pass elements between threads through dynamic shared
-    memory (``.extern .shared``, a layout conversion): parsed and run, but not yet followed from
-    load to store; the refusal says so, exit 2."""
-    code = main(["verify", str(STAGED), "--entry", "widen_kernel", "--against", "cvt.f32.f16(a)"])
+def test_elements_staged_through_shared_memory_are_followed(capsys):
+    """Triton's vectorised widening kernel passes each half to another thread through dynamic
+    shared memory (``.extern .shared``: stored as 32-bit words, read as halves): every byte read is
+    followed back through the thread and store that wrote it to the global load of the element
+    the reading thread stores, so the kernel verifies over all 2^16 inputs; against |x| it misrounds
+    exactly the 31,744 halves with the sign bit set that are neither NaN nor -0 (0x8001 .. 0xfc00,
+    counted here, not by the model), and -0 only by its sign."""
+    code = main(["verify", str(STAGED), "--entry", "widen_kernel", "--against", "cvt.f32.f16(a)", "--json", "-"])
+    cap = capsys.readouterr()
+    doc = json.loads(cap.out)
+    assert code == 0 and doc["verdict"] == "verified" and doc["exhaustive"] and "Traceback" not in cap.err
+    code = main(["verify", str(STAGED), "--entry", "widen_kernel", "--against", "abs.f32(cvt.f32.f16(a))",
+                 "--json", "-"])
+    doc = json.loads(capsys.readouterr().out)
+    negative = [x for x in range(0x8000, 0x10000) if (x & 0x7FFF) <= 0x7C00 and x != 0x8000]
+    assert code == 1 and doc["misrounded_by_value_count"] == len(negative) == 31744
+    assert doc["misrounded_count"] == len(negative) + 1
+
+
+@pytest.mark.parametrize("path,words", [
+    (STAGED_AFTER_ARITHMETIC, ["comes from shared memory", "after computing it", "not followed yet"]),
+    (STAGED_SWAPPED, ["not elementwise: thread 0 stores element 0", "from element 1", "through shared memory"]),
+])
+def test_elements_through_shared_memory_that_cannot_be_followed_are_refused_located(capsys, path, words):
+    """Arithmetic before the layout conversion (the value stored to shared memory is computed, so
+    shared memory does not just move an operand's bits) and a conversion that hands a thread
+    another element are refused, located, exit 2."""
+    ref = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))" if path == STAGED_AFTER_ARITHMETIC else "cvt.f32.f16(a)"
+    code = main(["verify", str(path), "--entry", "k", "--against", ref])
     err = capsys.readouterr().err
-    assert code == 2 and "Traceback" not in err
-    assert "comes from shared memory" in err and "not followed yet" in err
+    assert code == 2 and "Traceback" not in err and err.startswith(f"{path}:")
+    for w in words:
+        assert w in err, (w, err)

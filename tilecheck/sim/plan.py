@@ -80,6 +80,9 @@ class Lanes:
     #                                                  a value is an unsigned array of the store's width or wider
     trace: dict = field(default_factory=dict)        # step index -> (returned, reference, low, high) per lane
     loads: list = field(default_factory=list)        # (region, width, offsets, origins, step) seen (ABI discovery)
+    # ld.shared seen (ABI discovery): (step, origins, offsets, then per lane and byte read: the writing
+    # thread, its store's step and the byte of that store's vector)
+    shared_loads: list = field(default_factory=list)
     store_slots: dict = field(default_factory=dict)  # (store step, 64-bit part) -> its record's index in ``stores``
     dtypes: dict = field(default_factory=dict)       # register name -> dtype (registers may be dropped)
     local: np.ndarray | None = None                  # lanes x bytes of the .local arrays (None: none declared)

@@ -93,6 +93,8 @@ class SharedMemory:
         self.data = np.full(shape, 0xA5, dtype=np.uint8)
         self.wepoch = np.full(shape, -1, dtype=np.int32)
         self.writer = np.full(shape, -1, dtype=np.int32)
+        self.wstep = np.full(shape, -1, dtype=np.int32)  # the step of the last write (ABI discovery reads it)
+        self.wbyte = np.full(shape, -1, dtype=np.int32)  # ... and which byte of its stored vector it was
         self.repoch = np.full(shape, -1, dtype=np.int32)
         self.reader = np.full(shape, -1, dtype=np.int32)
         self.epoch = np.zeros(ncta, dtype=np.int32)
@@ -152,6 +154,11 @@ def load(L, s, c, a: np.ndarray, nbytes: int, count: int, where: Location) -> li
                              f"{int(sm.writer.flat[cells[k, j]]) + (int(cta[k]) + sm.first) * sm.block} of its CTA "
                              "wrote with no barrier between")
     _note_reads(sm, cells.ravel(), np.repeat(tid, total).astype(np.int32), np.repeat(sm.epoch[cta], total))
+    if c.record_loads:
+        # ABI discovery follows elements through shared memory: who wrote each byte read, in which
+        # store and at which byte of its vector (threads numbered as lanes' origins)
+        writer = sm.writer.flat[cells] + ((cta + sm.first) * sm.block - c.thread_base)[:, None]
+        L.shared_loads.append((c.step, L.origin[rows], offs, writer, sm.wstep.flat[cells], sm.wbyte.flat[cells]))
     data = np.ascontiguousarray(sm.data.flat[cells].reshape(-1, total))
     return [data[:, j * nbytes:(j + 1) * nbytes].copy().view(_UINT[8 * nbytes]).reshape(-1) for j in range(count)]
 
@@ -231,6 +238,8 @@ def store(L, s, c, a: np.ndarray, nbytes: int, values: list, where: Location) ->
     sm.data.flat[flat] = data.ravel()
     sm.wepoch.flat[flat] = np.repeat(sm.epoch[cta], total)
     sm.writer.flat[flat] = np.repeat(tid, total)
+    sm.wstep.flat[flat] = c.step
+    sm.wbyte.flat[flat] = np.tile(np.arange(total, dtype=np.int32), tid.shape[0])
 
 
 def _race(sm: SharedMemory, where: Location, other: str, writer: int, them: int | None, cell: int):

@@ -1068,8 +1068,14 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         m = n if every_position or group.representative else (min(n, POSITION_SAMPLE) if sample_positions else 0)
         if m == 0:
             continue
-        ops = [e[:m] for e in elements]
         plan = group.plan
+        m_in = m
+        if plan.shared_bytes or plan.dynamic_shared:
+            # threads pass values through shared memory: whole CTAs run, the inputs repeated to fill
+            # them (a counterexample's one input), the first m_in judged
+            per = layout.block if layout.active is None else layout.workers
+            m = -(-m // per) * per
+        ops = [np.resize(e[:m_in], m) for e in elements]
         threads = layout.threads_for(m)
         judged = layout.judged(threads)
         ctas = -(-threads // layout.block)
@@ -1172,10 +1178,10 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             # (``got`` per input means nothing here: lanes of several groups; a trace gives a group's)
             total = BlockResult(np.zeros(n, bool), np.zeros(n, bool), 0, np.zeros(n, dtype=u), np.zeros(n, bool),
                                 np.zeros(n, bool))
-        total.bad[:m] |= res.bad
-        total.unknown[:m] |= res.unknown
-        total.by_value[:m] |= res.by_value
-        total.by_nan[:m] |= res.by_nan
+        total.bad[:m_in] |= res.bad[:m_in]
+        total.unknown[:m_in] |= res.unknown[:m_in]
+        total.by_value[:m_in] |= res.by_value[:m_in]
+        total.by_nan[:m_in] |= res.by_nan[:m_in]
         total.lanes += res.lanes
     if trace:
         return last

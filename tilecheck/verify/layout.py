@@ -659,17 +659,34 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
                                   "(a loop over elements)")
         loads[step] = (region, offs, origins)
     threads = element.shape[1]
+    shared_loads: dict = {}
+    for rec in run.lanes.shared_loads:
+        if rec[0] in shared_loads:
+            raise _fail(fn, here, f"line {plan.steps[rec[0]].instr.line}: a shared-memory load that runs more than "
+                                  "once per thread (a loop over elements)")
+        shared_loads[rec[0]] = rec
+    writers: dict = {}  # (store step, register, byte) -> the writer's slice of that byte
     found = None
     for a, atom in enumerate(atoms):
         sc = slicing.element_slice(sl, [(atom.register, atom.bits)], [atom.store])
         read = set()
         for leaf in sc.leaves:
             step = steps_of[id(leaf.load)]
-            if step not in loads and ".shared" in leaf.load.opcode:
-                raise _fail(fn, here, f"{atom.where()}: its value comes from shared memory (the load at line "
-                                      f"{leaf.load.line}): elements that threads pass each other through shared "
-                                      "memory (Triton's layout conversions of vectorised kernels whose elements "
-                                      "change width) are not followed yet; the scalar build of the kernel is")
+            if ".shared" in leaf.load.opcode:
+                region, lo, hi = _through_shared(fn, here, plan, sl, atom, leaf, shared_loads.get(step), loads,
+                                                 steps_of, threads, judged, region_bytes or {}, eb, writers)
+                if region == out_region:
+                    raise _fail(fn, here, f"the output buffer {pointers[region]} is also read")
+                wrong = judged & ((lo != element[a]) | (hi != element[a]))
+                if wrong.any():
+                    bad = int(np.flatnonzero(wrong)[0])
+                    raise _fail(fn, here, f"not elementwise: thread {bad} stores element {int(element[a][bad])} of "
+                                          f"{pointers[out_region]} ({atom.where()}) from element {int(lo[bad])} of "
+                                          f"{pointers[region]}, passed to it through shared memory (the load at line "
+                                          f"{leaf.load.line}); an elementwise kernel computes out[i] from in0[i], "
+                                          "in1[i], ...")
+                read.add(region)
+                continue
             if step not in loads:
                 raise _fail(fn, here, f"{atom.where()}: its value comes from the load at line {leaf.load.line}, which "
                                       "did not run")
@@ -707,6 +724,76 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
                               f"{', '.join(pointers[r] for r in sorted(region_bytes))}: with operands of different "
                               "widths each buffer read must be an operand")
     return regions
+
+
+def _through_shared(fn, here, plan, sl, atom, leaf, record, loads, steps_of, threads, judged, region_bytes, eb,
+                    writers) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(region, first, last)``: the operand buffer and, per thread, the elements whose bytes an
+    element's ``ld.shared`` leaf reads, following each byte back through the thread and the
+    ``st.shared`` that wrote it in the discovery run to the global load it came from.
+
+    Shared memory is followed only where it moves bits: between that global load and the
+    ``st.shared``, the writer's value path may hold moves only (``mov``: registers, packing,
+    Triton's masked default), so that whatever the inputs, the byte read is the operand's byte.
+    Arithmetic before shared memory (a layout conversion after the computation) is refused,
+    located. Every byte must come from the same byte of its element."""
+    first_line = f"{atom.where()}: its value comes from shared memory (the load at line {leaf.load.line})"
+    if record is None:
+        raise _fail(fn, here, f"{first_line}, which did not run")
+    _, origins, _, writer, wstep, wbyte = record
+    row = np.full(threads, -1, dtype=np.int64)
+    row[origins] = np.arange(origins.shape[0])
+    if origins.shape[0] != np.unique(origins).shape[0] or (row[judged] < 0).any():
+        raise _fail(fn, here, f"{first_line}, which does not run once in every thread that stores")
+    idx = np.flatnonzero(judged)
+    region = None
+    nbytes = leaf.hi - leaf.lo
+    elements = np.full((nbytes, threads), -1, dtype=np.int64)
+    for i in range(leaf.lo, leaf.hi):
+        w, s, b = writer[row[idx], i], wstep[row[idx], i], wbyte[row[idx], i]
+        for key in sorted(set(zip(s.tolist(), b.tolist()))):
+            pick = (s == key[0]) & (b == key[1])
+            store = plan.steps[key[0]].instr
+            if store.opcode.split(".", 1)[0] != "st":
+                raise _fail(fn, here, f"{first_line}: line {store.line} ({store.opcode}) writes shared memory in a way "
+                                      "not followed (only st.shared stores are)")
+            width, _ = store_bits(store)
+            k, byte = divmod(key[1], width // 8)
+            src = store.operands[1]
+            reg = src.items[k] if isinstance(src, Vec) else src
+            if not isinstance(reg, Reg):
+                raise _fail(fn, here, f"{first_line}: the byte it reads was stored as a constant (line {store.line})")
+            wkey = (key[0], reg.name, byte)
+            if wkey not in writers:
+                writers[wkey] = slicing.element_slice(sl, [(reg.name, 0xFF << (8 * byte))], [store])
+            wsl = writers[wkey]
+            computing = [ins for ins in fn.body if isinstance(ins, Instr) and id(ins) in wsl.values
+                         and ins.opcode.split(".", 1)[0] not in ("mov", "ld")]
+            if computing:
+                ins = computing[0]
+                raise _fail(fn, here, f"{first_line}, where line {store.line} stored it after computing it (line "
+                                      f"{ins.line}: {ins.opcode}): shared memory is followed where it only moves an "
+                                      "operand's bits (a layout conversion before the arithmetic); a conversion after "
+                                      "the arithmetic is not followed yet")
+            if len(wsl.leaves) != 1 or ".shared" in next(iter(wsl.leaves)).load.opcode:
+                raise _fail(fn, here, f"{first_line}: the bytes stored at line {store.line} do not come from one global "
+                                      "load")
+            glob = next(iter(wsl.leaves))
+            gstep = steps_of[id(glob.load)]
+            if gstep not in loads:
+                raise _fail(fn, here, f"{first_line}: the load at line {glob.load.line} it comes from did not run")
+            greg, goffs, gorigins = loads[gstep]
+            if region is not None and greg != region:
+                raise _fail(fn, here, f"{first_line}: its bytes come from two buffers")
+            region = greg
+            off = np.full(threads, -1, dtype=np.int64)
+            off[gorigins] = goffs
+            at = off[w[pick]] + glob.lo
+            rb = region_bytes.get(greg, eb)
+            if (off[w[pick]] < 0).any() or ((at % rb) != (i - leaf.lo) % rb).any():
+                raise _fail(fn, here, f"{first_line}: its bytes are not the bytes of one operand element in order")
+            elements[i - leaf.lo, idx[pick]] = at // rb
+    return region, elements.min(axis=0), elements.max(axis=0)
 
 
 def _bounded(fn, here, plan: Plan, layout: Layout) -> tuple[int, int]:

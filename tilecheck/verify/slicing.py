@@ -25,7 +25,7 @@ hold more than the element needs, never less: only the run's cost depends on its
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from tilecheck.sim.frontend import Function, Instr
 from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
@@ -259,10 +259,13 @@ def _lane_bits(types: list[str]) -> int:
 class Slice:
     """What one element needs: the instructions kept (by identity), and the bytes of global loads
     its value is computed from (``leaves``; loads that only decide guards, branches or addresses
-    are kept but are not leaves: a dependence through control flow alone is not followed)."""
+    are kept but are not leaves: a dependence through control flow alone is not followed);
+    ``values``: the instructions on the value path itself (by identity; no address, guard or
+    branch), which :mod:`tilecheck.verify.layout` reads to tell a move from arithmetic."""
 
     kept: set
     leaves: set
+    values: set = field(default_factory=set)
 
 
 def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr]) -> Slice:
@@ -271,6 +274,7 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
     writes that reach each read)."""
     kept: set = set()
     leaves: set = set()
+    values: set = set()
     needed: dict = {}   # (writer index, register, value?) -> bits of its write needed
     work: list = []
 
@@ -304,6 +308,7 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
             regs, lv = sl.sources(sl.instrs[d], name, bits)
             if value:  # the element's bits come from these loads (guards and addresses only steer them)
                 leaves.update(lv)
+                values.add(id(sl.instrs[d]))
             for src, b in regs:
                 need(d, src, b, value)
         # a branch or early return matters where it can skip (or repeat) a kept instruction: the
@@ -319,7 +324,7 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
                 grown = True
         if not grown and not work:
             break
-    return Slice(kept, leaves)
+    return Slice(kept, leaves, values)
 
 
 def sliced_function(fn: Function, kept: set) -> tuple[Function, dict]:
