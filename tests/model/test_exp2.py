@@ -169,3 +169,23 @@ def test_half_contracts_are_the_relative_bound_around_mpfr_2_to_the_x(name, log2
             continue
         assert not bool(r.unbounded)
         assert _allowed_set(name, xb) == _mpfr_relative(fmt, float(xv), log2_bound, ftz), float(xv)
+
+
+def test_a_kernel_reaching_the_unbounded_f16_range_is_unknown_with_the_reason(capsys):
+    """The single-instruction ex2.approx.f16 kernel over all 2^16 inputs: exit 4, unknown exactly
+    on the finite inputs below -14 (2^x subnormal in f16: counted here with numpy's float16), each
+    with the reason; no verdict on them."""
+    import json
+    from pathlib import Path
+
+    from tilecheck.cli import main
+
+    kernel = Path(__file__).resolve().parents[2] / "emit" / "forms" / "sm_90" / "ex2.approx.f16.ptx"
+    code = main(["verify", str(kernel), "--entry", "tc_ex2_approx_f16", "--against", "ex2.approx.f16", "--json", "-"])
+    cap = capsys.readouterr()
+    doc = json.loads(cap.out)
+    halves = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float64)
+    below = int(np.sum(np.isfinite(halves) & (halves < -14)))
+    assert code == 4 and doc["verdict"] == "unknown" and doc["exhaustive"]
+    assert doc["unknown_count"] == below == 12543, doc.get("unknown_count")
+    assert "relative bound (2^-9.9): no result can meet it" in cap.err + cap.out

@@ -327,7 +327,7 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
         sign = sign ^ (a & u64(xp, fmt.sign_mask))  # the sign of the exact result of div/rcp
     fixed_bits = xp.broadcast_to(sign, shape)
     fixed, fixed_nan, unbounded, decided = _rule_lanes(xp, contract, fmt, operands)
-    beneath = _beneath_bound(xp, form, fmt, operands) & ~special & ~decided
+    beneath = beneath_bound(xp, form, fmt, operands) & ~special & ~decided
     unbounded = unbounded | beneath
     decided = decided | beneath
     special = special & ~decided
@@ -336,7 +336,7 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
                   fixed, fixed_bits, fixed_nan, unbounded, todo, canonical)
 
 
-def _beneath_bound(xp, form: Form, fmt: Format, operands):
+def beneath_bound(xp, form: Form, fmt: Format, operands):
     """Lanes a relative bound cannot bound: where the exact result is subnormal and not flushed,
     the format's spacing (fixed there) exceeds any relative error finer than it, so no value may
     lie within the bound and the document bounds nothing (``ex2.approx.f16``: 2^-9.9 relative
@@ -401,7 +401,7 @@ def bound_decides(xp, form: Form, arrays):
     fmt, operands, _, _ = _prepare(xp, form, [a.astype(xp.uint64) for a in arrays])
     _, _, _, decided = _rule_lanes(xp, form.contract, fmt, operands)
     return ~_special_lanes(xp, form.contract.operation, fmt, operands) & ~decided & \
-        ~_beneath_bound(xp, form, fmt, operands)
+        ~beneath_bound(xp, form, fmt, operands)
 
 
 def special_lane_key(xp, form: Form, arrays):

@@ -1953,6 +1953,10 @@ def unbounded_reason(form, operands: list[int], ctx_args: dict) -> str | None:
                 if rule.result != "unbounded":
                     return None
                 return rule.source or "the contract's domain rule for these operands bounds nothing"
+        if bool(np.asarray(contracts.beneath_bound(np, form, fmt, flushed))[0]):
+            return (f"the exact result is below {form.format.name}'s smallest normal number, where the format's "
+                    f"spacing exceeds {form.name}'s relative bound (2^{form.contract.relative_log2:g}): no result "
+                    "can meet it, so the bound says nothing there")
         dtype = _UINT[PTX_TYPES_BITS.get(form.type, 32)]
         ch = allowed_choices(form, [a.astype(dtype) for a in arrays], ulp_reading=ctx_args["ulp_reading"],
                              tininess=ctx_args["tininess"])
