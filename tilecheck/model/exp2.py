@@ -212,31 +212,22 @@ def within(xp, fmt: Format, x, r_bits, ulps: float, ftz: bool):
     ``r`` (uint64 patterns) non-negative and not NaN. An infinite ``r`` is allowed when 2^x exceeds
     the largest finite value. With ``ftz`` a subnormal ``r`` is never allowed and a zero is when the
     bound reaches below 2^emin."""
+    mag, r = _result_values(xp, fmt, r_bits)
     with np.errstate(all="ignore"):
-        mag = r_bits & u64(xp, fmt.magnitude_mask)
-        r_inf = mag == u64(xp, fmt.exponent_mask)
-        r_nan = mag > u64(xp, fmt.exponent_mask)
-        r = _values(xp, fmt, xp.where(r_inf | r_nan, u64(xp, 0), mag))
         e = xp.floor(xp.clip(x, -_LIMIT, _LIMIT))
         bound = ulps * xp.ldexp(xp.ones_like(x), (xp.maximum(e, fmt.emin) - fmt.mantissa_bits).astype(xp.int32))
         # exact where it matters: when 2^x lies near r +- bound, r is within a few quanta of 2^x and
         # the sum spans few bits; otherwise its rounding (2^-53) cannot carry it past 2^x
         top = r + bound
         low = r - bound
-    not_above_top = ~above(xp, x, top)
-    at_least_low = (low <= 0) | above(xp, x, low, or_equal=True)
-    ok = not_above_top & at_least_low
-    beyond = above(xp, x, xp.full(x.shape, float(fmt.to_fraction(fmt.max_finite))))
-    ok = xp.where(r_inf, beyond, ok)
-    if ftz:
-        sub = (mag != 0) & (mag < u64(xp, fmt.min_normal))
-        zero = mag == 0
+    ok = ~above(xp, x, top) & ((low <= 0) | above(xp, x, low, or_equal=True))
+
+    def reach():
         # a value below 2^emin (flushed to this zero) lies within the bound exactly when 2^x is at
         # most the largest subnormal plus the bound (the bound is at least one subnormal quantum)
         largest_sub = 2.0 ** fmt.emin - 2.0 ** (fmt.emin - fmt.mantissa_bits)
-        reach = ~above(xp, x, largest_sub + bound)
-        ok = xp.where(sub, False, xp.where(zero, reach | ok, ok))
-    return ok & ~r_nan
+        return ~above(xp, x, largest_sub + bound)
+    return _verdict(xp, fmt, x, mag, ok, reach if ftz else None)
 
 
 def within_relative(xp, fmt: Format, x, r_bits, log2_bound: float, ftz: bool):
@@ -246,12 +237,8 @@ def within_relative(xp, fmt: Format, x, r_bits, log2_bound: float, ftz: bool):
     ``r`` is never allowed and a zero is when the bound reaches below 2^emin (as the other
     contracts read .ftz: some real value within the bound would be flushed)."""
     eps = 2.0 ** log2_bound
-    with np.errstate(all="ignore"):
-        mag = r_bits & u64(xp, fmt.magnitude_mask)
-        r_inf = mag == u64(xp, fmt.exponent_mask)
-        r_nan = mag > u64(xp, fmt.exponent_mask)
-        r = _values(xp, fmt, xp.where(r_inf | r_nan, u64(xp, 0), mag))
-        y = estimate(xp, x)
+    mag, r = _result_values(xp, fmt, r_bits)
+    y = estimate(xp, x)
     # r >= (1 - eps) 2^x  <=>  2^x <= r / (1 - eps);  r <= (1 + eps) 2^x  <=>  2^x >= r / (1 + eps)
     # (the float64 thresholds are within 2^-52 of the exact ones: inside the guard)
     hi, _, undecided = _compare(xp, x, y, r / (1 - eps))
@@ -259,15 +246,32 @@ def within_relative(xp, fmt: Format, x, r_bits, log2_bound: float, ftz: bool):
     hi, _, undecided = _compare(xp, x, y, r / (1 + eps))
     high_ok = _decide(xp, x, r, hi, undecided & (r > 0), or_equal=True, scale=(1, log2_bound)) | (r == 0)
     ok = low_ok & high_ok
-    beyond = above(xp, x, xp.full(x.shape, float(fmt.to_fraction(fmt.max_finite))))
-    ok = xp.where(r_inf, beyond, ok)
-    if ftz:
-        sub = (mag != 0) & (mag < u64(xp, fmt.min_normal))
-        zero = mag == 0
+
+    def reach():  # (1 - eps) 2^x < 2^emin: some real value within the bound would be flushed
         tiny = xp.full(x.shape, 2.0 ** fmt.emin)
         hi, _, undecided = _compare(xp, x, y, tiny / (1 - eps))
-        reach = ~_decide(xp, x, tiny, hi, undecided, scale=(-1, log2_bound))  # (1 - eps) 2^x < 2^emin
-        ok = xp.where(sub, False, xp.where(zero, reach, ok))
+        return ~_decide(xp, x, tiny, hi, undecided, scale=(-1, log2_bound))
+    return _verdict(xp, fmt, x, mag, ok, reach if ftz else None)
+
+
+def _result_values(xp, fmt: Format, r_bits):
+    """(magnitude bits, float64 value of the magnitude; 0 for an infinity or NaN) of results."""
+    mag = r_bits & u64(xp, fmt.magnitude_mask)
+    special = mag >= u64(xp, fmt.exponent_mask)
+    return mag, _values(xp, fmt, xp.where(special, u64(xp, 0), mag))
+
+
+def _verdict(xp, fmt: Format, x, mag, ok, reach):
+    """The verdict on results of magnitude ``mag`` from ``ok`` (the finite ones' bound): a NaN
+    never; an infinity where 2^x exceeds the largest finite value; with ``.ftz`` (``reach`` given)
+    a subnormal never and a zero where ``reach()`` says the bound reaches below 2^emin."""
+    r_inf = mag == u64(xp, fmt.exponent_mask)
+    r_nan = mag > u64(xp, fmt.exponent_mask)
+    beyond = above(xp, x, xp.full(x.shape, float(fmt.to_fraction(fmt.max_finite))))
+    ok = xp.where(r_inf, beyond, ok)
+    if reach is not None:
+        sub = (mag != 0) & (mag < u64(xp, fmt.min_normal))
+        ok = xp.where(sub, False, xp.where(mag == 0, reach() | ok, ok))
     return ok & ~r_nan
 
 

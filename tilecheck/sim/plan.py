@@ -1320,13 +1320,22 @@ def _contracted_runner(comp: _Compiler, ins, separate, mul_ins, which, head, fma
     return run
 
 
+def _operands_or_reference(form, readers, write, L, s, c):
+    """The operands of an approximate instruction, or None after writing its representative value
+    (``--approx reference``)."""
+    vals = [r(L, s, c) for r, _ in readers]
+    c.approx_used.add(form.name)
+    if c.approx != "reference":
+        return vals
+    with np.errstate(all="ignore"):
+        write(L, s, api.reference(form, *vals, tininess=c.tininess))
+    return None
+
+
 def _approximate_runner(form, readers, write, wname):
     def run(L, s, c):
-        vals = [r(L, s, c) for r, _ in readers]
-        c.approx_used.add(form.name)
-        if c.approx == "reference":
-            with np.errstate(all="ignore"):
-                write(L, s, api.reference(form, *vals, tininess=c.tininess))
+        vals = _operands_or_reference(form, readers, write, L, s, c)
+        if vals is None:
             return
         ch = _choices_dedup(form, vals, c)
         provisional = form.contract is not None and form.contract.provisional and c.approx == "all"
@@ -1372,11 +1381,8 @@ def _packed_approximate_runner(form, element, readers, write, wname):
     dtype = _UINT[form.container_bits]
 
     def run(L, s, c):
-        vals = [r(L, s, c) for r, _ in readers]
-        c.approx_used.add(form.name)
-        if c.approx == "reference":
-            with np.errstate(all="ignore"):
-                write(L, s, api.reference(form, *vals, tininess=c.tininess))
+        vals = _operands_or_reference(form, readers, write, L, s, c)
+        if vals is None:
             return
         n = vals[0].shape[0]
         per = [api.split_lanes(np, v, fmt, form.lanes) for v in vals]
