@@ -167,6 +167,10 @@ TRITON_CASES = [
                block=1024, vector=True, pointers=("fp16", "fp32"), amd=False),
     TritonCase("div_up_f16_f32", "div_up_kernel", "fp32", "a.to(tl.float32) / b.to(tl.float32)",
                (DIV_UP,), DOC_DIV, pointers=("fp16", "fp16", "fp32"), inputs="exhaustive"),
+    # the division in the load layout, then the quotients through shared memory to the storing threads
+    TritonCase("div_up_f16_f32_v", "div_up_kernel", "fp32", "a.to(tl.float32) / b.to(tl.float32)",
+               (DIV_UP, "div.full.f32(cvt.f32.f16(a), cvt.f32.f16(b))"), DOC_DIV, block=1024, vector=True,
+               pointers=("fp16", "fp16", "fp32"), amd=False, inputs="65536"),
     TritonCase("div_down_f32_f16", "div_down_kernel", "fp16", "(a / b).to(tl.float16)", (DIV_DOWN,), DOC_DIV,
                pointers=("fp32", "fp32", "fp16")),
     TritonCase("div_down_f32_f16_v", "div_down_kernel", "fp16", "(a / b).to(tl.float16)", (DIV_DOWN,), DOC_DIV,

@@ -30,10 +30,11 @@ ROOT = Path(__file__).resolve().parents[2]
 TRITON = ROOT / "examples" / "triton"
 STAGED = Path(__file__).resolve().parent / "fixtures" / "triton_widen_f16_f32_v.ptx"
 # Triton 3.9, sm_90a, BLOCK 1024, 4 warps, tt.divisibility 16: a.to(tl.float32) / b.to(tl.float32)
-# (the division before the layout conversion through shared memory), and the widening kernel of
-# x.to(tl.float32) with two halves of its first ld.shared swapped by hand (not elementwise)
+# (the division before the layout conversion through shared memory); it and the widening kernel
+# of x.to(tl.float32) with two elements of their first ld.shared swapped by hand (not elementwise)
 STAGED_AFTER_ARITHMETIC = Path(__file__).resolve().parent / "fixtures" / "triton_div_up_f16_f32_v.ptx"
 STAGED_SWAPPED = Path(__file__).resolve().parent / "fixtures" / "triton_widen_swapped_f16_f32_v.ptx"
+STAGED_AFTER_ARITHMETIC_SWAPPED = Path(__file__).resolve().parent / "fixtures" / "triton_div_up_swapped_f16_f32_v.ptx"
 DIV_UP = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
 DIV_DOWN = "cvt.rn.f16.f32(div.rn.f32(a, b))"
 
@@ -133,15 +134,37 @@ def test_elements_staged_through_shared_memory_are_followed(capsys):
     assert doc["misrounded_count"] == len(negative) + 1
 
 
+def test_elements_computed_before_shared_memory_are_judged_where_they_are_computed(capsys):
+    """The 128-bit a.to(tl.float32) / b.to(tl.float32) divides in the load layout and passes the
+    quotients through shared memory to the threads that store them: each st.shared item stands for
+    the element its reader stores, so the same sampled inputs misround exactly as in the scalar
+    build (examples/triton/div_up_f16_f32.ptx, no shared memory), and the kernel is within
+    div.full.f32's own contract on every one of them."""
+    ref = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
+    code, doc = _verify_json(capsys, STAGED_AFTER_ARITHMETIC, "k", ref)
+    code_s, doc_s = _verify_json(capsys, TRITON / "div_up_f16_f32.ptx", "div_up_kernel", ref)
+    assert code == code_s == 1
+    assert doc["misrounded_count"] == doc_s["misrounded_count"] > 0
+    assert doc["misrounded_inputs"] == doc_s["misrounded_inputs"]
+    code, doc = _verify_json(capsys, STAGED_AFTER_ARITHMETIC, "k", "div.full.f32(cvt.f32.f16(a), cvt.f32.f16(b))")
+    assert code == 0 and doc["verdict"] == "no-counterexample"
+
+
+def _verify_json(capsys, path, entry, ref):
+    code = main(["verify", str(path), "--entry", entry, "--against", ref, "--cases", "8000", "--json", "-"])
+    cap = capsys.readouterr()
+    assert "Traceback" not in cap.err
+    return code, json.loads(cap.out)
+
+
 @pytest.mark.parametrize("path,words", [
-    (STAGED_AFTER_ARITHMETIC, ["comes from shared memory", "after computing it", "not followed yet"]),
     (STAGED_SWAPPED, ["not elementwise: thread 0 stores element 0", "from element 1", "through shared memory"]),
+    (STAGED_AFTER_ARITHMETIC_SWAPPED, ["not elementwise: thread 0 stores element 0", "from element 1"]),
 ])
 def test_elements_through_shared_memory_that_cannot_be_followed_are_refused_located(capsys, path, words):
-    """Arithmetic before the layout conversion (the value stored to shared memory is computed, so
-    shared memory does not just move an operand's bits) and a conversion that hands a thread
-    another element are refused, located, exit 2."""
-    ref = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))" if path == STAGED_AFTER_ARITHMETIC else "cvt.f32.f16(a)"
+    """A layout conversion that hands a thread another element, before or after the arithmetic, is
+    refused, located, exit 2."""
+    ref = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))" if "div_up" in path.name else "cvt.f32.f16(a)"
     code = main(["verify", str(path), "--entry", "k", "--against", ref])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err and err.startswith(f"{path}:")

@@ -340,6 +340,9 @@ class RunContext:
     threads: int = 0               # threads launched (%nctaid = ceil(threads / block)); 0: not known
     trace: bool = False
     record_loads: bool = False     # keep every load's (region, width, offsets, origins, step): ABI discovery only
+    # st.shared steps whose values are recorded as global stores instead: step -> the address per
+    # thread (indexed by lane origin) where the element they hold ends up (verify/layout.py's sinks)
+    store_redirect: dict = field(default_factory=dict)
     single_cta: bool = False       # every thread is in CTA 0 (%tid = index mod block): launches of one CTA each
     step_limit: int = DEFAULT_STEP_LIMIT
     contraction: bool = True
@@ -739,7 +742,7 @@ class _Compiler:
 
     def op_st(self, ins, mods):
         if shared.handles(self, ins, mods):
-            return shared.compile_access(self, ins, mods)
+            return shared.compile_access(self, ins, mods, store_global=_store_global)
         self._memory_form(ins)
         mods, vec = self._vector(mods)
         space, type_ = self._mem_type(ins, mods, ("param", "global", "local"))
@@ -1901,6 +1904,11 @@ def _load(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, count: int, sp
             else:
                 out[j][a < np.uint64(LOCAL_BASE)] = words[index + j]
     return out
+
+
+def _store_global(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list, where: Location) -> None:
+    """A store to global memory at addresses ``a`` (a shared store redirected there)."""
+    _store(L, s, c, a, nbytes, values, "global", where)
 
 
 def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list, space: str | None,

@@ -316,9 +316,11 @@ def handles(comp, ins, mods) -> bool:
     return isinstance(addr, Addr) and isinstance(addr.base, Symbol) and addr.base.name in comp.shared_vars
 
 
-def compile_access(comp, ins, mods):
+def compile_access(comp, ins, mods, store_global=None):
     """The step of ``ld.shared``/``st.shared`` (any width, ``.v2``/``.v4``; ``.volatile``: the
-    simulator has no caches, so it reads like a plain access)."""
+    simulator has no caches, so it reads like a plain access). ``store_global``: how a store
+    redirected to global memory is recorded (``RunContext.store_redirect``; the plan's global
+    store)."""
     head = ins.opcode.split(".")[0]
     if "shared::cluster" in mods:
         raise comp.error(ins, f"unsupported instruction '{ins.opcode}' (distributed shared memory of a cluster)")
@@ -359,7 +361,14 @@ def compile_access(comp, ins, mods):
     readers = [comp.reader(ins, o, width, type_ if kind == "f" else None) for o in items]
 
     def st_shared(L, s, c):
-        store(L, s, c, base(L, s, c) + off, nbytes, [r(L, s, c) for r, _ in readers], where)
+        values = [r(L, s, c) for r, _ in readers]
+        redirect = c.store_redirect.get(c.step) if c.store_redirect else None
+        if redirect is not None:
+            # an element's computed value, recorded where the kernel will store it (the rest of
+            # its way, through shared memory to the global store, only moves it: verify/layout.py)
+            store_global(L, s, c, redirect[L.origin if s is None else L.origin[s]], nbytes, values, where)
+            return
+        store(L, s, c, base(L, s, c) + off, nbytes, values, where)
     return comp._step(ins, st_shared, set(breads).union(*[r for _, r in readers]), [])
 
 

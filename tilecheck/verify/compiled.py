@@ -1111,6 +1111,8 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             lanes.params[name] = np.zeros(threads, dtype=np.uint64)
         ctx = RunContext(trace=trace, memory=memory, block=layout.block, threads=threads,
                          single_cta=layout.single_cta, **ctx_args)
+        if layout.sinks:
+            ctx.store_redirect = _sink_addresses(layout, group, positions, memory.pointer(layout.output_region))
         plan.run(lanes, ctx)
         # each lane's number among the threads that store (-1: its thread stores nothing); the
         # lanes of a thread that stores nothing are never judged, nor counted
@@ -1187,6 +1189,22 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         return last
     total.by_nan &= ~total.by_value
     return total
+
+
+def _sink_addresses(layout, group, positions, out_base: int) -> dict:
+    """Where each ``st.shared`` that holds a group's elements (the layout's sinks) is recorded
+    instead: per thread, the address of its element in the result buffer less the element's byte
+    in the store (so that every element of a vector store lands on its own; they must be
+    consecutive)."""
+    eb = layout.element_bytes
+    out = {}
+    for pos, ((step, part), sub) in zip(positions, group.keys):
+        at = np.uint64(out_base) + (pos * eb - (part * 8 + sub * eb)).astype(np.uint64)
+        if step in out and not np.array_equal(out[step], at):
+            raise UnsupportedPtxError(f".entry {group.plan.function.name}: the elements of one shared-memory store "
+                                      "are not consecutive in the result (not followed)")
+        out[step] = at
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

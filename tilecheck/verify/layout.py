@@ -124,6 +124,9 @@ class Layout:
     count_unit: int = 1       # elements per unit of the count parameter (_bounded)
     active: np.ndarray | None = None  # per thread of a CTA: True where it stores (None: every thread does)
     region_bytes: dict | None = None  # pointer index -> bytes per element, where operands' widths differ
+    # the atoms are st.shared stores (sinks): each element is computed before a layout conversion
+    # passes it, unchanged, through shared memory to its global store (:func:`_sinks`)
+    sinks: bool = False
     # (threads, atom) -> positions(): every block of an exhaustive run launches the same few shapes
     _positions: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -246,25 +249,32 @@ def _atoms(fn, eb: int, here: Location) -> list[Atom]:
     for ins in stores(fn):
         if ".shared" in ins.opcode or ".local" in ins.opcode:
             continue
-        width, count = store_bits(ins)
-        nbytes = width // 8
-        if nbytes % eb and eb % nbytes:
-            raise _fail(fn, here, f"line {ins.line}: stores of {width} bits do not hold {8 * eb}-bit elements")
-        if eb > nbytes:
-            raise _fail(fn, here, f"line {ins.line}: stores {width}-bit registers, narrower than one {8 * eb}-bit "
-                                  "element (an element split over registers is not supported)")
-        src = ins.operands[1]
-        regs = list(src.items) if isinstance(src, Vec) else [src]
-        per = max(1, 8 // nbytes)  # registers per 64-bit record part
-        for byte in range(0, nbytes * count, eb):
-            j, lo = divmod(byte, nbytes)
-            reg = regs[j]
-            if not isinstance(reg, Reg):
-                continue  # a constant stored: no element computed
-            part = j // per
-            sub = (byte - part * per * nbytes) // eb
-            bits = ((1 << (8 * eb)) - 1) << (8 * lo)
-            out.append(Atom(ins, part, sub, reg.name, bits))
+        out.extend(atom for atom, _ in _store_atoms(fn, ins, eb, here))
+    return out
+
+
+def _store_atoms(fn, ins: Instr, eb: int, here: Location) -> list[tuple[Atom, int]]:
+    """The elements one store instruction writes, each with its first byte in the stored vector."""
+    out = []
+    width, count = store_bits(ins)
+    nbytes = width // 8
+    if nbytes % eb and eb % nbytes:
+        raise _fail(fn, here, f"line {ins.line}: stores of {width} bits do not hold {8 * eb}-bit elements")
+    if eb > nbytes:
+        raise _fail(fn, here, f"line {ins.line}: stores {width}-bit registers, narrower than one {8 * eb}-bit "
+                              "element (an element split over registers is not supported)")
+    src = ins.operands[1]
+    regs = list(src.items) if isinstance(src, Vec) else [src]
+    per = max(1, 8 // nbytes)  # registers per 64-bit record part
+    for byte in range(0, nbytes * count, eb):
+        j, lo = divmod(byte, nbytes)
+        reg = regs[j]
+        if not isinstance(reg, Reg):
+            continue  # a constant stored: no element computed
+        part = j // per
+        sub = (byte - part * per * nbytes) // eb
+        bits = ((1 << (8 * eb)) - 1) << (8 * lo)
+        out.append((Atom(ins, part, sub, reg.name, bits), byte))
     return out
 
 
@@ -429,10 +439,16 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     if not (element == np.where(judged, (t // block) * per_cta + local[:, t % block], -1)).all():
         raise _fail(fn, here, "the elements of CTA 1 do not follow those of CTA 0 (element = ctaid x elements per "
                               "CTA + an index within the CTA)")
+    sinks = _sinks(fn, here, plan, run, atoms, element, eb, judged, active)
+    if sinks is not None:
+        atoms, element = sinks
+        local = element[:, :block]
+        if not (element == (t // block) * per_cta + local[:, t % block]).all():
+            raise _fail(fn, here, "the elements computed before shared memory in CTA 1 do not follow those of CTA 0")
     input_regions = _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged,
                               rb)
     layout = Layout(block, k, single, eb, pointers, scalars, input_regions, out_region, atoms, local.copy(),
-                    zeroed=zeroed, active=active, region_bytes=rb)
+                    zeroed=zeroed, active=active, region_bytes=rb, sinks=sinks is not None)
     if roles is not None:
         stated_in = [n for (n, _), r in zip(params, roles) if r == "in"]
         stated_out = next(n for (n, _), r in zip(params, roles) if r == "out")
@@ -726,6 +742,94 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
     return regions
 
 
+def _moves_only(fn, sc) -> Instr | None:
+    """The first instruction on a slice's value path that computes (neither a move nor a load), or
+    None: the slice then only moves bits."""
+    return next((ins for ins in fn.body if isinstance(ins, Instr) and id(ins) in sc.values
+                 and ins.opcode.split(".", 1)[0] not in ("mov", "ld")), None)
+
+
+def _sinks(fn, here, plan, run, atoms, element, eb, judged, active):
+    """``(atoms, element)`` of the ``st.shared`` items where a kernel computes its elements, where
+    every stored element travels from there unchanged: its global store's value comes through moves
+    from one ``ld.shared``, whose bytes one store of computed values wrote (Triton's layout
+    conversion after the arithmetic of a vectorised kernel whose elements change width). The item
+    that thread ``w`` stores stands for the element the reading thread stores, so that the usual
+    checks (:func:`_operands`: the item's bits come from the loads of that very element) and runs
+    (the item recorded as a store of that element: ``RunContext.store_redirect``) apply to it.
+    None where elements do not pass through shared memory, or only their operands do (then
+    :func:`_through_shared` follows them); a located error where the hop does more than move."""
+    if not run.lanes.shared_loads:
+        return None
+    sl = slicing.Slicer(fn)
+    steps_of = {id(st.instr): i for i, st in enumerate(plan.steps)}
+    records = {rec[0]: rec for rec in run.lanes.shared_loads}
+    reads = []
+    for a, atom in enumerate(atoms):
+        sc = slicing.element_slice(sl, [(atom.register, atom.bits)], [atom.store])
+        leaves = [lf for lf in sc.leaves if ".shared" in lf.load.opcode]
+        if not leaves or len(sc.leaves) != 1 or _moves_only(fn, sc) is not None:
+            return None  # no shared hop, or arithmetic after it: _operands follows or refuses
+        leaf = leaves[0]
+        record = records.get(steps_of[id(leaf.load)])
+        if record is None or leaf.hi - leaf.lo != eb:
+            return None
+        reads.append((a, atom, leaf, record))
+    # does the first element's writer compute it? (else only operands pass: _through_shared)
+    _, atom, leaf, record = reads[0]
+    t0 = int(np.flatnonzero(judged)[0])
+    row0 = int(np.flatnonzero(record[1] == t0)[0])
+    store = plan.steps[int(record[4][row0, leaf.lo])].instr
+    items = [at for at, _ in _store_atoms(fn, store, eb, here)] if store.opcode.split(".", 1)[0] == "st" else []
+    if not items or _moves_only(fn, slicing.element_slice(sl, [(items[0].register, items[0].bits)], [store])) is None:
+        return None
+    if active is not None:
+        raise _fail(fn, here, f"{atom.where()}: computed before shared memory, with threads that store nothing: "
+                              "not followed")
+    threads = element.shape[1]
+    sinks: dict = {}    # (store step, first byte) -> index into out_atoms
+    out_atoms: list = []
+    rows: list = []     # per sink: the element it stands for in each thread (-1: none)
+    for a, atom, leaf, record in reads:
+        _, origins, _, writer, wstep, wbyte = record
+        row = np.full(threads, -1, dtype=np.int64)
+        row[origins] = np.arange(origins.shape[0])
+        for t in np.flatnonzero(judged):
+            r = row[t]
+            w, s, b = writer[r, leaf.lo:leaf.hi], wstep[r, leaf.lo:leaf.hi], wbyte[r, leaf.lo:leaf.hi]
+            if r < 0 or (w != w[0]).any() or (s != s[0]).any() or (b != b[0] + np.arange(eb)).any():
+                raise _fail(fn, here, f"{atom.where()}: its bytes in shared memory (the load at line {leaf.load.line}) "
+                                      "are not one element that one thread stored")
+            key = (int(s[0]), int(b[0]))
+            if key not in sinks:
+                st_ins = plan.steps[key[0]].instr
+                found = [at for at, first in _store_atoms(fn, st_ins, eb, here) if first == key[1]]
+                if st_ins.opcode.split(".", 1)[0] != "st" or not found:
+                    raise _fail(fn, here, f"{atom.where()}: the bytes it reads from shared memory are not an element "
+                                          f"of a store (line {st_ins.line})")
+                sinks[key] = len(out_atoms)
+                out_atoms.append(found[0])
+                rows.append(np.full(threads, -1, dtype=np.int64))
+            target = rows[sinks[key]]
+            if target[w[0]] >= 0:
+                raise _fail(fn, here, f"{atom.where()}: an element computed before shared memory is read by two "
+                                      "threads")
+            target[w[0]] = element[a][t]
+    element_sink = np.stack(rows)
+    missing = judged[None, :] & (element_sink < 0)
+    if missing.any():
+        s, t = np.argwhere(missing)[0]
+        raise _fail(fn, here, f"{out_atoms[s].where()}: thread {t} stores to shared memory an element no thread "
+                              "passes on to the result")
+    for sink in out_atoms:
+        sc = slicing.element_slice(sl, [(sink.register, sink.bits)], [sink.store])
+        if any(".shared" in ins.opcode for ins in fn.body if isinstance(ins, Instr) and id(ins) in sc.kept
+               and ins is not sink.store and ins.opcode.split(".", 1)[0] in ("ld", "st")):
+            raise _fail(fn, here, f"{sink.where()}: the value stored to shared memory itself depends on shared "
+                                  "memory: not followed")
+    return out_atoms, element_sink
+
+
 def _through_shared(fn, here, plan, sl, atom, leaf, record, loads, steps_of, threads, judged, region_bytes, eb,
                     writers) -> tuple[int, np.ndarray, np.ndarray]:
     """``(region, first, last)``: the operand buffer and, per thread, the elements whose bytes an
@@ -767,10 +871,8 @@ def _through_shared(fn, here, plan, sl, atom, leaf, record, loads, steps_of, thr
             if wkey not in writers:
                 writers[wkey] = slicing.element_slice(sl, [(reg.name, 0xFF << (8 * byte))], [store])
             wsl = writers[wkey]
-            computing = [ins for ins in fn.body if isinstance(ins, Instr) and id(ins) in wsl.values
-                         and ins.opcode.split(".", 1)[0] not in ("mov", "ld")]
-            if computing:
-                ins = computing[0]
+            ins = _moves_only(fn, wsl)
+            if ins is not None:
                 raise _fail(fn, here, f"{first_line}, where line {store.line} stored it after computing it (line "
                                       f"{ins.line}: {ins.opcode}): shared memory is followed where it only moves an "
                                       "operand's bits (a layout conversion before the arithmetic); a conversion after "
@@ -857,7 +959,7 @@ def _groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, path: str
     """The runs of atoms (see the module doc), each with its sliced plan and expression signature."""
     atoms = layout.atoms
     forking = {id(st.instr) for st in plan.steps if st.approximate}
-    if not slicing.sliceable(fn):
+    if not layout.sinks and not slicing.sliceable(fn):
         keys = [((steps_of[id(a.store)], a.part), a.sub) for a in atoms]
         return [Group(list(range(len(atoms))), plan, keys, ())]
     sl = slicing.Slicer(fn)
