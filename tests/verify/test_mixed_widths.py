@@ -35,6 +35,8 @@ STAGED = Path(__file__).resolve().parent / "fixtures" / "triton_widen_f16_f32_v.
 STAGED_AFTER_ARITHMETIC = Path(__file__).resolve().parent / "fixtures" / "triton_div_up_f16_f32_v.ptx"
 STAGED_SWAPPED = Path(__file__).resolve().parent / "fixtures" / "triton_widen_swapped_f16_f32_v.ptx"
 STAGED_AFTER_ARITHMETIC_SWAPPED = Path(__file__).resolve().parent / "fixtures" / "triton_div_up_swapped_f16_f32_v.ptx"
+# ... and with a neg.f32 added by hand after its first ld.shared: arithmetic on both sides
+STAGED_BOTH_SIDES = Path(__file__).resolve().parent / "fixtures" / "triton_div_up_both_sides_f16_f32_v.ptx"
 DIV_UP = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
 DIV_DOWN = "cvt.rn.f16.f32(div.rn.f32(a, b))"
 
@@ -160,10 +162,11 @@ def _verify_json(capsys, path, entry, ref):
 @pytest.mark.parametrize("path,words", [
     (STAGED_SWAPPED, ["not elementwise: thread 0 stores element 0", "from element 1", "through shared memory"]),
     (STAGED_AFTER_ARITHMETIC_SWAPPED, ["not elementwise: thread 0 stores element 0", "from element 1"]),
+    (STAGED_BOTH_SIDES, ["comes from shared memory", "after computing it", "arithmetic on both sides is not followed"]),
 ])
 def test_elements_through_shared_memory_that_cannot_be_followed_are_refused_located(capsys, path, words):
-    """A layout conversion that hands a thread another element, before or after the arithmetic, is
-    refused, located, exit 2."""
+    """A layout conversion that hands a thread another element, before or after the arithmetic, and
+    arithmetic on both sides of shared memory are refused, located, exit 2."""
     ref = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))" if "div_up" in path.name else "cvt.f32.f16(a)"
     code = main(["verify", str(path), "--entry", "k", "--against", ref])
     err = capsys.readouterr().err

@@ -874,9 +874,10 @@ def _through_shared(fn, here, plan, sl, atom, leaf, record, loads, steps_of, thr
             ins = _moves_only(fn, wsl)
             if ins is not None:
                 raise _fail(fn, here, f"{first_line}, where line {store.line} stored it after computing it (line "
-                                      f"{ins.line}: {ins.opcode}): shared memory is followed where it only moves an "
-                                      "operand's bits (a layout conversion before the arithmetic); a conversion after "
-                                      "the arithmetic is not followed yet")
+                                      f"{ins.line}: {ins.opcode}), and the element is not passed on unchanged from "
+                                      "there: shared memory is followed where one side of it only moves bits (a layout "
+                                      "conversion before or after the arithmetic); arithmetic on both sides is not "
+                                      "followed")
             if len(wsl.leaves) != 1 or ".shared" in next(iter(wsl.leaves)).load.opcode:
                 raise _fail(fn, here, f"{first_line}: the bytes stored at line {store.line} do not come from one global "
                                       "load")
