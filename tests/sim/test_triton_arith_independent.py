@@ -1,13 +1,14 @@
 """Every floating-point arithmetic and conversion instruction Triton 3.9 emits for float16, bfloat16,
 float32 and float64 elementwise kernels (a / b, 1 / x, div_rn, sqrt, sqrt_rn, rsqrt, fma, a * b + c,
-+, -, *, abs, minimum, maximum, -x and .to() between the four types, scalar and vectorised; the list is
++, -, *, abs, minimum, maximum, -x, tl.exp, tl.exp2 and .to() between the four types, scalar and
+vectorised; the list is
 OPCODES below, collected from ``triton.compile`` output for sm_90), run by the simulator's plan on edge
 and random bit patterns and compared with an independent computation: MPFR (gmpy2) at the
 destination format's precision and exponent range for every correctly rounded result, numpy for the
 bit operations. Nothing here evaluates the spec model.
 
 NaN results are compared by class (NaN or not): the ISA leaves most NaN encodings unspecified. The
-approximate instructions (div.full.f32, sqrt.approx.ftz.f32, rsqrt.approx.*) are run under
+approximate instructions (div.full.f32, sqrt.approx.ftz.f32, rsqrt.approx.*, ex2.approx.*) are run under
 ``approx="reference"``, where the plan returns the correctly rounded value under the form's
 flush-to-zero setting; that reference is compared with MPFR here, on inputs inside each form's
 ordinary range.
@@ -36,7 +37,8 @@ fma.rn.f32 fma.rn.f64 min.bf16 min.bf16x2 min.f16 min.f16x2 min.f32 min.f64 max.
 max.f16x2 max.f32 max.f64 cvt.f32.bf16 cvt.f32.f16 cvt.f64.bf16 cvt.f64.f16 cvt.f64.f32 cvt.rn.bf16.f16
 cvt.rn.bf16.f32 cvt.rn.bf16.f64 cvt.rn.f16.bf16 cvt.rn.f16.f32 cvt.rn.f16.f64 cvt.rn.f32.f64
 cvt.rn.bf16x2.f32 cvt.rn.f16x2.f32 div.full.f32 div.rn.f32 div.rn.f64 sqrt.approx.ftz.f32 sqrt.rn.f32
-sqrt.rn.f64 rsqrt.approx.ftz.f32 rsqrt.approx.f64 and.b16 and.b32 and.b64 xor.b16 xor.b32 xor.b64""".split()
+sqrt.rn.f64 rsqrt.approx.ftz.f32 rsqrt.approx.f64 and.b16 and.b32 and.b64 xor.b16 xor.b32 xor.b64
+ex2.approx.f32 ex2.approx.ftz.f32""".split()
 # not emitted by Triton for these kernels but their neighbours (the ISA's spellings of -x, |x| and
 # NaN-propagating min/max)
 NEIGHBOURS = ["neg.f16", "neg.bf16", "abs.f16", "abs.bf16", "neg.f16x2", "abs.bf16x2", "neg.f32", "neg.f64",

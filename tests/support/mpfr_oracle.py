@@ -62,6 +62,8 @@ def rounded(fmt: str, op: str, *xs: float) -> float:
         elif op == "rsqrt":
             # the ISA's table: rsqrt(-0) = -Inf (MPFR's rec_sqrt gives +Inf for both zeros)
             r = gmpy2.rec_sqrt(exact[0]) if xs[0] != 0 else gmpy2.mpfr(np.copysign(np.inf, xs[0]))
+        elif op == "ex2":
+            r = gmpy2.exp2(exact[0])
         else:  # cvt: round the one operand
             r = +exact[0]
         return float(r)
