@@ -127,6 +127,9 @@ class Layout:
     # the atoms are st.shared stores (sinks): each element is computed before a layout conversion
     # passes it, unchanged, through shared memory to its global store (:func:`_sinks`)
     sinks: bool = False
+    # ld.shared instruction (id) -> the operand buffer its bytes come from, where operands pass
+    # through shared memory before the arithmetic (:func:`_through_shared`; None: several)
+    shared_regions: dict = field(default_factory=dict)
     # (threads, atom) -> positions(): every block of an exhaustive run launches the same few shapes
     _positions: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -445,10 +448,12 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
         local = element[:, :block]
         if not (element == (t // block) * per_cta + local[:, t % block]).all():
             raise _fail(fn, here, "the elements computed before shared memory in CTA 1 do not follow those of CTA 0")
+    shared_regions: dict = {}
     input_regions = _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged,
-                              rb)
+                              rb, shared_regions)
     layout = Layout(block, k, single, eb, pointers, scalars, input_regions, out_region, atoms, local.copy(),
-                    zeroed=zeroed, active=active, region_bytes=rb, sinks=sinks is not None)
+                    zeroed=zeroed, active=active, region_bytes=rb, sinks=sinks is not None,
+                    shared_regions=shared_regions)
     if roles is not None:
         stated_in = [n for (n, _), r in zip(params, roles) if r == "in"]
         stated_out = next(n for (n, _), r in zip(params, roles) if r == "out")
@@ -663,7 +668,7 @@ def _covers(run: _Run, eb: int, count: int, atoms: int) -> bool:
 
 
 def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged,
-              region_bytes: dict | None = None) -> list:
+              region_bytes: dict | None = None, shared_regions: dict | None = None) -> list:
     """The operand buffers (region indices in parameter order), checking that every atom's bits
     come from loads of the element it stores, in every thread that stores (``judged``; a thread
     that stores nothing may load anything: Triton's replicas load their twin's element)."""
@@ -691,6 +696,9 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
             if ".shared" in leaf.load.opcode:
                 region, lo, hi = _through_shared(fn, here, plan, sl, atom, leaf, shared_loads.get(step), loads,
                                                  steps_of, threads, judged, region_bytes or {}, eb, writers)
+                if shared_regions is not None:  # one operand per ld.shared, or None
+                    known = shared_regions.setdefault(id(leaf.load), region)
+                    shared_regions[id(leaf.load)] = region if known == region else None
                 if region == out_region:
                     raise _fail(fn, here, f"the output buffer {pointers[region]} is also read")
                 wrong = judged & ((lo != element[a]) | (hi != element[a]))
@@ -946,6 +954,28 @@ def _bounded(fn, here, plan: Plan, layout: Layout) -> tuple[int, int]:
                 ", ".join(f"count {c}: {r} stored" for c, r in reached))
 
 
+def _staging(fn, sl, layout: Layout, forking: set) -> set | None:
+    """What every cut-down function keeps besides its elements' slices where operands pass between
+    threads through shared memory before the arithmetic: every ``st.shared`` and the moves that
+    feed it (so that each element's ``ld.shared`` reads what the whole CTA staged). An empty set
+    where nothing is staged (sinks are stores of their own slices); None where the staging cannot
+    be kept apart (an ld.shared of several operands, an approximate instruction before a staging
+    store): the function then runs whole."""
+    if layout.sinks or not layout.shared_regions:
+        return set() if layout.sinks else None
+    if any(r is None for r in layout.shared_regions.values()):
+        return None
+    kept: set = set()
+    for ins in stores(fn):
+        if ".shared" not in ins.opcode:
+            continue
+        src = ins.operands[1]
+        regs = [r for r in (src.items if isinstance(src, Vec) else [src]) if isinstance(r, Reg)]
+        sc = slicing.element_slice(sl, [(r.name, (1 << sl.width(r.name)) - 1) for r in regs], [ins])
+        kept |= sc.kept
+    return None if kept & forking else kept
+
+
 def _key(atom: Atom, store: Instr, steps: dict, eb: int) -> tuple:
     """``((step, part), sub)``: where ``atom``'s element is among the store records of a cut-down
     function whose store instruction is ``store`` (the atom's own, or the scalar store it became)."""
@@ -960,13 +990,15 @@ def _groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, path: str
     """The runs of atoms (see the module doc), each with its sliced plan and expression signature."""
     atoms = layout.atoms
     forking = {id(st.instr) for st in plan.steps if st.approximate}
-    if not layout.sinks and not slicing.sliceable(fn):
+    sl = slicing.Slicer(fn)
+    staging = _staging(fn, sl, layout, forking)
+    if not slicing.sliceable(fn) and (staging is None or not slicing.sliceable(fn, shared=True)):
         keys = [((steps_of[id(a.store)], a.part), a.sub) for a in atoms]
         return [Group(list(range(len(atoms))), plan, keys, ())]
-    sl = slicing.Slicer(fn)
     region_of = {}
     for region, nbytes, offs, origins, step in run.lanes.loads:
         region_of[id(plan.steps[step].instr)] = region
+    region_of.update(layout.shared_regions)  # operands read back from shared memory
     sigs = slicing.Signatures(sl, region_of, layout.element_bytes, layout.region_bytes)
     by_forks: dict = {}
     for a, atom in enumerate(atoms):
@@ -977,7 +1009,7 @@ def _groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, path: str
         entry[1].update(sc.kept)
     groups = []
     for members, kept in by_forks.values():
-        cut, changed = slicing.sliced_function(fn, kept)
+        cut, changed = slicing.sliced_function(fn, kept | (staging or set()))
         sub = compile_function(cut, plan.db, path)
         sub_steps = {id(st.instr): i for i, st in enumerate(sub.steps)}
         keys = [_key(atoms[a], changed.get(id(atoms[a].store), atoms[a].store), sub_steps, layout.element_bytes)

@@ -406,10 +406,12 @@ def _zero_unwritten(ins: Instr, written: set) -> Instr:
     return ins if ops == list(ins.operands) else replace(ins, operands=tuple(ops))
 
 
-def sliceable(fn: Function) -> bool:
+def sliceable(fn: Function, shared: bool = False) -> bool:
     """True when every load the slices follow reads global memory that no store of the function
     writes: no ``.local`` arrays, no stores to other spaces, no atomics. (Otherwise a value could
-    travel through memory, which the bit-level flow does not follow: the function then runs whole.)"""
+    travel through memory, which the bit-level flow does not follow: the function then runs whole.)
+    ``shared``: ``.shared`` accesses are allowed (the caller follows shared memory itself:
+    :mod:`tilecheck.verify.layout`)."""
     if fn.frames:
         return False
     for item in fn.body:
@@ -418,8 +420,8 @@ def sliceable(fn: Function) -> bool:
         head = _head(item)
         if head in ("atom", "red"):
             return False
-        if head in ("st", "ld", "ldu") and not _is_param(item) and any(
-                sp in item.opcode for sp in (".local", ".shared", ".const")):
+        spaces = (".local", ".const") if shared else (".local", ".shared", ".const")
+        if head in ("st", "ld", "ldu") and not _is_param(item) and any(sp in item.opcode for sp in spaces):
             return False
     return True
 
