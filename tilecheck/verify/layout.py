@@ -786,8 +786,10 @@ def _sinks(fn, here, plan, run, atoms, element, eb, judged, active):
     # does the first element's writer compute it? (else only operands pass: _through_shared)
     _, atom, leaf, record = reads[0]
     t0 = int(np.flatnonzero(judged)[0])
-    row0 = int(np.flatnonzero(record[1] == t0)[0])
-    store = plan.steps[int(record[4][row0, leaf.lo])].instr
+    row0 = np.flatnonzero(record[1] == t0)
+    if row0.size == 0 or int(record[4][row0[0], leaf.lo]) < 0:
+        return None  # (_operands says what did not run)
+    store = plan.steps[int(record[4][row0[0], leaf.lo])].instr
     items = [at for at, _ in _store_atoms(fn, store, eb, here)] if store.opcode.split(".", 1)[0] == "st" else []
     if not items or _moves_only(fn, slicing.element_slice(sl, [(items[0].register, items[0].bits)], [store])) is None:
         return None
