@@ -191,12 +191,15 @@ class ExpressionReference:
             return sem.operation, str(sem.params.get("rounding", "rn") or "rn")
         return None, "rn"
 
+    def _values(self, nodes, operands: list[np.ndarray]) -> list[np.ndarray]:
+        """The bits of typed ``nodes`` per input (``operands``: one bit array per operand)."""
+        arrays = [np.asarray(o).astype(f.uint, copy=False) for o, f in zip(operands, self.operand_formats)]
+        with np.errstate(all="ignore"):
+            return [np.asarray(_evaluate(node, arrays, arrays[0].shape)) for node in nodes]
+
     def _arguments(self, operands: list[np.ndarray]) -> list[np.ndarray]:
         """The exact values of the outermost (approximate) call's arguments, per input."""
-        arrays = [np.asarray(o).astype(f.uint, copy=False) for o, f in zip(operands, self.operand_formats)]
-        n = arrays[0].shape
-        with np.errstate(all="ignore"):
-            return [np.asarray(_evaluate(a, arrays, n)) for a in self.root.args]
+        return self._values(self.root.args, operands)
 
     def expected(self, operands: list[np.ndarray]) -> np.ndarray:
         """The expression's bits per input (``operands``: one bit array per operand); with an
@@ -204,11 +207,8 @@ class ExpressionReference:
         if self.contract:
             with np.errstate(all="ignore"):
                 out = api.reference(self.outer, *self._arguments(operands))
-            return np.asarray(out).astype(self.fmt.uint, copy=False)
-        arrays = [np.asarray(o).astype(f.uint, copy=False) for o, f in zip(operands, self.operand_formats)]
-        n = arrays[0].shape
-        with np.errstate(all="ignore"):
-            out = _evaluate(self.root, arrays, n)
+        else:
+            out = self._values([self.root], operands)[0]
         return np.asarray(out).astype(self.fmt.uint, copy=False)
 
     def judge(self, got: np.ndarray, operands: list[np.ndarray], expected: np.ndarray,

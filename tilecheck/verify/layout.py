@@ -442,7 +442,7 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     if not (element == np.where(judged, (t // block) * per_cta + local[:, t % block], -1)).all():
         raise _fail(fn, here, "the elements of CTA 1 do not follow those of CTA 0 (element = ctaid x elements per "
                               "CTA + an index within the CTA)")
-    sinks = _sinks(fn, here, plan, run, atoms, element, eb, judged, active)
+    sinks = _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of)
     if sinks is not None:
         atoms, element = sinks
         local = element[:, :block]
@@ -699,40 +699,20 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
                 if shared_regions is not None:  # one operand per ld.shared, or None
                     known = shared_regions.setdefault(id(leaf.load), region)
                     shared_regions[id(leaf.load)] = region if known == region else None
-                if region == out_region:
-                    raise _fail(fn, here, f"the output buffer {pointers[region]} is also read")
-                wrong = judged & ((lo != element[a]) | (hi != element[a]))
-                if wrong.any():
-                    bad = int(np.flatnonzero(wrong)[0])
-                    raise _fail(fn, here, f"not elementwise: thread {bad} stores element {int(element[a][bad])} of "
-                                          f"{pointers[out_region]} ({atom.where()}) from element {int(lo[bad])} of "
-                                          f"{pointers[region]}, passed to it through shared memory (the load at line "
-                                          f"{leaf.load.line}); an elementwise kernel computes out[i] from in0[i], "
-                                          "in1[i], ...")
-                read.add(region)
-                continue
-            if step not in loads:
-                raise _fail(fn, here, f"{atom.where()}: its value comes from the load at line {leaf.load.line}, which "
-                                      "did not run")
-            region, offs, origins = loads[step]
+                via = f", passed to it through shared memory (the load at line {leaf.load.line})"
+            else:
+                region, lo, hi = _from_global(fn, here, atom, leaf, loads.get(step), threads, judged,
+                                              region_bytes or {}, eb)
+                via = f" (the load at line {leaf.load.line})"
             if region == out_region:
                 raise _fail(fn, here, f"the output buffer {pointers[region]} is also read (line {leaf.load.line})")
-            ran = np.zeros(threads, dtype=bool)
-            ran[origins] = True
-            if origins.shape[0] != np.unique(origins).shape[0] or not ran[judged].all():
-                raise _fail(fn, here, f"{atom.where()}: the load at line {leaf.load.line} it comes from does not run in "
-                                      "every thread" + (" that stores" if not judged.all() else ""))
-            off = np.zeros(threads, dtype=np.int64)
-            off[origins] = offs
-            rb = (region_bytes or {}).get(region, eb)  # (an operand's elements may be wider or narrower)
-            lo, hi = (off + leaf.lo) // rb, (off + leaf.hi - 1) // rb
             wrong = judged & ((lo != element[a]) | (hi != element[a]))
             if wrong.any():
                 bad = int(np.flatnonzero(wrong)[0])
                 raise _fail(fn, here, f"not elementwise: thread {bad} stores element {int(element[a][bad])} of "
                                       f"{pointers[out_region]} ({atom.where()}) from element {int(lo[bad])} of "
-                                      f"{pointers[region]} (the load at line {leaf.load.line}); an elementwise kernel "
-                                      "computes out[i] from in0[i], in1[i], ... (a reduction or a gather is not)")
+                                      f"{pointers[region]}{via}; an elementwise kernel computes out[i] from in0[i], "
+                                      "in1[i], ... (a reduction or a gather is not)")
             read.add(region)
         if found is None:
             found = read
@@ -750,6 +730,26 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
     return regions
 
 
+def _from_global(fn, here, atom, leaf, load, threads, judged, region_bytes, eb) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(region, first, last)``: the operand buffer a global-load leaf reads and, per thread, the
+    first and last element its bytes fall in (an operand's elements may be wider or narrower than
+    the result's ``eb`` bytes: ``region_bytes``); the load must run once in every thread that
+    stores."""
+    if load is None:
+        raise _fail(fn, here, f"{atom.where()}: its value comes from the load at line {leaf.load.line}, which "
+                              "did not run")
+    region, offs, origins = load
+    ran = np.zeros(threads, dtype=bool)
+    ran[origins] = True
+    if origins.shape[0] != np.unique(origins).shape[0] or not ran[judged].all():
+        raise _fail(fn, here, f"{atom.where()}: the load at line {leaf.load.line} it comes from does not run in "
+                              "every thread" + (" that stores" if not judged.all() else ""))
+    off = np.zeros(threads, dtype=np.int64)
+    off[origins] = offs
+    rb = region_bytes.get(region, eb)
+    return region, (off + leaf.lo) // rb, (off + leaf.hi - 1) // rb
+
+
 def _moves_only(fn, sc) -> Instr | None:
     """The first instruction on a slice's value path that computes (neither a move nor a load), or
     None: the slice then only moves bits."""
@@ -757,7 +757,7 @@ def _moves_only(fn, sc) -> Instr | None:
                  and ins.opcode.split(".", 1)[0] not in ("mov", "ld")), None)
 
 
-def _sinks(fn, here, plan, run, atoms, element, eb, judged, active):
+def _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of):
     """``(atoms, element)`` of the ``st.shared`` items where a kernel computes its elements, where
     every stored element travels from there unchanged: its global store's value comes through moves
     from one ``ld.shared``, whose bytes one store of computed values wrote (Triton's layout
@@ -770,7 +770,6 @@ def _sinks(fn, here, plan, run, atoms, element, eb, judged, active):
     if not run.lanes.shared_loads:
         return None
     sl = slicing.Slicer(fn)
-    steps_of = {id(st.instr): i for i, st in enumerate(plan.steps)}
     records = {rec[0]: rec for rec in run.lanes.shared_loads}
     reads = []
     for a, atom in enumerate(atoms):
@@ -846,11 +845,11 @@ def _through_shared(fn, here, plan, sl, atom, leaf, record, loads, steps_of, thr
     element's ``ld.shared`` leaf reads, following each byte back through the thread and the
     ``st.shared`` that wrote it in the discovery run to the global load it came from.
 
-    Shared memory is followed only where it moves bits: between that global load and the
-    ``st.shared``, the writer's value path may hold moves only (``mov``: registers, packing,
+    Shared memory is followed here only where it moves an operand's bits: between that global load
+    and the ``st.shared``, the writer's value path may hold moves only (``mov``: registers, packing,
     Triton's masked default), so that whatever the inputs, the byte read is the operand's byte.
-    Arithmetic before shared memory (a layout conversion after the computation) is refused,
-    located. Every byte must come from the same byte of its element."""
+    Elements computed before shared memory and only moved after it are :func:`_sinks`'; arithmetic
+    on both sides is refused here, located. Every byte must come from the same byte of its element."""
     first_line = f"{atom.where()}: its value comes from shared memory (the load at line {leaf.load.line})"
     if record is None:
         raise _fail(fn, here, f"{first_line}, which did not run")
