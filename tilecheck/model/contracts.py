@@ -512,7 +512,7 @@ def _ieee_sign_ok(xp, fn: str, fmt: Format, r_bits, op_bits):
     """The sign rule of ``spec/rules/contracts.yaml``: a bound grants a magnitude, never the sign.
     On bound lanes (finite, non-zero operands; a root's operand positive) the allowed results have
     the sign IEEE 754 gives the exact result -- the operands' sign product for ``div``/``rcp``,
-    positive for ``sqrt``/``rsqrt`` -- zeros included, so no allowed set crosses zero."""
+    positive for ``sqrt``/``rsqrt`` and ``ex2`` -- zeros included, so no allowed set crosses zero."""
     sign = u64(xp, fmt.sign_mask)
     if fn in ("div", "rcp"):
         want = xp.zeros(r_bits.shape, dtype=xp.uint64)
