@@ -6,6 +6,7 @@
     python tools/findings.py --readme README.md --only hdiv   # rerun those rows, keep the others
     python tools/findings.py --readme README.md --table triton  # only the Triton table
     python tools/findings.py --only hsqrt --html findings.html  # also a page of the runs (tilecheck[report])
+    python tools/findings.py --readme README.md --only exp2 --out runs/  # exhaustive rows resumable in runs/
 
 Each manifest entry (examples/cuda/manifest.yaml, examples/llvm/manifest.yaml; and, in a table of
 its own, each reference of each kernel of examples/triton/manifest.yaml) is run through
@@ -34,6 +35,7 @@ from tilecheck.sim.frontend import Instr, parse_module  # noqa: E402
 from tilecheck.spec.database import load_database  # noqa: E402
 from tilecheck.verify.amdgcn import element_instructions, prepare as prepare_amdgcn, verify_amdgcn  # noqa: E402
 from tilecheck.verify.compiled import parse_reference, verify_ptx  # noqa: E402
+from tilecheck.verify.sharded import CHECKPOINT, verify_batched  # noqa: E402
 
 MANIFESTS = (ROOT / "examples" / "cuda" / "manifest.yaml", ROOT / "examples" / "llvm" / "manifest.yaml")
 BEGIN, END = "<!-- findings:begin -->", "<!-- findings:end -->"
@@ -80,18 +82,46 @@ def _misrounded(o) -> str:
                    f" ({', '.join(others)})" if others else "")
 
 
-def row(entry: dict, db, runs: list | None = None) -> tuple[str, int]:
+def run_folder(out: str, entry: dict) -> Path:
+    """The folder under ``out`` that keeps the resumable run of one row (kernel file and reference)."""
+    slug = re.sub(r"[^A-Za-z0-9.]+", "_", entry["against"]).strip("_")
+    return Path(out) / f"{Path(entry['file']).stem}--{slug}"
+
+
+def _batched(entry: dict, db, out: str):
+    """An exhaustive PTX row run in checkpointed batches under ``out`` (:func:`run_folder`): a run
+    stopped part way continues where its checkpoint ends, a finished one is reported from it."""
+    folder = run_folder(out, entry)
+    folder.mkdir(parents=True, exist_ok=True)
+    resume = (folder / CHECKPOINT).is_file()
+    last = [0.0]
+
+    def progress(p) -> None:  # a line a minute: these rows run for tens of minutes
+        if p.finished or time.time() - last[0] >= 60:
+            last[0] = time.time()
+            print(f"    {entry['function']} against {entry['against']}: {p.done}/{p.total} inputs, "
+                  f"{p.misrounded} misrounded so far", file=sys.stderr)
+
+    return verify_batched(entry["file"], entry["entry"], entry["against"], db=db, out=str(folder), resume=resume,
+                          progress=progress).outcome
+
+
+def row(entry: dict, db, runs: list | None = None, out: str | None = None) -> tuple[str, int]:
     """One markdown row and the verdict's exit code. ``runs``: append the run for the HTML page
-    (``{"function", "against", "data"}``, ``data`` as ``verify --json`` writes it, or ``refused``)."""
+    (``{"function", "against", "data"}``, ``data`` as ``verify --json`` writes it, or ``refused``).
+    ``out``: run an exhaustive PTX row resumably in a folder under it (:func:`_batched`)."""
     path = ROOT / entry["file"]
     inputs = entry["inputs"]
     exhaustive = inputs == "exhaustive"
     started = time.time()
     amd = path.suffix == ".s"
     try:
-        run = verify_amdgcn if amd else verify_ptx
-        o = run(str(path.relative_to(ROOT)), entry["entry"], entry["against"], db=db,
-                exhaustive=True if exhaustive else False, cases=None if exhaustive else int(inputs))
+        if out is not None and exhaustive and not amd:
+            o = _batched(entry, db, out)
+        else:
+            run = verify_amdgcn if amd else verify_ptx
+            o = run(str(path.relative_to(ROOT)), entry["entry"], entry["against"], db=db,
+                    exhaustive=True if exhaustive else False, cases=None if exhaustive else int(inputs))
     except TilecheckError as exc:  # a kernel tilecheck refuses: the row says why (exit 2), it is no verdict
         print(f"  {entry['function']}: refused ({time.time() - started:.1f} s)", file=sys.stderr)
         message = str(exc).split(": error: ", 1)[-1].replace("|", "/")
@@ -281,6 +311,9 @@ def main(argv=None) -> int:
                          "the README's Triton rows)")
     ap.add_argument("--html", metavar="FILE", help="also write a page of the runs made (verdicts, pictures of the "
                                                   "misrounded inputs, repros; needs tilecheck[report])")
+    ap.add_argument("--out", metavar="DIR", help="run the exhaustive PTX rows in checkpointed batches, each in a "
+                                                "folder of DIR: a stopped run continues where it ended when run "
+                                                "again with the same DIR")
     args = ap.parse_args(argv)
     db = load_database()
     runs = None
@@ -324,7 +357,7 @@ def main(argv=None) -> int:
         for i, entry in enumerate(table_entries):
             if not selected[i]:
                 continue
-            text, _ = row(entry, db, runs)
+            text, _ = row(entry, db, runs, args.out)
             fresh.append(text)
             table_rows[i] = text
             if args.readme:  # each row lands as it finishes: a long run stopped later loses nothing done

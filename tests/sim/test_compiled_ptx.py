@@ -353,24 +353,29 @@ DONE:
 
 def test_forked_lanes_keep_what_later_steps_need(db):
     """Forking keeps only live registers: registers written after a fork (on divergent paths, by
-    a second approximate step) and the return parameter still come out right on every lane."""
+    a second approximate step) and the return parameter still come out right on every lane. The
+    second fork collapses through the add that is its result's only use: per first choice, one lane
+    per distinct sum."""
     from tilecheck.sim.choices import allowed_choices
 
     fn = parse_module(HEADER + FORK_THEN_DIVERGE, "t.ptx").function("twice")
     plan = compile_function(fn, db, "t.ptx")
+    assert [plan.steps[k].instr.opcode for k in plan.collapse] == ["rcp.approx.ftz.f32"]
     a = np.array([2.0, 3.0, 1.9999999, 0.1, 7.0], dtype=np.float32).view(np.uint32)
-    lanes = plan.new_lanes(a.size)
-    lanes.params["a"] = a.astype(np.uint64)
-    plan.run(lanes, RunContext())
-    got = lanes.params["r"].astype(np.uint32).view(np.float32)
     ch = allowed_choices(db.resolve("rcp.approx.ftz.f32"), [a])
-    want = []
-    for i in range(a.size):
-        rs = [np.float32(v.view(np.float32)) for v in ch.values[i][ch.valid[i]].astype(np.uint32)]
-        want += [(np.float32(2.0) if r1 > 0.5 else np.float32(1.0)) + r2 for r1 in rs for r2 in rs]
-    # one lane per combination of the two choices, each with its own sum
-    assert sorted(got.tolist()) == sorted(np.array(want, dtype=np.float32).tolist())
-    assert sorted(lanes.origin.tolist()) == sorted(i for i in range(a.size) for _ in range(int(ch.valid[i].sum()) ** 2))
+    for collapse in (True, False):
+        if not collapse:
+            plan.collapse = {}
+        lanes = plan.new_lanes(a.size)
+        lanes.params["a"] = a.astype(np.uint64)
+        plan.run(lanes, RunContext())
+        got = lanes.params["r"].astype(np.uint32).view(np.float32)
+        for i in range(a.size):
+            rs = [np.float32(v.view(np.float32)) for v in ch.values[i][ch.valid[i]].astype(np.uint32)]
+            sums = [[(np.float32(2.0) if r1 > 0.5 else np.float32(1.0)) + r2 for r2 in rs] for r1 in rs]
+            # one lane per combination of the two choices (collapsed: per first choice, per distinct sum)
+            want = [x for row in sums for x in (sorted(set(row)) if collapse else row)]
+            assert sorted(got[lanes.origin == i].tolist()) == sorted(want), (collapse, i)
 
 
 # --- nvcc's packed values through a .func: result and operands by pointer -----------------------

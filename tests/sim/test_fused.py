@@ -48,6 +48,7 @@ def _corpus():
 
 CORPUS = _corpus()
 SHIPPED_MIN_LANES = fused.MIN_LANES
+SHIPPED_MIN_STEPS = fused.MIN_STEPS
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +58,10 @@ def db():
 
 @pytest.fixture(autouse=True)
 def fuse_small_runs(monkeypatch):
-    """These tests run a few thousand lanes: fuse them all the same."""
+    """These tests run a few thousand lanes, and single instructions followed by a move: fuse
+    them all the same."""
     monkeypatch.setattr(fused, "MIN_LANES", 0)
+    monkeypatch.setattr(fused, "MIN_STEPS", 2)
 
 
 def _run(p, ops, **ctx):
@@ -321,9 +324,10 @@ def test_fusion_can_be_turned_off(db, monkeypatch):
     ("examples/cuda/half.ptx", "k_hdiv_f16", "div.rn.f16", 0x3C000000),
     ("examples/cuda/float.ptx", "k_frsqrt_rn", "rsqrt.rn.f32", 0x00000000)])
 def test_an_exhaustive_block_reports_the_same_fused(db, path, entry, against, start, monkeypatch):
-    """One block of the exhaustive enumeration, as the verifier runs it (the lane threshold as
+    """One block of the exhaustive enumeration, as the verifier runs it (the thresholds as
     shipped): the same misrounded inputs, examples and lane counts either way."""
     monkeypatch.setattr(fused, "MIN_LANES", SHIPPED_MIN_LANES)
+    monkeypatch.setattr(fused, "MIN_STEPS", SHIPPED_MIN_STEPS)
     p = compiled.prepare(str(ROOT / path), entry, against, db=db)
     stop = start + compiled.EXHAUSTIVE_BLOCK
     tallies = []

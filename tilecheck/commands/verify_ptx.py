@@ -328,7 +328,8 @@ def format_outcome(o) -> str:
                "reference": "the reference value only"}[o.approx]
     lines = [f"{o.path}: {o.entry} ({o.abi}) against {o.ref}",
              f"  inputs checked: {o.inputs_checked} ({how}); "
-             f"lanes run (inputs x allowed choices): {o.lanes_run}",
+             f"lanes run (inputs x allowed choices; choices the next use of the result makes equal run once): "
+             f"{o.lanes_run}",
              f"  approximate instructions: {', '.join(o.approximate_forms) or 'none'}; choices: "
              f"{choices}; ulp reading: {o.ulp_reading}"
              + (" (applied: " + ", ".join(f"{k}: {v}" for k, v in getattr(o, "readings", {}).items()) + ")"

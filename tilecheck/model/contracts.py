@@ -398,7 +398,7 @@ def bound_decides(xp, form: Form, arrays):
     """Per lane: does the error bound alone decide what ``form`` allows (no special-value row, no
     domain rule, no missing bound)? ``arrays``: the operand bits. (What :func:`_classify` calls
     ``todo``, without working out the other lanes' results.)"""
-    fmt, operands, _, _ = _prepare(xp, form, [a.astype(xp.uint64) for a in arrays])
+    fmt, operands, _, _ = _prepare(xp, form, arrays)  # (its operands are uint64 copies)
     _, _, _, decided = _rule_lanes(xp, form.contract, fmt, operands)
     return ~_special_lanes(xp, form.contract.operation, fmt, operands) & ~decided & \
         ~beneath_bound(xp, form, fmt, operands)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tilecheck.model import api
+from tilecheck.model import api, njit
 from tilecheck.model.xp import bit_length
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.spec.types import PTX_TYPES
@@ -138,6 +138,39 @@ def _place(out: Choices, rows, ch: Choices) -> None:
     out.valid[rows, -1] = ch.valid[:, -1]
     out.reference[rows] = ch.reference
     out.unbounded[rows] = ch.unbounded
+
+
+@njit.cached(nogil=True)
+def _scalable_lanes(inv, plain, lo_field, hi_field, count, d, ok):
+    """Narrow ``ok`` (in place) to the lanes whose canonical pair's row (``inv``) is a plain run
+    whose ends stay normal when their exponent fields move by the lane's ``d``; the most values
+    any of them allows."""
+    most = 0
+    for i in range(inv.shape[0]):
+        u = inv[i]
+        if ok[i] and plain[u] and lo_field[u] + d[i] >= 2 and hi_field[u] + d[i] <= 253:
+            if count[u] > most:
+                most = count[u]
+        else:
+            ok[i] = False
+    return most
+
+
+@njit.cached(nogil=True)
+def _scaled_runs(inv, first, step, count, ref, d, ok, values, valid, reference):
+    """Each ``ok`` lane's run of allowed patterns, its row's moved by the lane's exponent
+    difference: ``count`` patterns from ``first + (d << 23)`` in steps of ``step`` (pattern
+    arithmetic modulo 2^32), valid; every lane's ``reference`` moved alike (lanes not ok are
+    overwritten by their own route's)."""
+    for i in range(inv.shape[0]):
+        u = inv[i]
+        shift = np.uint32(np.int64(d[i]) << 23 & 0xFFFFFFFF)
+        reference[i] = ref[u] + shift
+        if ok[i]:
+            base = first[u] + shift
+            for j in range(count[u]):
+                values[i, j] = base + step[u] * np.uint32(j)
+                valid[i, j] = True
 
 
 class ScaledChoices:
@@ -362,29 +395,24 @@ class ScaledPairChoices:
         last = first + step * np.maximum(count.astype(np.int64) - 1, 0)
         lo_field = (np.minimum(first & 0x7FFFFFFF, last & 0x7FFFFFFF) >> 23).astype(np.int32)
         hi_field = (np.maximum(first & 0x7FFFFFFF, last & 0x7FFFFFFF) >> 23).astype(np.int32)
-        d = ea - eb
-        ok &= plain[inv] & (lo_field[inv] + d >= 2) & (hi_field[inv] + d <= 253)
+        d = (ea - eb).astype(np.int32, copy=False)
+        inv = inv.astype(np.int64, copy=False)
+        count = count.astype(np.uint8, copy=False)
+        k = _scalable_lanes(inv, plain, lo_field, hi_field, count, d, ok)
         tail_lanes, tail = self._unscaled_choices(a, b, d, ca, cb, ~ok & decided)
         rest = np.flatnonzero(~ok & ~tail_lanes)
         other = self._direct(a[rest], b[rest]) if rest.size else None
         if rest.size == n:
             return other
-        lane_count = count.astype(np.uint8)[inv]
-        k = int(lane_count[ok].max()) if ok.any() else 0
         width = max(k + 1, other.values.shape[1] if other is not None else 0,
                     tail.values.shape[1] if tail is not None else 0)
         # column-major, as ScaledChoices lays them: forking reads them a column at a time
         values = np.zeros((n, width), dtype=np.uint32, order="F")
         valid = np.zeros((n, width), dtype=bool, order="F")
-        # pattern arithmetic modulo 2^32: the exponent field moves by d, the run steps by +-1
-        shift = (d << 23).view(np.uint32)
-        base = first.astype(np.uint32)[inv] + shift
-        lane_step = step.astype(np.int32).view(np.uint32)[inv]
-        for j in range(k):
-            values[:, j] = base + lane_step * np.uint32(j)  # lanes not ok are overwritten below
-            valid[:, j] = ok & (lane_count > j)
         values[:, -1] = self.form.nan.bits if self.form.nan.bits is not None else self.form.format.canonical_nan
-        reference = ref.astype(np.uint32)[inv] + shift
+        reference = np.empty(n, dtype=np.uint32)
+        _scaled_runs(inv, first.astype(np.uint32), step.astype(np.int32).view(np.uint32), count,
+                     ref.astype(np.uint32), d, ok, values, valid, reference)
         out = Choices(values, valid, np.zeros(n, dtype=bool), reference)
         if other is not None:
             _place(out, rest, other)

@@ -186,6 +186,9 @@ class Step:
     reads: frozenset = frozenset()
     writes: frozenset = frozenset()
     approximate: str | None = None  # the form name, for reports
+    # the one register it writes is a function of the registers it reads, nothing else (no memory,
+    # parameters, special registers or run state): a choice collapse may run it on scratch lanes
+    pure: bool = False
 
 
 class Plan:
@@ -230,6 +233,8 @@ class Plan:
             self.live_in[k] = (out - kill) | st.reads | guard
         if self.backward:
             self.read_after = self.live_in = [every] * (n + 1)
+        # approximate step -> the step its choices collapse through (_collapse_target)
+        self.collapse = {k: use for k in range(n) if (use := _collapse_target(steps, k, self.live_in)) is not None}
 
     def new_lanes(self, n: int, origin: np.ndarray | None = None) -> Lanes:
         """Fresh lanes (zeroed registers; ``origin`` defaults to 0..n-1)."""
@@ -319,6 +324,7 @@ class Plan:
                     continue
             ctx.live = self.live_in[cur + 1] if lanes.pcs is None else self.read_after[cur + 1]
             ctx.step = cur
+            ctx.collapse = None if ctx.trace else self.collapse.get(cur)
             # a fork right before a fused region leaves its register copies to the region's loop
             ctx.defer_fork = (lanes.pcs is None and cur + 1 in self.regions and ctx.fuse and not ctx.trace
                               and self.regions[cur + 1].usable(ctx, lanes.size))
@@ -351,6 +357,7 @@ class RunContext:
     live: frozenset = frozenset()
     step: int = 0
     defer_fork: bool = False       # a fork may leave its register copies pending (Lanes.pending)
+    collapse: "Step | None" = None  # the step an approximate step's choices collapse through (Plan.collapse)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -538,9 +545,9 @@ class _Compiler:
             raise self.unsupported(ins)
         return self.model(ins, form)
 
-    def _step(self, ins, run, reads, writes, approximate=None) -> Step:
+    def _step(self, ins, run, reads, writes, approximate=None, pure=False) -> Step:
         return Step("op", run, ins, reads=frozenset(r for r in reads if r), writes=frozenset(w for w in writes if w),
-                    approximate=approximate)
+                    approximate=approximate, pure=pure)
 
     # -- data movement --------------------------------------------------------------------------
 
@@ -557,7 +564,9 @@ class _Compiler:
 
             def unpack(L, s, c):
                 v = read(L, s, c).astype(np.uint64)
-                for j, (w, _) in enumerate(parts):
+                for j, (w, name) in enumerate(parts):
+                    if name is not None and name not in c.live and not c.trace:
+                        continue  # read by no later step (a cut-down kernel's other element)
                     w(L, s, (v >> np.uint64(j * pw)) & np.uint64(mask))
             return self._step(ins, unpack, reads, [n for _, n in parts])
         if isinstance(a, Vec):
@@ -1131,7 +1140,7 @@ class _Compiler:
             if np.ndim(out) == 0:
                 out = np.full(L.size if s is None else s.size, out, dtype=np.uint32)
             write(L, s, out)
-        return self._step(ins, run, r1 | r2, [wname])
+        return self._step(ins, run, r1 | r2, [wname], pure=_register_sources(ins))
 
     def op_cvt(self, ins, mods):
         rnd = [m for m in mods if m in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna")]
@@ -1163,7 +1172,7 @@ class _Compiler:
                     wide = np.clip(wide, lo, hi)
                 out = wide.astype(np.uint64) & np.uint64((1 << dw) - 1)
                 write(L, s, _extend(out, dw, dk == "s", self.reg_types.get(wname)))
-            return self._step(ins, icvt, r1, [wname])
+            return self._step(ins, icvt, r1, [wname], pure=_register_sources(ins))
         if dk == "f" and sk == "f":
             sfmt, dfmt = self._format(src), self._format(dst)
             narrowing = dfmt.precision < sfmt.precision or dfmt.emax < sfmt.emax
@@ -1191,7 +1200,7 @@ class _Compiler:
                 with np.errstate(all="ignore"):
                     out = ops.convert(np, sfmt, dfmt, v.astype(np.uint64), mode, rule)
                 write(L, s, out.astype(ddt))
-            return self._step(ins, fcvt, r1, [wname])
+            return self._step(ins, fcvt, r1, [wname], pure=_register_sources(ins))
         return self.by_spec(ins)
 
     # -- the model --------------------------------------------------------------------------------
@@ -1238,14 +1247,14 @@ class _Compiler:
                 with np.errstate(all="ignore"):
                     out = np.asarray(api.evaluate(form, *vals, tininess=c.tininess))
                 write(L, s, _extend(out, dbits, signed, reg_type))
-            return self._step(ins, function, reads, [wname])
+            return self._step(ins, function, reads, [wname], pure=_register_sources(ins))
         if form.kind == "exact":
             def exact(L, s, c):
                 vals = [r(L, s, c) for r, _ in readers]
                 with np.errstate(all="ignore"):
                     out = api.evaluate(form, *vals, tininess=c.tininess)
                 write(L, s, out)
-            return self._step(ins, exact, reads, [wname])
+            return self._step(ins, exact, reads, [wname], pure=_register_sources(ins))
         if form.lanes != 1:
             element = self.db.resolve(form.name[:-len(form.type)] + form.element_format)
             if element is None or element.kind != "contract":
@@ -1345,7 +1354,7 @@ def _approximate_runner(form, readers, write, wname):
         if ch.uniform and not ch.unbounded[0] and s is None and not c.trace and not provisional:
             if wname is None:
                 return
-            cols = np.flatnonzero(ch.valid[0])
+            cols = np.flatnonzero(_collapsed(L, s, c, wname, ch.values, ch.valid)[0])
             dtype = L.dtypes[wname]
             if cols.size == 1:
                 L.regs[wname] = np.full(L.size, ch.values[0, cols[0]], dtype=dtype)
@@ -1466,8 +1475,55 @@ def _choices_dedup(form, vals, c):
     return Choices(values[inv], valid[inv], unbounded[inv], reference[inv])
 
 
+def _collapsed(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """``valid`` without the choices that the step ``c.collapse`` maps, with the lane's other
+    registers, to the value of the valid choice before them in their row (a selected lane): a
+    dropped choice leads to the very state of one kept (:func:`_collapse_target`), so every
+    result the contract allows is still accounted for. Choices come in order (a run of patterns,
+    the NaN last), and the usual use, a conversion, is monotone: equal values are then neighbours,
+    found by comparing each with the valid one before it (a duplicate elsewhere is only kept,
+    never wrongly dropped)."""
+    nxt = c.collapse
+    rows, width = values.shape
+    if nxt is None or wname is None or width < 2:
+        return valid
+    if rows != (L.size if s is None else s.size) and nxt.reads != {wname}:
+        return valid  # one row for every lane (a uniform fork): the other registers differ by lane
+    others = {name: L.reg(name) if s is None else L.reg(name)[s] for name in nxt.reads - {wname}}
+    (out,) = nxt.writes
+    keep = valid.copy(order="K")  # column by column below: keep the choices' (column-major) layout
+    prev = seen = None
+    for j in range(width):
+        ok = valid[:, j]
+        at = np.flatnonzero(ok)
+        if at.size == 0:
+            continue
+        if at.size * 4 > rows:  # most rows: the whole column (gathering would cost more)
+            regs, col = dict(others), values[:, j]
+        else:  # a few rows (the NaN column, the ends of the widest runs): only theirs
+            regs, col = {name: v[at] for name, v in others.items()}, values[at, j]
+        regs[wname] = col.astype(L.dtypes[wname])
+        size = col.shape[0]
+        scratch = Lanes(regs, np.zeros(size, dtype=np.int64), None, np.zeros(size, dtype=bool), dtypes=L.dtypes)
+        nxt.run(scratch, None, c)
+        mapped = scratch.regs[out]
+        if prev is None:
+            prev, seen = np.zeros(rows, dtype=mapped.dtype), np.zeros(rows, dtype=bool)
+        if size == rows:
+            keep[:, j] &= ~(seen & (mapped == prev))
+            np.copyto(prev, mapped, where=ok)
+            seen |= ok
+        else:
+            keep[at[seen[at] & (mapped == prev[at])], j] = False
+            prev[at] = mapped
+            seen[at] = True
+    return keep
+
+
 def _fork(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarray, reference) -> None:
-    """Give each selected lane one copy per valid value (columns of ``values``) and write it."""
+    """Give each selected lane one copy per valid value (columns of ``values``) and write it; the
+    choices the next step maps to one value fork once (:func:`_collapsed`)."""
+    valid = _collapsed(L, s, c, wname, values, valid)
     if wname is not None and not c.trace and _fork_appending(L, s, c, wname, values, valid):
         return
     n = L.size
@@ -1657,6 +1713,41 @@ def _param_word(L: "Lanes", key: str, s) -> np.ndarray:
     if v is None:
         return np.zeros(L.size if s is None else len(s), dtype=np.uint64)
     return v if s is None else v[s]
+
+
+def _register_sources(ins: Instr) -> bool:
+    """Whether every source operand of ``ins`` is a register or an immediate (no special register,
+    address or symbol): a step computing from such operands alone is pure."""
+    return all(isinstance(op, (Reg, Imm)) for op in ins.operands[1:])
+
+
+def _collapse_target(steps: list, k: int, live_in: list) -> "Step | None":
+    """The step through which the choices of approximate step ``k`` may be collapsed, or None.
+
+    It is the first later step that reads ``k``'s result ``r``, reached in straight line (no branch,
+    no return before it), pure, unguarded and writing one other register, with ``r`` dead after
+    it, forking nothing itself; the steps between neither read nor write ``r`` nor write what it reads. Every choice of
+    ``k`` then runs the steps between alike, and the state after the use depends on the choice
+    only through the value the use computes from it and the lane's other registers: choices it
+    maps to one value lead to one state, and one of them stands for all (:func:`_collapsed`)."""
+    step = steps[k]
+    if step.kind != "op" or step.approximate is None or len(step.writes) != 1:
+        return None
+    (r,) = step.writes
+    written: set = set()
+    for j in range(k + 1, len(steps)):
+        use = steps[j]
+        if use.kind != "op":
+            return None
+        if r in use.reads:
+            ok = (use.pure and use.approximate is None and use.guard is None and len(use.writes) == 1
+                  and r not in use.writes
+                  and not (use.reads & written) and r not in live_in[j + 1])
+            return use if ok else None
+        if r in use.writes:
+            return None
+        written |= use.writes
+    return None
 
 
 def _pair(op) -> tuple[str, str] | None:

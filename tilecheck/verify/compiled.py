@@ -1007,23 +1007,26 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
 
 
 POSITION_SAMPLE = 1 << 12
-POSITION_EVERY = 16
+POSITION_EVERY = 64
 """In an exhaustive run, the elements outside their class's representative run the first
 :data:`POSITION_SAMPLE` inputs of one block in :data:`POSITION_EVERY` (:func:`position_block`);
-a sampled run puts every input at every element. (Each run of a cut-down function costs a few
-milliseconds whatever its inputs: running every element on every block would cost more than the
-representative's whole block.)"""
+a sampled run puts every input at every element. What makes a class is that its elements compute
+equal expressions (:mod:`tilecheck.verify.layout`); these runs check that on the hardware's own
+terms, placing and all, and one block in 64 does it for 2^12 inputs at every element of 2^10
+divisors of a 16-bit binary sweep. (Each run of a cut-down function costs a millisecond or two
+whatever its inputs: running every element on every block would cost more than the
+representative's whole block; one block in 16 cost a 16-bit vector kernel's sweep 5-10 per cent.)"""
 
 
 def position_block(start: int, block: int = EXHAUSTIVE_BLOCK) -> bool:
     """True for the exhaustive blocks whose first inputs every element runs: one in
-    :data:`POSITION_EVERY`, chosen by a hash of the block's index over its 4-bit digits so that
+    :data:`POSITION_EVERY`, chosen by a hash of the block's index over its 6-bit digits so that
     the divisors (a block's second operand) of the chosen blocks differ in their low bits too."""
     k = start // block
     h = 0
     while k:
-        h ^= k & 0xF
-        k >>= 4
+        h ^= k & 0x3F
+        k >>= 6
     return h % POSITION_EVERY == 0
 
 
@@ -1091,17 +1094,18 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         for atom_ix, a in enumerate(group.atoms):
             pos = positions[atom_ix][judged]  # the m threads that store, in order
             for r, o in zip(layout.input_regions, ops):
-                regions[r][1][pos] = np.roll(o, atom_ix).astype(region_uint[r], copy=False)
+                regions[r][1][pos] = (np.roll(o, atom_ix) if atom_ix else o).astype(region_uint[r], copy=False)
         memory = Memory([(name, data.view(np.uint8)) for name, data in regions])
         lanes = plan.new_lanes(threads)
         if fill:
             lanes.regs = {name: np.full(threads, True if arr.dtype == bool else UNWRITTEN & np.iinfo(arr.dtype).max,
                                         dtype=arr.dtype) for name, arr in lanes.regs.items()}
-        cta = np.arange(threads, dtype=np.uint64) // np.uint64(layout.block)
+        cta = np.arange(threads, dtype=np.uint64) // np.uint64(layout.block) if layout.single_cta else None
         for k, name in enumerate(layout.pointers):
-            lanes.params[name] = np.full(threads, memory.pointer(k), dtype=np.uint64)
             if layout.single_cta:
-                lanes.params[name] += cta * np.uint64(layout.per_cta * layout.bytes_of(k))
+                lanes.params[name] = memory.pointer(k) + cta * np.uint64(layout.per_cta * layout.bytes_of(k))
+            else:  # one value for every lane: a read-only view (steps replace parameters, never write into them)
+                lanes.params[name] = np.broadcast_to(np.uint64(memory.pointer(k)), (threads,))
         # the count in the kernel's units (vectors of count_unit elements): a larger count would
         # send a grid-stride loop past the buffers
         count = -(-(layout.per_cta if layout.single_cta else size) // layout.count_unit)
@@ -1154,7 +1158,8 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             vals = np.asarray(vals)
             # the element's bits of the record (its low ``fw`` bits once shifted: astype truncates)
             got_by_lane.append((vals >> vals.dtype.type(sub * fw) if sub else vals).astype(u))
-            ops_by_lane.append([np.roll(o, atom_ix).astype(ou, copy=False) for o, ou in zip(ops, op_uints)])
+            ops_by_lane.append([(np.roll(o, atom_ix) if atom_ix else o).astype(ou, copy=False)
+                                for o, ou in zip(ops, op_uints)])
         if every:
             bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading)
         else:
