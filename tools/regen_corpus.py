@@ -99,6 +99,12 @@ DOC_EXP = "tl.exp: 'Computes the element-wise exponential of x' (no bound stated
 # tl.exp as Triton 3.9 lowers it: x times log2(e) rounded to float32 (0x3fb8aa3b), then ex2.approx.f32;
 # the reference is that contract applied to the exact product (an approximate outermost call)
 EXP_AS_EX2 = "ex2.approx.f32(mul.rn.f32(a, 1.44269502162933349609375))"
+# tl.exp on a widened half, rounded back: every half some allowed ex2.approx.f32 result rounds to
+EXP_UP_AS_EX2 = "cvt.rn.f16.f32(ex2.approx.f32(mul.rn.f32(cvt.f32.f16(a), 1.44269502162933349609375)))"
+DOC_SIGMOID = "tl.sigmoid: 'Computes the element-wise sigmoid of x' (no bound stated)"
+# tl.sigmoid as Triton 3.9 lowers it: 2^(x times -log2(e)), plus one, then 1 / that by div.full.f32 --
+# a composition of two contracts: every quotient div.full.f32 allows for every sum
+SIGMOID_AS_EX2 = "div.full.f32(1.0, add.rn.f32(ex2.approx.f32(mul.rn.f32(a, -1.44269502162933349609375)), 1.0))"
 DIV_UP = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
 DIV_DOWN = "cvt.rn.f16.f32(div.rn.f32(a, b))"
 MUL_THEN_ADD = "add.rn.f32(mul.rn.f32(a, b), c)"  # two roundings: what a * b + c means without fusion
@@ -197,6 +203,12 @@ TRITON_CASES = [
                amd=False, inputs="65536"),
     TritonCase("exp_f32", "exp_kernel", "fp32", "tl.exp(x)", (EXP_AS_EX2,), DOC_EXP, amd=False, inputs="65536",
                note="no PTX form computes e^x exactly: the reference is the lowering's own contract"),
+    # compositions: an approximate result converted, and two approximations in a row
+    TritonCase("exp_up_f16", "exp_up_kernel", "fp16", "tl.exp(x.to(tl.float32)).to(x.dtype)", (EXP_UP_AS_EX2,),
+               DOC_EXP, amd=False, note="the reference is the lowering's own contract, rounded to float16"),
+    TritonCase("sigmoid_f32", "sigmoid_kernel", "fp32", "tl.sigmoid(x)", (SIGMOID_AS_EX2,), DOC_SIGMOID, amd=False,
+               inputs="65536", note="no PTX form computes the sigmoid exactly: the reference is the lowering's own "
+                                    "composition of contracts"),
 ]
 # the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
 TRITON_REFUSED = [("sqrt_kernel", "fp16", "tl.sqrt(a)"), ("sqrt_rn_kernel", "fp16", "tl.sqrt_rn(a)"),

@@ -213,3 +213,21 @@ def exp_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.exp(x), mask=mask)
+
+
+@triton.jit
+def exp_up_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.exp(x.to(tl.float32)).to(x.dtype) (ex2.approx.f32 between two conversions)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.exp(x.to(tl.float32)).to(x.dtype), mask=mask)
+
+
+@triton.jit
+def sigmoid_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.sigmoid(x) (Triton emits ex2.approx.f32 of -x log2(e), adds one, divides with div.full.f32)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.sigmoid(x), mask=mask)

@@ -50,8 +50,8 @@ def add_arguments(p) -> None:
                         "or an expression of PTX forms over the operands, e.g. 'add.rn.f32(mul.rn.f32(a, b), c)' "
                         "(prove's query syntax): its names, sorted (a, b, c), are the kernel's operands (input buffers or "
                         ".func parameters) in parameter order; "
-                        "approximate forms only as the whole expression; operands of one format, as wide as "
-                        "the result")
+                        "an approximate form, anywhere, means every result its contract allows (inputs where a "
+                        "contract bounds nothing are unknown); each operand has the format of the position it fills")
     g.add_argument("--exhaustive", action="store_true",
                    help="every input (16-bit unary and binary, f32 unary); default: sampled unless the domain is small")
     # --ulp-reading is verify's own option (either | exact | correctly-rounded), shared with FILE.ptx
@@ -350,8 +350,10 @@ def format_outcome(o) -> str:
         lines.append(f"  unknown inputs: {o.unknown_count} (a contract bounds nothing there, so no result is judged)"
                      + ((f"; the first {shown}:" if shown < o.unknown_count else ":") if shown else ""))
         for u in o.unknown_inputs:
-            why = "; ".join(f"line {r['line']}{_source(r)}: {r['instruction']} on {', '.join(r['operands'])}: "
-                            f"{r['why']}" for r in u["reasons"]) or "no instruction's contract explains it"
+            why = "; ".join([f"line {r['line']}{_source(r)}: {r['instruction']} on {', '.join(r['operands'])}: "
+                             f"{r['why']}" for r in u["reasons"]]
+                            + ([f"the reference (--against {o.ref}): {u['reference']}"] if u.get("reference") else [])) \
+                or "no instruction's contract explains it"
             lines.append(f"    ({', '.join(u['inputs'])}): {why}")
     for k, c in enumerate(o.counterexamples, 1):
         ins = ", ".join(f"{i['hex']} ({i['value']}, {i['class']})" for i in c["inputs"])

@@ -336,6 +336,15 @@ def _classify(xp, form: Form, arrays) -> _Lanes:
                   fixed, fixed_bits, fixed_nan, unbounded, todo, canonical)
 
 
+def may_bound_nothing(form: Form) -> bool:
+    """Whether approximate ``form`` leaves some operands' result free: a domain rule whose
+    result is ``unbounded``, or a relative bound that cannot hold where the exact result is
+    subnormal (:func:`beneath_bound`). Elsewhere every lane is bounded or decided exactly."""
+    c = form.contract
+    return any(r.result == "unbounded" for r in (c.rules or ())) or \
+        (c.relative_log2 is not None and not c.flush_outputs and c.operation == "ex2")
+
+
 def beneath_bound(xp, form: Form, fmt: Format, operands):
     """Lanes a relative bound cannot bound: where the exact result is subnormal and not flushed,
     the format's spacing (fixed there) exceeds any relative error finer than it, so no value may

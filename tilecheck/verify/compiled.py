@@ -136,6 +136,14 @@ class Reference:
                 return _half_reference(self.op, self.fmt, operands)
             return np.asarray(api.ieee_op(self.op, self.fmt, self.rounding, *operands))
 
+    def unknown(self, operands: list[np.ndarray]) -> np.ndarray:
+        """Per input: True where the reference's contract bounds nothing (any result stands, so
+        none is verified); never for an exact reference."""
+        if not self.contract or not contracts.may_bound_nothing(self.form):
+            return np.zeros(np.shape(operands[0]), dtype=bool)
+        with np.errstate(all="ignore"):
+            return np.asarray(api.allowed_results(self.form, *operands).unbounded, dtype=bool)
+
     def judge(self, got: np.ndarray, operands: list[np.ndarray], expected: np.ndarray,
               ulp_reading: str = "either") -> np.ndarray:
         """True where ``got`` is acceptable (NaN by class; for a contract: inside it, under the same
@@ -1002,6 +1010,10 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
     if lanes.unknown.any():
         for lane in range(len(ops_by_lane)):
             unk_in[(origin[lanes.unknown] - lane) % n] = True
+    for lane, ops_lane in enumerate(ops_by_lane):  # inputs where the reference itself bounds nothing
+        free = ref.unknown(ops_lane)
+        if free.any():
+            unk_in[(np.flatnonzero(free) - lane) % n] = True
     nan_in &= ~value_in  # an input with a lane misrounded in value is in that class
     return bad, BlockResult(bad_in, unk_in, lanes.size, None, value_in, nan_in)
 
@@ -1944,7 +1956,18 @@ def explain_unknown(p: Prepared, case) -> dict:
                 reasons.append({"instruction": " ".join(st.instr.text.split()).rstrip(";"), "line": st.instr.line,
                                 **source_fields(st.instr), "operands": [f"0x{v:0{width // 4}x}" for v in operands], "why": why})
                 break
-    return {"inputs": [f.hex(int(v)) for v, f in zip(case, p.ref.operand_formats)], "reasons": reasons}
+    return {"inputs": [f.hex(int(v)) for v, f in zip(case, p.ref.operand_formats)], "reasons": reasons,
+            "reference": _reference_unbounded(p, case, lane_ops)}
+
+
+def _reference_unbounded(p: Prepared, case, lane_ops) -> str | None:
+    """Why the reference itself bounds nothing for one input (None where it does): its contract's
+    domain rule or bound, or, for an expression, that one of its approximate calls bounds nothing."""
+    if not bool(np.asarray(p.ref.unknown(lane_ops))[0]):
+        return None
+    form = p.ref.form
+    why = unbounded_reason(form, [int(v) for v in case], p.ctx_args) if form is not None else None
+    return why or "an approximate call of the reference bounds nothing for this input"
 
 
 def _operand_bits(instr, regs: dict, lane: int, form) -> list[int] | None:

@@ -29,13 +29,22 @@ takes f16 and gives f32).
 (``mad.rn.f32``: the spec knows no floating-point ``mad``, write ``fma.rn.f32``) or a function
 that is no PTX form (``add(rn, a, b)``, prove's IEEE operations: spell the form); an operand of
 the wrong format; packed forms (``f16x2``); forms that compute no float (``setp``, ``testp``,
-integer forms); comparisons and conditionals; and **approximate forms inside an expression**
-(``add.rn.f32(div.approx.f32(a, b), c)``): a composition of contracts is a set of results this
-verifier does not enumerate. An approximate form that *is* the whole expression, applied to the
+integer forms); comparisons and conditionals.
+
+**Approximate forms** mean their contracts. One that *is* the whole expression, applied to the
 operands (``div.approx.f32(a, b)``), is that form's contract, as ``--against div.approx.f32``
-(:func:`applied_contract`); one that is the **outermost call** of an exact expression
-(``ex2.approx.f32(mul.rn.f32(a, 1.44269504))``: Triton's ``tl.exp``) is its contract applied to
-the exact values of its arguments -- every result the contract allows for them is accepted.
+(:func:`applied_contract`). Anywhere else an expression denotes a *set* of results per input
+(:func:`_results`): an approximate call gives every result its contract allows for each value
+of its arguments (:func:`tilecheck.sim.choices.allowed_choices`, the enumeration the simulator
+forks on), and the calls around it are applied to each. The outermost call of
+``ex2.approx.f32(mul.rn.f32(a, 1.44269504))`` (Triton's ``tl.exp``) is its contract applied to the
+exact product; ``div.full.f32(1.0, add.rn.f32(ex2.approx.f32(mul.rn.f32(a, -1.44269504)), 1.0))``
+(``tl.sigmoid``) accepts every quotient ``div.full.f32`` allows for every sum of an ``ex2``
+result and one; ``cvt.rn.f16.f32(ex2.approx.f32(...))`` every half those results round to. A
+result is correct where it is one of the set. Where some contract of the expression bounds
+nothing for an input (its domain rules or its bound leave the result free: ``ex2.approx.f16``
+below 2^-14, ``div.approx.f32`` past 2^126) the input is **unknown** (:meth:`ExpressionReference.unknown`),
+never verified.
 
 **Operands of different formats** (``mul.rn.f32(cvt.f32.f16(a), b)``: an f16 buffer and an f32
 one) and of another width than the result (``div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))`` stored
@@ -173,10 +182,15 @@ class ExpressionReference:
         return root.form if isinstance(root, Call) and root.form.kind == "contract" else None
 
     @property
+    def approximate(self) -> bool:
+        """True where some call of the expression is approximate."""
+        return _has_contract(self.root)
+
+    @property
     def contract(self) -> bool:
-        """True where the outermost call is approximate: the reference is then that form's contract
-        applied to the exact values of its arguments (a set of results per input)."""
-        return self.outer is not None
+        """True where the reference is a set of results per input (some call is approximate): its
+        judgement then reads the operands."""
+        return self.approximate
 
     @property
     def operation(self) -> tuple[str | None, str]:
@@ -197,30 +211,56 @@ class ExpressionReference:
         with np.errstate(all="ignore"):
             return [np.asarray(_evaluate(node, arrays, arrays[0].shape)) for node in nodes]
 
-    def _arguments(self, operands: list[np.ndarray]) -> list[np.ndarray]:
-        """The exact values of the outermost (approximate) call's arguments, per input."""
-        return self._values(self.root.args, operands)
+    def _arrays(self, operands: list[np.ndarray]) -> list[np.ndarray]:
+        return [np.asarray(o).astype(f.uint, copy=False) for o, f in zip(operands, self.operand_formats)]
 
     def expected(self, operands: list[np.ndarray]) -> np.ndarray:
-        """The expression's bits per input (``operands``: one bit array per operand); with an
-        approximate outermost call, that form's representative value (round to nearest)."""
-        if self.contract:
-            with np.errstate(all="ignore"):
-                out = api.reference(self.outer, *self._arguments(operands))
-        else:
-            out = self._values([self.root], operands)[0]
-        return np.asarray(out).astype(self.fmt.uint, copy=False)
+        """The expression's bits per input (``operands``: one bit array per operand); each
+        approximate call gives its form's representative value (round to nearest)."""
+        return np.asarray(self._values([self.root], operands)[0]).astype(self.fmt.uint, copy=False)
 
     def judge(self, got: np.ndarray, operands: list[np.ndarray], expected: np.ndarray,
               ulp_reading: str = "either") -> np.ndarray:
-        """True where ``got`` is the expression's value (NaN by class), or, with an approximate
-        outermost call, where that form's contract allows ``got`` for its arguments' exact values
-        under ``ulp_reading`` (``operands``: the kernel's operands per input)."""
-        if self.contract:
-            with np.errstate(all="ignore"):
-                return np.asarray(api.allowed(self.outer, np.asarray(got).astype(self.fmt.uint),
-                                              *self._arguments(operands), ulp_reading=ulp_reading), dtype=bool)
-        return agree_by_class(self.fmt, got, expected)
+        """True where ``got`` is the expression's value (NaN by class); with approximate calls,
+        where it is one of the expression's results under ``ulp_reading`` (:func:`_results`;
+        an outermost approximate call accepts what its contract allows for each value of its
+        arguments), or the input is unknown (some contract bounds nothing there)."""
+        if not self.approximate:
+            return agree_by_class(self.fmt, got, expected)
+        arrays = self._arrays(operands)
+        shape = arrays[0].shape
+        got = np.asarray(got).astype(self.fmt.uint)
+        with np.errstate(all="ignore"):
+            if self.outer is not None:
+                args, unknown = _arguments(self.root, arrays, shape, ulp_reading)
+                ok = np.zeros(shape, dtype=bool)
+                for cols, valid in args:
+                    allowed = api.allowed_results(self.outer, *cols, ulp_reading=ulp_reading)
+                    ok |= valid & np.asarray(allowed.contains(got), dtype=bool)
+                    unknown = unknown | (valid & np.asarray(allowed.unbounded, dtype=bool))
+                return ok | unknown
+            res = _results(self.root, arrays, shape, ulp_reading)
+            ok = np.zeros(shape, dtype=bool)
+            for j in range(res.values.shape[1]):
+                ok |= res.valid[:, j] & agree_by_class(self.fmt, got, res.values[:, j])
+            return ok | res.unknown
+
+    def unknown(self, operands: list[np.ndarray]) -> np.ndarray:
+        """Per input: True where some approximate call of the expression bounds nothing (its
+        contract's domain rules or its bound leave the result free), so no result is wrong there
+        and none is verified either."""
+        arrays = self._arrays(operands)
+        shape = arrays[0].shape
+        if not self.approximate:
+            return np.zeros(shape, dtype=bool)
+        with np.errstate(all="ignore"):
+            if self.outer is not None:
+                args, unknown = _arguments(self.root, arrays, shape, "either")
+                for cols, valid in args:
+                    unknown = unknown | (valid & np.asarray(api.allowed_results(self.outer, *cols).unbounded,
+                                                            dtype=bool))
+                return unknown
+            return _results(self.root, arrays, shape, "either").unknown
 
     def sample_mix(self, n: int, rng: np.random.Generator) -> tuple[list[np.ndarray], dict]:
         """``n`` operand tuples in the mix of the module doc, and how many of each source:
@@ -242,6 +282,7 @@ class ExpressionReference:
 
 
 def _evaluate(node, arrays: list[np.ndarray], shape) -> np.ndarray:
+    """The bits of ``node`` per input, an approximate call giving its representative value."""
     if isinstance(node, Var):
         return arrays[node.index]
     if isinstance(node, Const):
@@ -249,7 +290,78 @@ def _evaluate(node, arrays: list[np.ndarray], shape) -> np.ndarray:
     if isinstance(node, Neg):
         return np.asarray(_evaluate(node.arg, arrays, shape)) ^ node.fmt.uint(node.fmt.sign_mask)
     args = [_evaluate(a, arrays, shape) for a in node.args]
-    return np.asarray(api.evaluate(node.form, *args)).astype(node.fmt.uint, copy=False)
+    value = api.reference if node.form.kind == "contract" else api.evaluate
+    return np.asarray(value(node.form, *args)).astype(node.fmt.uint, copy=False)
+
+
+def _has_contract(node) -> bool:
+    if isinstance(node, Call):
+        return node.form.kind == "contract" or any(_has_contract(a) for a in node.args)
+    return isinstance(node, Neg) and _has_contract(node.arg)
+
+
+@dataclass
+class _Results:
+    """A set of results per input: ``values`` (inputs x columns) where ``valid``, and the inputs
+    where some contract below bounds nothing (``unknown``: any result stands)."""
+
+    values: np.ndarray
+    valid: np.ndarray
+    unknown: np.ndarray
+
+
+MAX_COLUMNS = 4096
+"""The most results per input an expression's set may hold (products of several approximate
+calls' sets grow fast): a larger one is a usage error, not a slow run."""
+
+
+def _results(node, arrays: list[np.ndarray], shape, ulp_reading: str) -> _Results:
+    """Every result ``node`` may have per input: one for an exact tree; an approximate call each
+    result its contract allows (under ``ulp_reading``) for each combination of its arguments'
+    results, the calls around it applied to each (module doc)."""
+    if not _has_contract(node):
+        value = _evaluate(node, arrays, shape)
+        return _Results(value[:, None], np.ones(shape + (1,), dtype=bool), np.zeros(shape, dtype=bool))
+    if isinstance(node, Neg):
+        inner = _results(node.arg, arrays, shape, ulp_reading)
+        return _Results(inner.values ^ node.fmt.uint(node.fmt.sign_mask), inner.valid, inner.unknown)
+    from tilecheck.sim.choices import allowed_choices  # the enumeration the simulator forks on
+
+    args, unknown = _arguments(node, arrays, shape, ulp_reading)
+    values, valid = [], []
+    for cols, ok in args:
+        if node.form.kind == "contract":
+            ch = allowed_choices(node.form, list(cols), ulp_reading=ulp_reading)
+            values.append(np.asarray(ch.values).astype(node.fmt.uint))
+            valid.append(np.asarray(ch.valid, dtype=bool) & ok[:, None])
+            unknown = unknown | (ok & np.asarray(ch.unbounded, dtype=bool))
+        else:
+            values.append(np.asarray(api.evaluate(node.form, *cols)).astype(node.fmt.uint, copy=False)[:, None])
+            valid.append(ok[:, None])
+    return _Results(np.concatenate(values, axis=1), np.concatenate(valid, axis=1), unknown)
+
+
+def _arguments(node: Call, arrays: list[np.ndarray], shape, ulp_reading: str):
+    """The combinations of the results of ``node``'s arguments: ``([(columns, valid)], unknown)``,
+    one combination per tuple of one column of each argument's set (valid where each is)."""
+    sets = [_results(a, arrays, shape, ulp_reading) for a in node.args]
+    unknown = np.zeros(shape, dtype=bool)
+    for r in sets:
+        unknown = unknown | r.unknown
+    widths = [r.values.shape[1] for r in sets]
+    total = int(np.prod(widths)) if widths else 1
+    if total > MAX_COLUMNS:
+        raise UsageError(f"{WHAT}: {node.form.name}'s arguments have up to {total} results per input "
+                         f"together (more than {MAX_COLUMNS}): too many approximate calls combined")
+    combos = []
+    for index in np.ndindex(*widths):
+        if any(not r.valid[:, j].any() for r, j in zip(sets, index)):
+            continue  # a column no input uses
+        ok = np.ones(shape, dtype=bool)
+        for r, j in zip(sets, index):
+            ok &= r.valid[:, j]
+        combos.append(([r.values[:, j] for r, j in zip(sets, index)], ok))
+    return combos, unknown
 
 
 # ---------------------------------------------------------------------------------------------
@@ -292,9 +404,8 @@ class _Checker:
         self.order: list[str] = []
 
     # ---- forms ------------------------------------------------------------------------------
-    def form(self, node: ast.Call, outermost: bool = False):
-        """The value-computing scalar form a call names (else a located error); an approximate form
-        only as the ``outermost`` call."""
+    def form(self, node: ast.Call):
+        """The value-computing scalar form a call names (else a located error)."""
         if node.keywords:
             raise _err(node, "keyword arguments are not part of the query language")
         name = dotted(node.func)
@@ -315,13 +426,8 @@ class _Checker:
         if form.lanes != 1:
             raise _err(node, f"{name} is a packed form ({form.lanes} lanes); a reference computes one element: "
                              "use the scalar form")
-        if form.kind == "contract" and outermost:
-            return form
         if form.kind == "contract":
-            raise _err(node, f"{name} is approximate: approximate forms inside an expression are not supported "
-                             "(a composition of contracts is a set of results this verifier does not enumerate); "
-                             f"an approximate form may be the outermost call, meaning its contract applied to "
-                             f"the exact values of its arguments (--against '{name}(...)' or --against {name})")
+            return form
         value = form.kind == "exact" or (form.kind == "function" and form.semantics.key in VALUE_FUNCTIONS)
         if not value or not form.destinations or form.destinations[0].element_format is None \
                 or any(o.element_format is None for o in form.sources):
@@ -357,11 +463,10 @@ class _Checker:
                                           "has one format (convert with cvt)")
 
     # ---- pass 2: the typed tree ----------------------------------------------------------------
-    def build(self, node, expected=None, outermost: bool = False):
-        """The typed node of ``node``; ``expected``: the format of the position it fills;
-        ``outermost``: the expression's own call (which may be approximate)."""
+    def build(self, node, expected=None):
+        """The typed node of ``node``; ``expected``: the format of the position it fills."""
         if isinstance(node, ast.Call):
-            form = self.form(node, outermost)
+            form = self.form(node)
             formats = self.operand_formats(form)
             if len(node.args) != len(formats):
                 raise _err(node, f"{form.name} takes {len(formats)} operand(s), got {len(node.args)}")
@@ -437,7 +542,7 @@ def _check(text: str, db):
     checker.bind(tree)
     # operands are named in parameter order: the names sorted (a, b, c), not as they are written
     checker.order.sort()
-    root = checker.build(tree.body, outermost=True)
+    root = checker.build(tree.body)
     variables = [Var(n, i, checker.var_formats[n][0]) for i, n in enumerate(checker.order)]
     return tree, root, variables
 
