@@ -118,6 +118,33 @@ def test_module_version_older_than_the_target_accepts(tmp_path, capsys):
     assert "error[PX006] module-version: .version 7.0 is older than sm_90 accepts" in capsys.readouterr().out
 
 
+INLINED_LOC = """.version {version}
+.target sm_75
+.address_size 64
+.visible .func (.param .b32 r) f(.param .b32 a)
+{{
+  .reg .f32 %f<3>;
+  ld.param.f32 %f1, [a];
+  // .loc 1 3 4, function_name $L__info_string0, inlined_at 1 9 2 (a comment: not judged)
+  .loc 1 50 21, function_name $L__info_string0, inlined_at 1 233 30
+  add.rn.f32 %f2, %f1, %f1;
+  .loc 1 50 22, function_name $L__info_string0, inlined_at 1 233 30
+  st.param.f32 [r], %f2;
+  ret;
+}}
+"""
+
+
+def test_inlined_line_information_needs_ptx_7():
+    """``.loc ... function_name ..., inlined_at ...`` (Triton's inlined library code) before PTX ISA
+    7.0: one PX007 at its first line, as ptxas refuses it; from 7.0 on, nothing."""
+    old = check_ptx_text(INLINED_LOC.format(version="6.5"), "k.ptx", DB)
+    found = [(f.code, f.location.line, f.location.column) for f in old.findings if f.severity == "error"]
+    assert found == [("PX007", 9, 3)]
+    assert not [f for f in check_ptx_text(INLINED_LOC.format(version="7.0"), "k.ptx", DB).findings
+                if f.severity == "error"]
+
+
 def test_target_and_version_overrides_and_stdin(tmp_path, capsys, monkeypatch):
     text = _module("sm_90", "8.0", "fma.rn.bf16 %h2, %h1, %h1, %h1;")
     monkeypatch.setattr("sys.stdin", io.StringIO(text))

@@ -11,6 +11,7 @@ instruction, 2 a file that cannot be read or parsed.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -49,7 +50,22 @@ def check_ptx_text(text: str, path: str, db, target: str | None = None, version:
     instructions = [(ins.opcode, ins.line, ins.col) for fn in module.functions.values() for ins in fn.body
                     if isinstance(ins, Instr)]
     return check_module(instructions, module.path, db, target=target or module.target,
-                        version=version or module.version)
+                        version=version or module.version, directives=_gated_directives(text))
+
+
+_LOC_INLINED = re.compile(r"^([ \t]*)\.loc\b[^\n]*?\b(?:function_name|inlined_at)\b", re.M)
+
+
+def _gated_directives(text: str) -> list:
+    """The directive forms a version gates (:data:`tilecheck.legality.ptx_module.DIRECTIVE_GATES`),
+    as ``(form, line, col)``: ``.loc`` lines with ``function_name``/``inlined_at`` before any comment."""
+    out = []
+    for m in _LOC_INLINED.finditer(text):
+        if "//" in m.group(0):
+            continue  # the words are in a comment
+        line = text.count("\n", 0, m.start()) + 1
+        out.append(("loc-inlined", line, len(m.group(1)) + 1))
+    return out
 
 
 def check_cuda_text(text: str, path: str, db, target: str | None = None) -> ModuleReport:

@@ -14,7 +14,10 @@ Each instruction's spelling gets one verdict (:func:`judge_spelling`):
 * **PX005 ptxas-accepts** -- not in the ISA, though ptxas accepts it (the spec says what ptxas makes
   of it: ``fma.rz.bf16`` is miscompiled): stricter than ptxas, with the reason;
 * **PX006 module-version** -- the module's ``.version`` is older than its ``.target`` accepts (one
-  finding per module: ptxas refuses the whole module).
+  finding per module: ptxas refuses the whole module);
+* **PX007 directive-version** -- a directive's form needs a newer ``.version`` than the module's
+  (:data:`DIRECTIVE_GATES`: ``.loc`` with ``function_name``/``inlined_at``, which Triton writes for
+  inlined library code; one finding per form and module).
 
 What the spec does not judge is a note, never an error, so a user sees what was and was not
 checked: **PX101 not-covered** (an opcode no spec family defines: ``bra``, ``bar``, ``call``, ...;
@@ -39,12 +42,21 @@ CODES = {
     "PX004": ("version-gate", "the form needs a newer PTX ISA version than the module's .version"),
     "PX005": ("ptxas-accepts", "not in the ISA, though ptxas accepts it (what ptxas makes of it: the reason)"),
     "PX006": ("module-version", "the module's .version is older than its .target accepts"),
+    "PX007": ("directive-version", "a directive's form needs a newer PTX ISA version than the module's .version"),
     "PX101": ("not-covered", "an opcode no family of the spec defines (not judged)"),
     "PX102": ("not-modeled", "a qualifier the family's forms do not model (not judged)"),
     "PX103": ("unknown-target", "a .target the spec does not know (spellings judged, gates not)"),
     "PX104": ("asm-not-read", "an inline asm statement not read whole (a macro in its template, say): not judged"),
 }
 """Stable codes: tests and users' suppressions refer to them. Add codes; never renumber one."""
+
+DIRECTIVE_GATES = {
+    "loc-inlined": ((7, 0), ".loc with function_name/inlined_at (line information of inlined functions)",
+                    "ptxas 13.0: \"Feature 'Line information of inline functions' requires PTX ISA .version 7.0 "
+                    "or later\""),
+}
+"""Directive forms and the PTX ISA version they need: (version, what, source). The version is the
+one ptxas enforces."""
 
 UNMODELED_QUALIFIERS = frozenset({
     # state spaces and their sub-spaces (PTX ISA 9.0 §5.1)
@@ -218,10 +230,12 @@ def module_target(db, target_text: str | None):
     return None
 
 
-def check_module(instructions, path: str, db, *, target: str | None = None, version: str | None = None) -> ModuleReport:
+def check_module(instructions, path: str, db, *, target: str | None = None, version: str | None = None,
+                 directives=()) -> ModuleReport:
     """Judge a module's instructions: ``(opcode, line, col)`` triples in source order (the command
     layer parses the module). ``target``/``version`` are the module's ``.target``/``.version`` text
-    (or the user's overrides)."""
+    (or the user's overrides); ``directives``: ``(form, line, col)`` of the directive forms
+    :data:`DIRECTIVE_GATES` gates, in source order."""
     tinfo = module_target(db, target)
     report = ModuleReport(path, target, version)
     vt = _version(version)
@@ -233,6 +247,14 @@ def check_module(instructions, path: str, db, *, target: str | None = None, vers
         report.findings.append(PtxFinding("PX006", "error", Location(path), version,
                                           f".version {version} is older than {tinfo.name} accepts "
                                           f"(PTX ISA {need} or newer)"))
+    gated: set = set()
+    for name, line, col in directives:
+        need, what, source = DIRECTIVE_GATES[name]
+        if vt is not None and vt < need and name not in gated:
+            gated.add(name)
+            report.findings.append(PtxFinding("PX007", "error", Location(path, line, col), ".loc",
+                                              f"{what} requires PTX ISA {need[0]}.{need[1]} or newer (module "
+                                              f".version {version})", source))
     seen_not_covered: set = set()
     for opcode_text, line, col in instructions:
         report.instructions += 1

@@ -80,6 +80,7 @@ from tilecheck.errors import UnknownFormError, UsageError, echo
 from tilecheck.formats import decimal_magnitude
 from tilecheck.inputs.forms import mixed_operands
 from tilecheck.model import api
+from tilecheck.sim.choices import allowed_choices  # the enumeration the simulator forks on
 from tilecheck.spec.query import SPECIAL_NAMES, dotted, is_format_name, parse
 from tilecheck.spec.registry import ROUNDINGS
 
@@ -325,8 +326,6 @@ def _results(node, arrays: list[np.ndarray], shape, ulp_reading: str) -> _Result
     if isinstance(node, Neg):
         inner = _results(node.arg, arrays, shape, ulp_reading)
         return _Results(inner.values ^ node.fmt.uint(node.fmt.sign_mask), inner.valid, inner.unknown)
-    from tilecheck.sim.choices import allowed_choices  # the enumeration the simulator forks on
-
     args, unknown = _arguments(node, arrays, shape, ulp_reading)
     values, valid = [], []
     for cols, ok in args:
