@@ -195,7 +195,7 @@ TRITON_CASES = [
                  vector=True, amd=False) for d in ("fp16", "bf16")],
     *[TritonCase(f"maximum_{SUFFIX[d]}{'_v' if vec else ''}", "maximum_kernel", d, "tl.maximum(a, b)",
                  (f"max.{SUFFIX[d]}",), DOC_MAXIMUM, block=1024 if vec else 128, vector=vec, amd=False,
-                 inputs="65536")
+                 inputs="exhaustive" if d == "bf16" else "65536")
       for d, vec in (("fp32", False), ("bf16", True))],
     # the base-2 exponential: tl.exp2 is one ex2.approx.ftz.f32 (2 ulp from the correctly rounded
     # 2^x, subnormals flushed); tl.exp multiplies by log2(e) first
