@@ -455,7 +455,7 @@ def run_inputs(p: Prepared, ops: list, *, ulp_reading: str = "either", keep: boo
             nan_in[ev.origin[~ok & both_nan]] = True
         if not (ev.complete & ev.judged).all():
             unknown[ev.origin[~(ev.complete & ev.judged)]] = True
-    unknown |= ref.unknown([o.astype(u) for o in ops])  # inputs where the reference itself bounds nothing
+    unknown |= ref.unknown([o.astype(u) for o in ops], ulp_reading)  # inputs where the reference itself bounds nothing
     nan_in &= ~value_in
     res = BlockResult(bad, unknown & ~bad, lanes, got_any, value_in, nan_in)
     if keep:

@@ -136,9 +136,10 @@ class Reference:
                 return _half_reference(self.op, self.fmt, operands)
             return np.asarray(api.ieee_op(self.op, self.fmt, self.rounding, *operands))
 
-    def unknown(self, operands: list[np.ndarray]) -> np.ndarray:
+    def unknown(self, operands: list[np.ndarray], ulp_reading: str = "either") -> np.ndarray:
         """Per input: True where the reference's contract bounds nothing (any result stands, so
-        none is verified); never for an exact reference."""
+        none is verified); never for an exact reference. (Whether a bound exists does not depend on
+        how an ulp bound is read: ``ulp_reading`` is for expressions, whose sets do.)"""
         if not self.contract or not contracts.may_bound_nothing(self.form):
             return np.zeros(np.shape(operands[0]), dtype=bool)
         with np.errstate(all="ignore"):
@@ -1011,7 +1012,7 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
         for lane in range(len(ops_by_lane)):
             unk_in[(origin[lanes.unknown] - lane) % n] = True
     for lane, ops_lane in enumerate(ops_by_lane):  # inputs where the reference itself bounds nothing
-        free = ref.unknown(ops_lane)
+        free = ref.unknown(ops_lane, ulp_reading)
         if free.any():
             unk_in[(np.flatnonzero(free) - lane) % n] = True
     nan_in &= ~value_in  # an input with a lane misrounded in value is in that class
@@ -1963,7 +1964,7 @@ def explain_unknown(p: Prepared, case) -> dict:
 def _reference_unbounded(p: Prepared, case, lane_ops) -> str | None:
     """Why the reference itself bounds nothing for one input (None where it does): its contract's
     domain rule or bound, or, for an expression, that one of its approximate calls bounds nothing."""
-    if not bool(np.asarray(p.ref.unknown(lane_ops))[0]):
+    if not bool(np.asarray(p.ref.unknown(lane_ops, p.ctx_args["ulp_reading"]))[0]):
         return None
     form = p.ref.form
     why = unbounded_reason(form, [int(v) for v in case], p.ctx_args) if form is not None else None

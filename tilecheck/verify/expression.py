@@ -228,40 +228,39 @@ class ExpressionReference:
         arguments), or the input is unknown (some contract bounds nothing there)."""
         if not self.approximate:
             return agree_by_class(self.fmt, got, expected)
-        arrays = self._arrays(operands)
-        shape = arrays[0].shape
-        got = np.asarray(got).astype(self.fmt.uint)
-        with np.errstate(all="ignore"):
-            if self.outer is not None:
-                args, unknown = _arguments(self.root, arrays, shape, ulp_reading)
-                ok = np.zeros(shape, dtype=bool)
-                for cols, valid in args:
-                    allowed = api.allowed_results(self.outer, *cols, ulp_reading=ulp_reading)
-                    ok |= valid & np.asarray(allowed.contains(got), dtype=bool)
-                    unknown = unknown | (valid & np.asarray(allowed.unbounded, dtype=bool))
-                return ok | unknown
-            res = _results(self.root, arrays, shape, ulp_reading)
-            ok = np.zeros(shape, dtype=bool)
-            for j in range(res.values.shape[1]):
-                ok |= res.valid[:, j] & agree_by_class(self.fmt, got, res.values[:, j])
-            return ok | res.unknown
+        ok, unknown = self._accepted(np.asarray(got).astype(self.fmt.uint), operands, ulp_reading)
+        return ok | unknown
 
-    def unknown(self, operands: list[np.ndarray]) -> np.ndarray:
+    def unknown(self, operands: list[np.ndarray], ulp_reading: str = "either") -> np.ndarray:
         """Per input: True where some approximate call of the expression bounds nothing (its
         contract's domain rules or its bound leave the result free), so no result is wrong there
         and none is verified either."""
+        if not self.approximate:
+            return np.zeros(np.shape(operands[0]), dtype=bool)
+        return self._accepted(None, operands, ulp_reading)[1]
+
+    def _accepted(self, got, operands: list[np.ndarray], ulp_reading: str):
+        """``(ok, unknown)`` per input of an expression with approximate calls: whether ``got``
+        (None: not asked) is one of its results under ``ulp_reading``, and whether some contract of
+        it bounds nothing there. An outermost approximate call is judged by its contract on each
+        value of its arguments; any other expression by its set (:func:`_results`)."""
         arrays = self._arrays(operands)
         shape = arrays[0].shape
-        if not self.approximate:
-            return np.zeros(shape, dtype=bool)
+        ok = np.zeros(shape, dtype=bool)
         with np.errstate(all="ignore"):
-            if self.outer is not None:
-                args, unknown = _arguments(self.root, arrays, shape, "either")
-                for cols, valid in args:
-                    unknown = unknown | (valid & np.asarray(api.allowed_results(self.outer, *cols).unbounded,
-                                                            dtype=bool))
-                return unknown
-            return _results(self.root, arrays, shape, "either").unknown
+            if self.outer is None:
+                res = _results(self.root, arrays, shape, ulp_reading)
+                if got is not None:
+                    for j in range(res.values.shape[1]):
+                        ok |= res.valid[:, j] & agree_by_class(self.fmt, got, res.values[:, j])
+                return ok, res.unknown
+            args, unknown = _arguments(self.root, arrays, shape, ulp_reading)
+            for cols, valid in args:
+                allowed = api.allowed_results(self.outer, *cols, ulp_reading=ulp_reading)
+                if got is not None:
+                    ok |= valid & np.asarray(allowed.contains(got), dtype=bool)
+                unknown = unknown | (valid & np.asarray(allowed.unbounded, dtype=bool))
+        return ok, unknown
 
     def sample_mix(self, n: int, rng: np.random.Generator) -> tuple[list[np.ndarray], dict]:
         """``n`` operand tuples in the mix of the module doc, and how many of each source:
