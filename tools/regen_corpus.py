@@ -94,6 +94,8 @@ DOC_CLAMP = ("tl.clamp: 'Clamps the input tensor x within the range [min, max]';
 DOC_NEG = "nothing for the unary - operator"
 DOC_MAXIMUM = ("tl.maximum: 'Computes the element-wise maximum of x and y'; propagate_nan (default NONE): "
                "'whether to propagate NaN values'")
+DOC_FLOOR = "tl.floor: 'Computes the element-wise floor of x'"
+DOC_CEIL = "tl.ceil: 'Computes the element-wise ceil of x'"
 DOC_EXP2 = "tl.exp2: 'Computes the element-wise exponential (base 2) of x' (no bound stated)"
 DOC_EXP = "tl.exp: 'Computes the element-wise exponential of x' (no bound stated)"
 # tl.exp as Triton 3.9 lowers it: x times log2(e) rounded to float32 (0x3fb8aa3b), then ex2.approx.f32;
@@ -146,6 +148,14 @@ TRITON_CASES = [
       for d, against in (("fp32", ("rsqrt.rn.f32", "rsqrt.approx.ftz.f32")), ("fp64", ("rsqrt.rn.f64", "rsqrt.approx.f64")))],
     TritonCase("rsqrt_f16_up", "rsqrt_up_kernel", "fp16", "tl.math.rsqrt(x.to(tl.float32)).to(x.dtype)",
                ("rsqrt.rn.f16",), DOC_RSQRT, note="tl.math.rsqrt(x) on fp16 is a compile error in Triton 3.9: upcast"),
+    # the same upcasts on bfloat16: its subnormals stay subnormal in float32, where the .ftz forms
+    # Triton emits for tl.sqrt and tl.math.rsqrt read them as zero
+    TritonCase("sqrt_bf16_up", "sqrt_up_kernel", "bf16", "tl.sqrt(x.to(tl.float32)).to(x.dtype)", ("sqrt.rn.bf16",),
+               DOC_SQRT, note="tl.sqrt(x) on bf16 is a compile error in Triton 3.9: upcast"),
+    TritonCase("sqrt_rn_bf16_up", "sqrt_rn_up_kernel", "bf16", "tl.sqrt_rn(x.to(tl.float32)).to(x.dtype)",
+               ("sqrt.rn.bf16",), DOC_SQRT_RN, note="tl.sqrt_rn(x) on bf16 is a compile error in Triton 3.9: upcast"),
+    TritonCase("rsqrt_bf16_up", "rsqrt_up_kernel", "bf16", "tl.math.rsqrt(x.to(tl.float32)).to(x.dtype)",
+               ("rsqrt.rn.bf16",), DOC_RSQRT, note="tl.math.rsqrt(x) on bf16 is a compile error in Triton 3.9: upcast"),
     *[TritonCase(f"fma_{SUFFIX[d]}", "fma_kernel", d, "tl.fma(a, b, c)", (f"fma.rn.{SUFFIX[d]}",), DOC_FMA)
       for d in ("fp32", "fp16", "bf16", "fp64")],
     TritonCase("mul_add_f32_fused", "mul_add_kernel", "fp32", "a * b + c", ("fma.rn.f32", MUL_THEN_ADD), DOC_MUL_ADD,
@@ -187,7 +197,7 @@ TRITON_CASES = [
     # of x), not max then min; the second reference is that instruction, the first what clamping means
     *[TritonCase(f"clamp_{SUFFIX[d]}{'_v' if vec else ''}", "clamp_kernel", d, "tl.clamp(x, -1.0, 1.0)",
                  (f"min.{SUFFIX[d]}(max.{SUFFIX[d]}(a, -1.0), 1.0)", f"min.xorsign.abs.{SUFFIX[d]}(a, 1.0)"), DOC_CLAMP,
-                 block=1024 if vec else 128, vector=vec, amd=False, inputs="65536" if d == "fp32" else None)
+                 block=1024 if vec else 128, vector=vec, amd=False, inputs="exhaustive" if d == "fp32" else None)
       for d, vec in (("fp32", False), ("fp16", False), ("bf16", False), ("fp16", True))],
     # -x on 16-bit vectors: an xor.b32 on two elements at once, never unpacked; tl.maximum, whose
     # reference is a bare value-function form name
@@ -209,10 +219,17 @@ TRITON_CASES = [
     TritonCase("sigmoid_f32", "sigmoid_kernel", "fp32", "tl.sigmoid(x)", (SIGMOID_AS_EX2,), DOC_SIGMOID, amd=False,
                inputs="65536", note="no PTX form computes the sigmoid exactly: the reference is the lowering's own "
                                     "composition of contracts"),
+    # rounding to an integral value: float32 tl.floor and tl.ceil are the .ftz conversions
+    *[TritonCase(f"{op}_{SUFFIX[d]}", f"{op}_kernel", d, f"tl.{op}(x)", (f"cvt.{mode}.{SUFFIX[d]}.{SUFFIX[d]}",), doc,
+                 amd=False, inputs="exhaustive" if d == "fp32" else None)
+      for op, mode, doc in (("floor", "rmi", DOC_FLOOR), ("ceil", "rpi", DOC_CEIL)) for d in ("fp32", "fp64")],
 ]
 # the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
 TRITON_REFUSED = [("sqrt_kernel", "fp16", "tl.sqrt(a)"), ("sqrt_rn_kernel", "fp16", "tl.sqrt_rn(a)"),
-                  ("sqrt_rn_kernel", "fp64", "tl.sqrt_rn(a)"), ("rsqrt_kernel", "fp16", "tl.math.rsqrt(x)")]
+                  ("sqrt_rn_kernel", "fp64", "tl.sqrt_rn(a)"), ("rsqrt_kernel", "fp16", "tl.math.rsqrt(x)"),
+                  ("sqrt_kernel", "bf16", "tl.sqrt(a)"), ("rsqrt_kernel", "bf16", "tl.math.rsqrt(x)"),
+                  ("floor_kernel", "fp16", "tl.floor(x)"), ("floor_kernel", "bf16", "tl.floor(x)"),
+                  ("ceil_kernel", "fp16", "tl.ceil(x)"), ("ceil_kernel", "bf16", "tl.ceil(x)")]
 
 
 def run(cmd: list[str]) -> None:

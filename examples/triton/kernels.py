@@ -231,3 +231,22 @@ def sigmoid_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.sigmoid(x), mask=mask)
+
+
+# Rounding to an integral value
+@triton.jit
+def floor_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.floor(x) (Triton 3.9 emits cvt.rmi.ftz.f32.f32 for float32)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.floor(x), mask=mask)
+
+
+@triton.jit
+def ceil_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.ceil(x) (Triton 3.9 emits cvt.rpi.ftz.f32.f32 for float32)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.ceil(x), mask=mask)

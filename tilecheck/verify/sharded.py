@@ -50,8 +50,15 @@ from tilecheck.verify.compiled import (
 CHECKPOINT = "checkpoint.json"
 BATCHES = "batches.jsonl"
 DEFAULT_BATCH = 1 << 20
-"""Inputs per batch (and per checkpoint) unless ``--batch`` says otherwise: 2^12 batches for a
-2^32 domain, seconds to a minute each on one core."""
+"""Inputs per batch unless ``--batch`` says otherwise: 2^12 batches for a 2^32 domain, a tenth of
+a second to a minute each on one core."""
+SAVE_SHARE = 0.05
+"""Most of a run's time spent writing its checkpoint. The checkpoint holds the misrounded inputs
+(up to the report's cap, megabytes of JSON), so writing it after every batch of a fast kernel
+costs more than the batch; it is written after a batch once the time since the last write is at
+least twenty times what that write took, and always at the end, at a stop and before a cluster
+error is raised. A crash loses at most that time: the batch log is cut back to the checkpoint on
+``--resume``, and those batches run again."""
 VERSION = 1
 
 
@@ -249,6 +256,16 @@ def verify_batched(path: str, entry: str, against: str, *, db, ulp_reading: str 
                                   "batches_done": done_batches, "inputs_done": tally.checked, "done": done,
                                   "tally": tally.to_json()})
 
+    saved = {"batches": done_batches, "at": time.perf_counter(), "cost": 0.0}
+
+    def checkpoint_now(force: bool) -> None:
+        """Save the checkpoint when ``force``, or when enough time has passed (:data:`SAVE_SHARE`)."""
+        now = time.perf_counter()
+        if saved["batches"] == done_batches or not (force or now - saved["at"] >= saved["cost"] / SAVE_SHARE):
+            return
+        save(done_batches == batches)
+        saved.update(batches=done_batches, at=time.perf_counter(), cost=time.perf_counter() - now)
+
     log_size = 0
     if out is not None:
         _prepare_out(out)
@@ -277,15 +294,18 @@ def verify_batched(path: str, entry: str, against: str, *, db, ulp_reading: str 
                 log_fh.write((json.dumps(line) + "\n").encode("utf-8"))
                 log_fh.flush()
                 os.fsync(log_fh.fileno())
-                save(done_batches == batches)
+                checkpoint_now(done_batches == batches)
             if progress:
                 progress(Progress(tally.checked, total, tally.misrounded, tally.unknown, resumed_from,
                                   time.perf_counter() - t0, done_batches == batches))
+        if log_fh is not None:
+            checkpoint_now(True)  # a stop (--stop-after) keeps every batch it ran
     except ClusterError as exc:
         if out is None:
             # the message's resume hint does not hold for a run without a checkpoint
             raise ClusterError(f"{exc.message.split('; every batch merged')[0]}; this run kept no checkpoint: "
                                "give --out DIR to make a run resumable") from exc
+        checkpoint_now(True)  # every batch merged so far (the error comes between batches)
         raise
     except OSError as exc:
         raise UsageError(f"--out {out}: {exc.strerror or exc}: {exc.filename}") from exc

@@ -1,0 +1,86 @@
+"""Triton's ``.ftz`` lowerings on values a user does not expect flushed.
+
+Triton 3.9 emits ``cvt.rmi.ftz.f32.f32`` for float32 ``tl.floor`` and ``cvt.rpi.ftz.f32.f32`` for
+``tl.ceil``: a subnormal input is read as a zero of its sign, so ``floor`` of a negative subnormal
+is -0.0 where the floor is -1.0, and ``ceil`` of a positive subnormal +0.0 where it is +1.0. On
+bfloat16, ``tl.sqrt`` and ``tl.math.rsqrt`` (refused on 16-bit types, so written on the widened
+value) are ``sqrt.approx.ftz.f32``/``rsqrt.approx.ftz.f32``: a bfloat16 subnormal stays subnormal in
+float32 (the formats share their exponent range) and is flushed, so its root is a zero (or an
+infinity) of its sign where the correctly rounded result is a normal number (or a NaN for a negative
+input). On float16 the same kernels are unaffected: every half is normal in float32.
+
+The misrounded sets are predicted here from the bit patterns alone (the subnormals of a sign),
+without the model; the float64 floor and ceil (no ``.ftz``), and ``tl.sqrt_rn`` on bfloat16
+(``sqrt.rn.f32``, no flush) verify.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tilecheck.cli import main
+from tilecheck.spec.database import load_database
+from tilecheck.verify import compiled
+
+TRITON = Path(__file__).resolve().parents[2] / "examples" / "triton"
+
+
+@pytest.fixture(scope="module")
+def db():
+    return load_database()
+
+
+def _bf16_subnormals() -> set[int]:
+    """Every bfloat16 subnormal, both signs: exponent field zero, fraction non-zero."""
+    return {sign | f for sign in (0, 0x8000) for f in range(1, 1 << 7)}
+
+
+@pytest.mark.parametrize("stem,entry,ref", [("sqrt_bf16_up", "sqrt_up_kernel", "sqrt.rn.bf16"),
+                                            ("rsqrt_bf16_up", "rsqrt_up_kernel", "rsqrt.rn.bf16")])
+def test_bfloat16_roots_misround_exactly_the_subnormals(db, stem, entry, ref):
+    o = compiled.verify_ptx(str(TRITON / f"{stem}.ptx"), entry, ref, db=db, exhaustive=True)
+    assert o.exhaustive and o.inputs_checked == 1 << 16
+    got = {int(x[0]) for x in o.misrounded}
+    assert o.misrounded_count == len(got) == 254
+    assert got == _bf16_subnormals()
+
+
+def test_bfloat16_sqrt_rn_keeps_the_subnormals(db):
+    o = compiled.verify_ptx(str(TRITON / "sqrt_rn_bf16_up.ptx"), "sqrt_rn_up_kernel", "sqrt.rn.bf16", db=db,
+                            exhaustive=True)
+    assert o.verdict_word == "verified" and o.exhaustive
+
+
+@pytest.mark.parametrize("op,mode,flushed_sign,expected", [("floor", "rmi", 1, "0xbf800000"),
+                                                          ("ceil", "rpi", 0, "0x3f800000")])
+def test_float_floor_and_ceil_flush_the_subnormals_of_one_sign(db, capsys, op, mode, flushed_sign, expected):
+    ptx, entry, ref = str(TRITON / f"{op}_f32.ptx"), f"{op}_kernel", f"cvt.{mode}.f32.f32"
+    # the sign whose subnormals round away from zero misrounds: -0.0 or +0.0 instead of -1.0 or +1.0
+    for frac in (0x000001, 0x400000, 0x7FFFFF):
+        bits = (flushed_sign << 31) | frac
+        code = main(["verify", ptx, "--entry", entry, "--against", ref, "--input", hex(bits), "--json", "-"])
+        out = json.loads(capsys.readouterr().out)
+        assert code == 1 and out["verdict"] == "counterexample"
+        case = out["counterexamples"][0]
+        assert case["expected"]["hex"] == expected
+        assert case["got"]["hex"] == f"{flushed_sign << 31:#010x}"
+        # the other sign's subnormals floor (ceil) to a zero anyway: flushing changes nothing there
+        other = ((1 - flushed_sign) << 31) | frac
+        code = main(["verify", ptx, "--entry", entry, "--against", ref, "--input", hex(other), "--json", "-"])
+        assert code == 0, capsys.readouterr().out
+        capsys.readouterr()
+    o = compiled.verify_ptx(ptx, entry, ref, db=db, cases=4096)
+    bits = np.array([int(x[0]) for x in o.misrounded], dtype=np.uint64)
+    assert bits.size and o.misrounded_count == bits.size
+    # every misrounded sampled input is a subnormal of that sign
+    assert np.all((bits & 0x7F800000) == 0) and np.all(bits & 0x007FFFFF) and np.all((bits >> 31) == flushed_sign)
+
+
+@pytest.mark.parametrize("op,mode", [("floor", "rmi"), ("ceil", "rpi")])
+def test_double_floor_and_ceil_do_not_flush(db, op, mode):
+    o = compiled.verify_ptx(str(TRITON / f"{op}_f64.ptx"), f"{op}_kernel", f"cvt.{mode}.f64.f64", db=db, cases=4096)
+    assert o.verdict_word == "no-counterexample"
