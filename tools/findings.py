@@ -177,7 +177,8 @@ def triton_entries(db) -> list[dict]:
     """One row entry per (Triton kernel, reference) of examples/triton/manifest.yaml: every
     reference a user would check the kernel against, first the correctly rounded operation.
     Kernels whose operands together hold at most 32 bits (16-bit unary and binary, 32-bit unary,
-    float16 widened) run exhaustively; the others sampled (an entry's ``inputs`` says otherwise)."""
+    float16 widened) run exhaustively; the others sampled (an entry's ``inputs`` says otherwise, for all
+    its references or, as a mapping, for those it names)."""
     out = []
     for e in yaml.safe_load(TRITON.read_text())["entries"]:
         vector = e["vector"] in (True, "yes")
@@ -187,8 +188,11 @@ def triton_entries(db) -> list[dict]:
         for against in e["against"]:
             domain_bits = sum(f.width for f in parse_reference(against, db).operand_formats)
             default = "exhaustive" if domain_bits <= 32 else 65536
+            inputs = e.get("inputs", default)
+            if isinstance(inputs, dict):  # per reference: those it names; the others the default
+                inputs = inputs.get(against, default)
             out.append({"function": name, "file": e["file"], "entry": e["entry"], "against": against,
-                        "inputs": e.get("inputs", default)})
+                        "inputs": inputs})
     return out
 
 

@@ -74,7 +74,9 @@ class TritonCase:
     capability: int = 90
     fp_fusion: bool | None = None  # enable_fp_fusion; None: the default (TRITON_DEFAULT_FP_FUSION=1)
     note: str = ""
-    inputs: str | None = None  # the findings table's inputs: "exhaustive" or a sampled count (None: tools/findings.py's default)
+    # the findings table's inputs: "exhaustive" or a sampled count (None: tools/findings.py's default),
+    # or a dict of them for the references it names (the others: the default)
+    inputs: str | dict | None = None
     pointers: tuple = ()       # each pointer's element type, in order, where they differ (dtype: the result's)
     amd: bool = True           # also compiled for gfx942 (examples/amdgpu/triton) where it has one pointer type
 
@@ -210,7 +212,7 @@ TRITON_CASES = [
     # the base-2 exponential: tl.exp2 is one ex2.approx.ftz.f32 (2 ulp from the correctly rounded
     # 2^x, subnormals flushed); tl.exp multiplies by log2(e) first
     TritonCase("exp2_f32", "exp2_kernel", "fp32", "tl.exp2(x)", ("ex2.approx.ftz.f32", "ex2.approx.f32"), DOC_EXP2,
-               amd=False, inputs="65536"),
+               amd=False, inputs={"ex2.approx.f32": "65536"}),
     TritonCase("exp_f32", "exp_kernel", "fp32", "tl.exp(x)", (EXP_AS_EX2,), DOC_EXP, amd=False, inputs="65536",
                note="no PTX form computes e^x exactly: the reference is the lowering's own contract"),
     # compositions: an approximate result converted, and two approximations in a row
@@ -383,7 +385,8 @@ def regen_triton() -> None:
              "# default: on, TRITON_DEFAULT_FP_FUSION=1), against (the references a user checks with",
              "# `tilecheck verify FILE --entry ENTRY --against REF`; the first is the correctly rounded",
              "# operation), documented (what Triton's documentation says of the operation), inputs (the",
-             "# findings table's inputs where not tools/findings.py's default: exhaustive).",
+             "# findings table's inputs where not tools/findings.py's default: exhaustive or a sampled count,",
+             "# or per reference: {REF: inputs}, the references it leaves out at the default).",
              "# FP fusion, measured on a * b + c (either switch changes the PTX; enable_fp_fusion wins over",
              f"# the variable): {fusion}.",
              f"triton: \"{triton.__version__}\"",
@@ -405,7 +408,9 @@ def regen_triton() -> None:
                f"     against: [{', '.join(map(_yaml_ref, case.against))}], documented: {_yaml_str(case.documented)}")
         if case.note:
             row += f",\n     note: {_yaml_str(case.note)}"
-        if case.inputs:
+        if isinstance(case.inputs, dict):
+            row += f", inputs: {{{', '.join(f'{_yaml_ref(r)}: {n}' for r, n in case.inputs.items())}}}"
+        elif case.inputs:
             row += f", inputs: {case.inputs}"
         if case.pointers:
             row += f", pointers: [{', '.join(case.pointers)}]"

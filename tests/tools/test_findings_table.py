@@ -64,3 +64,19 @@ def test_one_row_rerun_lands_and_keeps_the_rest(findings, tmp_path, monkeypatch)
     # outside the Triton and vendors tables the file is unchanged
     head = before.split(findings.TRITON_BEGIN, 1)[0]
     assert after.startswith(head)
+
+
+def test_inputs_apply_to_every_reference_or_per_reference(findings, tmp_path, monkeypatch):
+    common = ("file: examples/triton/exp2_f32.ptx, entry: exp2_kernel, dtype: fp32, source: \"tl.exp2(x)\", "
+              "block: 128, num_warps: 4, vector: no, target: sm_90a, fp_fusion: default, "
+              "against: [ex2.approx.ftz.f32, ex2.approx.f32], documented: \"d\"")
+    manifest = tmp_path / "manifest.yaml"
+    manifest.write_text("entries:\n"
+                        f"  - {{{common}}}\n"
+                        f"  - {{{common}, inputs: 4096}}\n"
+                        f"  - {{{common}, inputs: {{ex2.approx.f32: 65536}}}}\n")
+    monkeypatch.setattr(findings, "TRITON", manifest)
+    got = [(e["against"], e["inputs"]) for e in findings.triton_entries(load_database())]
+    assert got == [("ex2.approx.ftz.f32", "exhaustive"), ("ex2.approx.f32", "exhaustive"),  # a 32-bit domain
+                   ("ex2.approx.ftz.f32", 4096), ("ex2.approx.f32", 4096),
+                   ("ex2.approx.ftz.f32", "exhaustive"), ("ex2.approx.f32", 65536)]

@@ -70,11 +70,12 @@ def add_arguments(p) -> None:
     add_dask_options(d, "run the batches on a local Dask cluster of N worker processes, one thread each "
                         "(as in fuzz; without it: two worker processes of this run)")
     d.add_argument("--out", metavar="DIR",
-                   help="keep DIR/checkpoint.json (after every batch) and DIR/batches.jsonl: a resumable run")
+                   help="keep DIR/checkpoint.json (after batches, at most 5%% of the run's time) and "
+                        "DIR/batches.jsonl: a resumable run")
     d.add_argument("--resume", action="store_true",
-                   help="continue the run kept in --out after its last merged batch (same FILE and options)")
+                   help="continue the run kept in --out after its last checkpointed batch (same FILE and options)")
     d.add_argument("--batch", type=positive_int, default=None, metavar="N",
-                   help=f"inputs per batch and checkpoint (default {sharded.DEFAULT_BATCH}; at most "
+                   help=f"inputs per batch (default {sharded.DEFAULT_BATCH}; at most "
                         f"{compiled.EXHAUSTIVE_BLOCK} or a multiple of it)")
     d.add_argument("--stop-after", type=positive_int, default=None, metavar="N",
                    help="stop after N batches of this run, checkpointed (continue with --resume)")
