@@ -11,13 +11,13 @@ default batch gives the default block, and code without packed half2/bf162 conta
 lanes pair inputs within a block) gives the same outcome for every batch size.
 
 ``--out DIR`` keeps ``checkpoint.json`` (the run's identity -- the PTX's SHA-256, entry, reference,
-options, batch size -- and the merged tally; rewritten atomically after merged batches, often enough that a crash loses
-little and rarely enough that writing it stays under :data:`SAVE_SHARE` of the run, and
-holding no times or host names, so a serial, a sharded and a resumed run write the same bytes) and
-``batches.jsonl`` (which worker ran each batch, how long it took, what it found). A run killed at
-any point -- client, worker or scheduler -- continues with ``--resume`` after its last checkpointed batch:
-nothing checkpointed runs again, and log lines written after the checkpoint are cut off. A worker that
-dies mid-batch has its batch rerun by Dask (a batch has no side effects).
+options, batch size -- and the merged tally; rewritten atomically after merged batches, often enough
+that a crash loses little and rarely enough that writing it stays under :data:`SAVE_SHARE` of the
+run, and holding no times or host names, so a serial, a sharded and a resumed run write the same
+bytes) and ``batches.jsonl`` (which worker ran each batch, how long it took, what it found). A run
+killed at any point -- client, worker or scheduler -- continues with ``--resume`` after its last
+checkpointed batch: nothing checkpointed runs again, and log lines written after the checkpoint are
+cut off. A worker that dies mid-batch has its batch rerun by Dask (a batch has no side effects).
 
 Each batch carries the PTX text, so workers need no shared file system; a worker compiles the
 function once per process. The simulator runs on CPUs: on GPU machines the verifier uses their
