@@ -274,6 +274,52 @@ def test_an_approximate_outermost_call_judges_by_its_contract_on_the_exact_argum
         assert np.array_equal(ref.judge(got, [a], expected), want), step
 
 
+@pytest.mark.parametrize("text, shortcut", [
+    (f"ex2.approx.f32(mul.rn.f32(a, {LOG2E}))", True),  # one approximate call, outermost, bounded everywhere
+    (f"cvt.rn.f16.f32(ex2.approx.f32(mul.rn.f32(cvt.f32.f16(a), {LOG2E})))", False),  # enumerated inside
+    ("ex2.approx.f16(mul.rn.f16(a, 1.0))", False),  # its relative bound says nothing below 2^-14
+    ("div.approx.f32(a, mul.rn.f32(b, 1.0))", False),  # a domain rule bounds nothing (subnormal divisor)
+])
+def test_unknown_skips_the_sets_only_where_no_input_can_be_unknown(db, text, shortcut):
+    """``unknown`` answers without working out the sets only where the expression cannot leave an
+    input unknown; wherever it answers, it agrees with the full computation."""
+    ref = compiled.parse_reference(text, db)
+    assert ref._always_bounded is shortcut
+    rng = np.random.default_rng(3)
+    cols = [rng.integers(0, 1 << f.width, 4000, dtype=np.uint64).astype(f.uint) for f in ref.operand_formats]
+    for col, f in zip(cols, ref.operand_formats):  # zeros, infinities, NaNs, subnormals among them
+        col[:4] = [0, f.inf, f.canonical_nan, 1]
+    full = ref._accepted(None, cols, "either")[1]
+    assert np.array_equal(ref.unknown(cols), full)
+    assert full.any() != shortcut or text.startswith("cvt")
+
+
+@pytest.mark.parametrize("text", [
+    "div.full.f32(1.0, add.rn.f32(ex2.approx.f32(mul.rn.f32(a, -1.44269502162933349609375)), 1.0))",
+    f"ex2.approx.f32(mul.rn.f32(a, {LOG2E}))",
+    "ex2.approx.f16(mul.rn.f16(a, 1.0))",  # unknown inputs among them
+    "add.rn.f32(mul.rn.f32(a, b), c)",  # exact
+])
+def test_judging_forked_lanes_by_input_agrees_with_judging_each_lane(db, text):
+    """``judge_at`` (each input's sets once, each (input, result) pair once) gives what ``judge``
+    gives on the operands repeated per lane, for results inside, at the edge of and outside the
+    sets, several lanes per input as a forked kernel has them."""
+    ref = compiled.parse_reference(text, db)
+    rng = np.random.default_rng(5)
+    n = 3000
+    cols = [rng.integers(0, 1 << f.width, n, dtype=np.uint64).astype(f.uint) for f in ref.operand_formats]
+    for col, f in zip(cols, ref.operand_formats):
+        col[:4] = [0, f.inf, f.canonical_nan, 1]
+    index = np.concatenate([rng.permutation(n) for _ in range(4)])
+    expected = ref.expected(cols)
+    step = rng.integers(-3, 4, index.size)
+    got = (expected[index].astype(np.int64) + step).astype(ref.fmt.uint)
+    lanes = [c[index] for c in cols]
+    want = ref.judge(got, lanes, expected[index])
+    assert np.array_equal(ref.judge_at(got, cols, index), want)
+    assert want.any() and not want.all()
+
+
 def test_tl_exp_verifies_against_its_lowering_and_not_against_the_flushing_form(capsys):
     code, doc = _json(capsys, EXP, "--entry", "exp_kernel", "--against", f"ex2.approx.f32(mul.rn.f32(a, {LOG2E}))",
                       "--cases", "4000")

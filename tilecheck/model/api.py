@@ -30,7 +30,7 @@ correctly rounded result, or a NaN entry per the form's NaN policy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -471,6 +471,13 @@ class AllowedResults:
         b = bits.astype(xp.uint64)
         m = ((b & u64(xp, self.magnitude_mask)) // u64(xp, self.stride)).astype(xp.int64)
         return xp.where((b & u64(xp, self.sign_bit)) != 0, -m - 1, m)
+
+    def take(self, index):
+        """The allowed results of the lanes ``index`` picks (an integer array over the first axis):
+        lane k of the result is lane ``index[k]`` of this one."""
+        return replace(self, lo=self.lo[index], hi=self.hi[index], empty=self.empty[index],
+                       extra=self.extra[index], extra_used=self.extra_used[index], nan=self.nan[index],
+                       nan_bits=self.nan_bits[index], unbounded=self.unbounded[index])
 
     def contains(self, bits):
         """Is each pattern of ``bits`` (broadcast against the lanes) an allowed result?"""

@@ -79,7 +79,7 @@ import numpy as np
 from tilecheck.errors import UnknownFormError, UsageError, echo
 from tilecheck.formats import decimal_magnitude
 from tilecheck.inputs.forms import mixed_operands
-from tilecheck.model import api
+from tilecheck.model import api, contracts
 from tilecheck.sim.choices import allowed_choices  # the enumeration the simulator forks on
 from tilecheck.spec.query import SPECIAL_NAMES, dotted, is_format_name, parse
 from tilecheck.spec.registry import ROUNDINGS
@@ -165,6 +165,13 @@ class ExpressionReference:
     op: str | None = None
     rounding: str | None = None
     form: object = None
+    _kept_sets: tuple | None = field(default=None, repr=False, compare=False)  # see _sets
+
+    def __getstate__(self):
+        """Pickled (to a worker) without the kept sets: they belong to this process's last block."""
+        state = dict(self.__dict__)
+        state["_kept_sets"] = None
+        return state
 
     @property
     def arity(self) -> int:
@@ -231,13 +238,54 @@ class ExpressionReference:
         ok, unknown = self._accepted(np.asarray(got).astype(self.fmt.uint), operands, ulp_reading)
         return ok | unknown
 
+    def judge_at(self, got: np.ndarray, operands: list[np.ndarray], index: np.ndarray,
+                 ulp_reading: str = "either") -> np.ndarray:
+        """:meth:`judge` of results ``got[k]`` of input ``index[k]`` of ``operands`` (one input
+        judged for several results: the lanes of a kernel forked on its approximate instructions).
+        The sets are worked out once per input, not once per result."""
+        if not self.approximate:
+            return agree_by_class(self.fmt, got, self.expected(operands)[index])
+        sets, unknown = self._sets(self._arrays(operands), ulp_reading)
+        got = np.asarray(got).astype(self.fmt.uint)
+        index = np.asarray(index, dtype=np.int64)
+        back = None
+        if self.fmt.width <= 32:
+            # forked lanes repeat (input, result) pairs: judge each pair once
+            pairs, back = np.unique((index << 32) | got.astype(np.int64), return_inverse=True)
+            index, got = pairs >> 32, (pairs & 0xFFFFFFFF).astype(self.fmt.uint)
+        ok = unknown[index].copy()
+        with np.errstate(all="ignore"):
+            for accepted, valid in sets:  # each set judges only the pairs no set before accepted
+                sel = np.flatnonzero(~ok & valid[index])
+                if not sel.size:
+                    continue
+                at, g = index[sel], got[sel]
+                if isinstance(accepted, np.ndarray):
+                    ok[sel] = agree_by_class(self.fmt, g, accepted[at])
+                else:
+                    ok[sel] = np.asarray(accepted.take(at).contains(g), dtype=bool)
+        return ok if back is None else ok[back.reshape(-1)]
+
     def unknown(self, operands: list[np.ndarray], ulp_reading: str = "either") -> np.ndarray:
         """Per input: True where some approximate call of the expression bounds nothing (its
         contract's domain rules or its bound leave the result free), so no result is wrong there
         and none is verified either."""
-        if not self.approximate:
+        if not self.approximate or self._always_bounded:
             return np.zeros(np.shape(operands[0]), dtype=bool)
         return self._accepted(None, operands, ulp_reading)[1]
+
+    @property
+    def _always_bounded(self) -> bool:
+        """True where no input can be unknown, so :meth:`unknown` need not work out the contract's
+        sets (the most costly part of judging ``ex2.approx.f32(mul.rn.f32(a, c))``, and it was done
+        twice): the only approximate call is the outermost, judged by its ranges (never by a count
+        of choices), and its contract bounds every lane
+        (:func:`tilecheck.model.contracts.may_bound_nothing`). An inner approximate call is
+        enumerated, and one with more choices than the simulator enumerates is unknown there."""
+        outer = self.outer
+        if outer is None or any(_has_contract(a) for a in self.root.args):
+            return False
+        return not contracts.may_bound_nothing(outer)
 
     def _accepted(self, got, operands: list[np.ndarray], ulp_reading: str):
         """``(ok, unknown)`` per input of an expression with approximate calls: whether ``got``
@@ -245,22 +293,43 @@ class ExpressionReference:
         it bounds nothing there. An outermost approximate call is judged by its contract on each
         value of its arguments; any other expression by its set (:func:`_results`)."""
         arrays = self._arrays(operands)
+        ok = np.zeros(arrays[0].shape, dtype=bool)
+        sets, unknown = self._sets(arrays, ulp_reading)
+        if got is not None:
+            with np.errstate(all="ignore"):
+                for accepted, valid in sets:
+                    if isinstance(accepted, np.ndarray):  # one result per input
+                        ok |= valid & agree_by_class(self.fmt, got, accepted)
+                    else:  # what an outermost approximate call's contract allows
+                        ok |= valid & np.asarray(accepted.contains(got), dtype=bool)
+        return ok, unknown
+
+    def _sets(self, arrays: list[np.ndarray], ulp_reading: str):
+        """``([(accepted, valid)], unknown)``: the expression's results on ``arrays`` where
+        ``valid`` -- ``accepted`` one result per input (an array) or the outermost call's allowed
+        results (:class:`tilecheck.model.api.AllowedResults`) -- and the unknown inputs. The last
+        operands' sets are kept: a block's judgement and its :meth:`unknown` ask for the same
+        operands, and working the sets out is what costs."""
+        kept = self._kept_sets
+        if kept is not None and kept[0] == ulp_reading and len(kept[1]) == len(arrays) and all(
+                k.shape == a.shape and np.array_equal(k, a) for k, a in zip(kept[1], arrays)):
+            return kept[2], kept[3]
         shape = arrays[0].shape
-        ok = np.zeros(shape, dtype=bool)
+        sets = []
         with np.errstate(all="ignore"):
             if self.outer is None:
                 res = _results(self.root, arrays, shape, ulp_reading)
-                if got is not None:
-                    for j in range(res.values.shape[1]):
-                        ok |= res.valid[:, j] & agree_by_class(self.fmt, got, res.values[:, j])
-                return ok, res.unknown
-            args, unknown = _arguments(self.root, arrays, shape, ulp_reading)
-            for cols, valid in args:
-                allowed = api.allowed_results(self.outer, *cols, ulp_reading=ulp_reading)
-                if got is not None:
-                    ok |= valid & np.asarray(allowed.contains(got), dtype=bool)
-                unknown = unknown | (valid & np.asarray(allowed.unbounded, dtype=bool))
-        return ok, unknown
+                for j in range(res.values.shape[1]):
+                    sets.append((res.values[:, j], res.valid[:, j]))
+                unknown = res.unknown
+            else:
+                args, unknown = _arguments(self.root, arrays, shape, ulp_reading)
+                for cols, valid in args:
+                    allowed = api.allowed_results(self.outer, *cols, ulp_reading=ulp_reading)
+                    sets.append((allowed, valid))
+                    unknown = unknown | (valid & np.asarray(allowed.unbounded, dtype=bool))
+        self._kept_sets = (ulp_reading, [a.copy() for a in arrays], sets, unknown)
+        return sets, unknown
 
     def sample_mix(self, n: int, rng: np.random.Generator) -> tuple[list[np.ndarray], dict]:
         """``n`` operand tuples in the mix of the module doc, and how many of each source:
