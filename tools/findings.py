@@ -82,6 +82,16 @@ def _misrounded(o) -> str:
                    f" ({', '.join(others)})" if others else "")
 
 
+def _unknown_cause(o) -> str:
+    """What the unknown inputs reach, in the table's words: an unbounded contract, unless every
+    input listed has an allowed set too large to enumerate (wide bounds, lg2.approx near 1)."""
+    why = repr(getattr(o, "unknown_inputs", []))
+    if "more than" in why and "reaches zero" not in why and "no document" not in why and \
+            "for these operands bounds nothing" not in why and "says nothing" not in why:
+        return "a contract whose allowed results are too many to enumerate"
+    return "an unbounded contract"
+
+
 def run_folder(out: str, entry: dict) -> Path:
     """The folder under ``out`` that keeps the resumable run of one row (kernel file and reference)."""
     slug = re.sub(r"[^A-Za-z0-9.]+", "_", entry["against"]).strip("_")
@@ -136,7 +146,7 @@ def row(entry: dict, db, runs: list | None = None, out: str | None = None) -> tu
     verdict = {"verified": "verified",
                "no-counterexample": "no counterexample",
                "counterexample": f"**not correctly rounded**: {_misrounded(o)}",
-               "unknown": f"unknown ({o.unknown_count} inputs reach an unbounded contract)"}[o.verdict_word]
+               "unknown": f"unknown ({o.unknown_count} inputs reach {_unknown_cause(o)})"}[o.verdict_word]
     cex = ""
     if o.counterexamples:
         c = o.counterexamples[0]

@@ -108,6 +108,10 @@ EXP_UP_AS_EX2 = "cvt.rn.f16.f32(ex2.approx.f32(mul.rn.f32(cvt.f32.f16(a), 1.4426
 DOC_SIGMOID = "tl.sigmoid: 'Computes the element-wise sigmoid of x' (no bound stated)"
 # tl.sigmoid as Triton 3.9 lowers it: 2^(x times -log2(e)), plus one, then 1 / that by div.full.f32 --
 # a composition of two contracts: every quotient div.full.f32 allows for every sum
+DOC_FAST_LOG = ("libdevice.fast_log2f / fast_logf: no docstring (CUDA's __log2f / __logf: 'fast approximate "
+                "base 2 / natural logarithm', subnormals flushed)")
+# libdevice's fast_logf as Triton 3.9 lowers it: lg2.approx.ftz.f32, then a mul.f32 by ln 2 rounded to float32
+FAST_LOG_AS_LG2 = "mul.rn.f32(lg2.approx.ftz.f32(a), 0.693147182464599609375)"
 SIGMOID_AS_EX2 = "div.full.f32(1.0, add.rn.f32(ex2.approx.f32(mul.rn.f32(a, -1.44269502162933349609375)), 1.0))"
 DIV_UP = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
 DIV_DOWN = "cvt.rn.f16.f32(div.rn.f32(a, b))"
@@ -221,6 +225,14 @@ TRITON_CASES = [
     TritonCase("sigmoid_f32", "sigmoid_kernel", "fp32", "tl.sigmoid(x)", (SIGMOID_AS_EX2,), DOC_SIGMOID, amd=False,
                inputs="65536", note="no PTX form computes the sigmoid exactly: the reference is the lowering's own "
                                     "composition of contracts"),
+    # the base-2 logarithm: libdevice's fast intrinsics are one lg2.approx.ftz.f32 (absolute 2^-22 on
+    # (0.5, 2), relative 2^-22 elsewhere, subnormals flushed); the one without .ftz finds the flush
+    TritonCase("fast_log2_f32", "fast_log2_kernel", "fp32", "libdevice.fast_log2f(x)",
+               ("lg2.approx.ftz.f32", "lg2.approx.f32"), DOC_FAST_LOG, amd=False, inputs="65536",
+               note="no PTX form computes log2 exactly: the reference is the instruction's own contract"),
+    TritonCase("fast_log_f32", "fast_log_kernel", "fp32", "libdevice.fast_logf(x)", (FAST_LOG_AS_LG2,), DOC_FAST_LOG,
+               amd=False, inputs="65536",
+               note="no PTX form computes ln exactly: the reference is the lowering's own contract"),
     # rounding to an integral value: float32 tl.floor and tl.ceil are the .ftz conversions
     *[TritonCase(f"{op}_{SUFFIX[d]}", f"{op}_kernel", d, f"tl.{op}(x)", (f"cvt.{mode}.{SUFFIX[d]}.{SUFFIX[d]}",), doc,
                  amd=False, inputs="exhaustive" if d == "fp32" else None)

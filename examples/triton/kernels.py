@@ -250,3 +250,22 @@ def ceil_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.ceil(x), mask=mask)
+
+
+# The base-2 logarithm through libdevice's fast intrinsics (tl.log and tl.log2 are polynomials)
+@triton.jit
+def fast_log2_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = libdevice.fast_log2f(x) (Triton 3.9 emits lg2.approx.ftz.f32)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.extra.cuda.libdevice.fast_log2f(x), mask=mask)
+
+
+@triton.jit
+def fast_log_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = libdevice.fast_logf(x) (Triton 3.9 emits lg2.approx.ftz.f32, then mul.f32 by ln 2)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.extra.cuda.libdevice.fast_logf(x), mask=mask)

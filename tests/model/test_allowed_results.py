@@ -71,10 +71,18 @@ def _check(form, ops, reading):
     bounded = ~res.empty & ~res.unbounded
     assert np.all(lo_k[bounded] <= hi_k[bounded])
     span = np.where(bounded, hi_k - lo_k, 0)
-    assert int(span.max(initial=0)) < 64, "ranges of a documented contract hold a handful of values"
+    wide = span >= 64
+    # a relative or ulp bound allows a handful of values; an absolute one (lg2.approx.f32 on (0.5,
+    # 2)) every value within 2^-22 of log2(x): near x = 1 a run across zero of ~2^30 patterns
+    assert not wide.any() or form.contract.bound.absolute is not None, "ranges hold a handful of values"
     cands = []
-    for d in range(int(span.max(initial=0)) + 1):  # every value of every range
+    for d in range(min(int(span.max(initial=0)), 63) + 1):  # every value of a narrow range, both ends of a wide one
         cands.append(_from_key(fmt, np.clip(np.minimum(lo_k + d, hi_k), -top - 1, top), stride))
+        cands.append(_from_key(fmt, np.clip(np.maximum(hi_k - d, lo_k), -top - 1, top), stride))
+    rng = np.random.default_rng(_seed(form.name, reading, "inside"))
+    for _ in range(8):  # and values inside a wide run, zeros and subnormals among them near x = 1
+        inside = lo_k + (rng.random(lo_k.shape) * (span + 1)).astype(np.int64)
+        cands.append(_from_key(fmt, np.clip(np.minimum(inside, hi_k), -top - 1, top), stride))
     for d in (1, 2):  # just outside
         cands.append(_from_key(fmt, np.clip(lo_k - d, -top - 1, top), stride))
         cands.append(_from_key(fmt, np.clip(hi_k + d, -top - 1, top), stride))
@@ -181,8 +189,11 @@ def test_upper_word_nan_low_word_payload():
 
 
 @pytest.mark.parametrize("reading", ULP_READINGS)
-@pytest.mark.parametrize("form", [f for f in CONTRACT if f.element_format in ("f32", "f64")], ids=lambda f: f.name)
+@pytest.mark.parametrize("form", [f for f in CONTRACT if f.element_format in ("f32", "f64")
+                                  and f.contract.operation != "lg2"], ids=lambda f: f.name)
 def test_estimated_ends_agree_with_the_window_scan(form, reading):
+    # (lg2's runs come from tilecheck.model.log2.ranges, confirmed there and checked against MPFR
+    # in tests/model/test_log2.py; its absolute bound's runs near x = 1 are too long to scan)
     """The range ends found from float64 estimates (then confirmed) are those a scan of every value
     around RN(x) finds, and for binary32 the estimate settles most lanes (the scan is the slow path)."""
     from tilecheck.model import contracts

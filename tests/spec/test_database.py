@@ -22,7 +22,7 @@ APPROXIMATE = {
     "sqrt.approx.f32", "sqrt.approx.ftz.f32",
     "rsqrt.approx.f32", "rsqrt.approx.ftz.f32", "rsqrt.approx.f64", "rsqrt.approx.ftz.f64",
     "ex2.approx.f32", "ex2.approx.ftz.f32", "ex2.approx.f16", "ex2.approx.f16x2", "ex2.approx.ftz.bf16",
-    "ex2.approx.ftz.bf16x2",
+    "ex2.approx.ftz.bf16x2", "lg2.approx.f32", "lg2.approx.ftz.f32",
 }
 PROVISIONAL = {"rcp.approx.ftz.f64", "rsqrt.approx.f64", "rsqrt.approx.ftz.f64"}
 

@@ -196,11 +196,14 @@ def test_contract_examples_respect_the_contract(db):
         with WIDE:
             exact = {"div": lambda: gmpy2.div(values[0], values[1]), "rcp": lambda: gmpy2.div(1, values[0]),
                      "sqrt": lambda: gmpy2.sqrt(values[0]), "rsqrt": lambda: gmpy2.rec_sqrt(values[0]),
-                     "ex2": lambda: gmpy2.exp2(values[0])}[fn]()
+                     "ex2": lambda: gmpy2.exp2(values[0]), "lg2": lambda: gmpy2.log2(values[0])}[fn]()
         got = gmpy2.mpfr(to_float(fmt, ex_result), 53)
         err = abs(WIDE.sub(got, exact))
         c = form.contract
-        if c.relative_log2 is not None:
+        absolute = c.bound.absolute
+        if absolute is not None and 2.0 ** absolute[1] < abs(float(values[0])) < 2.0 ** absolute[2]:
+            ok = err <= WIDE.exp2(absolute[0])  # lg2 on (0.5, 2): an absolute bound
+        elif c.relative_log2 is not None:
             ok = err <= abs(exact) * WIDE.exp2(c.relative_log2)
         else:
             # ulp of the exact value's binade in the result format (subnormal ulp below emin)

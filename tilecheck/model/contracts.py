@@ -30,8 +30,10 @@ from fractions import Fraction
 import numpy as np
 
 from tilecheck.formats import Format
-from tilecheck.model import exp2, ops
+from tilecheck.model import exp2, log2, ops
 from tilecheck.model.ieee import flush_subnormal_bits, round_pack, unpack
+from tilecheck.model.order import from_key as _from_key
+from tilecheck.model.order import order_key as _order_key
 from tilecheck.model.xp import bit_length, u64
 from tilecheck.spec.contract import ULP_READING_DEFAULT, Contract, check_ulp_reading
 from tilecheck.spec.forms import Form
@@ -150,6 +152,8 @@ def _f64_value(xp, fn: str, vals):
     if fn == "ex2":
         return exp2.estimate(xp, vals[0])  # within 2^-50 relative (see there)
     with np.errstate(all="ignore"):
+        if fn == "lg2":
+            return xp.log2(vals[0])
         if fn == "div":
             return vals[0] / vals[1]
         if fn == "rcp":
@@ -170,6 +174,14 @@ def _ieee_special(xp, fn: str, fmt: Format, ops_bits, rule: ops.NanRule):
         out = xp.where(mag == 0, u64(xp, fmt.from_fraction(Fraction(1))), xp.where(neg, u64(xp, 0), u64(xp, fmt.inf)))
         return xp.where(mag > u64(xp, fmt.exponent_mask), u64(xp, rule.fixed if rule.fixed is not None else
                                                                   fmt.canonical_nan), out)
+    if fn == "lg2":
+        # log2(NaN) = NaN, log2(x < 0) = NaN, log2(+-0) = -inf, log2(+inf) = +inf (IEEE 754-2019 9.2 log2)
+        a = ops_bits[0].astype(xp.uint64)
+        mag = a & u64(xp, fmt.magnitude_mask)
+        neg = (a & u64(xp, fmt.sign_mask)) != 0
+        nan = u64(xp, rule.fixed if rule.fixed is not None else fmt.canonical_nan)
+        out = xp.where(mag == 0, u64(xp, fmt.inf | fmt.sign_mask), u64(xp, fmt.inf))
+        return xp.where((mag > u64(xp, fmt.exponent_mask)) | (neg & (mag != 0)), nan, out)
     if fn == "rsqrt" and not rule.propagate and rule.fixed is not None:
         # +-0 -> +-inf, +inf -> +0, NaN and x < 0 -> the fixed NaN (as 1 / sqrt(x) gives them)
         a = ops_bits[0].astype(xp.uint64)
@@ -342,17 +354,27 @@ def may_bound_nothing(form: Form) -> bool:
     subnormal (:func:`beneath_bound`). Elsewhere every lane is bounded or decided exactly."""
     c = form.contract
     return any(r.result == "unbounded" for r in (c.rules or ())) or \
-        (c.relative_log2 is not None and not c.flush_outputs and c.operation == "ex2")
+        (c.relative_log2 is not None and not c.flush_outputs and c.operation == "ex2") or \
+        (c.operation == "lg2" and c.flush_outputs)
 
 
 def beneath_bound(xp, form: Form, fmt: Format, operands):
-    """Lanes a relative bound cannot bound: where the exact result is subnormal and not flushed,
-    the format's spacing (fixed there) exceeds any relative error finer than it, so no value may
-    lie within the bound and the document bounds nothing (``ex2.approx.f16``: 2^-9.9 relative
-    below 2^-14). Only ex2 has subnormal exact results among the relative-bound forms: its lanes
-    are x < emin, exactly (2^x < 2^emin); the other operations never reach here."""
+    """Lanes a bound leaves unjudged. A relative bound where the exact result is subnormal and not
+    flushed: the format's spacing (fixed there) exceeds any relative error finer than it, so no
+    value may lie within the bound and the document bounds nothing (``ex2.approx.f16``: 2^-9.9
+    relative below 2^-14). Only ex2 has subnormal exact results among the relative-bound forms: its
+    lanes are x < emin, exactly (2^x < 2^emin). And ``lg2.approx.ftz.f32`` where its absolute bound
+    reaches zero: values of both signs without the flushed subnormals between them are no single
+    run of values, which :class:`~tilecheck.model.api.AllowedResults` cannot hold."""
     c = form.contract
     none = xp.zeros(operands[0].shape, dtype=bool)
+    if c.operation == "lg2" and c.flush_outputs:
+        # near x = 1 the absolute bound holds values of both signs and, under .ftz, not the
+        # subnormals between them: no single run of values, so those lanes are left unjudged
+        mag = operands[0] & u64(xp, fmt.magnitude_mask)
+        regular = (mag < u64(xp, fmt.exponent_mask)) & (mag != 0) & ((operands[0] & u64(xp, fmt.sign_mask)) == 0)
+        x = _to_f64(xp, fmt, xp.where(regular, operands[0], u64(xp, fmt.from_fraction(Fraction(4)))))
+        return regular & log2.crossing(xp, fmt, x, c)
     if c.relative_log2 is None or c.flush_outputs or c.operation != "ex2":
         return none
     mag = operands[0] & u64(xp, fmt.magnitude_mask)
@@ -368,7 +390,7 @@ def _special_lanes(xp, fn: str, fmt: Format, operands):
     for a in operands:
         mag = a & u64(xp, fmt.magnitude_mask)
         special = special | (mag >= u64(xp, fmt.exponent_mask)) | (mag == 0)
-    if fn in ("sqrt", "rsqrt"):
+    if fn in ("sqrt", "rsqrt", "lg2"):
         special = special | ((operands[0] >> u64(xp, fmt.width - 1)) != 0)
     return special
 
@@ -523,6 +545,10 @@ def _ieee_sign_ok(xp, fn: str, fmt: Format, r_bits, op_bits):
     the sign IEEE 754 gives the exact result -- the operands' sign product for ``div``/``rcp``,
     positive for ``sqrt``/``rsqrt`` and ``ex2`` -- zeros included, so no allowed set crosses zero."""
     sign = u64(xp, fmt.sign_mask)
+    if fn == "lg2":
+        # its bound decides the sign: an absolute bound crosses zero near x = 1, a relative one
+        # keeps log2(x)'s sign by itself (spec/ptx/lg2.yaml)
+        return xp.ones(r_bits.shape, dtype=bool)
     if fn in ("div", "rcp"):
         want = xp.zeros(r_bits.shape, dtype=xp.uint64)
         for b in op_bits:
@@ -546,6 +572,8 @@ def _nearest_unflushed(xp, lanes: _Lanes, op_bits):
     mode = ops.Mode("rn")
     if lanes.fn == "ex2":
         return exp2.rounded(xp, fmt, _to_f64(xp, fmt, op_bits[0]))
+    if lanes.fn == "lg2":
+        return log2.rounded(xp, fmt, _to_f64(xp, fmt, op_bits[0]))
     with np.errstate(all="ignore"):
         if lanes.fn == "rsqrt":
             return _rsqrt_rn(xp, fmt, op_bits[0], mode, rule)
@@ -588,6 +616,11 @@ def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: boo
         if contract.ulp is None:
             return exp2.within_relative(xp, fmt, x, r_bits, contract.relative_log2, ftz)
         return exp2.within(xp, fmt, x, r_bits, contract.ulp, ftz)
+    if fn == "lg2":
+        # log2(x) is transcendental: decided against a proved enclosure, exactly where that is too close
+        if not log2.supports(fmt):
+            raise NotImplementedError(f"{form.name}: lg2 is modelled for binary32")
+        return log2.within(xp, fmt, _to_f64(xp, fmt, op_bits[0]), r_bits, contract, ftz)
     ulp, rel = contract.ulp, contract.relative_log2
     r_mag = r_bits & u64(xp, fmt.magnitude_mask)
     r_nan = r_mag > u64(xp, fmt.exponent_mask)
@@ -787,20 +820,6 @@ def _centre(xp, lanes: _Lanes, op_bits):
     return _nearest_unflushed(xp, lanes, op_bits)
 
 
-def _order_key(xp, fmt: Format, bits, stride: int):
-    """Total order of non-NaN patterns (int64): ... -min_sub, -0, +0, +min_sub ... in units of
-    ``stride`` (magnitudes are multiples of it)."""
-    m = ((bits & u64(xp, fmt.magnitude_mask)) // u64(xp, stride)).astype(xp.int64)
-    return xp.where((bits >> u64(xp, fmt.width - 1)) != 0, -m - 1, m)
-
-
-def _from_key(xp, fmt: Format, key, stride: int):
-    """Inverse of :func:`_order_key`."""
-    neg = key < 0
-    m = xp.where(neg, -key - 1, key).astype(xp.uint64) * u64(xp, stride)
-    return xp.where(neg, m | u64(xp, fmt.sign_mask), m)
-
-
 def results(xp, form: Form, arrays, ulp_reading: str = ULP_READING_DEFAULT) -> dict:
     """Every result the contract allows, per lane, as ranges (see ``tilecheck.model.api.AllowedResults``).
 
@@ -975,6 +994,14 @@ def _bound_ranges(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: 
     n = op_bits[0].shape[0]
     # RN(x) once for every probe of the correctly rounded reading
     rn = _nearest_unflushed(xp, lanes, op_bits) if form.contract.ulp is not None and reading != "exact" else None
+    if lanes.fn == "lg2":
+        # its absolute bound crosses zero: one run of values across both zeros, no zero probes
+        k_lo, k_hi, ok = log2.ranges(xp, fmt, _to_f64(xp, fmt, op_bits[0]), form.contract, lanes.ftz)
+        if not bool(xp.all(ok)):
+            raise AssertionError(f"{form.name}: the allowed results are not one confirmed run of values")
+        extra = xp.zeros((n, 2), dtype=xp.uint64)
+        return (_from_key(xp, fmt, k_lo, stride), _from_key(xp, fmt, k_hi, stride), xp.zeros(n, dtype=bool), extra,
+                xp.zeros((n, 2), dtype=bool))
     has, k_lo, k_hi = _estimated_ends(xp, lanes, form, op_bits, stride, reading, rn)
     redo = ~has
     if bool(xp.any(redo)):
@@ -1020,8 +1047,8 @@ def reference_value(xp, form: Form, arrays, tininess: str = TININESS_DEFAULT):
     rule = ops.NanRule(False, canonical, fixed=canonical)
     mode = ops.Mode("rn", ftz, tininess)
     with np.errstate(all="ignore"):
-        if fn == "ex2":
-            out = _ex2_reference(xp, form, arrays, fmt, ftz)
+        if fn in ("ex2", "lg2"):
+            out = _transcendental_reference(xp, form, arrays, fmt, ftz)
         elif fn == "rsqrt":
             out = _rsqrt_rn(xp, fmt, operands[0], mode, rule)
         else:
@@ -1040,15 +1067,17 @@ def reference_value(xp, form: Form, arrays, tininess: str = TININESS_DEFAULT):
     return out
 
 
-def _ex2_reference(xp, form: Form, arrays, fmt: Format, ftz: bool):
-    """RN(2^x) on the lanes of finite non-zero x (flushed to zero under ``.ftz`` where subnormal),
-    bounded or not, the special table's result elsewhere (a NaN as the form's canonical NaN)."""
+def _transcendental_reference(xp, form: Form, arrays, fmt: Format, ftz: bool):
+    """RN(2^x) or RN(log2 x) on the lanes the bound judges (finite non-zero x; positive for log2),
+    bounded or not, flushed to zero under ``.ftz`` where subnormal; the special table's result
+    elsewhere (a NaN as the form's canonical NaN)."""
+    exact = exp2 if form.contract.operation == "ex2" else log2
     lanes = _classify(xp, form, arrays)
     out = lanes.want.copy()
     todo = (lanes.todo | lanes.unbounded).reshape(-1)
     if bool(xp.any(todo)):
         sel = xp.nonzero(todo)[0]
-        rn = exp2.rounded(xp, fmt, _to_f64(xp, fmt, lanes.operands[0].reshape(-1)[sel]))
+        rn = exact.rounded(xp, fmt, _to_f64(xp, fmt, lanes.operands[0].reshape(-1)[sel]))
         if ftz:
             rn = flush_subnormal_bits(xp, fmt, rn)
         flat = out.reshape(-1)

@@ -91,12 +91,15 @@ class Bound:
     """The error bound: ``kind`` ``ulp`` (``size`` = k ulps, ``readings`` the ulp readings the
     source admits) or ``relative`` (``|r - x| <= 2**size * |x|``). ``subnormal_ulps``: a relative
     bound that also allows this many subnormal spacings where ``|x|`` is below the smallest normal
-    (AMD's V_RCP_F64 "2^29 ulp")."""
+    (AMD's V_RCP_F64 "2^29 ulp"). ``absolute``: ``(t, lo, hi)`` -- where the operand's magnitude
+    lies strictly between ``2**lo`` and ``2**hi`` a relative bound is ``|r - x| <= 2**t`` instead
+    (``lg2.approx.f32``: 2^-22 on (0.5, 2))."""
 
     kind: str
     size: float
     readings: tuple[str, ...] = ()
     subnormal_ulps: float | None = None
+    absolute: tuple[float, int, int] | None = None
 
 
 @dataclass(frozen=True)

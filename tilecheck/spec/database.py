@@ -416,7 +416,9 @@ def _contract(doc: LocatedDocument, here: tuple, c: dict, entry, sources: list, 
     """The :class:`Contract` of a schema-valid ``contract:`` block; operand names of the rules and
     the arity of the special cases are checked against the family (located problems)."""
     b = c["bound"]
-    bound = Bound(b["kind"], b["ulps"] if b["kind"] == "ulp" else b["log2"], tuple(b.get("readings", ())))
+    a = b.get("absolute")
+    bound = Bound(b["kind"], b["ulps"] if b["kind"] == "ulp" else b["log2"], tuple(b.get("readings", ())),
+                  absolute=(a["log2"], power_of_two(a["above"]), power_of_two(a["below"])) if a else None)
     names = [o["name"] for o in sources]
     rules = []
     for ri, r in enumerate(c.get("rules", ())):

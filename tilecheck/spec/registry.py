@@ -115,6 +115,9 @@ ENTRIES: dict[str, Entry] = {
         Entry("approx.ex2", "contract", 1, "approximate 2^a (base-2 exponential)", {"ftz": _FTZ},
               smt="2^a is transcendental: the theory of floating point has no exponential (the reference "
                   "model decides its contract exactly)"),
+        Entry("approx.lg2", "contract", 1, "approximate log2(a) (base-2 logarithm)", {"ftz": _FTZ},
+              smt="log2(a) is transcendental: the theory of floating point has no logarithm (the reference "
+                  "model decides its contract exactly)"),
         Entry("approx.rcp_hi", "contract", 1,
               "f64 reciprocal from the upper 32 bits of a (1.11.20); low result word zero"),
         Entry("approx.rsqrt_hi", "contract", 1,

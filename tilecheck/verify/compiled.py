@@ -1967,12 +1967,14 @@ def explain_unknown(p: Prepared, case) -> dict:
 
 def _reference_unbounded(p: Prepared, case, lane_ops) -> str | None:
     """Why the reference itself bounds nothing for one input (None where it does): its contract's
-    domain rule or bound, or, for an expression, that one of its approximate calls bounds nothing."""
+    domain rule or bound, or, for an expression, that one of its approximate calls bounds nothing
+    or, inside the expression, allows more results than are enumerated."""
     if not bool(np.asarray(p.ref.unknown(lane_ops, p.ctx_args["ulp_reading"]))[0]):
         return None
     form = p.ref.form
     why = unbounded_reason(form, [int(v) for v in case], p.ctx_args) if form is not None else None
-    return why or "an approximate call of the reference bounds nothing for this input"
+    return why or (f"an approximate call of the reference bounds nothing for this input, or allows more than "
+                   f"{MAX_CHOICES} results inside the expression (not enumerated)")
 
 
 def _operand_bits(instr, regs: dict, lane: int, form) -> list[int] | None:
@@ -2004,6 +2006,10 @@ def unbounded_reason(form, operands: list[int], ctx_args: dict) -> str | None:
                 if rule.result != "unbounded":
                     return None
                 return rule.source or "the contract's domain rule for these operands bounds nothing"
+        if bool(np.asarray(contracts.beneath_bound(np, form, fmt, flushed))[0]) and form.contract.operation == "lg2":
+            return (f"{form.name}'s absolute bound (2^{form.contract.bound.absolute[0]:g}) reaches zero here: its allowed "
+                    "values have both signs and, under .ftz, not the subnormals between them, which is no single run "
+                    "of values: not judged")
         if bool(np.asarray(contracts.beneath_bound(np, form, fmt, flushed))[0]):
             return (f"the exact result is below {form.format.name}'s smallest normal number, where the format's "
                     f"spacing exceeds {form.name}'s relative bound (2^{form.contract.relative_log2:g}): no result "

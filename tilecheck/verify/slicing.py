@@ -34,7 +34,7 @@ from tilecheck.sim.plan import TYPES
 CONTROL = ("bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap", "brkpt", "nanosleep", "call")
 """Instructions kept in every slice: they decide which instructions run (and when)."""
 _BITWISE = ("and", "or", "xor", "not", "cnot")
-_LANEWISE = ("add", "sub", "mul", "fma", "neg", "abs", "min", "max", "div", "rcp", "sqrt", "ex2", "tanh",
+_LANEWISE = ("add", "sub", "mul", "fma", "neg", "abs", "min", "max", "div", "rcp", "sqrt", "ex2", "lg2", "tanh",
              "copysign")
 
 
