@@ -80,3 +80,20 @@ def test_inputs_apply_to_every_reference_or_per_reference(findings, tmp_path, mo
     assert got == [("ex2.approx.ftz.f32", "exhaustive"), ("ex2.approx.f32", "exhaustive"),  # a 32-bit domain
                    ("ex2.approx.ftz.f32", 4096), ("ex2.approx.f32", 4096),
                    ("ex2.approx.ftz.f32", "exhaustive"), ("ex2.approx.f32", 65536)]
+
+
+def test_an_unknown_row_says_what_its_inputs_reach(findings):
+    """Inputs with more allowed results than are enumerated (lg2.approx near 1) are not called
+    unbounded; a contract that bounds nothing (a domain rule, no documented bound) still is."""
+    from types import SimpleNamespace
+
+    wide = SimpleNamespace(unknown_inputs=[{"inputs": ["0x3f71c19f"], "reasons": [
+        "lg2.approx.ftz.f32 %r2, %r1 on 0x3f71c19f: the contract allows more than 17 results for these operands "
+        "(not enumerated)"], "reference": None}])
+    assert findings._unknown_cause(wide) == "a contract whose allowed results are too many to enumerate"
+    free = SimpleNamespace(unknown_inputs=[{"inputs": ["0x0001"], "reasons": [
+        "v_rcp_f16: no document states a bound for V_RCP_F16"], "reference": None}])
+    assert findings._unknown_cause(free) == "an unbounded contract"
+    mixed = SimpleNamespace(unknown_inputs=wide.unknown_inputs + [{"inputs": ["0x3f800000"], "reasons": [
+        "lg2.approx.ftz.f32's absolute bound (2^-22) reaches zero here"], "reference": None}])
+    assert findings._unknown_cause(mixed) == "an unbounded contract"

@@ -84,3 +84,35 @@ def test_float_floor_and_ceil_flush_the_subnormals_of_one_sign(db, capsys, op, m
 def test_double_floor_and_ceil_do_not_flush(db, op, mode):
     o = compiled.verify_ptx(str(TRITON / f"{op}_f64.ptx"), f"{op}_kernel", f"cvt.{mode}.f64.f64", db=db, cases=4096)
     assert o.verdict_word == "no-counterexample"
+
+
+def _verdict(capsys, ref: str, bits: int) -> tuple[int, dict]:
+    code = main(["verify", str(TRITON / "fast_log2_f32.ptx"), "--entry", "fast_log2_kernel", "--against", ref,
+                 "--input", hex(bits), "--json", "-"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_fast_log2f_flushes_subnormals_and_is_unknown_only_near_one(db, capsys):
+    """libdevice.fast_log2f is one lg2.approx.ftz.f32. Classes from the bit patterns alone: a
+    subnormal input (either sign) is flushed, -Inf, where lg2.approx.f32 wants log2 (about -130) or
+    a NaN; near 1 the absolute bound 2^-22 allows more results than are enumerated (unknown, exit
+    4), and at 1 itself, under .ftz, values of both signs without the subnormals between them;
+    elsewhere the kernel is its contract."""
+    for bits in (0x00000001, 0x007FFFFF, 0x80000001):
+        code, out = _verdict(capsys, "lg2.approx.f32", bits)
+        assert code == 1 and out["counterexamples"][0]["got"]["hex"] == "0xff800000"
+        code, out = _verdict(capsys, "lg2.approx.ftz.f32", bits)
+        assert code == 0, out["verdict"]
+    for bits in (0x41000000, 0x3F000000, 0x40000000, 0x7F7FFFFF, 0x00800000, 0x3E000001):
+        for ref in ("lg2.approx.ftz.f32", "lg2.approx.f32"):
+            code, out = _verdict(capsys, ref, bits)
+            assert code == 0, (ref, hex(bits), out["verdict"])
+    code, out = _verdict(capsys, "lg2.approx.ftz.f32", 0x3F800000)
+    assert code == 4 and "reaches zero" in json.dumps(out["unknown_inputs"])
+    code, out = _verdict(capsys, "lg2.approx.ftz.f32", 0x3F71C19F)  # 0.944: a few dozen values within 2^-22
+    assert code == 4 and "more than" in json.dumps(out["unknown_inputs"])
+    # sampled: every misrounded input against the unflushed form is a subnormal
+    o = compiled.verify_ptx(str(TRITON / "fast_log2_f32.ptx"), "fast_log2_kernel", "lg2.approx.f32", db=db, cases=4096)
+    bits = np.array([int(x[0]) for x in o.misrounded], dtype=np.uint64)
+    assert bits.size and o.misrounded_count == bits.size
+    assert np.all((bits & 0x7F800000) == 0) and np.all(bits & 0x007FFFFF)
