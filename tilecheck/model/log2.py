@@ -141,17 +141,18 @@ def _power(t: float) -> Fraction:
     return Fraction(2) ** int(t)
 
 
-def within(xp, fmt: Format, x, r_bits, contract, ftz: bool):
+def within(xp, fmt: Format, x, r_bits, contract, ftz: bool, enclosed=None):
     """Per lane: is result ``r_bits`` (uint64 patterns of binary32) within ``contract``'s bound
     for positive finite ``x`` (float64)? NaN and infinite results never are (|log2 x| <= 149). With
     ``ftz`` a subnormal result never is, and a zero is where a value within the bound would flush
-    to it (|log2 x| <= 2^t + 2^-126 in the absolute region)."""
+    to it (|log2 x| <= 2^t + 2^-126 in the absolute region). ``enclosed``: :func:`enclosure` of
+    ``x`` when the caller has it (several results judged for the same operands)."""
     absolute = contract.bound.absolute
     t_rel = contract.relative_log2
     mag = r_bits & u64(xp, fmt.magnitude_mask)
     special = mag >= u64(xp, fmt.exponent_mask)
     r = xp.where(special, u64(xp, 0), r_bits).astype(xp.uint32).view(xp.float32).astype(xp.float64)
-    lo, hi, proved = enclosure(xp, x)
+    lo, hi, proved = enclosure(xp, x) if enclosed is None else enclosed
     abs_lane = absolute_lanes(xp, x, absolute)
     negative = x < 1.0
     low, high, exact = _bound_thresholds(r, abs_lane, negative, absolute[0], t_rel)
@@ -216,7 +217,8 @@ def ranges(xp, fmt: Format, x, contract, ftz: bool):
     each confirmed exactly by :func:`within` (the ends allowed, the values just outside not);
     ``ok`` False where that fails or (``.ftz``) where the allowed values are no single run."""
     absolute = contract.bound.absolute
-    lo, hi, _ = enclosure(xp, x)
+    enclosed = enclosure(xp, x)
+    lo, hi, _ = enclosed
     y = (lo + hi) * 0.5
     abs_lane = absolute_lanes(xp, x, absolute)
     with np.errstate(all="ignore"):
@@ -227,10 +229,15 @@ def ranges(xp, fmt: Format, x, contract, ftz: bool):
     k_hi = order_key(xp, fmt, hi_r.view(xp.uint32).astype(xp.uint64), 1)
 
     def allowed(key):
-        return within(xp, fmt, x, from_key(xp, fmt, key, 1), contract, ftz)
-    for _ in range(4):  # the float ends are within a step or two of the exact ones
-        k_lo = xp.where(allowed(k_lo - 1), k_lo - 1, xp.where(~allowed(k_lo), k_lo + 1, k_lo))
-        k_hi = xp.where(allowed(k_hi + 1), k_hi + 1, xp.where(~allowed(k_hi), k_hi - 1, k_hi))
+        return within(xp, fmt, x, from_key(xp, fmt, key, 1), contract, ftz, enclosed)
+    # the float ends are within a step or two of the exact ones: move each until it is allowed and
+    # the value just outside is not (a few rounds; a lane still moving after them fails ``ok``)
+    for _ in range(4):
+        in_lo, out_lo, in_hi, out_hi = allowed(k_lo), allowed(k_lo - 1), allowed(k_hi), allowed(k_hi + 1)
+        if bool(xp.all(in_lo & ~out_lo & in_hi & ~out_hi)):
+            break
+        k_lo = xp.where(out_lo, k_lo - 1, xp.where(~in_lo, k_lo + 1, k_lo))
+        k_hi = xp.where(out_hi, k_hi + 1, xp.where(~in_hi, k_hi - 1, k_hi))
     ok = allowed(k_lo) & allowed(k_hi) & ~allowed(k_lo - 1) & ~allowed(k_hi + 1) & (k_lo <= k_hi)
     if ftz:
         ok = ok & ~crossing(xp, fmt, x, contract)
