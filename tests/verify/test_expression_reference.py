@@ -223,6 +223,7 @@ def test_reference_operand_formats(db):
     ("add.rn.f32(ex2.approx.f16x2(a), c)", "--against (column 12): ex2.approx.f16x2 is a packed form (2 lanes)"),
     ("cvt.f32.f16(mul.rn.f32(a, b))", "--against (column 13): cvt.f32.f16 takes f16 as operand a; this operand is f32"),
     ("frob(a, b)", "--against (column 1): unknown function 'frob'"),
+    ("lg2.rn.f32", "--against 'lg2.rn.f32' is not a PTX form: lg2 has no correctly rounded form"),
     ("add(rn, a, b)", "--against (column 1): unknown function 'add'"),
     ("add.rn.f32(a, b) < c", "--against (column 1): a reference computes one value"),
     ("add.rn.f32(a, 0.1)", "--against (column 15): literal '0.1' is not exactly representable in f32"),

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tilecheck.errors import Location, UsageError
+from tilecheck.errors import Location, UnknownFormError, UsageError
 from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.inputs.forms import mixed_operands, uniform_operands
@@ -183,6 +183,13 @@ def parse_reference(text: str, db) -> "Reference | expression.ExpressionReferenc
         ref = expression.parse_expression(f"{text}({', '.join(OPERAND_NAMES[:len(form.sources)])})", db)
         ref.text = text  # messages and repros say what the user wrote
         return ref
+    if form is None and re.fullmatch(r"[a-z0-9]+(\.[a-z0-9]+)+", text):
+        try:  # a spelling the spec knows to be no PTX (lg2.rn.f32) says why
+            verdict = db.verdict(text)
+        except UnknownFormError:
+            verdict = None
+        if verdict is not None and not verdict.legal:
+            raise UsageError(f"--against {text!r} is not a PTX form: {verdict.reason}")
     if form is None or form.kind not in ("exact", "contract") or form.lanes != 1:
         raise UsageError(f"--against {text!r}: expected OP.RND.FMT (OP one of {', '.join(REF_OPS)}; RND rn rz rm rp; "
                          f"FMT {' '.join(REF_FORMATS)}), a scalar floating-point PTX form name or an expression "
