@@ -110,6 +110,8 @@ DOC_SIGMOID = "tl.sigmoid: 'Computes the element-wise sigmoid of x' (no bound st
 # a composition of two contracts: every quotient div.full.f32 allows for every sum
 DOC_FAST_LOG = ("libdevice.fast_log2f / fast_logf: no docstring (CUDA's __log2f / __logf: 'fast approximate "
                 "base 2 / natural logarithm', subnormals flushed)")
+DOC_FAST_SIN = "libdevice.fast_sinf: no docstring (CUDA's __sinf: 'fast approximate sine', subnormals flushed)"
+DOC_TANH_ASM = "tl.inline_asm_elementwise: the instruction's own PTX ISA contract (relative error 2^-11)"
 # libdevice's fast_logf as Triton 3.9 lowers it: lg2.approx.ftz.f32, then a mul.f32 by ln 2 rounded to float32
 FAST_LOG_AS_LG2 = "mul.rn.f32(lg2.approx.ftz.f32(a), 0.693147182464599609375)"
 SIGMOID_AS_EX2 = "div.full.f32(1.0, add.rn.f32(ex2.approx.f32(mul.rn.f32(a, -1.44269502162933349609375)), 1.0))"
@@ -233,6 +235,14 @@ TRITON_CASES = [
     TritonCase("fast_log_f32", "fast_log_kernel", "fp32", "libdevice.fast_logf(x)", (FAST_LOG_AS_LG2,), DOC_FAST_LOG,
                amd=False, inputs="65536",
                note="no PTX form computes ln exactly: the reference is the lowering's own contract"),
+    # sine and the hyperbolic tangent as instructions: bounded by the ISA, not modelled yet (unknown
+    # wherever the input is finite and non-zero; the special-value tables are judged)
+    TritonCase("fast_sin_f32", "fast_sin_kernel", "fp32", "libdevice.fast_sinf(x)", ("sin.approx.ftz.f32",),
+               DOC_FAST_SIN, amd=False, inputs="65536",
+               note="tilecheck does not model sin.approx yet: every finite non-zero input is unknown"),
+    TritonCase("tanh_asm_f32", "tanh_asm_kernel", "fp32", 'inline_asm_elementwise("tanh.approx.f32 $0, $1;")',
+               ("tanh.approx.f32",), DOC_TANH_ASM, amd=False, inputs="65536",
+               note="tilecheck does not model tanh.approx yet: every finite non-zero input is unknown"),
     # rounding to an integral value: float32 tl.floor and tl.ceil are the .ftz conversions
     *[TritonCase(f"{op}_{SUFFIX[d]}", f"{op}_kernel", d, f"tl.{op}(x)", (f"cvt.{mode}.{SUFFIX[d]}.{SUFFIX[d]}",), doc,
                  amd=False, inputs="exhaustive" if d == "fp32" else None)

@@ -269,3 +269,23 @@ def fast_log_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.extra.cuda.libdevice.fast_logf(x), mask=mask)
+
+
+# Sine and the hyperbolic tangent as instructions: the ISA bounds them, tilecheck does not model them yet
+@triton.jit
+def fast_sin_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = libdevice.fast_sinf(x) (Triton 3.9 emits sin.approx.ftz.f32)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.extra.cuda.libdevice.fast_sinf(x), mask=mask)
+
+
+@triton.jit
+def tanh_asm_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tanh.approx.f32 of x through inline asm (Triton has no tl.tanh instruction)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", "=r,r", [x], dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(out_ptr + offs, y, mask=mask)

@@ -190,7 +190,9 @@ def test_upper_word_nan_low_word_payload():
 
 @pytest.mark.parametrize("reading", ULP_READINGS)
 @pytest.mark.parametrize("form", [f for f in CONTRACT if f.element_format in ("f32", "f64")
-                                  and f.contract.operation != "lg2"], ids=lambda f: f.name)
+                                  and f.contract.operation != "lg2"
+                                  and not any(r.result == "unmodelled" for r in f.contract.rules)],
+                         ids=lambda f: f.name)
 def test_estimated_ends_agree_with_the_window_scan(form, reading):
     # (lg2's runs come from tilecheck.model.log2.ranges, confirmed there and checked against MPFR
     # in tests/model/test_log2.py; its absolute bound's runs near x = 1 are too long to scan)

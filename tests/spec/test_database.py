@@ -23,6 +23,9 @@ APPROXIMATE = {
     "rsqrt.approx.f32", "rsqrt.approx.ftz.f32", "rsqrt.approx.f64", "rsqrt.approx.ftz.f64",
     "ex2.approx.f32", "ex2.approx.ftz.f32", "ex2.approx.f16", "ex2.approx.f16x2", "ex2.approx.ftz.bf16",
     "ex2.approx.ftz.bf16x2", "lg2.approx.f32", "lg2.approx.ftz.f32",
+    # bounds documented, not modelled yet (every finite non-zero input unknown)
+    "sin.approx.f32", "sin.approx.ftz.f32", "cos.approx.f32", "cos.approx.ftz.f32", "tanh.approx.f32",
+    "tanh.approx.f16", "tanh.approx.f16x2", "tanh.approx.bf16", "tanh.approx.bf16x2",
 }
 PROVISIONAL = {"rcp.approx.ftz.f64", "rsqrt.approx.f64", "rsqrt.approx.ftz.f64"}
 
@@ -73,7 +76,7 @@ def test_gates_are_sane(db):
         if form.type == "f32x2":
             assert (form.target.sm, form.target.ptx) == (100, (8, 6)), form.name
         if form.type in ("f16", "f16x2"):
-            expected = (75, (7, 0)) if form.family == "ex2" else (53, (4, 2))
+            expected = (75, (7, 0)) if form.family in ("ex2", "tanh") else (53, (4, 2))
             assert (form.target.sm, form.target.ptx) == expected, form.name
         if form.type in ("bf16", "bf16x2"):
             expected = (80, (7, 0)) if form.family == "fma" else (90, (7, 8))
@@ -111,7 +114,12 @@ def test_every_approximate_form_has_a_contract(db):
         if form.kind == "contract":
             c = form.contract
             assert c is not None and c.source and c.notes, form.name
-            assert (c.ulp is not None) != (c.relative_log2 is not None), form.name
+            if c.bound.kind == "absolute":
+                # an absolute bound is recorded for functions not modelled yet: a rule leaves every
+                # finite non-zero input unjudged, so no lane reaches the bound
+                assert any(r.result == "unmodelled" for r in c.rules), form.name
+            else:
+                assert (c.ulp is not None) != (c.relative_log2 is not None), form.name
             assert c.specials, form.name
             assert any(s.operands[0] == "nan" for s in c.specials), form.name
         else:

@@ -97,3 +97,6 @@ def test_an_unknown_row_says_what_its_inputs_reach(findings):
     mixed = SimpleNamespace(unknown_inputs=wide.unknown_inputs + [{"inputs": ["0x3f800000"], "reasons": [
         "lg2.approx.ftz.f32's absolute bound (2^-22) reaches zero here"], "reference": None}])
     assert findings._unknown_cause(mixed) == "an unbounded contract"
+    unmodelled = SimpleNamespace(unknown_inputs=[{"inputs": ["0x3f000000"], "reasons": [
+        "sin.approx.ftz.f32 %r2, %r1 on 0x3f000000: ... tilecheck does not model sin yet: not judged"], "reference": None}])
+    assert findings._unknown_cause(unmodelled) == "a bound tilecheck does not model yet"

@@ -299,8 +299,8 @@ def headline_text(o) -> str:
         return f"{total} of {checked} misrounded, none in value: {others}"
     if o.verdict == "unknown":
         if given:
-            return "the given input reaches a contract that bounds nothing (listed above)"
-        return (f"{o.unknown_count} of {checked} reach a contract that bounds nothing (listed above); "
+            return "the given input reaches a contract that leaves it unjudged (why: listed above)"
+        return (f"{o.unknown_count} of {checked} reach a contract that leaves them unjudged (why: listed above); "
                 f"no counterexample in the other {o.inputs_checked - o.unknown_count}")
     return f"no counterexample in {checked}" + (" (exhaustive)" if o.exhaustive else " (not exhaustive)")
 
@@ -348,7 +348,8 @@ def format_outcome(o) -> str:
             lines.append(f"    {CLASS_TEXT[kind]}: {n}")
     if o.unknown_count:
         shown = len(o.unknown_inputs)
-        lines.append(f"  unknown inputs: {o.unknown_count} (a contract bounds nothing there, so no result is judged)"
+        lines.append(f"  unknown inputs: {o.unknown_count} (a contract there bounds nothing, allows more results than are enumerated, or "
+                     "is not modelled: no result is judged)"
                      + ((f"; the first {shown}:" if shown < o.unknown_count else ":") if shown else ""))
         for u in o.unknown_inputs:
             why = "; ".join([f"line {r['line']}{_source(r)}: {r['instruction']} on {', '.join(r['operands'])}: "

@@ -501,7 +501,8 @@ def encode_contract(form, result, *operands, tininess: str = TININESS_DEFAULT,
         sign = sign ^ (o & fmt.sign_mask)
     for rule in reversed(form.contract.rules):
         hit = z3.And(*[_condition(fmt, ops[i], cond) for i, cond in rule.when])
-        outcome = {"nan": is_nan(r), "signed-zero": r == sign, "unbounded": z3.BoolVal(True)}[rule.result]
+        outcome = {"nan": is_nan(r), "signed-zero": r == sign, "unbounded": z3.BoolVal(True),
+                   "unmodelled": z3.BoolVal(True)}[rule.result]
         verdict = z3.If(hit, outcome, verdict)
     if hi:
         verdict = z3.And(verdict, (r & 0xFFFFFFFF) == 0)

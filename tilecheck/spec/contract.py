@@ -82,8 +82,12 @@ def class_word_problem(word: str, *, result: bool = False) -> str | None:
     return f"unknown {what} word {word!r} (known: {', '.join(known)}, or hex bits)"
 
 
-RULE_RESULTS = ("nan", "signed-zero", "unbounded")
-"""What a domain rule fixes: a NaN, a zero with the exact result's sign, or nothing (no bound)."""
+RULE_RESULTS = ("nan", "signed-zero", "unbounded", "unmodelled")
+"""What a domain rule fixes: a NaN, a zero with the exact result's sign, nothing (no bound), or
+nothing tilecheck judges (a documented bound on a function it does not model yet: unknown)."""
+
+FREE_RESULTS = ("unbounded", "unmodelled")
+"""The rule results that leave the lane's result free (any result stands; the input is unknown)."""
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,8 @@ class Contract:
         """The bound in words, e.g. ``2 ulp (readings: exact, correctly-rounded)``."""
         if self.bound.kind == "ulp":
             return f"{self.bound.size:g} ulp (readings: {', '.join(self.readings)})"
+        if self.bound.kind == "absolute":
+            return f"absolute error 2^{self.bound.size:g}"
         return f"relative error 2^{self.bound.size:g}"
 
 

@@ -118,6 +118,15 @@ ENTRIES: dict[str, Entry] = {
         Entry("approx.lg2", "contract", 1, "approximate log2(a) (base-2 logarithm)", {"ftz": _FTZ},
               smt="log2(a) is transcendental: the theory of floating point has no logarithm (the reference "
                   "model decides its contract exactly)"),
+        Entry("approx.sin", "contract", 1, "approximate sine of a (radians)", {"ftz": _FTZ},
+              smt="sin(a) is transcendental: the theory of floating point has no sine (tilecheck does not "
+                  "model its bound yet)"),
+        Entry("approx.cos", "contract", 1, "approximate cosine of a (radians)", {"ftz": _FTZ},
+              smt="cos(a) is transcendental: the theory of floating point has no cosine (tilecheck does not "
+                  "model its bound yet)"),
+        Entry("approx.tanh", "contract", 1, "approximate hyperbolic tangent of a",
+              smt="tanh(a) is transcendental: the theory of floating point has no hyperbolic tangent "
+                  "(tilecheck does not model its bound yet)"),
         Entry("approx.rcp_hi", "contract", 1,
               "f64 reciprocal from the upper 32 bits of a (1.11.20); low result word zero"),
         Entry("approx.rsqrt_hi", "contract", 1,

@@ -1,6 +1,6 @@
 """Candidate spellings of the arithmetic and memory instructions, and their ptxas batch statements.
 
-The arithmetic grid crosses ``div rcp sqrt rsqrt ex2 lg2 add sub mul fma`` with every rounding qualifier
+The arithmetic grid crosses ``div rcp sqrt rsqrt ex2 lg2 sin cos tanh add sub mul fma`` with every rounding qualifier
 (and none), ``.ftz`` or not, ``.sat`` or not (add/sub/mul/fma) and the float types; the memory grid
 crosses ``ld/st`` in each state space of :data:`SPACES` (global, global ``.nc``, param, local, generic)
 with the vector widths and the register types. Most candidates are not PTX: ptxas's verdict on
@@ -21,7 +21,8 @@ from tilecheck.spec.registry import OPERATIONS
 from tilecheck.spec.types import PTX_TYPES
 from tilecheck.testing import surround_grid
 
-ARITY = {op: OPERATIONS[op] for op in ("div", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "add", "sub", "mul", "fma")}
+ARITY = {op: OPERATIONS[op] for op in ("div", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "add", "sub", "mul",
+                                        "fma")}
 """The arithmetic opcodes of the grid, with their arity from the spec registry."""
 ROUNDING = ("approx", "full", "rn", "rz", "rm", "rp", "")
 TYPES = ("f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "f32x2")

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tilecheck.errors import Location, UnknownFormError, UsageError
+from tilecheck.spec.contract import FREE_RESULTS
 from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.inputs.forms import mixed_operands, uniform_operands
@@ -2010,7 +2011,7 @@ def unbounded_reason(form, operands: list[int], ctx_args: dict) -> str | None:
         fmt, flushed, _, _ = contracts._prepare(np, form, arrays)
         for rule in form.contract.rules:
             if all(bool(np.asarray(contracts._condition(np, fmt, flushed[i], cond))[0]) for i, cond in rule.when):
-                if rule.result != "unbounded":
+                if rule.result not in FREE_RESULTS:
                     return None
                 return rule.source or "the contract's domain rule for these operands bounds nothing"
         if bool(np.asarray(contracts.beneath_bound(np, form, fmt, flushed))[0]) and form.contract.operation == "lg2":
