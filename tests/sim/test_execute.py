@@ -245,7 +245,7 @@ def _kernel(body: str, regs: str = ".reg .b64 %rd<4>; .reg .b32 %r<4>; .reg .f32
     ("div.rn.f32 %f1, %f2;", "div.rn.f32 takes 3 operands", 7),
     ("add.rn.f16 %f1, %f2, %f3;", "register %f1 is 32-bit", 7),
     ("{ add.s32 %r1, %r1, 1; }", "nested { } scopes are not supported", 7),
-    ("sin.approx.f32 %f1, %f2;", "unsupported instruction 'sin.approx.f32'", 7),
+    ("brev.b32 %r1, %r2;", "unsupported instruction 'brev.b32'", 7),
     ("ld.global.f32 %f1, [%rd1+%r1];", "unsupported address", 7),
 ])
 def test_unsupported_ptx_is_a_located_error(body, message, line):
