@@ -323,7 +323,8 @@ _NUMPY_FUNCTIONS = (
     "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "bitwise_and",
     "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift", "logical_and", "logical_or",
     "logical_not", "any", "all", "nonzero", "flatnonzero", "count_nonzero", "argmax", "bincount",
-    "broadcast_arrays", "broadcast_to", "concatenate", "copyto", "repeat", "unique", "power",
+    "broadcast_arrays", "broadcast_to", "concatenate", "copyto", "repeat", "unique", "power", "log2", "trunc",
+    "nextafter",
 )
 API: dict = {name: _creator(getattr(np, name)) for name in _NUMPY_FUNCTIONS}
 API.update(asarray=asarray, array=array, ascontiguousarray=ascontiguousarray, asnumpy=asnumpy)

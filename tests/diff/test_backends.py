@@ -198,7 +198,8 @@ def test_model_verdicts_are_the_same_in_another_namespace(db, fake_cupy):
     """The model takes its namespace from its inputs: on 'device' arrays it gives numpy's answers."""
     from tilecheck.model import api
 
-    for name in ("div.rz.ftz.f32", "sqrt.approx.f32", "rcp.approx.ftz.f64", "fma.rn.ftz.f16", "div.rp.f64"):
+    for name in ("div.rz.ftz.f32", "sqrt.approx.f32", "rcp.approx.ftz.f64", "fma.rn.ftz.f16", "div.rp.f64",
+                 "lg2.approx.f32", "lg2.approx.ftz.f32", "ex2.approx.f32", "sin.approx.ftz.f32", "tanh.approx.f16"):
         form = db.form(name)
         ops = cases.batch(form, 2, 0, 3000)
         ref = np.asarray(api.reference(form, *ops))

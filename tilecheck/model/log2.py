@@ -42,6 +42,11 @@ _EXP2_ERROR = 2.0 ** -49  # twice exp2.ESTIMATE_ERROR: the proof's margin
 _TINY = 2.0 ** -1074
 
 
+def _host(a) -> np.ndarray:
+    """A numpy copy of an array of either namespace (the exact decisions run on the host)."""
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
 def supports(fmt: Format) -> bool:
     """Whether this module handles operands and results of ``fmt`` (binary32 only)."""
     return fmt.name == "f32"
@@ -92,10 +97,7 @@ def _at_least(xp, x, lo, hi, proved, t_float, t_exact):
         slack = xp.abs(t_float) * 2.0 ** -51 + _TINY
         yes = proved & (lo > t_float + slack)
         no = proved & (hi < t_float - slack)
-    out = yes.copy()
-    for i in np.flatnonzero(~yes & ~no):
-        out[i] = compare(Fraction(float(x[i])), t_exact(int(i))) >= 0
-    return out
+    return _settle(xp, x, yes, ~yes & ~no, lambda v, i: compare(v, t_exact(i)) >= 0)
 
 
 def _at_most(xp, x, lo, hi, proved, t_float, t_exact):
@@ -104,9 +106,17 @@ def _at_most(xp, x, lo, hi, proved, t_float, t_exact):
         slack = xp.abs(t_float) * 2.0 ** -51 + _TINY
         yes = proved & (hi < t_float - slack)
         no = proved & (lo > t_float + slack)
-    out = yes.copy()
-    for i in np.flatnonzero(~yes & ~no):
-        out[i] = compare(Fraction(float(x[i])), t_exact(int(i))) <= 0
+    return _settle(xp, x, yes, ~yes & ~no, lambda v, i: compare(v, t_exact(i)) <= 0)
+
+
+def _settle(xp, x, decided, undecided, exact):
+    """``decided`` with the ``undecided`` lanes replaced by ``exact(Fraction(x_i), i)``."""
+    idx = np.flatnonzero(_host(undecided))
+    if not idx.size:
+        return decided
+    xs = _host(x)
+    out = decided.copy()
+    out[xp.asarray(idx)] = xp.asarray(np.array([exact(Fraction(float(xs[i])), int(i)) for i in idx], dtype=bool))
     return out
 
 
@@ -116,16 +126,17 @@ def absolute_lanes(xp, x, absolute):
     return (x > 2.0 ** lo) & (x < 2.0 ** hi)
 
 
-def _bound_thresholds(r, absolute_lane, negative, t_abs: float, t_rel: float):
+def _bound_thresholds(xp, r, absolute_lane, negative, t_abs: float, t_rel: float):
     """(float64 lower and upper thresholds on log2 x for result values ``r``, and the exact ones
     as a function of the lane): |r - L| <= 2^t_abs where ``absolute_lane``, else |r - L| <= 2^t_rel |L|
     with L's sign (``negative``: x < 1) known."""
     a, e = 2.0 ** t_abs, 2.0 ** t_rel
     with np.errstate(all="ignore"):
         # L >= r - a and L <= r + a; L > 0: r / (1 + e) <= L <= r / (1 - e); L < 0: r / (1 - e) <= L <= r / (1 + e)
-        low = np.where(absolute_lane, r - a, np.where(negative, r / (1 - e), r / (1 + e)))
-        high = np.where(absolute_lane, r + a, np.where(negative, r / (1 + e), r / (1 - e)))
+        low = xp.where(absolute_lane, r - a, xp.where(negative, r / (1 - e), r / (1 + e)))
+        high = xp.where(absolute_lane, r + a, xp.where(negative, r / (1 + e), r / (1 - e)))
     fa, fe = _power(t_abs), _power(t_rel)
+    r, absolute_lane, negative = _host(r), _host(absolute_lane), _host(negative)  # for the exact lanes
 
     def exact(i: int, upper: bool) -> Fraction:
         ri = Fraction(float(r[i]))
@@ -155,7 +166,7 @@ def within(xp, fmt: Format, x, r_bits, contract, ftz: bool, enclosed=None):
     lo, hi, proved = enclosure(xp, x) if enclosed is None else enclosed
     abs_lane = absolute_lanes(xp, x, absolute)
     negative = x < 1.0
-    low, high, exact = _bound_thresholds(r, abs_lane, negative, absolute[0], t_rel)
+    low, high, exact = _bound_thresholds(xp, r, abs_lane, negative, absolute[0], t_rel)
     ok = _at_least(xp, x, lo, hi, proved, low, lambda i: exact(i, False)) & \
         _at_most(xp, x, lo, hi, proved, high, lambda i: exact(i, True))
     if ftz:
@@ -186,14 +197,17 @@ def rounded(xp, fmt: Format, x):
     lo, hi, proved = enclosure(xp, x)
     with np.errstate(all="ignore"):
         cand = ((lo + hi) * 0.5).astype(xp.float32)
-        down = xp.nextafter(cand, xp.float32(-xp.inf))
-        up = xp.nextafter(cand, xp.float32(xp.inf))
+        down = xp.nextafter(cand, xp.float32(-np.inf))
+        up = xp.nextafter(cand, xp.float32(np.inf))
         m_lo = (cand.astype(xp.float64) + down.astype(xp.float64)) * 0.5  # exact in binary64
         m_hi = (cand.astype(xp.float64) + up.astype(xp.float64)) * 0.5
         inside = proved & (lo > m_lo) & (hi < m_hi)
-    cand = cand.copy()
-    for i in np.flatnonzero(~inside):
-        xi = Fraction(float(x[i]))
+    todo = np.flatnonzero(_host(~inside))
+    if todo.size:
+        cand = _host(cand).copy()
+        xs = _host(x)
+    for i in todo:
+        xi = Fraction(float(xs[i]))
         c = np.float32(cand[i])
         for _ in range(4):  # the estimate is within a step of RN: at most one move
             below = Fraction((float(c) + float(np.nextafter(c, np.float32(-np.inf)))) / 2)
@@ -207,7 +221,7 @@ def rounded(xp, fmt: Format, x):
                 # and no integer of |log2 x| <= 149 is a binary32 midpoint
                 break
         cand[i] = c
-    bits = cand.view(xp.uint32).astype(xp.uint64)
+    bits = xp.asarray(cand).view(xp.uint32).astype(xp.uint64)
     return xp.where(x == 1.0, u64(xp, 0), bits)  # log2(1) = +0 (cand may be -0 or +0)
 
 
