@@ -141,3 +141,10 @@ def test_specials_and_flushed_inputs():
             not bool(api.allowed("lg2.approx.ftz.f32", 0x7FFFFFFF, x))
     assert not bool(api.allowed("lg2.approx.f32", 0xFF800000, 0x00000001))  # supported: log2 = -149
     assert bool(api.allowed("lg2.approx.f32", 0xC3150000, 0x00000001))
+
+
+def test_the_contract_describes_both_parts_of_its_bound():
+    from tilecheck.spec.database import load_database
+
+    text = load_database().forms["lg2.approx.f32"].contract.describe()
+    assert text == "relative error 2^-22 (absolute error 2^-22 for |a| in (2^-1, 2^1))"

@@ -175,7 +175,11 @@ class Contract:
             return f"{self.bound.size:g} ulp (readings: {', '.join(self.readings)})"
         if self.bound.kind == "absolute":
             return f"absolute error 2^{self.bound.size:g}"
-        return f"relative error 2^{self.bound.size:g}"
+        text = f"relative error 2^{self.bound.size:g}"
+        if self.bound.absolute is not None:
+            t, lo, hi = self.bound.absolute
+            text += f" (absolute error 2^{t:g} for |a| in (2^{lo}, 2^{hi}))"
+        return text
 
 
 @dataclass(frozen=True)
