@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -26,7 +27,9 @@ NEG_INF, NEG_NORMAL, NEG_SUBNORMAL, NEG_ZERO, POS_ZERO, POS_SUBNORMAL, POS_NORMA
 CLASS_NAMES = ("-inf", "-normal", "-subnormal", "-zero", "+zero", "+subnormal", "+normal", "+inf",
                "qnan", "snan")
 
-_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+UINT_DTYPES = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+"""The unsigned numpy dtype of each container width in bits, declared once."""
+_UINT = UINT_DTYPES
 
 # The rounding vocabulary, declared once (the spec registry re-exports it; every other module
 # takes it from there or from here): rn nearest-even, rz toward zero, rm toward -inf, rp toward
@@ -40,6 +43,7 @@ TININESS_DEFAULT = "after"
 class Format:
     """One binary floating-point format (see ``spec/schema/format.schema.json``)."""
 
+    integer: ClassVar[bool] = False  # (an :class:`IntegerFormat` says True)
     name: str
     exponent_bits: int
     mantissa_bits: int
@@ -350,6 +354,78 @@ class Format:
                 notes.append(f"{where}: {echo(text)} is not exactly representable in {self.name}: "
                              f"rounded to nearest, {self.describe(bits)[0]} ({self.hex(bits)})")
         return bits
+
+
+@dataclass(frozen=True)
+class IntegerFormat:
+    """A two's-complement (``s``) or unsigned (``u``) integer of ``container_bits`` bits, as the
+    operands and results of ``cvt`` between integers and floats are (``cvt.rn.f32.s32``,
+    ``cvt.rzi.s32.f32``). It offers what code judging values of either kind reads from a
+    :class:`Format` -- ``name``, ``width``, ``uint``, :meth:`hex`, :meth:`describe`,
+    :meth:`parse_operand` -- and says ``integer``: its values are compared bit for bit, with no
+    NaN or signed-zero classes."""
+
+    integer: ClassVar[bool] = True
+    name: str
+    signed: bool
+    container_bits: int
+
+    @property
+    def width(self) -> int:
+        """Bits of a value."""
+        return self.container_bits
+
+    @property
+    def uint(self):
+        """The unsigned numpy dtype of the format's width."""
+        return _UINT[self.container_bits]
+
+    @property
+    def low(self) -> int:
+        """The least value."""
+        return -(1 << (self.width - 1)) if self.signed else 0
+
+    @property
+    def high(self) -> int:
+        """The greatest value."""
+        return (1 << (self.width - 1 if self.signed else self.width)) - 1
+
+    def to_int(self, bits: int) -> int:
+        """The value a pattern holds."""
+        bits = int(bits) & ((1 << self.width) - 1)
+        return bits - (1 << self.width) if self.signed and bits >> (self.width - 1) else bits
+
+    def from_int(self, value: int) -> int:
+        """The pattern of ``value`` (which must lie in ``[low, high]``)."""
+        return int(value) & ((1 << self.width) - 1)
+
+    def describe(self, bits: int) -> tuple[str, str]:
+        """(decimal value text, class name) of one pattern, for reports."""
+        return (str(self.to_int(bits)), "integer")
+
+    def hex(self, bits: int) -> str:
+        """``0x...`` with as many digits as the value has nibbles."""
+        return f"0x{int(bits):0{(self.width + 3) // 4}x}"
+
+    def parse_operand(self, text: str, where: str = "operand", notes: list | None = None) -> int:
+        """Bits from ``0x`` hex (a pattern) or a decimal integer (``-5``, ``1_000``) in range;
+        :class:`OperandError` otherwise (``notes`` is never written: nothing is rounded)."""
+        s = text.strip().replace("_", "")
+        low = s.lower()
+        if low.startswith("0x"):
+            if not re.fullmatch(r"[0-9a-f]+", low[2:]) or int(low[2:], 16) >> self.width:
+                raise OperandError(f"{where}: {echo(text)} is not a {self.width}-bit hex pattern of {self.name}")
+            return int(low[2:], 16)
+        if not re.fullmatch(r"[+-]?[0-9]+", s):
+            raise OperandError(f"{where}: {echo(text)} is not an integer (decimal, or a 0x bit pattern) of {self.name}")
+        value = int(s)
+        if not self.low <= value <= self.high:
+            raise OperandError(f"{where}: {value} is outside {self.name} ([{self.low}, {self.high}])")
+        return self.from_int(value)
+
+
+INTEGER_FORMATS = {f"{k}{b}": IntegerFormat(f"{k}{b}", k == "s", b) for k in "su" for b in (8, 16, 32, 64)}
+"""The integer formats of ``cvt``'s integer operands and results, by PTX type name."""
 
 
 # a decimal literal: digits with an optional point and exponent (underscores between digits allowed)

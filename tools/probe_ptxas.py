@@ -169,7 +169,18 @@ def section_memory(db) -> list[str]:
     crashed = [f"{s} ({t})" for t in TARGETS for s in spellings if built[t][s].crashed]
     if crashed:
         print("ptxas parses but crashes generating code for: " + ", ".join(crashed))
+    if db is not None:
+        # a crash that depends on the run: each spelling recorded ptxas_unstable built alone, 3 times a target
+        unstable = [i.spelling for fam in db.families.values() if fam.isa == "ptx" for i in fam.illegal
+                    if i.ptxas_unstable and i.spelling in spellings]
+        print(f"\n== built alone, {UNSTABLE_RUNS} times on each target: builds that crashed, of all ==")
+        for s in unstable:
+            runs = [judge([s], t, build=True)[s] for t in TARGETS for _ in range(UNSTABLE_RUNS)]
+            print(f"  {s}: {sum(r.crashed for r in runs)} of {len(runs)}")
     return [s for s in spellings if built["sm_100"][s].accepted]
+
+
+UNSTABLE_RUNS = 3
 
 
 _FLOORS: dict[str, str] = {}

@@ -64,7 +64,7 @@ class TritonCase:
 
     stem: str                  # examples/triton/{stem}.ptx
     kernel: str                # a @triton.jit function of examples/triton/kernels.py
-    dtype: str                 # Triton's pointer element type: fp16 bf16 fp32 fp64
+    dtype: str                 # Triton's pointer element type: fp16 bf16 fp32 fp64 (i8 u8 i16 i32 i64 u32: integers)
     source: str                # the Triton expression the kernel stores
     against: tuple[str, ...]   # the --against references a user would check
     documented: str            # what Triton 3.9's documentation says of the operation
@@ -123,6 +123,10 @@ DIV_UP_FULL = "div.full.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
 MUL_THEN_ADD = "add.rn.f32(mul.rn.f32(a, b), c)"  # two roundings: what a * b + c means without fusion
 DOC_MUL_ADD = "nothing for * and +; the compile option enable_fp_fusion allows contracting them into fma"
 SUFFIX = {"fp16": "f16", "bf16": "bf16", "fp32": "f32", "fp64": "f64"}
+INT_SUFFIX = {"i8": "s8", "u8": "u8", "i16": "s16", "i32": "s32", "i64": "s64", "u32": "u32"}  # Triton's integer types, as PTX spells them
+TRITON_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64", "i8": "int8",
+                "u8": "uint8", "i16": "int16", "i32": "int32", "i64": "int64", "u32": "uint32"}
+DOC_CAST = "tensor.to(dtype): 'casts a tensor to the given dtype' (no rounding stated)"
 
 
 def _div(dtype: str, stem: str | None = None, **kw) -> TritonCase:
@@ -250,6 +254,38 @@ TRITON_CASES = [
     *[TritonCase(f"{op}_{SUFFIX[d]}", f"{op}_kernel", d, f"tl.{op}(x)", (f"cvt.{mode}.{SUFFIX[d]}.{SUFFIX[d]}",), doc,
                  amd=False, inputs="exhaustive" if d == "fp32" else None)
       for op, mode, doc in (("floor", "rmi", DOC_FLOOR), ("ceil", "rpi", DOC_CEIL)) for d in ("fp32", "fp64")],
+]
+# conversions between integers and floats: x.to(dtype) is one cvt, toward zero from a float (the C cast)
+# and to nearest from an integer; a narrower integer than 16 bits goes through a 16-bit one
+def _convert(src: str, dst: str, vector: bool = False, against: tuple = (), inputs=None, note: str = "") -> TritonCase:
+    """Triton's x.to(dst) of src elements, against the one cvt it means (and ``against`` besides)."""
+    ptx = {**SUFFIX, **INT_SUFFIX}
+    rounding = "rzi" if dst in INT_SUFFIX else "rn"
+    return TritonCase(f"convert_{ptx[src]}_{ptx[dst]}{'_v' if vector else ''}", "convert_kernel", dst,
+                      f"x.to(tl.{TRITON_NAMES[dst]})", (f"cvt.{rounding}.{ptx[dst]}.{ptx[src]}", *against)
+                      if (src, dst) != ("i8", "bf16") else against, DOC_CAST, block=1024 if vector else 128,
+                      vector=vector, pointers=(src, dst), amd=False, inputs=inputs, note=note)
+
+
+TO_INT8 = "cvt.s8.s16(cvt.rzi.s16.f32(a))"  # Triton's float32 -> int8: toward zero to int16, then its low byte
+TO_UINT8 = "cvt.u8.u16(cvt.rzi.u16.f16(a))"  # float16 -> uint8 likewise through uint16
+TRITON_CASES += [
+    _convert("fp32", "i32", inputs="exhaustive"), _convert("i32", "fp32", inputs="exhaustive"),
+    _convert("i32", "fp32", vector=True, inputs="65536"),
+    _convert("fp32", "u32", inputs="65536"), _convert("u32", "fp32", inputs="65536"),
+    _convert("fp16", "i16"), _convert("i16", "fp16"), _convert("fp16", "i16", vector=True),
+    _convert("i32", "fp16", inputs="65536"), _convert("bf16", "i32"), _convert("i32", "bf16", inputs="65536"),
+    _convert("fp64", "i64"), _convert("i64", "fp64"),
+    # bytes: ld/st.global.b8
+    _convert("u8", "fp32"), _convert("i8", "fp16", vector=True),
+    _convert("i8", "bf16", against=("cvt.rn.bf16.s16(cvt.s16.s8(a))",),
+             note="PTX has no cvt.rn.bf16.s8: the reference is the lowering's sign extension, then the conversion"),
+    _convert("fp32", "i8", against=(TO_INT8,), inputs={"cvt.rzi.s8.f32": "65536"},
+             note="Triton converts to int16 and stores the low byte: out-of-range values wrap where cvt.rzi.s8.f32 "
+                  "saturates"),
+    _convert("fp16", "u8", against=(TO_UINT8,),
+             note="Triton converts to uint16 and stores the low byte: values past 255 wrap where cvt.rzi.u8.f16 "
+                  "saturates"),
 ]
 # the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
 TRITON_REFUSED = [("sqrt_kernel", "fp16", "tl.sqrt(a)"), ("sqrt_rn_kernel", "fp16", "tl.sqrt_rn(a)"),

@@ -289,3 +289,14 @@ def tanh_asm_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=mask)
     y = tl.inline_asm_elementwise("tanh.approx.f32 $0, $1;", "=r,r", [x], dtype=tl.float32, is_pure=True, pack=1)
     tl.store(out_ptr + offs, y, mask=mask)
+
+
+# Conversions between integers and floats: the pointers' element types say which (Triton's x.to(dtype)
+# truncates float to integer toward zero and rounds integer to float to nearest)
+@triton.jit
+def convert_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = x.to(out's element type)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x.to(out_ptr.dtype.element_ty), mask=mask)

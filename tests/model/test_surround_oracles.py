@@ -301,6 +301,13 @@ def _py_int(name: str, width: int, signed: bool, a: int, b: int, c: int) -> int:
         return (va >> min(b, width)) & m if signed else (a >> b if b < width else 0)
     if op[0] in ("min", "max"):
         return (min if op[0] == "min" else max)(va, vb) & m
+    if op[0] == "prmt":  # byte i: byte (nibble i & 7) of b:a, or that byte's sign where nibble i >= 8
+        pair, out = (b << 32) | a, 0
+        for i in range(4):
+            nibble = (c >> (4 * i)) & 0xF
+            byte = (pair >> (8 * (nibble & 7))) & 0xFF
+            out |= ((0xFF if byte >> 7 else 0) if nibble >> 3 else byte) << (8 * i)
+        return out
     if op[0] == "abs":
         return abs(va) & m
     if op[0] == "neg":
@@ -321,7 +328,9 @@ def test_integer_forms_match_python_ints(form):
     amounts = [0, 1, width - 1, width, width + 1, 63, 64, 200, 0xFFFFFFFF]
     rows = []
     for a, b in itertools.product(xs[:14], xs[:14] if form.family not in ("shl", "shr") else amounts):
-        c = xs[(a + b) % len(xs)] if form.family == "mad" else 0
+        c = xs[(a + b) % len(xs)] if form.family in ("mad", "prmt") else 0
+        if form.family == "prmt":  # selectors: Triton's sign extensions, the ISA's example, every nibble
+            c = (0x9991, 0xAAA2, 0xBBB3, 0x7531, 0x3210, 0xFEDC, 0x8888, c)[(a ^ b) % 8]
         if form.family == "mad" and "wide" in form.name:
             c = (c << width) | xs[b % len(xs)]
         rows.append((a, b, c))

@@ -51,7 +51,8 @@ def add_arguments(p) -> None:
                         "(prove's query syntax): its names, sorted (a, b, c), are the kernel's operands (input buffers or "
                         ".func parameters) in parameter order; "
                         "an approximate form, anywhere, means every result its contract allows (inputs where a "
-                        "contract bounds nothing are unknown); each operand has the format of the position it fills")
+                        "contract bounds nothing are unknown); each operand has the format of the position it fills, "
+                        "an integer one where a cvt takes it (cvt.rn.f32.s32, cvt.rzi.s8.f32: given in decimal or hex)")
     g.add_argument("--exhaustive", action="store_true",
                    help="every input (16-bit unary and binary, f32 unary); default: sampled unless the domain is small")
     # --ulp-reading is verify's own option (either | exact | correctly-rounded), shared with FILE.ptx

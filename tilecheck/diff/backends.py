@@ -48,6 +48,7 @@ from typing import ClassVar
 import numpy as np
 
 from tilecheck import ptxas, sim
+from tilecheck.formats import UINT_DTYPES
 from tilecheck.sim import launch
 from tilecheck.diff import certificate as _certificate
 from tilecheck.diff import hostref
@@ -106,7 +107,7 @@ def _cases(form, operands) -> int:
 def _out_size(form, n: int) -> tuple[int, np.dtype]:
     """Containers and dtype of the output array of ``n`` cases."""
     value = next(o for o in form.operands if o.role != "addr")
-    return n * value.registers, np.dtype({16: np.uint16, 32: np.uint32, 64: np.uint64}[value.container_bits])
+    return n * value.registers, np.dtype(UINT_DTYPES[value.container_bits])
 
 
 def simulator_refusal(form) -> str | None:
@@ -340,7 +341,7 @@ def _exact_path(form, operands, tininess: str) -> np.ndarray:
             if params.get("sat"):
                 out = ops._saturate(np, fmt, out)
             parts.append(out)
-    dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[form.operands[0].container_bits]
+    dtype = UINT_DTYPES[form.operands[0].container_bits]
     return api.join_lanes(np, parts, fmt).astype(dtype)
 
 

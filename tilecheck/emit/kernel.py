@@ -35,7 +35,7 @@ from tilecheck.emit.ptx import GENERATED, INDENT, module_text, param_name
 from tilecheck.errors import IllegalFormError
 from tilecheck.spec.forms import Form
 
-UINT = {16: np.dtype(np.uint16), 32: np.dtype(np.uint32), 64: np.dtype(np.uint64)}
+UINT = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32), 64: np.dtype(np.uint64)}
 
 
 def kernel_name(form_name: str, predicated: bool = False) -> str:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tilecheck.formats import UINT_DTYPES
+
 __all__ = ["domain_size", "chunk", "MAX_POINTS"]
 
 MAX_POINTS = 1 << 32
@@ -66,7 +68,7 @@ def chunk(form, start: int, stop: int) -> list[np.ndarray]:
     index = np.arange(start, stop, dtype=np.uint64)
     if kind == "hi":
         return [index << np.uint64(32)]
-    dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[form.sources[0].container_bits]
+    dtype = UINT_DTYPES[form.sources[0].container_bits]
     if count == 1:
         return [index.astype(dtype)]
     mask = np.uint64((1 << bits) - 1)

@@ -22,14 +22,14 @@ from typing import Callable
 
 import numpy as np
 
-from tilecheck.formats import Format
+from tilecheck.formats import Format, UINT_DTYPES
 from tilecheck.inputs import boundaries, generators, mix
 from tilecheck.spec.registry import OPERATIONS
 
 __all__ = ["source_layout", "form_operands", "campaign_lane", "edge_lane", "hard_cases", "mixed_operands",
            "CONSTRUCTIONS", "LaneGenerator"]
 
-_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+_UINT = UINT_DTYPES
 
 LaneGenerator = Callable[[object, Format, int, np.random.Generator, int], list]
 """``(form, element format, n, rng, arity) -> arity uint64 arrays``: one lane's operand columns."""
@@ -99,7 +99,8 @@ def mixed_operands(op: str, fmt: Format, rounding: str, n: int, rng: np.random.G
     hard = hard_cases(op, fmt, rounding, n_hard, rng, arity)
     if hard is None:
         n_edge, n_hard = n_edge + n_hard, 0
-    parts = [[generators.edge_biased(fmt, n_edge, rng).astype(np.uint64) for _ in range(arity)]]
+    edge = generators.integer_edge_biased if fmt.integer else generators.edge_biased
+    parts = [[edge(fmt, n_edge, rng).astype(np.uint64) for _ in range(arity)]]
     if hard is not None:
         parts.append(hard)
     parts.append(uniform_operands(fmt, n_uniform, rng, arity))

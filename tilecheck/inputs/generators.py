@@ -6,6 +6,7 @@ to reproduce a campaign) and returns arrays of the format's unsigned dtype:
 
 * :func:`edge_biased` -- half edge-class patterns, a quarter structured, a quarter uniform (the
   numpy twin of :func:`tilecheck.testing.strategies.bits`);
+* :func:`integer_edge_biased` -- the same mix for the integer operands of conversions;
 * :func:`hard_division_pairs` -- ``(a, b)`` with the exact quotient a tiny fraction of an ulp from
   a grid point or midpoint (Matula--McFearin construction);
 * :func:`hard_sqrt_inputs` -- ``a`` with ``sqrt(a)`` a tiny fraction of an ulp from a grid point
@@ -26,7 +27,7 @@ import numpy as np
 from tilecheck.formats import Format, get_format
 from tilecheck.inputs.edges import edge_values, interesting_exponent_fields, interesting_fractions
 
-__all__ = ["edge_biased", "hard_division_pairs", "hard_sqrt_inputs", "ftz_boundary_pairs", "encode"]
+__all__ = ["edge_biased", "integer_edge_biased", "hard_division_pairs", "hard_sqrt_inputs", "ftz_boundary_pairs", "encode"]
 
 _U = np.uint64
 _M32 = _U(0xFFFFFFFF)
@@ -118,6 +119,38 @@ def edge_biased(fmt: Format | str, n: int, rng: np.random.Generator) -> np.ndarr
     uniform = rng.integers(0, 1 << f.width, n, dtype=_U)
     out = np.where(kind == 2, structured, np.where(kind == 3, uniform, out))
     return out.astype(f.uint)
+
+
+def integer_edge_biased(fmt, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` patterns of an :class:`~tilecheck.formats.IntegerFormat`: about a third edge values
+    (0, +-1, the extremes, +-2^k and +-(2^k +- 1) for every k), a third structured (a random
+    magnitude in [2^k, 2^(k+1)) whose low d bits, d random, are 10...0, 01...1, 10...01, 1...1 or
+    0...0: the ties and near-ties of rounding it to a float of any precision), a third uniform."""
+    w = fmt.width
+    mask = _U((1 << w) - 1)
+    mag_bits = w - 1 if fmt.signed else w
+    edges = {0, 1, 2, fmt.low, fmt.low + 1, fmt.high, fmt.high - 1}
+    for k in range(1, mag_bits):
+        for v in (1 << k, (1 << k) - 1, (1 << k) + 1):
+            edges.update({v, -v} if fmt.signed else {v})
+    edge_bits = np.array(sorted(fmt.from_int(v) for v in edges if fmt.low <= v <= fmt.high), dtype=_U)
+    kind = rng.integers(0, 3, n)
+    out = edge_bits[rng.integers(0, len(edge_bits), n)]
+    k = rng.integers(0, mag_bits, n).astype(_U)
+    top = _U(1) << k
+    mag = top | (rng.integers(0, 1 << 62, n, dtype=_U) & (top - _U(1)))
+    d = (rng.integers(0, 1 << 62, n, dtype=_U) % (k + _U(1))).astype(_U)  # 0..k low bits set by pattern
+    low = (_U(1) << d) - _U(1)
+    half = np.where(d > 0, _U(1) << (d - _U(1)) % _U(64), _U(0))
+    pattern = rng.integers(0, 5, n)
+    tail = np.select([pattern == 0, pattern == 1, pattern == 2, pattern == 3],
+                     [half, half - np.minimum(half, _U(1)), half | np.minimum(d, _U(1)), low], _U(0))
+    structured = (mag & ~low) | (tail & low)
+    if fmt.signed:
+        structured = np.where(rng.random(n) < 0.5, (~structured + _U(1)) & mask, structured)
+    uniform = rng.integers(0, 1 << 62, n, dtype=_U) ^ (rng.integers(0, 4, n, dtype=_U) << _U(62))
+    out = np.where(kind == 1, structured, np.where(kind == 2, uniform, out)) & mask
+    return out.astype(fmt.uint)
 
 
 def _inv_pow2_64(y: np.ndarray) -> np.ndarray:

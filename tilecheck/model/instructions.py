@@ -232,6 +232,21 @@ def _selp(xp, form, args, p):
     return xp.where(c, a, b)
 
 
+def _prmt(xp, form, args, p):
+    """prmt.b32, the generic form: byte i of d is byte ``c[4i+2:4i]`` of the pair {b, a}, or that
+    byte's top bit replicated over its 8 bits where ``c[4i+3]`` is set."""
+    a, b, c = args
+    pair = ((b & u64(xp, 0xFFFFFFFF)) << u64(xp, 32)) | (a & u64(xp, 0xFFFFFFFF))
+    out = u64(xp, 0) * a
+    for i in range(4):
+        selector = (c >> u64(xp, 4 * i)) & u64(xp, 0xF)
+        byte = (pair >> ((selector & u64(xp, 7)) * u64(xp, 8))) & u64(xp, 0xFF)
+        sign = xp.where((byte >> u64(xp, 7)) & u64(xp, 1), u64(xp, 0xFF), u64(xp, 0))
+        byte = xp.where(selector >= u64(xp, 8), sign, byte)
+        out = out | (byte << u64(xp, 8 * i))
+    return out
+
+
 def _cvta(xp, form, args, p):
     if p.get("space") != "global":
         raise UsageError(f"{form.name}: the model has one memory, global, whose addresses are generic; "
@@ -577,6 +592,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "cmp.setp": _setp,
     "cmp.setp_bool": _setp,
     "sel.selp": _selp,
+    "bits.prmt": _prmt,
     "float.abs": _fp_sign("abs"),
     "float.neg": _fp_sign("neg"),
     "float.min": _fp_minmax(True),

@@ -562,10 +562,23 @@ def _selp(form):
     return lambda a, b, c: (a if c else b,)
 
 
+def _prmt(form):
+    """prmt.b32 from the ISA text: the pair as eight bytes, each result byte picked by a nibble of c."""
+    def case(a: int, b: int, c: int):
+        source = list(a.to_bytes(4, "little") + b.to_bytes(4, "little"))
+        out = bytearray()
+        for i in range(4):
+            nibble = (c >> (4 * i)) & 0xF
+            byte = source[nibble & 7]
+            out.append((0xFF if byte & 0x80 else 0) if nibble & 8 else byte)
+        return (int.from_bytes(bytes(out), "little"),)
+    return case
+
+
 _FAMILIES = {"cvt.float": _cvt_float, "cvt.pack": _cvt_pack, "cvt.to_int": _cvt_to_int, "cvt.from_int": _cvt_from_int,
              "cvt.int": _cvt_int, "cmp.setp": _setp, "cmp.setp_bool": _setp, "float.abs": _abs_neg,
              "float.neg": _abs_neg, "float.min": _min_max, "float.max": _min_max,
-             "float.copysign": _copysign, "float.testp": _testp, "sel.selp": _selp}
+             "float.copysign": _copysign, "float.testp": _testp, "sel.selp": _selp, "bits.prmt": _prmt}
 
 
 def _builder(form):

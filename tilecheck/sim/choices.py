@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tilecheck.formats import UINT_DTYPES
 from tilecheck.model import api, njit
 from tilecheck.model.xp import bit_length
 from tilecheck.spec.registry import TININESS_DEFAULT
@@ -58,7 +59,7 @@ def allowed_choices(form, operands: list[np.ndarray], *, ulp_reading: str = "eit
     """The allowed results of approximate ``form`` for each lane of ``operands`` (unsigned arrays)."""
     fmt = form.format
     width = PTX_TYPES[form.type].bits
-    dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
+    dtype = UINT_DTYPES[width]
     ops = [np.asarray(o).astype(dtype, copy=False) for o in operands]
     n = ops[0].shape[0]
     with np.errstate(all="ignore"):
@@ -119,7 +120,7 @@ def contract_allows(form, result: np.ndarray, operands: list, *, ulp_reading: st
     """Does approximate ``form``'s contract allow ``result`` for these operands under the ulp
     reading? Bool per lane (:func:`tilecheck.model.api.allowed`)."""
     width = PTX_TYPES[form.type].bits
-    dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[width]
+    dtype = UINT_DTYPES[width]
     ops = [np.asarray(o).astype(dtype, copy=False) for o in operands]
     with np.errstate(all="ignore"):
         return np.asarray(api.allowed(form, np.asarray(result).astype(dtype), *ops, tininess=tininess,

@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from tilecheck.errors import Location
+from tilecheck.formats import UINT_DTYPES
 from tilecheck.sim.errors import ExecutionError, UnsupportedPtxError
 from tilecheck.sim.frontend import variable_layout
 from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
@@ -47,7 +48,7 @@ SHARED_BASE = 1 << 61
 SHARED_WINDOW = 1 << 32
 """Generic addresses ``SHARED_BASE .. SHARED_BASE + SHARED_WINDOW`` name shared memory."""
 
-_UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+_UINT = UINT_DTYPES
 
 DYNAMIC_SHARED_MOST = 227 * 1024
 """Bytes of dynamic shared memory (``.extern .shared``) a run provides until it is told less: the

@@ -31,7 +31,7 @@ import numpy as np
 import z3
 
 from tilecheck.errors import ApproximateFormError, NotEncodableError, UsageError
-from tilecheck.formats import Format
+from tilecheck.formats import Format, UINT_DTYPES
 from tilecheck.smt import fp
 from tilecheck.spec.contract import ULP_READING_DEFAULT, check_ulp_reading
 from tilecheck.spec.forms import Form
@@ -534,7 +534,7 @@ def evaluate(form, *operand_bits, tininess: str = TININESS_DEFAULT):
         arrays = np.broadcast_arrays(*[np.asarray(a) for a in operand_bits])
         flat = [a.reshape(-1) for a in arrays]
         out = np.array([evaluate(form, *[int(f[i]) for f in flat], tininess=tininess) for i in range(flat[0].size)],
-                       dtype={16: np.uint16, 32: np.uint32, 64: np.uint64}[container])
+                       dtype=UINT_DTYPES[container])
         return out.reshape(arrays[0].shape)
     terms = [z3.BitVecVal(int(b), container) for b in operand_bits]
     return fp.value_of(encode_bits(form, *terms, tininess=tininess))

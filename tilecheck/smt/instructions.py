@@ -127,6 +127,15 @@ def _int_key(form: Form, key: str, p: dict, xs):
         return r
     if key == "sel.selp":
         return z3.If(xs[2], xs[0], xs[1])
+    if key == "bits.prmt":  # byte i: byte c[4i+2:4i] of {b, a}, or its sign where c[4i+3]
+        pair = z3.Concat(xs[1], xs[0])
+        out = []
+        for i in reversed(range(4)):
+            selector = z3.Extract(4 * i + 2, 4 * i, xs[2])
+            byte = z3.Extract(7, 0, z3.LShR(pair, z3.ZeroExt(61, selector) * 8))
+            sign = z3.If(z3.Extract(7, 7, byte) == 1, z3.BitVecVal(0xFF, 8), z3.BitVecVal(0, 8))
+            out.append(z3.If(z3.Extract(4 * i + 3, 4 * i + 3, xs[2]) == 1, sign, byte))
+        return z3.Concat(*out)
     if key == "addr.cvta":
         if p.get("space") != "global":
             raise UsageError(f"{form.name}: only the global window is modelled")

@@ -173,6 +173,8 @@ ENTRIES: dict[str, Entry] = {
         Entry("cmp.setp_bool", "function", 3, "p = (a CMP b) BOOLOP c (q = !(a CMP b) BOOLOP c)",
               {"cmp": _CMP, "ftz": _FTZ, "boolop": Param("choice", "and", ("and", "or", "xor"), "combining operation")}),
         Entry("sel.selp", "function", 3, "d = c ? a : b (bit copy)"),
+        Entry("bits.prmt", "function", 3, "byte i of d is byte c[4i+2:4i] of {b, a}, or that byte's sign "
+                                          "replicated where c[4i+3] is set"),
         Entry("float.abs", "function", 1, "clear the sign bit (NaN per the form's policy)", {"ftz": _FTZ}),
         Entry("float.neg", "function", 1, "flip the sign bit (NaN per the form's policy)", {"ftz": _FTZ}),
         Entry("float.min", "function", 2, "IEEE minNum with -0 < +0; .NaN: any NaN input gives the canonical NaN; "

@@ -1,7 +1,7 @@
 """Candidate spellings of the instructions around the arithmetic, and their ptxas batch statements.
 
 The families ``mov cvt setp selp abs neg min max copysign testp and or xor not cnot shl shr``,
-integer ``add sub mul mad`` and ``cvta`` are judged against ptxas the way the arithmetic grid is:
+integer ``add sub mul mad``, ``cvta`` and ``prmt`` are judged against ptxas the way the arithmetic grid is:
 :func:`candidates` lists plausible spellings (legal or not) per family, :func:`render` turns any
 of them into one statement over the batch registers of :mod:`tilecheck.ptxas` (registers of the
 size each operand's type needs: 8-bit integers in 16-bit registers, predicates in ``.pred``), so
@@ -26,7 +26,7 @@ INT_ROUND = ("rni", "rzi", "rmi", "rpi")
 FLOAT_ROUND = ("rn", "rz", "rm", "rp", "rna")
 
 FAMILIES = ("mov", "cvt", "setp", "selp", "abs", "neg", "min", "max", "copysign", "testp", "and", "or", "xor",
-            "not", "cnot", "shl", "shr", "add", "sub", "mul", "mad", "cvta")
+            "not", "cnot", "shl", "shr", "add", "sub", "mul", "mad", "cvta", "prmt")
 """Families with a surround grid (add/sub/mul also have float forms: their grid is integer-only)."""
 
 
@@ -75,6 +75,8 @@ def candidates(family: str) -> list[str]:
     elif family == "mad":
         out = [_join("mad", mode, sat, t) for mode, sat, t in itertools.product(
             ("", "lo", "hi", "wide"), ("", "sat"), (*INTS, *BITS))]
+    elif family == "prmt":  # (the modes, .f4e to .rc16, are not specified: no candidates)
+        out = [_join("prmt", t) for t in ("b32", "u32", "s32", "b16", "b64")]
     elif family == "cvta":
         out = [_join("cvta", to, space, t) for to, space, t in itertools.product(
             ("", "to"), ("global", "shared", "local", "const", "param"), ("u32", "u64"))]
@@ -118,6 +120,8 @@ def operand_types(spelling: str) -> list[str]:
         return ["pred", t]
     if family in ("shl", "shr"):
         return [t, t, "u32"]
+    if family == "prmt":
+        return [t, t, t, "b32"]
     if family in ("mul", "mad"):
         wide = "wide" in mods
         d = _wide(t) if wide else t

@@ -18,7 +18,8 @@ code whose parameters or buffers hold elements of those widths, each its own (:f
 no packed lanes then).
 
 ``REF`` is ``OP.RND.FMT`` (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64), a
-PTX form name of the spec database, or an expression over the operands in the query language
+PTX form name of the spec database (a conversion between an integer and a float, ``cvt.rzi.s32.f32``,
+gives an integer result or takes an integer operand, compared bit for bit), or an expression over the operands in the query language
 (``add.rn.f32(mul.rn.f32(a, b), c)``; :mod:`tilecheck.verify.expression`); an approximate form
 (``div.approx.f32``) means "every result the code can produce lies in that form's contract".
 
@@ -47,6 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tilecheck.errors import Location, UnknownFormError, UsageError
+from tilecheck.formats import UINT_DTYPES
 from tilecheck.spec.contract import FREE_RESULTS
 from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
@@ -80,7 +82,7 @@ PROCESS_MIN = 1 << 24
 the simulator's numpy passes over cache-sized runs hold the GIL for much of their time, so two
 threads overlap poorly, while processes do not contend (and start in under a second)."""
 PROCESS_TASK = 1 << 20  # inputs handed to a worker process at a time
-_UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+_UINT = UINT_DTYPES
 PTX_TYPES_BITS = {name: bits for name, (bits, _) in TYPES.items()}
 UNWRITTEN = 0xA5A5A5A5A5A5A5A5
 """What registers start as in the second run of a counterexample, which tells the registers its
@@ -178,7 +180,7 @@ def parse_reference(text: str, db) -> "Reference | expression.ExpressionReferenc
         return Reference(text.strip(), form.format, len(form.sources), form=form, formats=db.formats)
     form = db.resolve(text)
     if form is not None and form.kind == "function" and form.lanes == 1 \
-            and form.semantics.key in expression.VALUE_FUNCTIONS:
+            and form.semantics.key in expression.VALUE_FUNCTIONS + expression.INT_CONVERSIONS:
         # max.f32, neg.bf16, cvt.rn.bf16.f32: the form applied to the operands in order, as an expression
         # (its typing refuses a form whose operands hold no float)
         ref = expression.parse_expression(f"{text}({', '.join(OPERAND_NAMES[:len(form.sources)])})", db)
@@ -826,6 +828,9 @@ def check_element_types(fn, ref: Reference, path: str, *, width: int, in_memory:
     refuses: bits that are never read as a number of either kind (integer emulation) fit."""
     fw = ref.fmt.width
     name = ref.fmt.name
+    if ref.fmt.integer:
+        # an integer result (cvt.rzi.s16.f16): the code computes on the float operand's format
+        name = next((f.name for f in ref.operand_formats if not f.integer and f.width == fw), name)
     flows = dataflow(fn)
     ends = element_ends(flows, in_memory, inputs, output, returned)
     lane = fw if width == 2 * fw else {32: 16, 64: 32}.get(width)
@@ -1013,10 +1018,14 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
         bad_in[(origin[~ok] - lane) % n] = True  # lane j of element i holds input i - j
         # a zero of the wrong sign, or a NaN with another payload where REF judges payloads, is a
         # misrounding too; the inputs misrounded in value are counted apart from those classes
-        mag = u(ref.fmt.magnitude_mask)
-        gm, em = g.astype(u) & mag, exp_lanes.astype(u) & mag
-        both_nan = (gm > u(ref.fmt.exponent_mask)) & (em > u(ref.fmt.exponent_mask))
-        by_value = ~ok & ~((gm == 0) & (em == 0)) & ~both_nan
+        if ref.fmt.integer:  # an integer result has no zero sign or NaN payload to differ by
+            both_nan = np.zeros_like(ok)
+            by_value = ~ok
+        else:
+            mag = u(ref.fmt.magnitude_mask)
+            gm, em = g.astype(u) & mag, exp_lanes.astype(u) & mag
+            both_nan = (gm > u(ref.fmt.exponent_mask)) & (em > u(ref.fmt.exponent_mask))
+            by_value = ~ok & ~((gm == 0) & (em == 0)) & ~both_nan
         value_in[(origin[by_value] - lane) % n] = True
         nan_in[(origin[~ok & both_nan] - lane) % n] = True
     unk_in = np.zeros(n, dtype=bool)

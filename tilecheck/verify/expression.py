@@ -23,13 +23,20 @@ value: the correctly rounded forms (``add sub mul div fma sqrt rcp rsqrt``, ever
 formats, ``abs neg min max copysign``); numeric literals exactly representable in the format of
 the position they fill (``div.rn.f32(1.0, a)``), ``inf`` and ``nan``, and unary minus (the sign
 bit flipped). Each call's operands must have the formats of the form's operands (``cvt.f32.f16``
-takes f16 and gives f32).
+takes f16 and gives f32). **Integers** enter and leave only through ``cvt`` (:data:`INT_CONVERSIONS`):
+``cvt.rn.f32.s32(a)`` (Triton's ``x.to(tl.float32)`` of an int32 ``x``: ``a`` is s32),
+``cvt.rzi.s32.f32(a)`` (``x.to(tl.int32)``: the result is s32), ``cvt.rn.f32.s32(cvt.rzi.s32.f32(a))``,
+and between integers ``cvt.s8.s16(cvt.rzi.s16.f32(a))`` (Triton's ``x.to(tl.int8)``: the low byte of
+the int16 conversion); an integer operand or result has an
+:class:`~tilecheck.formats.IntegerFormat`, is compared bit for bit (no NaN or zero classes) and,
+as a literal, is a decimal integer in its range (``cvt.rn.f32.s16(-32768)``).
 
 **Refused**, each a usage error naming the column: syntax errors; a name that is no form
 (``mad.rn.f32``: the spec knows no floating-point ``mad``, write ``fma.rn.f32``) or a function
 that is no PTX form (``add(rn, a, b)``, prove's IEEE operations: spell the form); an operand of
-the wrong format; packed forms (``f16x2``); forms that compute no float (``setp``, ``testp``,
-integer forms); comparisons and conditionals.
+the wrong format; packed forms (``f16x2``); forms that compute no float and convert none
+(``setp``, ``testp``, integer arithmetic such as ``add.s32``); unary minus, ``inf``, ``nan`` or a
+fraction in an integer position; comparisons and conditionals.
 
 **Approximate forms** mean their contracts. One that *is* the whole expression, applied to the
 operands (``div.approx.f32(a, b)``), is that form's contract, as ``--against div.approx.f32``
@@ -77,7 +84,7 @@ from fractions import Fraction
 import numpy as np
 
 from tilecheck.errors import UnknownFormError, UsageError, echo
-from tilecheck.formats import decimal_magnitude
+from tilecheck.formats import INTEGER_FORMATS, decimal_magnitude
 from tilecheck.inputs.forms import mixed_operands
 from tilecheck.model import api, contracts
 from tilecheck.sim.choices import allowed_choices  # the enumeration the simulator forks on
@@ -91,6 +98,10 @@ WHAT = "--against"
 VALUE_FUNCTIONS = ("cvt.float", "float.abs", "float.neg", "float.min", "float.max", "float.copysign")
 """Semantics keys of the ``function`` forms that compute one floating-point value (the rest move
 bits, compare, select or compute integers)."""
+INT_CONVERSIONS = ("cvt.from_int", "cvt.to_int", "cvt.int")
+"""Semantics keys of the conversions between an integer and a float (``cvt.rn.f32.s32``,
+``cvt.rzi.s32.f32``) and between integers (``cvt.s8.s16``: the low byte; ``cvt.s16.s8``: sign
+extension): the only forms through which integers enter, change or leave a reference."""
 STEPPED_THROUGH = ("cvt.float", "float.abs", "float.neg")
 """Unary forms the search for an expression's operation steps through (see the module doc)."""
 
@@ -144,6 +155,8 @@ def agree_by_class(fmt, got: np.ndarray, expected: np.ndarray) -> np.ndarray:
     u = fmt.uint  # the format's own width: no widening passes
     g = np.asarray(got).astype(u, copy=False)
     e = np.asarray(expected).astype(u, copy=False)
+    if fmt.integer:  # an integer has no NaN
+        return g == e
     gn = (g & u(fmt.magnitude_mask)) > u(fmt.exponent_mask)
     en = (e & u(fmt.magnitude_mask)) > u(fmt.exponent_mask)
     return (g == e) | (gn & en)
@@ -495,16 +508,17 @@ class _Checker:
                              "use the scalar form")
         if form.kind == "contract":
             return form
-        value = form.kind == "exact" or (form.kind == "function" and form.semantics.key in VALUE_FUNCTIONS)
-        if not value or not form.destinations or form.destinations[0].element_format is None \
-                or any(o.element_format is None for o in form.sources):
+        key = form.semantics.key if form.kind == "function" else None
+        floats = form.kind == "exact" or key in VALUE_FUNCTIONS
+        if not (floats or key in INT_CONVERSIONS) or len(form.destinations) != 1 or (floats and (
+                form.destinations[0].element_format is None or any(o.element_format is None for o in form.sources))):
             raise _err(node, f"{name} ({form.semantics.key}) does not compute a floating-point value from "
-                             "floating-point operands; a reference is built of floating-point arithmetic, "
-                             "conversions, abs, neg, min, max and copysign")
+                             "floating-point operands, nor convert between an integer and a float; a reference is "
+                             "built of floating-point arithmetic, conversions, abs, neg, min, max and copysign")
         return form
 
     def operand_formats(self, form) -> list:
-        return [form.format_of(o.element_format) for o in form.sources]
+        return [_format_of(form, o) for o in form.sources]
 
     # ---- pass 1: the operands' formats and order ---------------------------------------------
     def bind(self, tree: ast.Expression) -> None:
@@ -516,7 +530,7 @@ class _Checker:
                 continue
             name = dotted(node.func)
             form = self.db.resolve(name) if name and "." in name else None
-            if form is None or form.lanes != 1 or any(o.element_format is None for o in form.sources):
+            if form is None or form.lanes != 1 or any(_format_of(form, o) is None for o in form.sources):
                 continue  # reported where the call is typed
             for arg, fmt in zip(node.args, self.operand_formats(form)):
                 inner = arg.operand if isinstance(arg, ast.UnaryOp) else arg
@@ -544,7 +558,7 @@ class _Checker:
                     raise _err(arg, f"{form.name} takes {fmt.name} as operand {o.name}; this operand is "
                                     f"{typed.fmt.name}")
                 args.append(typed)
-            return Call(form, tuple(args), form.format_of(form.destinations[0].element_format))
+            return Call(form, tuple(args), _format_of(form, form.destinations[0]))
         if isinstance(node, ast.Name):
             return self.name(node, expected)
         if isinstance(node, ast.Constant):
@@ -552,11 +566,19 @@ class _Checker:
                 raise _err(node, f"{node.value!r} is not a floating-point value")
             if expected is None:
                 raise _err(node, f"cannot tell the format of the literal {node.value}; use it as an operand of a form")
+            if expected.integer:
+                return Const(self.integer_literal(node, expected), expected)
             return Const(self.literal(node, expected), expected)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            if expected is not None and expected.integer and isinstance(node.operand, ast.Constant) \
+                    and isinstance(node.operand.value, int) and isinstance(node.op, ast.USub):
+                return Const(self.integer_literal(node.operand, expected, negate=True), expected)
             inner = self.build(node.operand, expected)
             if isinstance(node.op, ast.UAdd):
                 return inner
+            if inner.fmt.integer:
+                raise _err(node, f"unary minus negates a float (it flips the sign bit); this operand is "
+                                 f"{inner.fmt.name}")
             if isinstance(inner, Const):
                 return Const(inner.bits ^ inner.fmt.sign_mask, inner.fmt)
             return Neg(inner, inner.fmt)
@@ -571,6 +593,8 @@ class _Checker:
         if n.lower() in SPECIAL_NAMES:
             if expected is None:
                 raise _err(node, f"cannot tell the format of {n}; use it as an operand of a form")
+            if expected.integer:
+                raise _err(node, f"{n} is no {expected.name} value")
             return Const(expected.inf if n.lower() in ("inf", "infinity") else expected.default_nan, expected)
         if not _is_free(n):
             raise _err(node, f"{echo(n)} is not a value here (a rounding or format name is spelled into the form: "
@@ -579,6 +603,17 @@ class _Checker:
         if have is None:
             raise _err(node, f"cannot tell the format of {echo(n)}: use it as an operand of a form")
         return Var(n, self.order.index(n), have[0])
+
+    def integer_literal(self, node, fmt, negate: bool = False) -> int:
+        """An integer literal's bits in integer format ``fmt`` (it must be an integer in range;
+        ``negate``: the literal under a unary minus)."""
+        value = -node.value if negate and isinstance(node.value, int) else node.value
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _err(node, f"{fmt.name} takes an integer here; {echo(ast.get_source_segment(self.text, node) or repr(value))} "
+                             "is not one")
+        if not fmt.low <= value <= fmt.high:
+            raise _err(node, f"literal {value} is outside {fmt.name} ([{fmt.low}, {fmt.high}])")
+        return fmt.from_int(value)
 
     def literal(self, node, fmt) -> int:
         """A numeric literal's bits in ``fmt``: it must be exactly representable (a reference does
@@ -600,6 +635,17 @@ class _Checker:
             raise _err(node, f"literal {echo(text)} is not exactly representable in {fmt.name} "
                              f"(it rounds to {fmt.hex(bits)})")
         return bits
+
+
+def _format_of(form, operand):
+    """The format of one operand of ``form``: its float format, the integer format of an integer
+    operand of a conversion between integers and floats (``cvt.rn.f32.s32``'s ``s32``), else None
+    (bits, predicates, integer arithmetic: no reference value)."""
+    if operand.element_format is not None:
+        return form.format_of(operand.element_format)
+    if form.kind == "function" and form.semantics.key in INT_CONVERSIONS:
+        return INTEGER_FORMATS.get(operand.ptx_type)
+    return None
 
 
 def _check(text: str, db):

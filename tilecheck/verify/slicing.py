@@ -188,8 +188,14 @@ class Slicer:
             if _is_param(ins):
                 return [], []
             items = dst.items if isinstance(dst, Vec) else (dst,)
-            nbytes = TYPES[_types(ins)[-1]][0] // 8 if _types(ins) else 8
+            type_ = _types(ins)[-1] if _types(ins) else "b64"
+            nbytes = TYPES[type_][0] // 8
             j = next(k for k, it in enumerate(items) if reg in _names(it))
+            # a register wider than the loaded type holds its extension above it (zeros, or copies of
+            # the top loaded bit for a signed type: ld.global.s8 into a 16-bit register)
+            bits = _extension_source(bits, 8 * nbytes, TYPES[type_][1] == "s")
+            if not bits:
+                return [], []
             lo, hi = _bit_range(bits)
             return [], [Leaf(ins, j * nbytes + lo // 8, j * nbytes + -(-hi // 8))]
         if head == "mov" and len(srcs) == 1:
@@ -228,16 +234,41 @@ class Slicer:
                 and isinstance(srcs[0], Reg) and (head == "shl" or types[:1] != ["s32"] and types[:1] != ["s64"]):
             n, w = srcs[1].value, self.width(reg)
             return [(srcs[0].name, (bits >> n) if head == "shl" else (bits << n) & _mask(w))], []
+        if head == "prmt" and len(srcs) == 3 and isinstance(srcs[2], Imm) and isinstance(srcs[2].value, int) \
+                and not [m for m in ins.opcode.split(".")[1:] if m != "b32"]:
+            # byte i of d is one byte of the pair {b, a} (copied, or its top bit replicated)
+            need = {0: 0, 1: 0}
+            for i in range(4):
+                part = (bits >> (8 * i)) & 0xFF
+                if not part:
+                    continue
+                nibble = (srcs[2].value >> (4 * i)) & 0xF
+                which, byte = divmod(nibble & 7, 4)
+                need[which] |= (0x80 if nibble & 8 else part) << (8 * byte)
+            return [(srcs[k].name, need[k]) for k in (0, 1) if need[k] and isinstance(srcs[k], Reg)], []
         if head in _BITWISE:
             out = []
             for s in srcs:
                 if isinstance(s, Reg):
                     out.append((s.name, bits))
             return out, []
-        if head == "cvt" and len(types) == 2 and all(TYPES[t][1] in "bu" for t in types) and isinstance(srcs[0], Reg):
-            w = TYPES[types[1]][0]
-            return [(srcs[0].name, bits & _mask(w))], []
+        if head == "cvt" and len(types) == 2 and all(TYPES[t][1] in "bus" for t in types) and isinstance(srcs[0], Reg):
+            # between integers: the narrower type's bits move, those above are its extension (by the
+            # source's signedness when widening, the destination's when narrowing: PTX ISA §6.5.1)
+            wd, ws = TYPES[types[0]][0], TYPES[types[1]][0]
+            signed = TYPES[types[1] if ws < wd else types[0]][1] == "s"
+            return [(srcs[0].name, _extension_source(bits, min(wd, ws), signed))], []
         return [(n, _mask(self.width(n))) for s in srcs for n in _names(s)], []
+
+
+def _extension_source(bits: int, width: int, signed: bool) -> int:
+    """Which of the low ``width`` bits the ``bits`` of a value extended from ``width`` bits are
+    made of: the bits themselves below ``width``, and above it the top one (sign extension) or none
+    (zero extension)."""
+    below = bits & _mask(width)
+    if signed and bits >> width:
+        below |= 1 << (width - 1)
+    return below
 
 
 def _bit_range(bits: int) -> tuple[int, int]:
@@ -471,13 +502,20 @@ class Signatures:
         types = _types(ins)
         regs, leaves = self.sl.sources(ins, name, bits)
         if head in ("ld", "ldu"):
+            if not leaves and not _is_param(ins):  # only zero-extension bits above the loaded type
+                lo, hi = _bit_range(bits)
+                return self._intern(("const", 0, hi - lo, guarded))
             if not leaves:
                 return self._intern(("param", ins.operands[1].base.name if isinstance(ins.operands[1], Addr)
                                      and isinstance(ins.operands[1].base, Symbol) else ins.text))
             lf = leaves[0]
             region = self.region_of.get(id(ins), -1)
             eb = self.region_bytes.get(region, self.eb)
-            return self._intern(("in", region, lf.lo % eb, lf.hi - lf.lo, guarded))
+            width = TYPES[types[-1]][0] if types else 64
+            # bits above the loaded type are its extension, which the type's signedness decides
+            extension = (TYPES[types[-1]][1] == "s") if types and bits >> width else None
+            return self._intern(("in", region, lf.lo % eb, lf.hi - lf.lo, guarded) +
+                                (() if extension is None else (extension,)))
         if head == "mov" and (isinstance(ins.operands[0], Vec) or isinstance(ins.operands[1], (Vec, Reg))):
             # a move carries bits: the signature is that of the bits it moves
             if len(regs) == 1 and not guarded:

@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from tilecheck.diff.vectors import read_vectors
+from tilecheck.formats import UINT_DTYPES
 from tilecheck.model import api
 from tilecheck.verify.report import CheckResult, Row
 
@@ -58,7 +59,7 @@ def verify_file(path: str, ctx) -> Row:
     for name, cases in by_form.items():
         form = ctx.db.form(name)
         check = CheckResult(name, cases=len(cases))
-        dtype = {16: np.uint16, 32: np.uint32, 64: np.uint64}[form.operands[0].container_bits]
+        dtype = UINT_DTYPES[form.operands[0].container_bits]
         ops = [np.array([c.operands[i] for c in cases], dtype=dtype) for i in range(len(form.sources))]
         results = np.array([c.result for c in cases], dtype=dtype)
         ok = np.asarray(api.allowed(form, results, *ops, ulp_reading=ctx.ulp_reading))
