@@ -196,7 +196,12 @@ def triton_entries(db) -> list[dict]:
     for e in yaml.safe_load(TRITON.read_text())["entries"]:
         vector = e["vector"] in (True, "yes")
         fusion = {True: "on", False: "off"}.get(e["fp_fusion"], e["fp_fusion"])  # YAML reads on/off as booleans
-        name = (f"Triton `{e['source']}` ({e['dtype']}{', 128-bit vectors' if vector else ''}; BLOCK {e['block']}, "
+        per_thread = e["block"] // (32 * e["num_warps"])
+        widest = max(int(re.search(r"\d+", t).group()) for t in e.get("pointers") or [e["dtype"]]) // 8  # bytes
+        # aligned pointers give 128-bit accesses where a thread's elements fill 16 bytes; fewer, narrower ones
+        access = (", 128-bit vectors" if vector and per_thread * widest >= 16 else
+                  f", aligned, {per_thread} elements per thread" if vector else "")
+        name = (f"Triton `{e['source']}` ({e['dtype']}{access}; BLOCK {e['block']}, "
                 f"{e['num_warps']} warps; {e['target']}{'; FP fusion ' + fusion if fusion != 'default' else ''})")
         for against in e["against"]:
             domain_bits = sum(f.width for f in parse_reference(against, db).operand_formats)

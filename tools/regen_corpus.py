@@ -257,35 +257,51 @@ TRITON_CASES = [
 ]
 # conversions between integers and floats: x.to(dtype) is one cvt, toward zero from a float (the C cast)
 # and to nearest from an integer; a narrower integer than 16 bits goes through a 16-bit one
-def _convert(src: str, dst: str, vector: bool = False, against: tuple = (), inputs=None, note: str = "") -> TritonCase:
-    """Triton's x.to(dst) of src elements, against the one cvt it means (and ``against`` besides)."""
+def _convert(src: str, dst: str, vector: bool = False, against: tuple = (), inputs=None, note: str = "",
+             block: int | None = None) -> TritonCase:
+    """Triton's x.to(dst) of src elements, against the one cvt it means (and ``against`` besides);
+    ``block``: a BLOCK other than 128 (1024 with vectors), named in the stem."""
     ptx = {**SUFFIX, **INT_SUFFIX}
     rounding = "rzi" if dst in INT_SUFFIX else "rn"
-    return TritonCase(f"convert_{ptx[src]}_{ptx[dst]}{'_v' if vector else ''}", "convert_kernel", dst,
+    stem = f"convert_{ptx[src]}_{ptx[dst]}{'_v' if vector else ''}{f'_b{block}' if block else ''}"
+    return TritonCase(stem, "convert_kernel", dst,
                       f"x.to(tl.{TRITON_NAMES[dst]})", (f"cvt.{rounding}.{ptx[dst]}.{ptx[src]}", *against)
-                      if (src, dst) != ("i8", "bf16") else against, DOC_CAST, block=1024 if vector else 128,
-                      vector=vector, pointers=(src, dst), amd=False, inputs=inputs, note=note)
+                      if (src, dst) != ("i8", "bf16") else against, DOC_CAST,
+                      block=block or (1024 if vector else 128), vector=vector, pointers=(src, dst), amd=False,
+                      inputs=inputs, note=note)
 
 
 TO_INT8 = "cvt.s8.s16(cvt.rzi.s16.f32(a))"  # Triton's float32 -> int8: toward zero to int16, then its low byte
 TO_UINT8 = "cvt.u8.u16(cvt.rzi.u16.f16(a))"  # float16 -> uint8 likewise through uint16
 TRITON_CASES += [
     _convert("fp32", "i32", inputs="exhaustive"), _convert("i32", "fp32", inputs="exhaustive"),
-    _convert("i32", "fp32", vector=True, inputs="65536"),
-    _convert("fp32", "u32", inputs="65536"), _convert("u32", "fp32", inputs="65536"),
+    _convert("i32", "fp32", vector=True), _convert("fp32", "u32"), _convert("u32", "fp32"),
     _convert("fp16", "i16"), _convert("i16", "fp16"), _convert("fp16", "i16", vector=True),
-    _convert("i32", "fp16", inputs="65536"), _convert("bf16", "i32"), _convert("i32", "bf16", inputs="65536"),
+    _convert("i32", "fp16"), _convert("bf16", "i32"), _convert("i32", "bf16"),
     _convert("fp64", "i64"), _convert("i64", "fp64"),
     # bytes: ld/st.global.b8
     _convert("u8", "fp32"), _convert("i8", "fp16", vector=True),
     _convert("i8", "bf16", against=("cvt.rn.bf16.s16(cvt.s16.s8(a))",),
              note="PTX has no cvt.rn.bf16.s8: the reference is the lowering's sign extension, then the conversion"),
-    _convert("fp32", "i8", against=(TO_INT8,), inputs={"cvt.rzi.s8.f32": "65536"},
+    _convert("fp32", "i8", against=(TO_INT8,),
              note="Triton converts to int16 and stores the low byte: out-of-range values wrap where cvt.rzi.s8.f32 "
                   "saturates"),
     _convert("fp16", "u8", against=(TO_UINT8,),
              note="Triton converts to uint16 and stores the low byte: values past 255 wrap where cvt.rzi.u8.f16 "
                   "saturates"),
+    # two bytes per thread, packed into one st.global.b16: the int8 kernel masks element 0's low byte
+    # before or-ing element 1's in above it; the uint8 kernel does not mask it
+    _convert("fp32", "i8", vector=True, block=256, against=(TO_INT8,),
+             note="two elements per thread in one 16-bit store; element 0's int16 masked to its low byte"),
+    _convert("fp32", "u8", vector=True, block=256, against=(TO_UINT8.replace("f16", "f32"),),
+             note="two elements per thread in one 16-bit store; element 0's uint16 is not masked: its high byte "
+                  "lands on element 1's"),
+    # BLOCK 2048: the layout conversion between the widths goes through shared memory and
+    # ldmatrix (the operands before the conversion, or the results after it)
+    _convert("i8", "fp32", vector=True, block=2048, note="converted, then passed between threads by st.shared and ldmatrix"),
+    _convert("fp16", "i64", vector=True, block=2048, note="passed between threads by st.shared and ldmatrix, then converted"),
+    _convert("fp16", "u8", vector=True, block=256, against=(TO_UINT8,),
+             note="as convert_f32_u8_v_b256, from float16"),
 ]
 # the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
 TRITON_REFUSED = [("sqrt_kernel", "fp16", "tl.sqrt(a)"), ("sqrt_rn_kernel", "fp16", "tl.sqrt_rn(a)"),

@@ -383,3 +383,79 @@ def test_function_scope_extern_shared_parses(tmp_path, capsys):
     body = _kernel("  mov.f32 %f2, %f1;", "").replace("{\n", "{\n  .extern .shared .align 16 .b8 s[];\n", 1)
     path = _write(tmp_path, body)
     assert main(["verify", str(path), "--entry", "k", "--against", "neg.f32(neg.f32(a))", "--cases", "10"]) == 0
+
+
+LDMATRIX = """
+.visible .entry ldm(.param .u64 pin, .param .u64 pout)
+{
+  .shared .align 16 .b8 rows[1024];
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 16;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.v4.b32 {%r2, %r3, %r4, %r5}, [%rd4];
+  mov.u32 %r6, rows;
+  shl.b32 %r7, %r1, 4;
+  add.s32 %r8, %r6, %r7;
+  st.shared.v4.b32 [%r8], {%r2, %r3, %r4, %r5};
+  bar.sync 0;
+  mul.lo.u32 %r9, %r1, 5;
+  and.b32 %r9, %r9, 31;
+  shl.b32 %r9, %r9, 4;
+  add.s32 %r9, %r6, %r9;
+  ldmatrix.sync.aligned.m8n8.COUNT.shared.b16 REGS, [%r9];
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.v4.b32 [%rd5], {%r10, %r11, %r12, %r13};
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("count", [1, 2, 4])
+def test_ldmatrix_gives_each_thread_the_words_of_the_rows_other_threads_address(db, tmp_path, count):
+    """Thread p writes its 16-byte row to shared memory and gives ldmatrix the address of the row
+    of thread 5p mod 32; thread t must receive in register j word t % 4 of the row addressed by
+    thread 8j + t // 4 (PTX ISA, ldmatrix: row r of matrix j is addressed by thread 8j + r; thread t
+    holds the two elements at word t % 4 of row t // 4). Registers it does not load keep the zero
+    written before."""
+    n = 32
+    words = np.random.default_rng(9).integers(0, 1 << 32, (n, 4), dtype=np.uint64).astype(np.uint32)
+    regs = ", ".join(f"%r{10 + j}" for j in range(count))
+    body = LDMATRIX.replace("COUNT", f"x{count}").replace("REGS", "{" + regs + "}")
+    body = body.replace("  ldmatrix", "".join(f"  mov.b32 %r{10 + j}, 0;\n" for j in range(4)) + "  ldmatrix")
+    lanes = _run(db, _write(tmp_path, body), "ldm", [words.reshape(-1), np.zeros(4 * n, np.uint32)], n, block=32)
+    got = np.zeros((n, 4), dtype=np.uint32)
+    for region, nbytes, offs, vals, done in lanes.stores:
+        assert done.all()
+        for k in range(nbytes // 4):
+            got.reshape(-1)[offs // 4 + k] = (vals.astype(np.uint64) >> np.uint64(32 * k)).astype(np.uint32)
+    want = np.zeros((n, 4), dtype=np.uint32)
+    for t in range(n):
+        for j in range(count):
+            giver = 8 * j + t // 4          # the thread that addresses this row
+            row_of = (5 * giver) % 32       # the thread whose row that address holds
+            want[t, j] = words[row_of, t % 4]
+    assert (got == want).all()
+
+
+@pytest.mark.parametrize("opcode,message", [
+    ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "ldmatrix .trans is not modelled"),
+    ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8", "ldmatrix .trans is not modelled"),
+    ("ldmatrix.sync.aligned.m8n8.x4.b16", "m8n8.x1/.x2/.x4.shared.b16 only"),
+])
+def test_ldmatrix_forms_not_modelled_are_located_errors(db, tmp_path, opcode, message):
+    body = LDMATRIX.replace("ldmatrix.sync.aligned.m8n8.COUNT.shared.b16 REGS", opcode + " {%r10, %r11, %r12, %r13}")
+    path = _write(tmp_path, body)
+    with pytest.raises(UnsupportedPtxError, match=message) as err:
+        compile_function(parse_module(path.read_text(), str(path)).function("ldm"), db, str(path))
+    assert err.value.location is not None and err.value.location.line > 0
+
+
+def test_ldmatrix_in_a_partial_warp_is_refused(db, tmp_path):
+    body = LDMATRIX.replace("COUNT", "x4").replace("REGS", "{%r10, %r11, %r12, %r13}")
+    words = np.zeros(64, dtype=np.uint32)
+    with pytest.raises(UnsupportedPtxError, match="not with the other threads of its warp"):
+        _run(db, _write(tmp_path, body), "ldm", [words, words.copy()], 16, block=32)

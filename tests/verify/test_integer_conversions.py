@@ -15,6 +15,7 @@ two roundings differ.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -356,3 +357,94 @@ def test_byte_loads_extend_by_their_type(tmp_path, capsys, load, convert, agains
     assert got == code and out["exhaustive"] and out["inputs_checked"] == 256
     if code:  # exactly the 128 bytes with the top bit set
         assert sorted(int(r[0], 16) for r in out["misrounded_inputs"]) == list(range(128, 256))
+
+
+def test_two_int8_per_thread_packed_after_a_mask_verify(capsys):
+    """x.to(tl.int8) at BLOCK 256: each thread converts two floats to int16 and stores both low bytes
+    in one st.global.b16, element 0's masked by ``and.b16 255`` before element 1's is or-ed in
+    above it. The mask is what makes the stored bytes elementwise; the verdicts are those of the
+    one-element kernel."""
+    code, out = _json(capsys, TRITON / "convert_f32_s8_v_b256.ptx", "--entry", "convert_kernel", "--against",
+                      "cvt.s8.s16(cvt.rzi.s16.f32(a))", "--cases", "4000")
+    assert code == 0 and out["verdict"] == "no-counterexample"
+    code, out = _json(capsys, TRITON / "convert_f32_s8_v_b256.ptx", "--entry", "convert_kernel", "--against",
+                      "cvt.rzi.s8.f32", "--cases", "4000")
+    assert code == 1 and out["misrounded_count"] > 0
+    bad = np.array([int(r[0], 16) for r in out["misrounded_inputs"]], dtype=np.uint32)
+    with np.errstate(invalid="ignore"):
+        x = bad.view(np.float32).astype(np.float64)
+    s8, s16 = INTEGER_FORMATS["s8"], INTEGER_FORMATS["s16"]
+    assert np.all(_wraps_through(x, s8, s16) != _truncated(x, s8))
+
+
+def test_a_mask_that_keeps_a_neighbours_bit_is_not_elementwise(tmp_path, capsys):
+    """The same kernel with the mask widened to 511: bit 8 of element 0's int16 now reaches element
+    1's byte, so the slice must not read the mask as cutting element 0 off."""
+    text = (TRITON / "convert_f32_s8_v_b256.ptx").read_text()
+    widened = text.replace("and.b16 \t%rs7, %rs4, 255;", "and.b16 \t%rs7, %rs4, 511;", 1)
+    assert widened != text
+    path = tmp_path / "widened.ptx"
+    path.write_text(widened)
+    assert main(["verify", str(path), "--entry", "convert_kernel", "--against", "cvt.s8.s16(cvt.rzi.s16.f32(a))"]) == 2
+    err = capsys.readouterr().err
+    assert "not elementwise" in err and "element 1 of convert_kernel_param_1" in err and "Traceback" not in err
+
+
+_WITNESS = re.compile(r"with element 1 of that buffer at (0x[0-9a-f]+), changing only element 0 from (0x[0-9a-f]+) "
+                      r"to (0x[0-9a-f]+) changes the element stored from (0x[0-9a-f]+) to (0x[0-9a-f]+)")
+
+
+@pytest.mark.parametrize("stem,source,against", [
+    ("convert_f32_u8_v_b256", np.float32, "cvt.u8.u16(cvt.rzi.u16.f32(a))"),
+    ("convert_f32_u8_v_b256", np.float32, "cvt.rzi.u8.f32"),
+    ("convert_f16_u8_v_b256", np.float16, "cvt.u8.u16(cvt.rzi.u16.f16(a))"),
+])
+def test_unmasked_uint8_packing_is_refused_with_a_run_that_shows_it(capsys, stem, source, against):
+    """x.to(tl.uint8) at BLOCK 256 or-s element 1's uint16 (shifted left 8) into element 0's
+    without masking it: element 0's high byte lands on element 1's. The refusal names a run: the
+    element-1 byte it reports before and after changing only element 0 is recomputed here from the
+    lowering as Python integers (cvt.rzi.u16: toward zero, saturated, NaN to 0), no model code."""
+    assert main(["verify", str(TRITON / f"{stem}.ptx"), "--entry", "convert_kernel", "--against", against]) == 2
+    err = capsys.readouterr().err
+    assert "not elementwise" in err and "Traceback" not in err
+    found = _WITNESS.search(err)
+    assert found, err
+    own, was, now, before, after = (int(g, 16) for g in found.groups())
+    uint = np.uint32 if source is np.float32 else np.uint16
+    u16 = INTEGER_FORMATS["u16"]
+
+    def to_u16(bits: int) -> int:
+        return int(_truncated(np.array([bits], dtype=uint).view(source).astype(np.float64), u16)[0])
+
+    def byte_1(element_0: int) -> int:  # (u16(e0) | u16(e1) << 8) >> 8, as st.global.b16 writes its second byte
+        return ((to_u16(element_0) | (to_u16(own) << 8)) >> 8) & 0xFF
+
+    assert (before, after) == (byte_1(was), byte_1(now)) and before != after
+    assert to_u16(now) > 0xFF or to_u16(was) > 0xFF  # only an out-of-range element 0 leaks
+
+
+@pytest.mark.parametrize("stem,right,wrong,src", [
+    ("convert_s8_f32_v_b2048", "cvt.rn.f32.s8", "cvt.rn.f32.u8", None),       # converted, then through ldmatrix
+    ("convert_f16_s64_v_b2048", "cvt.rzi.s64.f16", "cvt.rzi.u64.f16", "f16"),  # through ldmatrix, then converted
+])
+def test_kernels_that_pass_elements_by_ldmatrix_verify_exhaustively(capsys, stem, right, wrong, src):
+    """BLOCK 2048 with aligned pointers: Triton's layout conversion between an 8- or 16-bit and a
+    32- or 64-bit type stages each thread's elements in shared memory and reads them back with
+    ldmatrix (each thread another's words). The kernels verify over every input; against the other
+    signedness exactly the inputs the two conversions treat differently are found, predicted
+    here from Python integers."""
+    path = TRITON / f"{stem}.ptx"
+    assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in path.read_text()
+    code, out = _json(capsys, path, "--entry", "convert_kernel", "--against", right)
+    assert code == 0 and out["verdict"] == "verified" and out["exhaustive"]
+    code, out = _json(capsys, path, "--entry", "convert_kernel", "--against", wrong)
+    bad = {int(r[0], 16) for r in out["misrounded_inputs"]}
+    if src is None:  # a byte read as unsigned: exactly those with the top bit set convert otherwise
+        predicted = set(range(128, 256))
+    else:
+        h = np.arange(1 << 16, dtype=np.uint64).astype(np.uint16)
+        with np.errstate(invalid="ignore"):
+            x = h.view(np.float16).astype(np.float64)
+        s64, u64 = INTEGER_FORMATS["s64"], INTEGER_FORMATS["u64"]
+        predicted = set(np.flatnonzero(_truncated(x, s64) != _truncated(x, u64)).tolist())
+    assert code == 1 and out["exhaustive"] and out["misrounded_count"] == len(predicted) > 0 and bad == predicted

@@ -667,6 +667,9 @@ class _Compiler:
     def op_barrier(self, ins, mods):
         return shared.compile_barrier(self, ins, mods)
 
+    def op_ldmatrix(self, ins, mods):
+        return shared.compile_ldmatrix(self, ins, mods)
+
     def op_ld(self, ins, mods):
         if shared.handles(self, ins, mods):
             return shared.compile_access(self, ins, mods)
@@ -1997,9 +2000,13 @@ def _load(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, count: int, sp
     return out
 
 
-def _store_global(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list, where: Location) -> None:
-    """A store to global memory at addresses ``a`` (a shared store redirected there)."""
-    _store(L, s, c, a, nbytes, values, "global", where)
+def _store_global(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list, where: Location,
+                  part: int = 0) -> None:
+    """A store of one element to global memory at addresses ``a`` (a shared store redirected
+    there), recorded as record ``part`` of the step."""
+    region, offs = _locate(c.memory, a, nbytes * len(values), where)
+    _record_store(L, s, region, nbytes, offs, np.asarray(values[0]).astype(_UINT[8 * nbytes], copy=False),
+                  (c.step, part), where)
 
 
 def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list, space: str | None,

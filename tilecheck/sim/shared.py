@@ -1,4 +1,5 @@
-"""Shared memory (``.shared``) and CTA barriers (``bar.sync``/``barrier.sync``) for compiled plans.
+"""Shared memory (``.shared``), CTA barriers (``bar.sync``/``barrier.sync``) and the warp's
+matrix load from shared memory (``ldmatrix``) for compiled plans.
 
 Shared memory belongs to a CTA, not to a lane: :class:`SharedMemory` holds one row of bytes per
 CTA of a run (a lane's CTA is its thread's: thread index = origin + ``thread_base``, CTA = index //
@@ -137,21 +138,34 @@ def _positions(L, s, c, a: np.ndarray, total: int, where: Location):
 def load(L, s, c, a: np.ndarray, nbytes: int, count: int, where: Location) -> list:
     """``count`` consecutive elements of ``nbytes`` each at shared addresses ``a`` (one per
     selected lane), as unsigned arrays of the element's width."""
+    return load_pieces(L, s, c, [a], nbytes * count, nbytes, where)
+
+
+def load_pieces(L, s, c, pieces: list, piece_bytes: int, nbytes: int, where: Location) -> list:
+    """The bytes of ``piece_bytes`` each at the shared addresses of every array in ``pieces`` (one
+    address per selected lane, each piece aligned to its size), read as one access: the elements
+    of ``nbytes`` each of the pieces in order, as unsigned arrays of the element's width (a
+    ``ld.shared`` is one piece; ``ldmatrix`` gathers several rows' words)."""
     sm = _state(L, c)
-    total = nbytes * count
-    rows, offs, cta, tid, gid = _positions(L, s, c, a, total, where)
-    cells = (cta * sm.size + offs)[:, None] + np.arange(total)
+    total = piece_bytes * len(pieces)
+    count = total // nbytes
+    cells = []
+    for a in pieces:
+        rows, offs, cta, tid, gid = _positions(L, s, c, a, piece_bytes, where)
+        cells.append((cta * sm.size + offs)[:, None] + np.arange(piece_bytes))
+    cells = np.concatenate(cells, axis=1)
+    offs = cells[:, 0] - cta * sm.size
     wep = sm.wepoch.flat[cells]
     if (wep < 0).any():
         k, j = np.argwhere(wep < 0)[0]
         raise ExecutionError(f"{where}: thread {int(gid[k])} (CTA {int(cta[k]) + sm.first}) reads shared memory no "
-                             f"thread wrote: {sm.describe(int(offs[k]) + int(j))}")
+                             f"thread wrote: {sm.describe(int(cells[k, j]) - int(cta[k]) * sm.size)}")
     cur = sm.epoch[cta][:, None]
     other = (wep == cur) & (sm.writer.flat[cells] != tid[:, None])
     if other.any():
         k, j = np.argwhere(other)[0]
         raise ExecutionError(f"{where}: a data race on shared memory: thread {int(gid[k])} reads "
-                             f"{sm.describe(int(offs[k]) + int(j))}, which thread "
+                             f"{sm.describe(int(cells[k, j]) - int(cta[k]) * sm.size)}, which thread "
                              f"{int(sm.writer.flat[cells[k, j]]) + (int(cta[k]) + sm.first) * sm.block} of its CTA "
                              "wrote with no barrier between")
     _note_reads(sm, cells.ravel(), np.repeat(tid, total).astype(np.int32), np.repeat(sm.epoch[cta], total))
@@ -365,9 +379,17 @@ def compile_access(comp, ins, mods, store_global=None):
         values = [r(L, s, c) for r, _ in readers]
         redirect = c.store_redirect.get(c.step) if c.store_redirect else None
         if redirect is not None:
-            # an element's computed value, recorded where the kernel will store it (the rest of
-            # its way, through shared memory to the global store, only moves it: verify/layout.py)
-            store_global(L, s, c, redirect[L.origin if s is None else L.origin[s]], nbytes, values, where)
+            # each element's computed value, recorded alone where the kernel will store it (the
+            # rest of its way, through shared memory to the global store, only moves it:
+            # verify/layout.py): {its first byte in the stored vector: (element bytes, address per
+            # thread)}; a layout conversion may send a vector's elements anywhere in the result
+            origin = L.origin if s is None else L.origin[s]
+            for byte, (eb, address) in redirect.items():
+                j, lo = divmod(byte, nbytes)
+                v = np.asarray(values[j]).astype(np.uint64)
+                if eb < nbytes:
+                    v = (v >> np.uint64(8 * lo)) & np.uint64((1 << (8 * eb)) - 1)
+                store_global(L, s, c, address[origin], eb, [v.astype(_UINT[8 * eb])], where, part=SINK_PART + byte)
             return
         store(L, s, c, base(L, s, c) + off, nbytes, values, where)
     return comp._step(ins, st_shared, set(breads).union(*[r for _, r in readers]), [])
@@ -436,3 +458,95 @@ def compile_barrier(comp, ins, mods):
                                           "arrive in (only a count equal to the CTA's threads is supported)", where)
         barrier(L, s, c, where)
     return comp._step(ins, bar_sync, reads, [])
+
+
+SINK_PART = 1 << 20
+"""Store-record parts from ``SINK_PART`` on are the elements of a redirected ``st.shared``, one
+record each (part ``SINK_PART`` + the element's first byte in the stored vector)."""
+
+
+LDMATRIX_COUNTS = {"x1": 1, "x2": 2, "x4": 4}
+"""``ldmatrix``'s matrix counts: each 8x8 matrix of 16-bit elements is one destination register."""
+
+
+def _warp_rows(L, s, c, a: np.ndarray, where: Location):
+    """``(lane, warp's first thread, addresses by thread)`` of an instruction every thread of a
+    warp executes together (``.sync.aligned``): per selected lane its lane in the warp and the
+    thread index its warp starts at; and a lookup from a thread index to the address ``a`` that
+    thread gave. An error where a warp's thread is not here, or copies of one thread (lanes
+    forked at an approximate instruction) gave different addresses."""
+    rows = np.arange(L.size) if s is None else s
+    gid = (L.origin[rows] + c.thread_base).astype(np.int64)
+    if c.block % 32:
+        raise UnsupportedPtxError(f"a warp-wide instruction in a CTA of {c.block} threads (not whole warps)", where)
+    lane = gid % c.block % 32
+    first = gid - lane
+    threads, at = np.unique(gid, return_index=True)
+    by_thread = a[at]
+    same = by_thread[np.searchsorted(threads, gid)] == a
+    if not same.all():
+        k = int(np.argmax(~same))
+        raise UnsupportedPtxError(f"copies of thread {int(gid[k])} (lanes for other allowed results of an approximate "
+                                  "instruction) give a warp-wide load different addresses: not supported", where)
+    warps = np.unique(first)
+    whole = np.isin(warps[:, None] + np.arange(32), threads)
+    if not whole.all():
+        w, j = np.argwhere(~whole)[0]
+        raise UnsupportedPtxError(f"thread {int(warps[w]) + int(j)} is not with the other threads of its warp at this "
+                                  "warp-wide instruction (it exited, or took another path): not supported", where)
+
+    def address_of(thread: np.ndarray) -> np.ndarray:
+        return by_thread[np.searchsorted(threads, thread)]
+    return lane, first, address_of
+
+
+def compile_ldmatrix(comp, ins, mods):
+    """``ldmatrix.sync.aligned.m8n8{.x1,.x2,.x4}.shared{::cta}.b16 {d0, ...}, [a]`` (PTX ISA
+    "ldmatrix"): the warp loads one to four 8x8 matrices of 16-bit elements; thread ``8 * j + r``
+    gives the shared address of row ``r`` of matrix ``j`` (16 bytes), and thread ``t`` receives in
+    ``d_j`` the 32-bit word ``t % 4`` of row ``t // 4`` of matrix ``j``. Each thread's result is
+    thus the words at addresses other threads gave: one gathered shared load per thread, followed
+    by the discovery like any ``ld.shared``. ``.trans`` (each thread receives two elements of a
+    column) and the 8-bit shapes of sm_100 are refused, not guessed."""
+    rest = [m for m in mods if m not in ("sync", "aligned", "shared", "shared::cta")]
+    spaces = [m for m in mods if m in ("shared", "shared::cta")]
+    counts = [m for m in rest if m in LDMATRIX_COUNTS]
+    if "trans" in rest:
+        raise comp.error(ins, f"unsupported instruction '{ins.opcode}' (ldmatrix .trans is not modelled)")
+    if (not {"sync", "aligned"} <= set(mods) or len(spaces) != 1 or len(counts) != 1
+            or sorted(set(rest) - set(counts)) != ["b16", "m8n8"] or len(rest) != 3 or len(ins.operands) != 2):
+        raise comp.error(ins, f"unsupported instruction '{ins.opcode}' (ldmatrix.sync.aligned.m8n8.x1/.x2/.x4"
+                              ".shared.b16 only)")
+    if ins.guard is not None:
+        raise comp.error(ins, f"unsupported predicated warp-wide instruction '{ins.text}'")
+    count = LDMATRIX_COUNTS[counts[0]]
+    regs, addr = ins.operands
+    items = list(regs.items) if isinstance(regs, Vec) else [regs]
+    if len(items) != count:
+        raise comp.error(ins, f"{len(items)} register(s) for '{ins.opcode}', which loads {count} matrices",
+                         unsupported=False)
+    if not isinstance(addr, Addr) or not isinstance(addr.base, (Reg, Symbol)):
+        raise comp.unsupported(ins)
+    for item in items:
+        name = comp.reg(ins, item)
+        if TYPES.get(comp.reg_types[name], (0, ""))[0] != 32:
+            raise comp.error(ins, f"{name} is not a 32-bit register ('{ins.opcode}' gives each thread 32 bits per "
+                                  "matrix)", unsupported=False)
+    base, breads = comp.reader(ins, addr.base, 64 if comp.reg_types.get(getattr(addr.base, "name", ""), "") in
+                               ("b64", "u64", "s64") else 32)
+    off = np.uint64(addr.offset & ((1 << 64) - 1))
+    writers = [comp.writer(ins, o) for o in items]
+    where = Location(comp.path, ins.line, ins.col)
+
+    def ldmatrix(L, s, c):
+        a = base(L, s, c).astype(np.uint64) + off
+        if a.size and (a % np.uint64(16) != 0).any():
+            k = int(np.argmax(a % np.uint64(16) != 0))
+            raise ExecutionError(f"{where}: thread {int(L.origin[k if s is None else s[k]]) + c.thread_base} gives "
+                                 f"ldmatrix the row address {int(a[k]):#x}, not 16-byte aligned")
+        lane, first, address_of = _warp_rows(L, s, c, a, where)
+        word = (lane % 4).astype(np.uint64) * np.uint64(4)
+        pieces = [address_of(first + 8 * j + lane // 4) + word for j in range(count)]
+        for (w, _), v in zip(writers, load_pieces(L, s, c, pieces, 4, 4, where)):
+            w(L, s, v)
+    return comp._step(ins, ldmatrix, breads, [wn for _, wn in writers])

@@ -60,6 +60,7 @@ from tilecheck.sim.errors import ExecutionError, OutsideBuffersError, Unsupporte
 from tilecheck.sim.frontend import Instr, parse_module
 from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
+from tilecheck.sim.shared import SINK_PART
 from tilecheck.verify import expression
 from tilecheck.verify import layout as element_layout
 from tilecheck.verify.heap import keep_freed_memory
@@ -1231,18 +1232,15 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
 
 
 def _sink_addresses(layout, group, positions, out_base: int) -> dict:
-    """Where each ``st.shared`` that holds a group's elements (the layout's sinks) is recorded
-    instead: per thread, the address of its element in the result buffer less the element's byte
-    in the store (so that every element of a vector store lands on its own; they must be
-    consecutive)."""
+    """Where each element of the ``st.shared`` stores that hold a group's elements (the layout's
+    sinks) is recorded instead: ``{step: {the element's first byte in the stored vector: (element
+    bytes, its address in the result buffer per thread)}}``, each element a record of its own
+    (:func:`tilecheck.verify.layout.sink_key`)."""
     eb = layout.element_bytes
-    out = {}
-    for pos, ((step, part), sub) in zip(positions, group.keys):
-        at = np.uint64(out_base) + (pos * eb - (part * 8 + sub * eb)).astype(np.uint64)
-        if step in out and not np.array_equal(out[step], at):
-            raise UnsupportedPtxError(f".entry {group.plan.function.name}: the elements of one shared-memory store "
-                                      "are not consecutive in the result (not followed)")
-        out[step] = at
+    out: dict = {}
+    for pos, ((step, part), _) in zip(positions, group.keys):
+        at = np.uint64(out_base) + (pos * eb).astype(np.uint64)
+        out.setdefault(step, {})[part - SINK_PART] = (eb, at)
     return out
 
 

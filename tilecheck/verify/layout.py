@@ -28,7 +28,9 @@ approximate instruction returning its reference result) and finds:
 - which buffers are operands: each atom's bits are followed back (:mod:`tilecheck.verify.slicing`)
   to the global loads they come from, and every such load must read, in every thread, the element
   the atom stores (so that ``out[i] = f(in0[i], in1[i], ...)``); the buffers read are the operands
-  in parameter order, the one written the result, the others unused;
+  in parameter order, the one written the result, the others unused. A load that reads another
+  element is refused, with a run that shows the dependence where one does
+  (:func:`_dependence_witness`: only that input element changed, the stored element with it);
 - the bounds: with counts that end inside a CTA the kernel must store exactly the elements below
   the count (or, with no bound at all, every element: reported);
 - groups of atoms to run together: the function is cut down to each atom's slice; atoms whose
@@ -285,19 +287,25 @@ def _store_atoms(fn, ins: Instr, eb: int, here: Location) -> list[tuple[Atom, in
 class _Run:
     lanes: object
     memory: Memory
+    relaunch: object = None  # poke -> _Run: the same launch with some input bytes changed (a witness)
 
 
 def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_thread: int, single: bool, eb: int,
             count: int | None = None, ctas: int = DISCOVERY_CTAS, zeroed: tuple = (),
-            per_cta: int | None = None, region_bytes: dict | None = None) -> _Run:
+            per_cta: int | None = None, region_bytes: dict | None = None, poke: dict | None = None) -> _Run:
     # per_cta: the elements of a CTA (fewer than block x per_thread where some threads store nothing);
     # region_bytes: bytes per element of the buffers whose elements are not eb bytes (one CTA per
-    # launch moves each buffer's pointer by its own elements)
+    # launch moves each buffer's pointer by its own elements); poke: {(region, byte offset): bytes}
+    # written over the buffers' (seeded, so otherwise identical) contents
+    args = (plan, lay_pointers, scalars, block, per_thread, single, eb)
+    kwargs = dict(count=count, ctas=ctas, zeroed=zeroed, per_cta=per_cta, region_bytes=region_bytes)
     per_cta = block * per_thread if per_cta is None else per_cta
     threads = ctas * block
     span = block * MAX_PER_THREAD * 16  # bytes per CTA: room for any element count tried, vectors too
     rng = np.random.default_rng(0)
     memory = Memory([(name, rng.integers(0, 256, ctas * span, dtype=np.uint8)) for name in lay_pointers])
+    for (region, offset), data in (poke or {}).items():
+        memory.regions[region][1][offset:offset + len(data)] = np.frombuffer(data, dtype=np.uint8)
     lanes = plan.new_lanes(threads)
     cta = np.arange(threads, dtype=np.uint64) // np.uint64(block)
     for k, name in enumerate(lay_pointers):
@@ -313,7 +321,7 @@ def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_threa
     ctx = RunContext(approx="reference", memory=memory, block=block, threads=threads, record_loads=True,
                      single_cta=single)
     plan.run(lanes, ctx)
-    return _Run(lanes, memory)
+    return _Run(lanes, memory, lambda change: _launch(*args, **kwargs, poke=change))
 
 
 def _written(run: _Run, eb: int) -> dict:
@@ -709,10 +717,14 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
             wrong = judged & ((lo != element[a]) | (hi != element[a]))
             if wrong.any():
                 bad = int(np.flatnonzero(wrong)[0])
+                source = int(lo[bad] if lo[bad] != element[a][bad] else hi[bad])
+                witness = _dependence_witness(run, (steps_of[id(atom.store)], atom.part), atom.sub, eb, bad,
+                                              region, source, int(element[a][bad]),
+                                              (region_bytes or {}).get(region, eb))
                 raise _fail(fn, here, f"not elementwise: thread {bad} stores element {int(element[a][bad])} of "
-                                      f"{pointers[out_region]} ({atom.where()}) from element {int(lo[bad])} of "
-                                      f"{pointers[region]}{via}; an elementwise kernel computes out[i] from in0[i], "
-                                      "in1[i], ... (a reduction or a gather is not)")
+                                      f"{pointers[out_region]} ({atom.where()}) from element {source} of "
+                                      f"{pointers[region]}{via}{witness}; an elementwise kernel computes out[i] "
+                                      "from in0[i], in1[i], ... (a reduction or a gather is not)")
             read.add(region)
         if found is None:
             found = read
@@ -728,6 +740,75 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
                               f"{', '.join(pointers[r] for r in sorted(region_bytes))}: with operands of different "
                               "widths each buffer read must be an operand")
     return regions
+
+
+WITNESS_TRIES = 48
+"""Values of the other element tried before a dependence found in the data flow is reported
+without a run that shows it."""
+
+
+def _stored(run: _Run, key: tuple, sub: int, eb: int, thread: int) -> int | None:
+    """The element ``sub`` of store record ``key`` that ``thread`` wrote in ``run`` (None if it did not)."""
+    pos = run.lanes.store_slots.get(key)
+    if pos is None:
+        return None
+    _, _, _, vals, done = run.lanes.stores[pos]
+    if not np.broadcast_to(done, (thread + 1,) if np.ndim(done) == 0 else np.shape(done))[thread]:
+        return None
+    value = int(np.asarray(vals)[thread]) if np.ndim(vals) else int(vals)
+    return (value >> (8 * eb * sub)) & ((1 << (8 * eb)) - 1)
+
+
+def _witness_values(nbytes: int) -> list[bytes]:
+    """Values tried for an input element of ``nbytes`` bytes: zero, all ones, a sweep of the top
+    byte over the other bytes' zeros (for floats: magnitudes from tiny to huge, both signs, NaN),
+    then seeded random bit patterns."""
+    tops = (0x00, 0x3C, 0x3F, 0x40, 0x43, 0x44, 0x47, 0x4B, 0x4F, 0x5F, 0x7F, 0x80, 0xC4, 0xFF)
+    values = [bytes(nbytes), b"\xff" * nbytes] + [bytes(nbytes - 1) + bytes([t]) for t in tops]
+    rng = np.random.default_rng(1)
+    while len(values) < WITNESS_TRIES:
+        values.append(rng.integers(0, 256, nbytes, dtype=np.uint8).tobytes())
+    return list(dict.fromkeys(values))[:WITNESS_TRIES]
+
+
+def _dependence_witness(run: _Run, key: tuple, sub: int, eb: int, thread: int, region: int, source: int,
+                        own: int, nbytes: int) -> str:
+    """A clause for the refusal of a kernel whose stored element ``own`` (store record ``key``,
+    element ``sub``, in ``thread``) the data flow says comes from input element ``source`` of
+    ``region`` (``nbytes`` bytes): the kernel run again with only that input element changed, and
+    the stored element changing with it -- a dependence shown, not only inferred. The element's
+    own input is tried as the launch left it and as zero (its bits may hide the other's: an or of
+    the two). Empty when the stored element cannot be read back; a clause saying so when no tried
+    value changes it."""
+    if _stored(run, key, sub, eb, thread) is None or run.relaunch is None:
+        return ""
+    data = run.memory.regions[region][1]
+    offset, mine = source * nbytes, own * nbytes
+    had = data[offset:offset + nbytes].tobytes()
+    hexed = lambda raw: "0x" + raw[::-1].hex()  # noqa: E731 -- little-endian bytes as a number
+    tried = 0
+    for own_value in (data[mine:mine + nbytes].tobytes(), bytes(nbytes)):
+        base = run if own_value == data[mine:mine + nbytes].tobytes() else None
+        try:
+            base = base or run.relaunch({(region, mine): own_value})
+        except (ExecutionError, StepLimitError, UnsupportedPtxError):
+            continue
+        before = _stored(base, key, sub, eb, thread)
+        for value in _witness_values(nbytes):
+            if value == had or before is None:
+                continue
+            tried += 1
+            try:
+                after = _stored(run.relaunch({(region, mine): own_value, (region, offset): value}), key, sub, eb,
+                                thread)
+            except (ExecutionError, StepLimitError, UnsupportedPtxError):
+                continue
+            if after is not None and after != before:
+                return (f", as a run shows: with element {own} of that buffer at {hexed(own_value)}, changing only "
+                        f"element {source} from {hexed(had)} to {hexed(value)} changes the element stored from "
+                        f"0x{before:0{2 * eb}x} to 0x{after:0{2 * eb}x}")
+    return (f" (a dependence in the data flow: {tried} runs with only that element changed left the element stored "
+            "as it was)")
 
 
 def _from_global(fn, here, atom, leaf, load, threads, judged, region_bytes, eb) -> tuple[int, np.ndarray, np.ndarray]:
@@ -754,7 +835,7 @@ def _moves_only(fn, sc) -> Instr | None:
     """The first instruction on a slice's value path that computes (neither a move nor a load), or
     None: the slice then only moves bits."""
     return next((ins for ins in fn.body if isinstance(ins, Instr) and id(ins) in sc.values
-                 and ins.opcode.split(".", 1)[0] not in ("mov", "ld")), None)
+                 and ins.opcode.split(".", 1)[0] not in ("mov", "ld", "ldmatrix")), None)
 
 
 def _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of):
@@ -833,7 +914,7 @@ def _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of):
     for sink in out_atoms:
         sc = slicing.element_slice(sl, [(sink.register, sink.bits)], [sink.store])
         if any(".shared" in ins.opcode for ins in fn.body if isinstance(ins, Instr) and id(ins) in sc.kept
-               and ins is not sink.store and ins.opcode.split(".", 1)[0] in ("ld", "st")):
+               and ins is not sink.store and ins.opcode.split(".", 1)[0] in ("ld", "ldmatrix", "st")):
             raise _fail(fn, here, f"{sink.where()}: the value stored to shared memory itself depends on shared "
                                   "memory: not followed")
     return out_atoms, element_sink
@@ -987,8 +1068,26 @@ def _key(atom: Atom, store: Instr, steps: dict, eb: int) -> tuple:
     return (steps[id(store)], 0), (byte % nbytes) // eb
 
 
+def sink_key(key: tuple, eb: int) -> tuple:
+    """The store record of a sink's element (an ``st.shared`` whose elements are recorded where
+    the kernel stores them, each alone): ``((step, SINK_PART + its first byte in the stored
+    vector), 0)`` for its ``((step, 64-bit part), element in the part)``."""
+    (step, part), sub = key
+    return (step, shared_memory.SINK_PART + part * 8 + sub * eb), 0
+
+
 def _groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, path: str) -> list[Group]:
-    """The runs of atoms (see the module doc), each with its sliced plan and expression signature."""
+    """The runs of atoms (see the module doc), each with its sliced plan and expression signature
+    (a sink's element with a record of its own: :func:`sink_key`)."""
+    groups = _unkeyed_groups(fn, plan, layout, run, steps_of, path)
+    if layout.sinks:
+        for group in groups:
+            group.keys = [sink_key(key, layout.element_bytes) for key in group.keys]
+    return groups
+
+
+def _unkeyed_groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, path: str) -> list[Group]:
+    """:func:`_groups` with each atom keyed by its store record as the plan writes it."""
     atoms = layout.atoms
     forking = {id(st.instr) for st in plan.steps if st.approximate}
     sl = slicing.Slicer(fn)

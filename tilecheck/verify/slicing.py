@@ -50,6 +50,10 @@ def _names(op) -> list[str]:
     return []
 
 
+_LOADS = ("ld", "ldu", "ldmatrix")
+"""The loads whose destination bits are bytes of memory (a leaf of a slice)."""
+
+
 def _head(ins: Instr) -> str:
     return ins.opcode.split(".", 1)[0]
 
@@ -180,16 +184,22 @@ class Slicer:
 
     def sources(self, ins: Instr, reg: str, bits: int) -> tuple[list, list]:
         """What bits ``bits`` of register ``reg``, as ``ins`` writes them, are made of:
-        ``([(register, bits)], [Leaf])``."""
+        ``([(register, bits)], [Leaf])``, each register with some bits (a shift or a mask may
+        leave a source none)."""
+        regs, leaves = self._sources(ins, reg, bits)
+        return [(name, b) for name, b in regs if b], leaves
+
+    def _sources(self, ins: Instr, reg: str, bits: int) -> tuple[list, list]:
         head = _head(ins)
         ops = ins.operands
         dst, srcs = ops[0], ops[1:]
-        if head in ("ld", "ldu"):
+        if head in _LOADS:
             if _is_param(ins):
                 return [], []
             items = dst.items if isinstance(dst, Vec) else (dst,)
             type_ = _types(ins)[-1] if _types(ins) else "b64"
-            nbytes = TYPES[type_][0] // 8
+            # ldmatrix gives each register a 32-bit word (two .b16 elements) of the warp's load
+            nbytes = 4 if head == "ldmatrix" else TYPES[type_][0] // 8
             j = next(k for k, it in enumerate(items) if reg in _names(it))
             # a register wider than the loaded type holds its extension above it (zeros, or copies of
             # the top loaded bit for a signed type: ld.global.s8 into a 16-bit register)
@@ -247,11 +257,13 @@ class Slicer:
                 need[which] |= (0x80 if nibble & 8 else part) << (8 * byte)
             return [(srcs[k].name, need[k]) for k in (0, 1) if need[k] and isinstance(srcs[k], Reg)], []
         if head in _BITWISE:
-            out = []
-            for s in srcs:
-                if isinstance(s, Reg):
-                    out.append((s.name, bits))
-            return out, []
+            # a constant operand of and/or fixes bits: where an and's mask is 0 or an or's is 1 the
+            # result does not depend on the other operand (Triton masks each byte it packs this way)
+            consts = [s.value & _mask(self.width(reg)) for s in srcs if isinstance(s, Imm) and isinstance(s.value, int)]
+            if head in ("and", "or") and consts:
+                for c in consts:
+                    bits &= c if head == "and" else ~c
+            return [(s.name, bits) for s in srcs if isinstance(s, Reg)], []
         if head == "cvt" and len(types) == 2 and all(TYPES[t][1] in "bus" for t in types) and isinstance(srcs[0], Reg):
             # between integers: the narrower type's bits move, those above are its extension (by the
             # source's signedness when widening, the destination's when narrowing: PTX ISA §6.5.1)
@@ -452,7 +464,7 @@ def sliceable(fn: Function, shared: bool = False) -> bool:
         if head in ("atom", "red"):
             return False
         spaces = (".local", ".const") if shared else (".local", ".shared", ".const")
-        if head in ("st", "ld", "ldu") and not _is_param(item) and any(sp in item.opcode for sp in spaces):
+        if head in ("st", *_LOADS) and not _is_param(item) and any(sp in item.opcode for sp in spaces):
             return False
     return True
 
@@ -501,7 +513,7 @@ class Signatures:
         guarded = ins.guard is not None
         types = _types(ins)
         regs, leaves = self.sl.sources(ins, name, bits)
-        if head in ("ld", "ldu"):
+        if head in _LOADS:
             if not leaves and not _is_param(ins):  # only zero-extension bits above the loaded type
                 lo, hi = _bit_range(bits)
                 return self._intern(("const", 0, hi - lo, guarded))
@@ -511,7 +523,7 @@ class Signatures:
             lf = leaves[0]
             region = self.region_of.get(id(ins), -1)
             eb = self.region_bytes.get(region, self.eb)
-            width = TYPES[types[-1]][0] if types else 64
+            width = 32 if head == "ldmatrix" else TYPES[types[-1]][0] if types else 64
             # bits above the loaded type are its extension, which the type's signedness decides
             extension = (TYPES[types[-1]][1] == "s") if types and bits >> width else None
             return self._intern(("in", region, lf.lo % eb, lf.hi - lf.lo, guarded) +
