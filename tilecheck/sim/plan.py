@@ -346,8 +346,9 @@ class RunContext:
     threads: int = 0               # threads launched (%nctaid = ceil(threads / block)); 0: not known
     trace: bool = False
     record_loads: bool = False     # keep every load's (region, width, offsets, origins, step): ABI discovery only
-    # st.shared steps whose values are recorded as global stores instead: step -> the address per
-    # thread (indexed by lane origin) where the element they hold ends up (verify/layout.py's sinks)
+    # st.shared steps whose elements are recorded as global stores instead, each alone: step ->
+    # {the element's first byte in the stored vector: (its bytes, the address per thread (indexed
+    # by lane origin) where it ends up)} (verify/layout.py's sinks)
     store_redirect: dict = field(default_factory=dict)
     single_cta: bool = False       # every thread is in CTA 0 (%tid = index mod block): launches of one CTA each
     step_limit: int = DEFAULT_STEP_LIMIT
