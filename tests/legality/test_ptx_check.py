@@ -49,6 +49,10 @@ ILLEGAL = [
     ("undefined spelling", "sm_90", "8.0", "div.rq.f32 %f2, %f1, %f1;", "PX001"),
     ("rounding modifier where none is allowed", "sm_90", "8.0", "cvt.rn.f32.f16 %f2, %h1;", "PX002"),
     ("a type the operation lacks", "sm_90", "8.0", "rcp.rn.f16 %h2, %h1;", "PX002"),
+    # an opcode the spec does not define, with its known gates (OPCODE_GATES)
+    ("ldmatrix before sm_75", "sm_70", "7.0", "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r1];",
+     "PX003"),
+    ("ldmatrix before PTX ISA 6.5", "sm_75", "6.4", "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [%r1];", "PX004"),
 ]
 
 

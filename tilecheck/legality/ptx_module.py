@@ -58,6 +58,15 @@ DIRECTIVE_GATES = {
 """Directive forms and the PTX ISA version they need: (version, what, source). The version is the
 one ptxas enforces."""
 
+OPCODE_GATES = {
+    "ldmatrix": ((6, 5), 75, "PTX ISA 9.0 ldmatrix: \"Introduced in PTX ISA version 6.5\", \"Requires sm_75 or "
+                             "higher\"; ptxas 13.0: \"Feature '.m8n8' requires PTX ISA .version 6.5 or later\""),
+}
+"""Opcodes no family of the spec defines (their spellings are not judged: PX101) whose gates are
+still known: (PTX ISA version, sm, source). A module older than the gate is an error (PX004,
+PX003), as ptxas refuses it, once per opcode and module. Triton's layout conversions at large
+BLOCKs read shared memory with ``ldmatrix``, which the simulator runs."""
+
 UNMODELED_QUALIFIERS = frozenset({
     # state spaces and their sub-spaces (PTX ISA 9.0 §5.1)
     "shared", "shared::cta", "shared::cluster", "const", "tex", "global::cta",
@@ -220,6 +229,21 @@ def judge_spelling(db, spelling: str, where: Location, target=None, version=None
                       ptxas=verdict.ptxas, nearest=_nearest(db, spelling, target))
 
 
+def _opcode_gate(opcode: str, where: Location, target, version) -> PtxFinding | None:
+    """The gate error of an opcode the spec does not define but whose gates are known
+    (:data:`OPCODE_GATES`), for a module whose target or version is older; else None."""
+    if opcode not in OPCODE_GATES:
+        return None
+    need, sm, source = OPCODE_GATES[opcode]
+    if target is not None and target.sm < sm:
+        return PtxFinding("PX003", "error", where, opcode, f"{opcode} requires sm_{sm} or newer (target "
+                                                           f"{target.name})", source)
+    if version is not None and version < need:
+        return PtxFinding("PX004", "error", where, opcode, f"{opcode} requires PTX ISA {need[0]}.{need[1]} or "
+                                                           f"newer (module .version {version[0]}.{version[1]})", source)
+    return None
+
+
 def module_target(db, target_text: str | None):
     """The spec's :class:`TargetInfo` of a ``.target`` directive (``sm_90a, debug`` -> sm_90a), or
     None when the directive names none the spec knows."""
@@ -262,6 +286,10 @@ def check_module(instructions, path: str, db, *, target: str | None = None, vers
         if finding is not None and finding.code == "PX101":
             opcode = opcode_text.split(".", 1)[0]
             report.not_covered[opcode] = report.not_covered.get(opcode, 0) + 1
+            gate = _opcode_gate(opcode, Location(path, line, col), tinfo, vt)
+            if gate is not None and opcode not in gated:
+                gated.add(opcode)
+                report.findings.append(gate)
             if opcode in seen_not_covered:
                 continue
             seen_not_covered.add(opcode)
