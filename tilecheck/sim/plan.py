@@ -2001,12 +2001,12 @@ def _load(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, count: int, sp
     return out
 
 
-def _store_global(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list, where: Location,
-                  part: int = 0) -> None:
-    """A store of one element to global memory at addresses ``a`` (a shared store redirected
-    there), recorded as record ``part`` of the step."""
-    region, offs = _locate(c.memory, a, nbytes * len(values), where)
-    _record_store(L, s, region, nbytes, offs, np.asarray(values[0]).astype(_UINT[8 * nbytes], copy=False),
+def _store_global(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, value, where: Location,
+                  part: int) -> None:
+    """A store of one element of ``nbytes`` to global memory at addresses ``a`` (a shared store
+    redirected there), recorded as record ``part`` of the step."""
+    region, offs = _locate(c.memory, a, nbytes, where)
+    _record_store(L, s, region, nbytes, offs, np.asarray(value).astype(_UINT[8 * nbytes], copy=False),
                   (c.step, part), where)
 
 

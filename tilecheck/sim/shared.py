@@ -389,7 +389,7 @@ def compile_access(comp, ins, mods, store_global=None):
                 v = np.asarray(values[j]).astype(np.uint64)
                 if eb < nbytes:
                     v = (v >> np.uint64(8 * lo)) & np.uint64((1 << (8 * eb)) - 1)
-                store_global(L, s, c, address[origin], eb, [v.astype(_UINT[8 * eb])], where, part=SINK_PART + byte)
+                store_global(L, s, c, address[origin], eb, v, where, SINK_PART + byte)
             return
         store(L, s, c, base(L, s, c) + off, nbytes, values, where)
     return comp._step(ins, st_shared, set(breads).union(*[r for _, r in readers]), [])

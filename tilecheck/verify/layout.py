@@ -835,7 +835,7 @@ def _moves_only(fn, sc) -> Instr | None:
     """The first instruction on a slice's value path that computes (neither a move nor a load), or
     None: the slice then only moves bits."""
     return next((ins for ins in fn.body if isinstance(ins, Instr) and id(ins) in sc.values
-                 and ins.opcode.split(".", 1)[0] not in ("mov", "ld", "ldmatrix")), None)
+                 and ins.opcode.split(".", 1)[0] not in ("mov", *slicing.LOADS)), None)
 
 
 def _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of):
@@ -914,7 +914,7 @@ def _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of):
     for sink in out_atoms:
         sc = slicing.element_slice(sl, [(sink.register, sink.bits)], [sink.store])
         if any(".shared" in ins.opcode for ins in fn.body if isinstance(ins, Instr) and id(ins) in sc.kept
-               and ins is not sink.store and ins.opcode.split(".", 1)[0] in ("ld", "ldmatrix", "st")):
+               and ins is not sink.store and ins.opcode.split(".", 1)[0] in ("st", *slicing.LOADS)):
             raise _fail(fn, here, f"{sink.where()}: the value stored to shared memory itself depends on shared "
                                   "memory: not followed")
     return out_atoms, element_sink

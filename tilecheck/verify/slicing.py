@@ -50,8 +50,15 @@ def _names(op) -> list[str]:
     return []
 
 
-_LOADS = ("ld", "ldu", "ldmatrix")
+LOADS = ("ld", "ldu", "ldmatrix")
 """The loads whose destination bits are bytes of memory (a leaf of a slice)."""
+
+
+def _item_bits(ins: Instr) -> int:
+    """The bits of memory each destination register of a load receives: its type's, except
+    ``ldmatrix``'s, which gives each register a 32-bit word (two ``.b16`` elements)."""
+    types = _types(ins)
+    return 32 if _head(ins) == "ldmatrix" else TYPES[types[-1]][0] if types else 64
 
 
 def _head(ins: Instr) -> str:
@@ -193,13 +200,12 @@ class Slicer:
         head = _head(ins)
         ops = ins.operands
         dst, srcs = ops[0], ops[1:]
-        if head in _LOADS:
+        if head in LOADS:
             if _is_param(ins):
                 return [], []
             items = dst.items if isinstance(dst, Vec) else (dst,)
             type_ = _types(ins)[-1] if _types(ins) else "b64"
-            # ldmatrix gives each register a 32-bit word (two .b16 elements) of the warp's load
-            nbytes = 4 if head == "ldmatrix" else TYPES[type_][0] // 8
+            nbytes = _item_bits(ins) // 8
             j = next(k for k, it in enumerate(items) if reg in _names(it))
             # a register wider than the loaded type holds its extension above it (zeros, or copies of
             # the top loaded bit for a signed type: ld.global.s8 into a 16-bit register)
@@ -464,7 +470,7 @@ def sliceable(fn: Function, shared: bool = False) -> bool:
         if head in ("atom", "red"):
             return False
         spaces = (".local", ".const") if shared else (".local", ".shared", ".const")
-        if head in ("st", *_LOADS) and not _is_param(item) and any(sp in item.opcode for sp in spaces):
+        if head in ("st", *LOADS) and not _is_param(item) and any(sp in item.opcode for sp in spaces):
             return False
     return True
 
@@ -513,7 +519,7 @@ class Signatures:
         guarded = ins.guard is not None
         types = _types(ins)
         regs, leaves = self.sl.sources(ins, name, bits)
-        if head in _LOADS:
+        if head in LOADS:
             if not leaves and not _is_param(ins):  # only zero-extension bits above the loaded type
                 lo, hi = _bit_range(bits)
                 return self._intern(("const", 0, hi - lo, guarded))
@@ -523,7 +529,7 @@ class Signatures:
             lf = leaves[0]
             region = self.region_of.get(id(ins), -1)
             eb = self.region_bytes.get(region, self.eb)
-            width = 32 if head == "ldmatrix" else TYPES[types[-1]][0] if types else 64
+            width = _item_bits(ins)
             # bits above the loaded type are its extension, which the type's signedness decides
             extension = (TYPES[types[-1]][1] == "s") if types and bits >> width else None
             return self._intern(("in", region, lf.lo % eb, lf.hi - lf.lo, guarded) +
