@@ -2,11 +2,11 @@
 
     python tools/findings.py                       # both manifests, markdown table on stdout
     python tools/findings.py --readme README.md    # also rewrite the table between its markers
-    python tools/findings.py --only hdiv           # entries whose function or entry contains 'hdiv'
+    python tools/findings.py --only hdiv           # entries whose function, entry, file or reference contains 'hdiv'
     python tools/findings.py --readme README.md --only hdiv   # rerun those rows, keep the others
     python tools/findings.py --readme README.md --table triton  # only the Triton table
     python tools/findings.py --only hsqrt --html findings.html  # also a page of the runs (tilecheck[report])
-    python tools/findings.py --readme README.md --only exp2 --out runs/  # exhaustive rows resumable in runs/
+    python tools/findings.py --readme README.md --only ex2.approx.f32 --out runs/  # exhaustive rows resumable in runs/
 
 Each manifest entry (examples/cuda/manifest.yaml, examples/llvm/manifest.yaml; and, in a table of
 its own, each reference of each kernel of examples/triton/manifest.yaml) is run through
@@ -326,8 +326,8 @@ def main(argv=None) -> int:
     """Run the manifests; print (and optionally write) the tables."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--readme", help="rewrite the tables between their findings markers of this file")
-    ap.add_argument("--only", help="run only entries whose function, entry or file contains this text (or one of "
-                                   "several, comma-separated)")
+    ap.add_argument("--only", help="run only entries whose function, entry, file or reference contains this text "
+                                   "(or one of several, comma-separated)")
     ap.add_argument("--table", choices=TABLE_NAMES + ("vendors",),
                     help="only this table (default: every table; 'vendors' rebuilds the both-vendors table from "
                          "the README's Triton rows)")
@@ -367,7 +367,7 @@ def main(argv=None) -> int:
             for line in body.split(begin, 1)[1].split(end, 1)[0].splitlines()[2:]:
                 if line.startswith("| "):
                     kept[_key(line)] = line
-        selected = [not args.only or any(o in e["function"] or o in e["entry"] or o in e["file"]
+        selected = [not args.only or any(o in e["function"] or o in e["entry"] or o in e["file"] or o in e["against"]
                                          for o in args.only.split(",")) for e in table_entries]
         table_rows = [kept.get((e["function"], e["against"])) for e in table_entries]
         for entry, chosen, old in zip(table_entries, selected, table_rows):

@@ -96,6 +96,7 @@ DOC_CLAMP = ("tl.clamp: 'Clamps the input tensor x within the range [min, max]';
 DOC_NEG = "nothing for the unary - operator"
 DOC_MAXIMUM = ("tl.maximum: 'Computes the element-wise maximum of x and y'; propagate_nan (default NONE): "
                "'whether to propagate NaN values'")
+DOC_WHERE = "tl.where: 'Returns a tensor of elements from either x or y, depending on condition'"
 DOC_FLOOR = "tl.floor: 'Computes the element-wise floor of x'"
 DOC_CEIL = "tl.ceil: 'Computes the element-wise ceil of x'"
 DOC_EXP2 = "tl.exp2: 'Computes the element-wise exponential (base 2) of x' (no bound stated)"
@@ -222,10 +223,14 @@ TRITON_CASES = [
                  (f"max.{SUFFIX[d]}",), DOC_MAXIMUM, block=1024 if vec else 128, vector=vec, amd=False,
                  inputs="exhaustive" if d == "bf16" else "65536")
       for d, vec in (("fp32", False), ("bf16", True))],
+    # ReLU as users write it: on 16-bit vectors one setp.gt.f16x2 gives a predicate per element; max(x, +0)
+    # is the same function (NaN and -0 give +0)
+    *[TritonCase(f"relu_{SUFFIX[d]}_v", "relu_kernel", d, "tl.where(x > 0, x, 0)", (f"max.{SUFFIX[d]}(a, 0.0)",),
+                 DOC_WHERE, block=1024, vector=True, amd=False) for d in ("fp16", "bf16")],
     # the base-2 exponential: tl.exp2 is one ex2.approx.ftz.f32 (2 ulp from the correctly rounded
     # 2^x, subnormals flushed); tl.exp multiplies by log2(e) first
     TritonCase("exp2_f32", "exp2_kernel", "fp32", "tl.exp2(x)", ("ex2.approx.ftz.f32", "ex2.approx.f32"), DOC_EXP2,
-               amd=False, inputs={"ex2.approx.f32": "65536"}),
+               amd=False),
     TritonCase("exp_f32", "exp_kernel", "fp32", "tl.exp(x)", (EXP_AS_EX2,), DOC_EXP, amd=False, inputs="65536",
                note="no PTX form computes e^x exactly: the reference is the lowering's own contract"),
     # compositions: an approximate result converted, and two approximations in a row

@@ -140,6 +140,18 @@ def test_correct_sequence_verifies_sampled(tmp_path, capsys):
     assert "verdict: NO COUNTEREXAMPLE in 20000 sampled inputs (not exhaustive)" in out and "VERIFIED" not in out
 
 
+def test_a_count_that_covers_the_domain_runs_every_input(capsys):
+    # 1.0 / x on bfloat16 (65,536 inputs): asked for that many or more, the run is the enumeration,
+    # not a sample with repeats; asked for fewer, a sample
+    args = ["verify", "examples/triton/rcp_bf16.ptx", "--entry", "rcp_kernel", "--against", "rcp.rn.bf16"]
+    assert main([*args, "--cases", "70000", "--json", "-"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    assert whole["exhaustive"] is True and whole["inputs_checked"] == 1 << 16
+    assert main([*args, "--cases", "1000", "--json", "-"]) == 0
+    part = json.loads(capsys.readouterr().out)
+    assert part["exhaustive"] is False and part["inputs_checked"] <= 1000
+
+
 def test_approx_reference_takes_one_value(tmp_path, db):
     path = _write(tmp_path, RCP_TIMES_A)
     every = compiled.verify_ptx(path, "wrong_div", "div.rn.f32", db=db, cases=500)

@@ -55,6 +55,49 @@ def test_a_multi_element_kernel_misrounds_exactly_what_its_scalar_twin_does(db, 
     assert sorted(map(tuple, o_many.misrounded)) == sorted(map(tuple, o_one.misrounded))
 
 
+def test_elements_cut_down_together_keep_their_places_in_the_vector_store(db, tmp_path):
+    # elements 2 and 3 of the first 128-bit store exact (div.rn.f32), the others div.full.f32:
+    # those two meet no approximate instruction, so they run in one cut-down kernel whose store
+    # keeps its four slots (those of elements 0 and 1 zeroed), each element at its own place
+    text = (TRITON / "div_f32_v.ptx").read_text()
+    for reg in ("%r19", "%r20"):
+        text = text.replace(f"div.full.f32 \t{reg},", f"div.rn.f32 \t{reg},")
+    assert text.count("div.rn.f32") == 2
+    mutant = tmp_path / "div_f32_v_two_exact.ptx"
+    mutant.write_text(text)
+    o_many = _outcome(db, mutant, "div_kernel", "div.rn.f32")
+    o_one = _outcome(db, TRITON / "div_f32.ptx", "div_kernel", "div.rn.f32")
+    assert o_many.verdict_word == "counterexample"  # the six div.full.f32 elements misround as before
+    assert sorted(map(tuple, o_many.misrounded)) == sorted(map(tuple, o_one.misrounded))
+    # the exact pair's cut-down kernel: one run, the whole vector store
+    p = compiled.prepare(str(mutant), "div_kernel", "div.rn.f32", db=db)
+    shared = [g for g in p.abi.layout.groups if len(g.atoms) == 2]
+    assert len(shared) == 1
+    stores = [st.instr for st in shared[0].plan.steps if st.instr.opcode.startswith("st.global")]
+    assert [i.opcode for i in stores] == ["st.global.v4.b32"]
+
+
+@pytest.mark.parametrize("fmt", ["f16", "bf16"])
+def test_a_packed_comparison_selects_each_element_by_its_own_lane(db, fmt):
+    # tl.where(x > 0, x, 0) on 16-bit vectors: setp.gt.f16x2 %p2|%p3 compares two elements at once,
+    # %p2 the low one, %p3 the high one, and each selp takes its own element's predicate
+    o = compiled.verify_ptx(str(TRITON / f"relu_{fmt}_v.ptx"), "relu_kernel", f"max.{fmt}(a, 0.0)", db=db)
+    assert o.verdict_word == "verified" and o.exhaustive and o.inputs_checked == 1 << 16
+
+
+def test_a_select_by_the_other_lanes_predicate_is_not_elementwise(tmp_path, capsys):
+    # the mutant selects the high element by the low lane's comparison: element 1's value decides
+    # element 0's, which a run shows
+    text = (TRITON / "relu_f16_v.ptx").read_text()
+    old = "selp.b16 \t%rs3, %rs2, 0x0000, %p3;"
+    assert old in text
+    mutant = tmp_path / "relu_swapped.ptx"
+    mutant.write_text(text.replace(old, "selp.b16 \t%rs3, %rs2, 0x0000, %p2;"))
+    code = main(["verify", str(mutant), "--entry", "relu_kernel", "--against", "max.f16(a, 0.0)"])
+    err = capsys.readouterr().err
+    assert code == 2 and "not elementwise" in err and "as a run shows" in err, err
+
+
 def test_each_cut_down_kernel_loads_only_its_element_word(db):
     # the 128-bit loads of eight halves become, in element k's kernel, one 32-bit load of the word
     # holding it (the other words are never read there)

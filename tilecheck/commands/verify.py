@@ -42,7 +42,8 @@ def add_parser(sub):
                    help="where differential cases run (auto: GPU when present, else the CPU simulator)")
     p.add_argument("--cases", type=positive_int, default=None,
                    help="generated cases per form and check (default 2000; the forms around the arithmetic: "
-                        "their edge set and 64 or more); for FILE.ptx: sampled inputs")
+                        "their edge set and 64 or more); for FILE.ptx/.s: sampled inputs (as many as "
+                        "the domain or more: every input)")
     p.add_argument("--seed", type=nonnegative_int, default=0, help="seed of every generated input (default 0)")
     p.add_argument("--target", dest="arch", help="PTX target for emission checks (default: the database's)")
     add_json_option(p, "also write the results as JSON, one entry per item, to FILE ('-': stdout, the table "

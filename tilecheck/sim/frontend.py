@@ -64,6 +64,19 @@ class Param:
         return width * (self.array or 1)
 
 
+@dataclass(frozen=True)
+class Constant:
+    """Initialized module data (``.global``/``.const NAME[N] = {...}``): libdevice's tables
+    (``__cudart_i2opi_f``, ``__cudart_sin_cos_coeffs``), NVVM's reflection strings. Its bytes, little
+    endian, zero-filled past the initializer; a kernel reads it, never writes it."""
+
+    name: str
+    space: str   # "global" or "const"
+    align: int
+    data: bytes
+    line: int
+
+
 def variable_layout(variables) -> tuple[dict, int]:
     """Where each of ``variables`` (``.local`` arrays, ``.shared`` variables) starts, one after
     another, each aligned as declared or to its element size (byte offsets), and the bytes they
@@ -127,6 +140,7 @@ class Function:
     frames: tuple[Param, ...] = ()  # .local arrays declared in the body (per-thread memory)
     launch: dict = field(default_factory=dict)  # ".reqntid"/".maxntid" -> (x, y, z) as the header states them
     shared: tuple[Param, ...] = ()  # .shared variables it can name: the module's, then its own (per CTA)
+    constants: tuple[Constant, ...] = ()  # the initialized module data its instructions name
 
 
 @dataclass
@@ -138,7 +152,7 @@ class PtxModule:
     target: str | None
     address_size: int | None
     functions: dict
-    data: dict = field(default_factory=dict)  # module-level .global/.const variables: name -> where declared
+    data: dict = field(default_factory=dict)  # module-level .global/.const variables: name -> Constant
     shared: tuple[Param, ...] = ()  # module-level .shared variables (every function may name them)
 
     def function(self, name: str) -> Function:
@@ -152,7 +166,7 @@ class PtxModule:
             raise UnsupportedPtxError(exc.message, Location(self.path), unsupported=False) from None
         fn = self.functions[found]
         fn = _inline_calls(self, fn, (fn.name,), [0])
-        return _with_module_shared(self, fn)
+        return _with_module_data(self, _with_module_shared(self, fn))
 
 
 _IDENT = r"[A-Za-z_$%][A-Za-z0-9_$]*"
@@ -222,10 +236,11 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
                 raise t.error(pos, f"malformed directive {head!r}", unsupported=False) from None
             pos = eol
         elif word in (".global", ".const") and _GLOBAL_DATA.match(clean, pos):
-            # initialized module data (Triton's "__CUDA_FTZ" strings, left from NVVM's reflection)
-            # that no instruction names: accepted; an instruction naming it is refused below
+            # initialized module data: libdevice's tables, NVVM's reflection strings
             m = _GLOBAL_DATA.match(clean, pos)
-            data[m.group(1)] = t.where(pos)
+            if m.group("name") in data:
+                raise t.error(pos, f"module data {m.group('name')!r} declared twice", unsupported=False)
+            data[m.group("name")] = _constant(t, pos, m)
             pos = m.end()
         elif word == ".shared" or (word == ".extern" and head.split()[1:2] == [".shared"]):
             decl, pos = _shared_decl(t, pos)
@@ -260,13 +275,6 @@ def parse_module(text: str, path: str = "<ptx>") -> PtxModule:
         raise UnsupportedPtxError("the module defines no .entry or .func", Location(path), unsupported=False)
     for fn in functions.values():
         fn.body = tuple(_with_source(item, files) for item in fn.body)
-        for item in fn.body:
-            named = [n for n in _symbols(item.operands) if n in data] if isinstance(item, Instr) else []
-            if named:
-                decl = data[named[0]]
-                raise UnsupportedPtxError(f"unsupported access to module data {named[0]!r} (declared at line "
-                                          f"{decl.line}; only parameters point at memory)",
-                                          Location(path, item.line, item.col))
     return PtxModule(path, version, target, address_size, functions, data, tuple(shared))
 
 
@@ -313,6 +321,13 @@ def _with_module_shared(module: "PtxModule", fn: Function) -> Function:
                     fn.locals, fn.frames, fn.launch, module.shared + fn.shared)
 
 
+def _with_module_data(module: "PtxModule", fn: Function) -> Function:
+    """``fn`` with the initialized module data its instructions name in :attr:`Function.constants`."""
+    named = {n for item in fn.body if isinstance(item, Instr) for n in _symbols(item.operands)}
+    used = tuple(c for name, c in module.data.items() if name in named)
+    return replace(fn, constants=used) if used else fn
+
+
 _FILE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
 _LOC = re.compile(r"^\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:\s*,\s*function_name\s+\S+?)?"
                   r"(?:\s*,\s*inlined_at\s+(\d+)\s+(\d+)\s+(\d+))?\s*;?$")
@@ -344,8 +359,46 @@ def _symbols(operands) -> list[str]:
     return out
 
 
-_GLOBAL_DATA = re.compile(r"\.(?:global|const)\s+(?:\.align\s+\d+\s+)?\.\w+\s+(" + _IDENT + r")"
-                          r"(?:\s*\[\s*\d*\s*\])?\s*=\s*(?:\{[^{};]*\}|[^;{}]+)\s*;")
+_GLOBAL_DATA = re.compile(r"\.(?P<space>global|const)\s+(?:\.align\s+(?P<align>\d+)\s+)?\.(?P<type>\w+)\s+"
+                          r"(?P<name>" + _IDENT + r")(?:\s*\[\s*(?P<count>\d*)\s*\])?\s*=\s*"
+                          r"(?P<init>\{[^{};]*\}|[^;{}]+)\s*;")
+_INTEGER = re.compile(r"[+-]?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)[uU]?")
+_FLOAT_BITS = re.compile(r"0([fFdD])([0-9a-fA-F]+)")
+
+
+def _constant(t: "_Text", pos: int, m: re.Match) -> Constant:
+    """The :class:`Constant` a matched ``.global``/``.const`` declaration with an initializer
+    declares: integers (decimal, hex, octal) and ``0f``/``0d`` float bit patterns of its element
+    type, little endian; anything else (an address, ``generic(sym)``, a nested brace) is refused,
+    located."""
+    type_, count = m.group("type"), m.group("count")
+    t_info = PTX_TYPES.get(type_)
+    if t_info is None or type_ == "pred" or t_info.bits % 8:
+        raise t.error(pos, f"module data {m.group('name')!r}: unsupported element type .{type_}")
+    width = t_info.bits // 8
+    init = m.group("init").strip()
+    items = [x.strip() for x in init.strip("{}").split(",")] if init.startswith("{") else [init]
+    if items == [""]:
+        items = []
+    n = int(count) if count else len(items) if init.startswith("{") else 1
+    if len(items) > n:
+        raise t.error(pos, f"module data {m.group('name')!r}: {len(items)} initializers for {n} elements",
+                      unsupported=False)
+    out = bytearray()
+    for item in items:
+        fb = _FLOAT_BITS.fullmatch(item)
+        if fb and {"f": 4, "d": 8}[fb.group(1).lower()] == width:
+            value = int(fb.group(2), 16)
+        elif _INTEGER.fullmatch(item):
+            digits = item.rstrip("uU")
+            value = int(digits, 8) if re.fullmatch(r"[+-]?0[0-7]+", digits) else int(digits, 0)
+        else:
+            raise t.error(pos, f"module data {m.group('name')!r}: unsupported initializer {item!r} (integers and "
+                               f"0f/0d bit patterns of .{type_} only)")
+        out += (value & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
+    out += bytes(width * n - len(out))
+    return Constant(m.group("name"), m.group("space"), int(m.group("align") or width), bytes(out),
+                    t.where(pos).line)
 
 
 def _matching_brace(t: _Text, open_pos: int, start: int) -> int:

@@ -63,6 +63,9 @@ PARAM = "param "
 REGION_SHIFT = 40
 REGION_BASE = 1 << 44
 LOCAL_BASE = 1 << 62
+CONSTANT_BASE = 1 << 61
+"""Where the module's initialized ``.global`` data lies (:func:`constant_layout`): above every
+buffer region, below local memory; a kernel reads it and never writes it."""
 """Address of a thread's first local byte (its ``.local`` arrays, ``-G`` builds' stack frames, one
 after another): far above every global buffer, so a generic address says which memory it names."""
 
@@ -391,6 +394,7 @@ class _Compiler:
         self.instrs = [i for i in fn.body if isinstance(i, Instr)]
         self.frames, self.local_bytes = frame_layout(fn)
         self.shared_vars = shared.layout(fn)[0]
+        self.constants, self.constant_bytes = constant_layout(fn)
 
     def error(self, ins: Instr, message: str, unsupported: bool = True) -> UnsupportedPtxError:
         return UnsupportedPtxError(message, Location(self.path, ins.line, ins.col), unsupported=unsupported)
@@ -434,8 +438,16 @@ class _Compiler:
             # a .shared variable's shared state-space address (mov.u32/.u64, [sym+off])
             address = dt.type(shared.SHARED_START + self.shared_vars[op.name])
             return (lambda L, s, c: np.full(L.size if s is None else s.size, address, dtype=dt)), set()
-        if isinstance(op, Symbol) and op.name in self.frames and width == 64:
-            address = np.uint64(LOCAL_BASE + self.frames[op.name])  # a .local array's address
+        if isinstance(op, Symbol) and op.name in self.frames and width in (32, 64):
+            # a .local array's address: 64 bits, as generic addresses are here; 32 bits, its offset in
+            # the local window (LLVM's short local pointers), which only .local accesses take
+            address = dt.type(LOCAL_BASE + self.frames[op.name] if width == 64 else self.frames[op.name])
+            return (lambda L, s, c: np.full(L.size if s is None else s.size, address, dtype=dt)), set()
+        if isinstance(op, Symbol) and op.name in self.constants:
+            if width != 64 or self.constants[op.name][1] != "global":
+                raise self.error(ins, f"module data {op.name!r}: only a .global variable's 64-bit address is "
+                                      "modeled (ld.const and 32-bit addresses are not)")
+            address = np.uint64(CONSTANT_BASE + self.constants[op.name][0])  # initialized module data
             return (lambda L, s, c: np.full(L.size if s is None else s.size, address, dtype=dt)), set()
         raise self.error(ins, f"unsupported operand {op!r}")
 
@@ -714,12 +726,13 @@ class _Compiler:
         off = addr.offset
         nbytes = width // 8
         where = Location(self.path, ins.line, ins.col)
+        constants = self.constant_bytes
 
         def ldmemory(L, s, c):
             a = base(L, s, c)
             if off:  # (addresses are never written in place: the register itself serves)
                 a = a + np.uint64(off & ((1 << 64) - 1))
-            v = _load(L, s, c, a, nbytes, 1, space, where)[0]
+            v = _load(L, s, c, a, nbytes, 1, space, where, constants)[0]
             write(L, s, _extend(v, width, signed, wname and self.reg_types[wname]))
         return self._step(ins, ldmemory, reads, [wname])
 
@@ -746,10 +759,11 @@ class _Compiler:
         writers = [self.writer(ins, o) for o in d.items]
         off, nbytes = addr.offset, width // 8
         where = Location(self.path, ins.line, ins.col)
+        constants = self.constant_bytes
 
         def ldvec(L, s, c):
             a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
-            for (w, wn), v in zip(writers, _load(L, s, c, a, nbytes, vec, space, where)):
+            for (w, wn), v in zip(writers, _load(L, s, c, a, nbytes, vec, space, where, constants)):
                 w(L, s, _extend(v, width, kind == "s", wn and self.reg_types[wn]))
         return self._step(ins, ldvec, reads, [wn for _, wn in writers])
 
@@ -1936,6 +1950,28 @@ def _locate(memory: Memory | None, addr: np.ndarray, nbytes: int, where: Locatio
     return k, offs
 
 
+def constant_layout(function: Function) -> tuple[dict, np.ndarray | None]:
+    """Where each initialized module variable ``function`` names lies after :data:`CONSTANT_BASE`
+    (name -> (byte offset, space)), each aligned as declared, and their bytes together (None when
+    it names none)."""
+    offsets, blob = {}, bytearray()
+    for const in function.constants:
+        blob += bytes(-len(blob) % max(1, const.align))
+        offsets[const.name] = (len(blob), const.space)
+        blob += const.data
+    return offsets, (np.frombuffer(bytes(blob), dtype=np.uint8) if offsets else None)
+
+
+def _load_constants(blob: np.ndarray, a: np.ndarray, nbytes: int, count: int, where: Location) -> list:
+    """``count`` elements of ``nbytes`` at addresses ``a`` inside the module's initialized data."""
+    offs = a.astype(np.uint64) - np.uint64(CONSTANT_BASE)
+    if int(offs.max()) + nbytes * count > blob.size or (offs % np.uint64(nbytes)).any():
+        raise OutsideBuffersError(f"{where}: a load outside (or misaligned in) the module's initialized data")
+    cols = offs.astype(np.int64)[:, None] + np.arange(nbytes * count, dtype=np.int64)[None, :]
+    data = np.ascontiguousarray(blob[cols])
+    return [data[:, j * nbytes:(j + 1) * nbytes].copy().view(_UINT[8 * nbytes]).reshape(-1) for j in range(count)]
+
+
 def frame_layout(function: Function) -> tuple[dict, int]:
     """Where each ``.local`` array of ``function`` starts in a thread's local memory and the bytes
     they take together (:func:`tilecheck.sim.frontend.variable_layout`)."""
@@ -1948,8 +1984,8 @@ def _split_local(L: Lanes, s, a: np.ndarray, space: str | None):
     if space == "global":
         return None, (s, a)
     rows = np.arange(L.size) if s is None else s
-    if space == "local":
-        return (rows, a), None
+    if space == "local":  # a 32-bit local address is an offset in the local window
+        return (rows, np.where(a < np.uint64(LOCAL_BASE), a + np.uint64(LOCAL_BASE), a)), None
     local = a >= np.uint64(LOCAL_BASE)
     if not local.any():
         return None, (s, a)
@@ -1971,12 +2007,16 @@ def _local_columns(L: Lanes, a: np.ndarray, nbytes: int, where: Location) -> np.
 
 
 def _load(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, count: int, space: str | None,
-          where: Location) -> list:
+          where: Location, constants: np.ndarray | None = None) -> list:
     """``count`` consecutive elements of ``nbytes`` each at addresses ``a`` (per lane: uint64, or
     the element's own unsigned type where every access is global), from local or global memory as
-    the space and the addresses say."""
+    the space and the addresses say (``constants``: the function's initialized module data, at
+    :data:`CONSTANT_BASE`)."""
     if space is None and L.shared is not None and shared.generic(L, a, where):
         return shared.load(L, s, c, shared.to_shared(a), nbytes, count, where)
+    if constants is not None and space != "local" and a.size and int(a.min()) >= CONSTANT_BASE \
+            and int(a.max()) < LOCAL_BASE:
+        return _load_constants(constants, a, nbytes, count, where)
     local, glob = _split_local(L, s, a, space)
     out = [np.zeros(a.shape[0], dtype=np.uint64) for _ in range(count)] if local is not None else [None] * count
     if local is not None:

@@ -488,7 +488,7 @@ def verify_amdgcn(path: str, entry: str, against: str, *, db, exhaustive: bool |
         sampling, is_exhaustive = {"given": 1}, False
     else:
         if exhaustive is None:
-            exhaustive = domain <= (1 << 16) and cases is None
+            exhaustive = compiled.covers_domain(domain, cases, small=1 << 16)
         if exhaustive and domain > compiled.EXHAUSTIVE_LIMIT:
             raise UsageError(f"--exhaustive: {domain} inputs is more than {compiled.EXHAUSTIVE_LIMIT} (16-bit unary "
                              "and binary, 32-bit unary)")

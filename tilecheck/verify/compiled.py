@@ -1789,6 +1789,13 @@ def _sign_rule(db) -> tuple:
     return (rule.short, rule.describe()) if rule is not None else (None, None)
 
 
+def covers_domain(domain: int, cases: int | None, *, small: int) -> bool:
+    """Whether a run with no ``--exhaustive`` goes over every input: when no count is given and the
+    domain has at most ``small`` inputs, or when the count asked for is the domain's size or more (a
+    sample that large would check fewer distinct inputs than the enumeration)."""
+    return domain <= small if cases is None else cases >= domain
+
+
 def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None, cases: int | None = None,
                seed: int = 0, ulp_reading: str = "either", approx: str = "all", tininess: str = TININESS_DEFAULT,
                block: int | None = None, threads: int | None = None, progress=None, limit: int | None = None,
@@ -1804,7 +1811,7 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
     started = time.time()
     p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess, params=params)
     if exhaustive is None:
-        exhaustive = cases is None and p.domain <= (1 << 20)
+        exhaustive = covers_domain(p.domain, cases, small=1 << 20)
     if exhaustive:
         total = exhaustive_total(p, limit)
         done = 0

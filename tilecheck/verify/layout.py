@@ -816,6 +816,10 @@ def _from_global(fn, here, atom, leaf, load, threads, judged, region_bytes, eb) 
     first and last element its bytes fall in (an operand's elements may be wider or narrower than
     the result's ``eb`` bytes: ``region_bytes``); the load must run once in every thread that
     stores."""
+    if load is None and ".local" in leaf.load.opcode:
+        raise _fail(fn, here, f"{atom.where()}: its value passes through local memory (the load at line "
+                              f"{leaf.load.line}), which finding several elements per thread does not "
+                              "follow (a kernel whose thread i computes element i may)")
     if load is None:
         raise _fail(fn, here, f"{atom.where()}: its value comes from the load at line {leaf.load.line}, which "
                               "did not run")
@@ -1060,8 +1064,9 @@ def _staging(fn, sl, layout: Layout, forking: set) -> set | None:
 
 def _key(atom: Atom, store: Instr, steps: dict, eb: int) -> tuple:
     """``((step, part), sub)``: where ``atom``'s element is among the store records of a cut-down
-    function whose store instruction is ``store`` (the atom's own, or the scalar store it became)."""
-    if store is atom.store:
+    function whose store instruction is ``store``: the atom's own, the same vector with the other
+    elements' slots zeroed (the records of the original), or the scalar store it became."""
+    if store is atom.store or store_bits(store) == store_bits(atom.store):
         return (steps[id(store)], atom.part), atom.sub
     nbytes = store_bits(atom.store)[0] // 8
     byte = atom.part * max(1, 8 // nbytes) * nbytes + atom.sub * eb  # the element's byte in the vector

@@ -94,6 +94,36 @@ class Slicer:
             for name in self.written(ins):
                 self.writers.setdefault(name, []).append(ins)
         self.reach = self._reaching(fn)
+        self.tables = self._table_pointers(fn)
+
+    def _table_pointers(self, fn: Function) -> frozenset:
+        """The registers that hold addresses inside the module's initialized data (a table's address
+        moved into a register, plus offsets): what a load through them reads is a constant, not an
+        element's bytes. By register name, whichever write: compilers give a table's address a
+        register of its own."""
+        names = {c.name for c in fn.constants}
+        out: set = set()
+        grown = bool(names)
+        while grown:
+            grown = False
+            for ins in self.instrs:
+                if _head(ins) not in ("mov", "add", "sub", "mad", "cvt", "cvta") or not ins.operands:
+                    continue
+                dst = _names(ins.operands[0])
+                if len(dst) != 1 or dst[0] in out:
+                    continue
+                if any(isinstance(op, Symbol) and op.name in names or isinstance(op, Reg) and op.name in out
+                       for op in ins.operands[1:]):
+                    out.add(dst[0])
+                    grown = True
+        return frozenset(out)
+
+    def reads_table(self, ins: Instr) -> bool:
+        """True for a load whose address lies in the module's initialized data."""
+        addr = next((op for op in ins.operands[1:] if isinstance(op, Addr)), None)
+        base = addr.base if addr is not None else None
+        return isinstance(base, Reg) and base.name in self.tables or \
+            isinstance(base, Symbol) and any(c.name == base.name for c in self.fn.constants)
 
     def _reaching(self, fn: Function) -> list[dict]:
         """Per instruction, the instructions whose writes of each register may reach it (a
@@ -201,7 +231,7 @@ class Slicer:
         ops = ins.operands
         dst, srcs = ops[0], ops[1:]
         if head in LOADS:
-            if _is_param(ins):
+            if _is_param(ins) or self.reads_table(ins):  # a parameter or a table entry: no element's bytes
                 return [], []
             items = dst.items if isinstance(dst, Vec) else (dst,)
             type_ = _types(ins)[-1] if _types(ins) else "b64"
@@ -240,6 +270,12 @@ class Slicer:
                     out.append((src.name, _mask(self.width(src.name))))
             return out, []
         lane = _lane_bits(types)
+        if lane and head == "setp" and isinstance(dst, Reg) and len(_names(dst)) == 2:
+            # setp.CMP.f16x2 p|q: p compares the low lanes, q the high ones (a predicate operand,
+            # combined into both, stays whole)
+            k = _names(dst).index(reg)
+            return [(s.name, _mask(lane) << (lane * k) if self.width(s.name) == 2 * lane else _mask(self.width(s.name)))
+                    for s in srcs if isinstance(s, Reg)], []
         if lane and head in _LANEWISE:
             need = 0
             for k in range(0, 64, lane):
@@ -457,11 +493,12 @@ def _zero_unwritten(ins: Instr, written: set) -> Instr:
 
 def sliceable(fn: Function, shared: bool = False) -> bool:
     """True when every load the slices follow reads global memory that no store of the function
-    writes: no ``.local`` arrays, no stores to other spaces, no atomics. (Otherwise a value could
-    travel through memory, which the bit-level flow does not follow: the function then runs whole.)
+    writes: no ``.local`` arrays, no module data read, no stores to other spaces, no atomics.
+    (Otherwise a value could travel through memory, or come from a table, which the bit-level flow
+    does not follow: the function then runs whole.)
     ``shared``: ``.shared`` accesses are allowed (the caller follows shared memory itself:
     :mod:`tilecheck.verify.layout`)."""
-    if fn.frames:
+    if fn.frames or fn.constants:  # a table's loads are no element's bytes: the slices would read them so
         return False
     for item in fn.body:
         if not isinstance(item, Instr):
@@ -520,6 +557,8 @@ class Signatures:
         types = _types(ins)
         regs, leaves = self.sl.sources(ins, name, bits)
         if head in LOADS:
+            if self.sl.reads_table(ins):  # a constant of the module's data: the load itself names it
+                return self._intern(("table", ins.line, ins.col, bits, guarded))
             if not leaves and not _is_param(ins):  # only zero-extension bits above the loaded type
                 lo, hi = _bit_range(bits)
                 return self._intern(("const", 0, hi - lo, guarded))
@@ -544,7 +583,7 @@ class Signatures:
             (src, b), = regs
             return self._intern(("op", ins.opcode.replace("x2", "", 1), guarded, self.of(src, b, at)))
         lane = _lane_bits(types)
-        if lane and head in _LANEWISE:
+        if lane and (head in _LANEWISE or head == "setp" and len(_names(ins.operands[0])) == 2):
             # one lane of a packed operation: that lane's operation on the same lane of each source
             return self._intern(("op", ins.opcode.replace("x2", ""), guarded) + tuple(self.of(r, b, at) for r, b in regs))
         if head == "mov" and isinstance(ins.operands[1], Imm) and isinstance(ins.operands[1].value, int):
