@@ -4,3 +4,23 @@ extern "C" __global__ void k_fdiv_grid_stride(const float* __restrict__ a, const
                                               float* __restrict__ out, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = a[i] / b[i];
 }
+// the same loop unrolled four times (#pragma unroll 4): four stores a thread, the k-th iteration's
+// at element i + k * (gridDim.x * blockDim.x), each after its own exit test
+extern "C" __global__ void k_fdiv_grid_stride_unroll4(const float* __restrict__ a, const float* __restrict__ b,
+                                                      float* __restrict__ out, int n) {
+#pragma unroll 4
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) out[i] = a[i] / b[i];
+}
+// __fdividef in both shapes: the fast division misrounds the same inputs whichever copy of the
+// loop body divides them
+extern "C" __global__ void k_fdividef_grid_stride(const float* __restrict__ a, const float* __restrict__ b,
+                                                  float* __restrict__ out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    out[i] = __fdividef(a[i], b[i]);
+}
+extern "C" __global__ void k_fdividef_grid_stride_unroll4(const float* __restrict__ a, const float* __restrict__ b,
+                                                          float* __restrict__ out, int n) {
+#pragma unroll 4
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    out[i] = __fdividef(a[i], b[i]);
+}

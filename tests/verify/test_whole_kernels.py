@@ -77,6 +77,31 @@ def test_elements_cut_down_together_keep_their_places_in_the_vector_store(db, tm
     assert [i.opcode for i in stores] == ["st.global.v4.b32"]
 
 
+def test_an_unrolled_grid_stride_loop_misrounds_what_the_loop_of_one_store_does(db):
+    # #pragma unroll 4 on a grid-stride loop: four stores a thread, the k-th at element
+    # i + k x (gridDim.x x blockDim.x); each input is judged in every copy of the loop body
+    unrolled = _outcome(db, CUDA / "grid_stride.ptx", "k_fdividef_grid_stride_unroll4", "div.rn.f32")
+    plain = _outcome(db, CUDA / "grid_stride.ptx", "k_fdividef_grid_stride", "div.rn.f32")
+    assert "a grid-stride loop" in unrolled.abi and "4 elements per thread" in unrolled.abi
+    assert unrolled.verdict_word == "counterexample"
+    assert sorted(map(tuple, unrolled.misrounded)) == sorted(map(tuple, plain.misrounded))
+    assert _outcome(db, CUDA / "grid_stride.ptx", "k_fdiv_grid_stride_unroll4", "div.rn.f32").verdict_word \
+        == "no-counterexample"
+
+
+def test_a_wrong_copy_of_an_unrolled_grid_stride_loop_is_caught(db, tmp_path):
+    # the third copy of the IEEE loop divides b by a
+    text = (CUDA / "grid_stride.ptx").read_text()
+    start = text.index(".entry k_fdiv_grid_stride_unroll4")
+    body = text[start:]
+    old = "div.rn.f32 \t%f9, %f8, %f7;"
+    assert old in body
+    mutant = tmp_path / "gs_mutant.ptx"
+    mutant.write_text(text[:start] + body.replace(old, "div.rn.f32 \t%f9, %f7, %f8;", 1))
+    o = _outcome(db, mutant, "k_fdiv_grid_stride_unroll4", "div.rn.f32")
+    assert o.verdict_word == "counterexample" and o.misrounded_count > 3000
+
+
 @pytest.mark.parametrize("fmt", ["f16", "bf16"])
 def test_a_packed_comparison_selects_each_element_by_its_own_lane(db, fmt):
     # tl.where(x > 0, x, 0) on 16-bit vectors: setp.gt.f16x2 %p2|%p3 compares two elements at once,

@@ -9,7 +9,11 @@ approximate instruction returning its reference result) and finds:
 - the elements each thread stores (an *atom*: a store instruction, its 64-bit part, the element
   within it) and where: the element index of atom ``a`` in thread ``t`` of CTA ``c`` is
   ``c * per_cta + local[a][t]``, for every thread storing every atom once and the CTAs' elements
-  following each other (checked on two CTAs);
+  following each other (checked on two CTAs); or, for a grid-stride loop unrolled into several
+  stores (``#pragma unroll`` on ``for (i = tid; i < n; i += blockDim.x * gridDim.x)``), the element
+  of atom ``a`` in thread ``t`` is ``t + stride[a] x threads``, the launch's threads (its CTAs
+  times their threads) setting the stride (``grid_stride``; every run checks it again, each with
+  its own launch);
 - the elements per thread: the smallest count ``k`` at which every thread of two CTAs stores and
   the stored elements are exactly ``0 .. count - 1`` each once (a count parameter set to
   ``2 x block x k``); kernels whose CTAs overlap run with one CTA per launch (``single_cta``:
@@ -132,6 +136,9 @@ class Layout:
     # ld.shared instruction (id) -> the operand buffer its bytes come from, where operands pass
     # through shared memory before the arithmetic (:func:`_through_shared`; None: several)
     shared_regions: dict = field(default_factory=dict)
+    # per atom: the grid strides it lies after its thread's first element, for a grid-stride loop
+    # (element = thread + stride x the launch's threads); None: the CTAs' elements follow each other
+    grid_stride: tuple | None = None
     # (threads, atom) -> positions(): every block of an exhaustive run launches the same few shapes
     _positions: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -174,7 +181,9 @@ class Layout:
         classes = sum(1 for g in self.groups if g.representative)
         text = (f"{self.per_thread} element{'s' if self.per_thread > 1 else ''} per thread, {self.block} threads per CTA"
                 + (f" ({self.workers} of them store, the others store nothing)" if self.active is not None else "")
-                + (", one CTA per launch" if self.single_cta else f", {self.per_cta} elements per CTA"))
+                + (", one CTA per launch" if self.single_cta else
+                   ", a grid-stride loop (element = thread + k x the launch's threads)" if self.grid_stride is not None
+                   else f", {self.per_cta} elements per CTA"))
         unit = f" (counting vectors of {self.count_unit})" if self.count_unit > 1 else ""
         if self.scalars and self.bounded == 1:
             text += f"; bounded by {', '.join(self.scalars)}{unit}"
@@ -197,7 +206,10 @@ class Layout:
         if known is not None:
             return known
         t = np.arange(threads, dtype=np.int64)
-        pos = (t // self.block) * self.per_cta + self.local[atom][t % self.block]
+        if self.grid_stride is not None:  # the stride is the launch's every thread, a partial last CTA's too
+            pos = t + self.grid_stride[atom] * (-(-threads // self.block) * self.block)
+        else:
+            pos = (t // self.block) * self.per_cta + self.local[atom][t % self.block]
         pos = pos if self.active is None else np.where(self.judged(threads), pos, -1)
         pos.setflags(write=False)  # shared by every run of this shape
         if len(self._positions) < 64:
@@ -447,10 +459,16 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
         element[a] = np.where(judged, written[key][1] + atom.sub, -1)
     t = np.arange(threads)
     local = element[:, :block]
+    grid_stride = None
     if not (element == np.where(judged, (t // block) * per_cta + local[:, t % block], -1)).all():
-        raise _fail(fn, here, "the elements of CTA 1 do not follow those of CTA 0 (element = ctaid x elements per "
-                              "CTA + an index within the CTA)")
+        grid_stride = _grid_stride(element, threads) if active is None and not single else None
+        if grid_stride is None:
+            raise _fail(fn, here, "the elements of CTA 1 do not follow those of CTA 0 (element = ctaid x elements per "
+                                  "CTA + an index within the CTA), nor are they a grid-stride loop's (element = "
+                                  "thread + k x threads)")
     sinks = _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of)
+    if sinks is not None and grid_stride is not None:
+        raise _fail(fn, here, "a grid-stride loop whose elements pass through shared memory (not followed)")
     if sinks is not None:
         atoms, element = sinks
         local = element[:, :block]
@@ -461,7 +479,7 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
                               rb, shared_regions)
     layout = Layout(block, k, single, eb, pointers, scalars, input_regions, out_region, atoms, local.copy(),
                     zeroed=zeroed, active=active, region_bytes=rb, sinks=sinks is not None,
-                    shared_regions=shared_regions)
+                    shared_regions=shared_regions, grid_stride=grid_stride)
     if roles is not None:
         stated_in = [n for (n, _), r in zip(params, roles) if r == "in"]
         stated_out = next(n for (n, _), r in zip(params, roles) if r == "out")
@@ -476,6 +494,15 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     for group in layout.groups:
         group.plan.dynamic_shared = plan.dynamic_shared
     return layout
+
+
+def _grid_stride(element: np.ndarray, threads: int) -> tuple | None:
+    """Per atom, ``k`` where atom ``a`` of every thread ``t`` stores element ``t + k x threads`` (a
+    grid-stride loop unrolled into one store per iteration); None where the elements are not so."""
+    offset = element - np.arange(threads)[None, :]
+    if not (offset == offset[:, :1]).all() or (offset[:, 0] % threads).any():
+        return None
+    return tuple(int(k) for k in offset[:, 0] // threads)
 
 
 def _one_result_buffer(fn, here, plan, pointers, scalars, block, per_thread, eb, zeroed) -> None:
