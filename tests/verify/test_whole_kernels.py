@@ -224,6 +224,15 @@ def test_two_result_buffers_are_named(capsys):
     assert "writes 2 buffers (two_kernel_param_2, two_kernel_param_3)" in err
 
 
+def test_a_vector_body_with_a_scalar_tail_is_refused_naming_the_tail(capsys):
+    # tests/verify/fixtures/half2_tail.cu (nvcc 13.0 -arch=sm_90): a thread stores two halves, or
+    # near the count one; the one-element store never runs while every thread has its two
+    path = Path(__file__).parent / "fixtures" / "half2_tail.ptx"
+    code = main(["verify", str(path), "--entry", "h2_fma_tail", "--against", "fma.rn.f16"])
+    err = capsys.readouterr().err
+    assert code == 2 and "never ran" in err and "scalar tail" in err and "Traceback" not in err, err
+
+
 def test_a_reduction_is_refused_as_not_elementwise(capsys):
     # Triton's tl.sum over a block (fixtures/triton_sum_f32.ptx): its warp shuffles say why
     err = _fixture_refusal(capsys, "triton_sum_f32.ptx", "sum_kernel", "add.rn.f32")

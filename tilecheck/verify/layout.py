@@ -574,8 +574,13 @@ def _diagnose(plan, pointers, scalars, block, per_thread, eb, zeroed) -> str | N
                 "must run in every thread that stores")
     count = DISCOVERY_CTAS * block * per_thread
     if not np.array_equal(values, np.arange(count)):
+        ran = {step for step, _ in run.lanes.store_slots}
+        idle = [st.instr for step, st in enumerate(plan.steps)
+                if st.instr in stores(plan.function) and ".global" in st.instr.opcode and step not in ran]
+        tail = (f"; the store at line {idle[0].line} never ran, so the threads store different numbers of "
+                "elements (a vector body with a scalar tail near the count?), which is not followed") if idle else ""
         return (f"with the count at {count}, its {DISCOVERY_CTAS} CTAs of {block} threads store elements "
-                f"{int(values[0])} .. {int(values[-1])} ({values.size} of them), not 0 .. {count - 1}")
+                f"{int(values[0])} .. {int(values[-1])} ({values.size} of them), not 0 .. {count - 1}{tail}")
     return None
 
 
