@@ -399,7 +399,8 @@ def find_abi(plan: Plan, ref: Reference, path: str, params: str | None = None) -
             return _mixed_func_abi(fn, ref, here)
         if any(_param_width(p) != width for p in fn.params):
             raise UnsupportedPtxError(
-                f".func {fn.name}: parameters of {[_param_width(p) for p in fn.params]} bits and a {width}-bit result "
+                f".func {fn.name}: parameters of {', '.join(str(_param_width(p)) for p in fn.params)} bits and a "
+                f"{width}-bit result "
                 f"do not match {ref.text} ({fw}-bit operands, or {2 * fw}-bit packed pairs)", here)
         # the element type before the operand count: a wrong type is what a user fixes first
         check_element_types(fn, ref, path, width=width, in_memory=False, inputs=[p.name for p in fn.params],
@@ -433,8 +434,9 @@ def _mixed_func_abi(fn, ref, here: Location) -> Abi:
     if len(got) != ref.arity:
         raise UnsupportedPtxError(f".func {fn.name} takes {len(got)} operand(s); {ref.text} takes {ref.arity}", here)
     if got != want or result != ref.fmt.width:
-        raise UnsupportedPtxError(f".func {fn.name}: parameters of {got} bits and a {result}-bit result do not match "
-                                  f"{ref.text} ({want}-bit operands, a {ref.fmt.width}-bit result)", here)
+        raise UnsupportedPtxError(f".func {fn.name}: parameters of {', '.join(map(str, got))} bits and a {result}-bit "
+                                  f"result do not match {ref.text} ({', '.join(map(str, want))}-bit operands, a "
+                                  f"{ref.fmt.width}-bit result)", here)
     return Abi("func", 1, result, [p.name for p in fn.params], fn.returns[0].name, operands_width=want)
 
 
@@ -535,7 +537,7 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         return _mixed_memory_abi(fn, ref, here, kind, lanes, pointers, read, written, out_region, params, block)
     widths = set().union(*read.values(), *written.values()) if read else set()
     if len(widths) != 1:
-        raise UnsupportedPtxError(f".{kind} {fn.name}: accesses of {sorted(w * 8 for w in widths)} bits; an elementwise "
+        raise UnsupportedPtxError(f".{kind} {fn.name}: accesses of {_bits_text(widths)} bits; an elementwise "
                                   "kernel reads and writes one element width", here)
     width = 8 * widths.pop()
     inputs = sorted(read)
@@ -583,6 +585,12 @@ def _fit_dynamic_shared_at(plan: Plan, params: list, pointers: list, block: int)
     element_layout.fit_dynamic_shared(plan, lanes)
 
 
+def _bits_text(widths: set) -> str:
+    """Access widths in bytes as bits for a message: ``16``, or ``16- and 32`` for two."""
+    bits = [str(8 * b) for b in sorted(widths)]
+    return bits[0] if len(bits) == 1 else ", ".join(bits[:-1]) + "- and " + bits[-1]
+
+
 def _mixed_memory_abi(fn, ref, here: Location, kind: str, lanes, pointers: list, read: dict, written: dict,
                       out_region: int, params: list, block: int) -> Abi:
     """The rest of :func:`_memory_abi` for a kernel whose operands have other widths than its
@@ -595,10 +603,10 @@ def _mixed_memory_abi(fn, ref, here: Location, kind: str, lanes, pointers: list,
     want = operand_widths(ref)
     for k, w in zip(inputs, want):
         if read[k] != {w // 8}:
-            raise UnsupportedPtxError(f".{kind} {fn.name}: reads {sorted(8 * b for b in read[k])}-bit elements of "
+            raise UnsupportedPtxError(f".{kind} {fn.name}: reads {_bits_text(read[k])}-bit elements of "
                                       f"{pointers[k]}; {ref.text} takes a {w}-bit operand there", here)
     if written[out_region] != {ref.fmt.width // 8}:
-        raise UnsupportedPtxError(f".{kind} {fn.name}: writes {sorted(8 * b for b in written[out_region])}-bit elements "
+        raise UnsupportedPtxError(f".{kind} {fn.name}: writes {_bits_text(written[out_region])}-bit elements "
                                   f"of {pointers[out_region]}; {ref.text} gives a {ref.fmt.width}-bit result", here)
     for region, nbytes, offs, origin, _ in lanes.loads:
         if offs.shape[0] and not (offs == origin * nbytes).all():
