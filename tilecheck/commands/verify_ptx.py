@@ -24,9 +24,13 @@ import json
 import shlex
 import sys
 import time
+from contextlib import nullcontext
+
+import numpy as np
 
 from tilecheck.commands.check_ptx import check_ptx_text
 from tilecheck.commands.options import add_dask_options, dask_banner, on_dask, positive_int
+from tilecheck.commands.output import check_writable
 from tilecheck.diff.distributed import connect, dashboard_link, disconnect, workers_alive
 from tilecheck.errors import UsageError
 from tilecheck.report import run_report
@@ -62,6 +66,11 @@ def add_arguments(p) -> None:
                         "also every result the spec's provisional bound allows (rsqrt.approx.f64, the "
                         ".approx.ftz.f64 forms), or 'reference': only the model's representative")
     g.add_argument("--input", metavar="A[,B,...]", help="check one input (hex or decimal operands): a repro")
+    g.add_argument("--misrounded", metavar="FILE",
+                   help="write every misrounded input to FILE, one line each in input order (hex operands, "
+                        "comma-separated, as --input takes them), as the run finds them: the whole set, where "
+                        "--json lists the first 262,144 (an exhaustive run may find billions: the file grows with "
+                        "them); not with the batched options")
     g.add_argument("--params", metavar="ROLE,...",
                    help="state each .entry parameter's role, in order: in (an operand buffer, in operand order), "
                         "out (the result buffer), n (the element count), - (unused: 0 or a null pointer); e.g. "
@@ -99,6 +108,8 @@ def refuse_batch_options(args) -> None:
                          "verify FILE.ptx --entry NAME --against REF --exhaustive")
     if getattr(args, "params", None):
         raise UsageError("--params states the parameters of a kernel: verify FILE.ptx --entry NAME --against REF")
+    if getattr(args, "misrounded", None):
+        raise UsageError("--misrounded lists the misrounded inputs of verify FILE.ptx --entry NAME --against REF")
 
 
 def run(args) -> int:
@@ -113,6 +124,10 @@ def run(args) -> int:
     if args.cases is not None and args.cases < 1:
         raise UsageError("--cases must be at least 1")
     refuse_illegal(ptx[0], load_database())
+    if args.misrounded and (batched(args) or args.input):
+        raise UsageError("--misrounded writes the inputs of one run in this process: not with --input, --workers, "
+                         "--scheduler, --out, --resume, --batch or --stop-after")
+    check_writable(args.misrounded, "--misrounded")
     if batched(args):
         if args.input:
             raise UsageError("--input checks one input: it takes no --workers, --scheduler, --out, --resume, --batch "
@@ -126,11 +141,41 @@ def run(args) -> int:
         outcome = compiled.verify_single(ptx[0], args.entry, args.against, args.input.split(","), db=db,
                                          ulp_reading=args.ulp_reading, approx=args.approx, params=args.params)
     else:
-        outcome = compiled.verify_ptx(ptx[0], args.entry, args.against, db=db,
-                                      exhaustive=True if args.exhaustive else None, cases=args.cases, seed=args.seed,
-                                      ulp_reading=args.ulp_reading, approx=args.approx, params=args.params,
-                                      progress=compiled.progress_printer(sys.stderr))
+        with MisroundedFile(args.misrounded, compiled.operand_widths(compiled.parse_reference(args.against, db))) \
+                if args.misrounded else nullcontext() as sink:
+            outcome = compiled.verify_ptx(ptx[0], args.entry, args.against, db=db,
+                                          exhaustive=True if args.exhaustive else None, cases=args.cases,
+                                          seed=args.seed, ulp_reading=args.ulp_reading, approx=args.approx,
+                                          params=args.params, progress=compiled.progress_printer(sys.stderr),
+                                          misrounded=sink)
     return report_outcome(args, outcome)
+
+
+class MisroundedFile:
+    """``--misrounded FILE``: a callable taking rows of misrounded inputs (uint64, one column per
+    operand) and writing each as a line of hex operands, zero-padded to its operand's width."""
+
+    def __init__(self, path: str, widths: list):
+        self.path = path
+        self.digits = [max(1, w // 4) for w in widths]
+        self.fh = None
+
+    def __enter__(self) -> "MisroundedFile":
+        try:
+            self.fh = open(self.path, "w", encoding="ascii")
+        except OSError as exc:
+            raise UsageError(f"--misrounded {self.path}: cannot write: {exc.strerror or exc}") from None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.fh.close()
+
+    def __call__(self, rows: np.ndarray) -> None:
+        cols = [np.char.zfill(np.char.mod("%x", rows[:, j]), d) for j, d in enumerate(self.digits)]
+        lines = np.char.add("0x", cols[0])
+        for col in cols[1:]:
+            lines = np.char.add(np.char.add(lines, ",0x"), col)
+        self.fh.write("\n".join(lines.tolist()) + "\n")
 
 
 def refuse_illegal(path: str, db) -> None:

@@ -1477,6 +1477,11 @@ class Tally:
     # the picture of an HTML report, whose total is the misrounded count however long the list is
     map: np.ndarray | None = None
     map_lost: bool = False  # resumed from a checkpoint written before maps were kept
+    # hold every misrounded input, not the first MISROUNDED_CAP (a range whose tally a parent with a
+    # sink merges); ``sink(rows)``: called with every misrounded input, in input order, as they
+    # are added or merged (``--misrounded FILE``); neither is part of a checkpoint
+    every: bool = False
+    sink: object = field(default=None, repr=False, compare=False)
 
     @property
     def inputs(self) -> list:
@@ -1485,7 +1490,7 @@ class Tally:
         return np.concatenate(self.rows).tolist() if self.rows else []
 
     def _keep_rows(self, rows: np.ndarray) -> None:
-        room = MISROUNDED_CAP - self.held
+        room = rows.shape[0] if self.every else MISROUNDED_CAP - self.held
         if room > 0 and rows.shape[0]:
             part = np.array(rows[:room], dtype=np.uint64)  # a copy: the block's arrays are let go
             self.rows.append(part)
@@ -1508,6 +1513,8 @@ class Tally:
             sel = np.flatnonzero(res.bad)
             self.misrounded += sel.size
             stacked = np.stack([o[sel].astype(np.uint64) for o in lane_ops], axis=1)
+            if self.sink is not None:
+                self.sink(stacked)
             self._keep_rows(stacked)
             value, payload = res.by_value[sel], nan[sel]
             self._extend(self.first_value, stacked[value], self.keep)
@@ -1543,6 +1550,11 @@ class Tally:
         if later.map is not None:
             self.map = later.map.copy() if self.map is None else self.map + later.map
         self.map_lost |= later.map_lost
+        if self.sink is not None:
+            if later.held != later.misrounded:  # a capped range: its inputs past the cap are gone
+                raise ValueError("a tally merged into one with a sink must hold every misrounded input")
+            for rows in later.rows:
+                self.sink(rows)
         for rows in later.rows:
             self._keep_rows(rows)
         self._extend(self.first_value, later.first_value, self.keep)
@@ -1554,7 +1566,7 @@ class Tally:
     def to_json(self) -> dict:
         """A JSON-ready dict (a checkpoint holds one; the map as its non-zero bins)."""
         data = dict(self.__dict__)
-        del data["rows"], data["held"]
+        del data["rows"], data["held"], data["every"], data["sink"]
         data["inputs"] = self.inputs
         data["map"] = None if self.map is None else sparse_map(self.map)
         return data
@@ -1602,11 +1614,12 @@ def dense_map(data: dict) -> np.ndarray:
 
 
 def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLOCK, threads: int = 1,
-              progress=None, keep: int = 3) -> Tally:
+              progress=None, keep: int = 3, every: bool = False, sink=None) -> Tally:
     """Run inputs ``start .. stop-1`` of the exhaustive enumeration in blocks of ``block`` aligned on
     multiples of ``block`` (packed half2 code pairs inputs within a block, so equal blocks give equal
     results however the range is split), ``threads`` blocks at a time. ``progress(n)`` after each
-    block with the inputs it held; ``keep``: examples of each kind kept (:class:`Tally`)."""
+    block with the inputs it held; ``keep``, ``every``, ``sink``: examples of each kind kept, whether
+    every misrounded input is held, every misrounded input's destination (:class:`Tally`)."""
     starts = list(range(start, stop, block))
     if start % block:
         raise ValueError(f"start {start} is not a multiple of the block {block}")
@@ -1616,7 +1629,7 @@ def run_range(p: Prepared, start: int, stop: int, *, block: int = EXHAUSTIVE_BLO
         lane_ops = exhaustive_block(p.ref, s, min(s + block, stop))
         return lane_ops, run_inputs(p, lane_ops, positions=position_block(s, block))
 
-    tally = Tally(keep=keep)
+    tally = Tally(keep=keep, every=every, sink=sink)
     if threads > 1 and len(starts) > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:
             results = pool.map(work, starts)
@@ -1682,28 +1695,28 @@ def _worker_start(key: tuple) -> None:
     _WORKER["key"] = key
 
 
-def _worker_range(start: int, stop: int, block: int, keep: int):
+def _worker_range(start: int, stop: int, block: int, keep: int, every: bool = False):
     """Run ``start .. stop-1`` in a worker process; None if it failed (the parent then reruns the
     range itself, so that the error is raised, and reported, exactly as in a serial run)."""
     try:
-        return run_range(_WORKER["p"], start, stop, block=block, keep=keep)
+        return run_range(_WORKER["p"], start, stop, block=block, keep=keep, every=every)
     except Exception:  # noqa: BLE001 -- rerun in the parent, which raises it
         return None
 
 
 def run_range_processes(p: Prepared, start: int, stop: int, *, workers: int, block: int = EXHAUSTIVE_BLOCK,
-                        progress=None, keep: int = 3) -> Tally:
+                        progress=None, keep: int = 3, sink=None) -> Tally:
     """:func:`run_range` over ``workers`` worker processes in tasks of :data:`PROCESS_TASK` inputs
     (whole blocks), merged in input order: the same tally as the serial run."""
     if start % block:
         raise ValueError(f"start {start} is not a multiple of the block {block}")
     task = max(block, PROCESS_TASK // block * block)
     return run_ranges(p, [(s, min(s + task, stop)) for s in range(start, stop, task)], workers=workers,
-                      block=block, progress=progress, keep=keep)
+                      block=block, progress=progress, keep=keep, sink=sink)
 
 
 def run_ranges(p: Prepared, ranges: list, *, workers: int, block: int = EXHAUSTIVE_BLOCK, progress=None,
-               keep: int = 3, method: str | None = None) -> Tally:
+               keep: int = 3, method: str | None = None, sink=None) -> Tally:
     """Run each input range ``(start, stop)`` (``start`` a multiple of ``block``) as :func:`run_range`
     does, ``workers`` at a time in worker processes, and merge their tallies in the order given.
     ``progress(n)`` after each range merged, with its inputs. Workers are forked when this process
@@ -1711,14 +1724,16 @@ def run_ranges(p: Prepared, ranges: list, *, workers: int, block: int = EXHAUSTI
     far), else started afresh ("spawn") and compile the function themselves. Where worker
     processes cannot start or die, what is left runs in this process (:func:`run_range`); a range
     whose run fails in a worker runs again here, so that its error is raised as a serial run's.
-    ``method`` forces a start method ("fork" or "spawn")."""
+    ``method`` forces a start method ("fork" or "spawn"). ``sink``: every misrounded input, in input
+    order (:class:`Tally`; each range then holds all of its own until merged)."""
     key = (p.path, p.text, p.entry, p.against, dict(p.ctx_args), p.spec_root, p.params)
     if method is None:
         method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() \
             else "spawn"
     if method == "fork":
         _WORKER.update(p=p, key=key)
-    tally = Tally(keep=keep)
+    tally = Tally(keep=keep, sink=sink)
+    every = sink is not None
     done = 0
 
     def merge(part, n):
@@ -1731,14 +1746,14 @@ def run_ranges(p: Prepared, ranges: list, *, workers: int, block: int = EXHAUSTI
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                  initializer=_worker_start, initargs=(key,)) as pool:
-            futures = [pool.submit(_worker_range, s, e, block, keep) for s, e in ranges]
+            futures = [pool.submit(_worker_range, s, e, block, keep, every) for s, e in ranges]
             try:
                 for k, (s, e) in enumerate(ranges):
                     part = futures[k].result()
                     # a merged range's tally is let go: each holds up to MISROUNDED_CAP inputs, and a
                     # sweep where many inputs misround would otherwise keep thousands of them
                     futures[k] = None
-                    merge(part if part is not None else run_range(p, s, e, block=block, keep=keep), e - s)
+                    merge(part if part is not None else run_range(p, s, e, block=block, keep=keep, every=every), e - s)
                     del part
             except BaseException:
                 for fut in futures:
@@ -1751,7 +1766,7 @@ def run_ranges(p: Prepared, ranges: list, *, workers: int, block: int = EXHAUSTI
         if method == "fork":
             _WORKER.clear()
     for s, e in ranges[done:]:
-        merge(run_range(p, s, e, block=block, threads=workers, keep=keep), e - s)
+        merge(run_range(p, s, e, block=block, threads=workers, keep=keep, every=every), e - s)
     return tally
 
 
@@ -1807,7 +1822,8 @@ def covers_domain(domain: int, cases: int | None, *, small: int) -> bool:
 def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | None = None, cases: int | None = None,
                seed: int = 0, ulp_reading: str = "either", approx: str = "all", tininess: str = TININESS_DEFAULT,
                block: int | None = None, threads: int | None = None, progress=None, limit: int | None = None,
-               report_limit: int = 3, processes: bool | None = None, params: str | None = None) -> Outcome:
+               report_limit: int = 3, processes: bool | None = None, params: str | None = None,
+               misrounded=None) -> Outcome:
     """Verify function ``entry`` of the PTX file ``path`` against ``against`` (see the module doc).
 
     ``limit`` stops an exhaustive run after that many inputs (for measuring; the outcome then says
@@ -1815,7 +1831,8 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
     worker processes when ``processes`` (default: for runs of at least :data:`PROCESS_MIN` inputs),
     else by threads of this process; the outcome is the same. Sharding over machines, with
     checkpoints, is :mod:`tilecheck.verify.sharded`.
-    ``progress(done, total)`` is called after each block."""
+    ``progress(done, total)`` is called after each block. ``misrounded(rows)``: called with every
+    misrounded input, in input order (a uint64 array, one column per operand), as the run finds them."""
     started = time.time()
     p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess, params=params)
     if exhaustive is None:
@@ -1835,16 +1852,16 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
             processes = total >= PROCESS_MIN
         if processes and workers > 1:
             tally = run_range_processes(p, 0, total, workers=workers, block=block or EXHAUSTIVE_BLOCK, progress=step,
-                                        keep=report_limit)
+                                        keep=report_limit, sink=misrounded)
         else:
             tally = run_range(p, 0, total, block=block or EXHAUSTIVE_BLOCK, threads=workers, progress=step,
-                              keep=report_limit)
+                              keep=report_limit, sink=misrounded)
         return finish(p, tally, exhaustive=total == p.domain, sampling={"exhaustive": total},
                       seconds=round(time.time() - started, 3))
     n = cases or DEFAULT_CASES
     lane_ops, sampling = sampled_inputs(p.ref, n, seed)
     block = block or (1 << 14)
-    tally = Tally(keep=report_limit)
+    tally = Tally(keep=report_limit, sink=misrounded)
     for s in range(0, lane_ops[0].shape[0], block):
         part = [o[s:s + block] for o in lane_ops]
         tally.add(part, run_block(p.plan, p.abi, p.ref, _pack(p.abi, p.ref, part), p.ctx_args))
