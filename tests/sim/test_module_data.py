@@ -21,6 +21,19 @@ from tilecheck.verify import compiled
 
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 
+# thread i's element: a[i] in %f1, &out[i] in %rd5
+LOAD = """  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [o];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r9, %ntid.x;
+  mad.lo.s32 %r1, %r2, %r9, %r1;
+  mul.wide.s32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+"""
+
 # out[i] = a[i] * table[1] (a float32 read from the table's second word: 2.0 when the table is
 # {1.0, 2.0} written as bytes, little endian); the first word is padding the kernel skips
 TABLE_KERNEL = """
@@ -31,23 +44,13 @@ TABLE_KERNEL = """
   .reg .b32 %r<10>;
   .reg .f32 %f<4>;
   .reg .b64 %rd<8>;
-  ld.param.u64 %rd1, [a];
-  ld.param.u64 %rd2, [o];
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r9, %ntid.x;
-  mad.lo.s32 %r1, %r2, %r9, %r1;
-  mul.wide.s32 %rd3, %r1, 4;
-  add.s64 %rd4, %rd1, %rd3;
-  add.s64 %rd5, %rd2, %rd3;
-  ld.global.f32 %f1, [%rd4];
-  mov.b64 %rd6, table;
+{load}  mov.b64 %rd6, table;
   ld.global.nc.f32 %f2, [%rd6+4];
   mul.rn.f32 %f3, %f1, %f2;
   st.global.f32 [%rd5], %f3;
   ret;
 }
-"""
+""".replace("{load}", LOAD)
 
 
 @pytest.fixture(scope="module")
@@ -117,24 +120,14 @@ LOCAL32_KERNEL = """
   .reg .f32 %f<4>;
   .reg .b64 %rd<6>;
   mov.b32 %SPL, __local_depot0;
-  ld.param.u64 %rd1, [a];
-  ld.param.u64 %rd2, [o];
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r9, %ntid.x;
-  mad.lo.s32 %r1, %r2, %r9, %r1;
-  mul.wide.s32 %rd3, %r1, 4;
-  add.s64 %rd4, %rd1, %rd3;
-  add.s64 %rd5, %rd2, %rd3;
-  ld.global.f32 %f1, [%rd4];
-  mul.rn.f32 %f2, %f1, 0f40000000;
+{load}  mul.rn.f32 %f2, %f1, 0f40000000;
   st.local.f32 [%SPL+4], %f2;
   add.u32 %r3, %SPL, 4;
   ld.local.f32 %f3, [%r3];
   st.global.f32 [%rd5], %f3;
   ret;
 }
-"""
+""".replace("{load}", LOAD)
 
 
 def test_local_memory_addressed_with_32_bits(tmp_path, db):
