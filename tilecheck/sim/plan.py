@@ -63,11 +63,11 @@ PARAM = "param "
 REGION_SHIFT = 40
 REGION_BASE = 1 << 44
 LOCAL_BASE = 1 << 62
+"""Address of a thread's first local byte (its ``.local`` arrays, ``-G`` builds' stack frames, one
+after another): far above every global buffer, so a generic address says which memory it names."""
 CONSTANT_BASE = 1 << 61
 """Where the module's initialized ``.global`` data lies (:func:`constant_layout`): above every
 buffer region, below local memory; a kernel reads it and never writes it."""
-"""Address of a thread's first local byte (its ``.local`` arrays, ``-G`` builds' stack frames, one
-after another): far above every global buffer, so a generic address says which memory it names."""
 
 
 @dataclass
