@@ -138,3 +138,14 @@ def test_local_memory_addressed_with_32_bits(tmp_path, db):
     wrong = _write(tmp_path, LOCAL32_KERNEL.replace("add.u32 %r3, %SPL, 4;", "add.u32 %r3, %SPL, 0;"), "w.ptx")
     assert compiled.verify_ptx(wrong, "twice", "mul.rn.f32(a, 2.0)", db=db, cases=2000).verdict_word \
         == "counterexample"
+
+
+def test_only_registers_every_write_of_which_derives_from_a_table_read_constants(tmp_path):
+    # %rd6 holds the table's address (plus 4): its load is a constant, no element's bytes; %rd7 is
+    # written from the table once and from the operand buffer once, so its loads stay leaves
+    from tilecheck.verify.slicing import Slicer
+
+    body = TABLE_KERNEL.replace("  mov.b64 %rd6, table;\n", "  mov.b64 %rd6, table;\n  add.s64 %rd6, %rd6, 0;\n"
+                                "  mov.b64 %rd7, table;\n  mov.b64 %rd7, %rd4;\n")
+    fn = parse_module(HEADER + body, "k.ptx").function("scale")
+    assert Slicer(fn).tables == frozenset({"%rd6"})

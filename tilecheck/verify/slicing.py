@@ -99,23 +99,30 @@ class Slicer:
     def _table_pointers(self, fn: Function) -> frozenset:
         """The registers that hold addresses inside the module's initialized data (a table's address
         moved into a register, plus offsets): what a load through them reads is a constant, not an
-        element's bytes. By register name, whichever write: compilers give a table's address a
-        register of its own."""
+        element's bytes. By register name: a register counts only where every write of it derives
+        from a table (one also written with anything else, a buffer's address say, does not)."""
         names = {c.name for c in fn.constants}
+
+        def derived(ins: Instr, out: set) -> bool:
+            return _head(ins) in ("mov", "add", "sub", "mad", "cvt", "cvta") and len(self.written(ins)) == 1 and \
+                any(isinstance(op, Symbol) and op.name in names or isinstance(op, Reg) and op.name in out
+                    for op in ins.operands[1:])
+
         out: set = set()
         grown = bool(names)
-        while grown:
+        while grown:  # every register some write of which derives from a table ...
             grown = False
             for ins in self.instrs:
-                if _head(ins) not in ("mov", "add", "sub", "mad", "cvt", "cvta") or not ins.operands:
-                    continue
-                dst = _names(ins.operands[0])
-                if len(dst) != 1 or dst[0] in out:
-                    continue
-                if any(isinstance(op, Symbol) and op.name in names or isinstance(op, Reg) and op.name in out
-                       for op in ins.operands[1:]):
-                    out.add(dst[0])
+                if derived(ins, out) and self.written(ins)[0] not in out:
+                    out.add(self.written(ins)[0])
                     grown = True
+        shrunk = True
+        while shrunk:  # ... less those with a write that does not
+            shrunk = False
+            for name in list(out):
+                if not all(derived(w, out) for w in self.writers.get(name, [])):
+                    out.discard(name)
+                    shrunk = True
         return frozenset(out)
 
     def reads_table(self, ins: Instr) -> bool:
