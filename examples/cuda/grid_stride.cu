@@ -1,3 +1,5 @@
+#include <cuda_bf16.h>
+
 // a / b on float in a grid-stride loop: any grid covers any n, each thread taking every
 // (gridDim.x * blockDim.x)-th element.
 extern "C" __global__ void k_fdiv_grid_stride(const float* __restrict__ a, const float* __restrict__ b,
@@ -23,4 +25,11 @@ extern "C" __global__ void k_fdividef_grid_stride_unroll4(const float* __restric
 #pragma unroll 4
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
     out[i] = __fdividef(a[i], b[i]);
+}
+// h2sqrt on bfloat162 pairs in a grid-stride loop unrolled twice: n2 counts pairs, each store
+// writes two elements, the k-th iteration's at pair i + k * (gridDim.x * blockDim.x)
+extern "C" __global__ void k_h2sqrt_bf16_grid_stride_unroll2(const __nv_bfloat162* __restrict__ a,
+                                                             __nv_bfloat162* __restrict__ out, int n2) {
+#pragma unroll 2
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n2; i += blockDim.x * gridDim.x) out[i] = h2sqrt(a[i]);
 }

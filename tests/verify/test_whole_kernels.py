@@ -89,6 +89,16 @@ def test_an_unrolled_grid_stride_loop_misrounds_what_the_loop_of_one_store_does(
         == "no-counterexample"
 
 
+def test_an_unrolled_grid_stride_loop_over_pairs_counts_pairs(db):
+    # h2sqrt on __nv_bfloat162 (n2 counts pairs), unrolled twice: two stores of two elements each,
+    # the k-th at pair i + k x the grid's threads; the same verdict as the one-pair-per-thread h2sqrt
+    o = compiled.verify_ptx(str(CUDA / "grid_stride.ptx"), "k_h2sqrt_bf16_grid_stride_unroll2", "sqrt.rn.bf16", db=db)
+    assert "a grid-stride loop" in o.abi and "counting vectors of 2" in o.abi and "4 elements per thread" in o.abi
+    assert o.verdict_word == "verified" and o.exhaustive
+    twin = compiled.verify_ptx(str(CUDA / "half.ptx"), "k_h2sqrt_bf16", "sqrt.rn.bf16", db=db)
+    assert twin.verdict_word == "verified"
+
+
 def test_a_wrong_copy_of_an_unrolled_grid_stride_loop_is_caught(db, tmp_path):
     # the third copy of the IEEE loop divides b by a
     text = (CUDA / "grid_stride.ptx").read_text()

@@ -11,9 +11,9 @@ approximate instruction returning its reference result) and finds:
   ``c * per_cta + local[a][t]``, for every thread storing every atom once and the CTAs' elements
   following each other (checked on two CTAs); or, for a grid-stride loop unrolled into several
   stores (``#pragma unroll`` on ``for (i = tid; i < n; i += blockDim.x * gridDim.x)``), the element
-  of atom ``a`` in thread ``t`` is ``t + stride[a] x threads``, the launch's threads (its CTAs
-  times their threads) setting the stride (``grid_stride``; every run checks it again, each with
-  its own launch);
+  of atom ``a`` in thread ``t`` is ``u x (t + k[a] x threads) + j[a]`` for vectors of ``u``
+  elements, the launch's threads (its CTAs times their threads) setting the stride
+  (``grid_stride``; every run checks it again, each with its own launch);
 - the elements per thread: the smallest count ``k`` at which every thread of two CTAs stores and
   the stored elements are exactly ``0 .. count - 1`` each once (a count parameter set to
   ``2 x block x k``); kernels whose CTAs overlap run with one CTA per launch (``single_cta``:
@@ -136,8 +136,9 @@ class Layout:
     # ld.shared instruction (id) -> the operand buffer its bytes come from, where operands pass
     # through shared memory before the arithmetic (:func:`_through_shared`; None: several)
     shared_regions: dict = field(default_factory=dict)
-    # per atom: the grid strides it lies after its thread's first element, for a grid-stride loop
-    # (element = thread + stride x the launch's threads); None: the CTAs' elements follow each other
+    # a grid-stride loop over vectors of u elements (u 1 for scalars): (u, per atom (k, j)), the
+    # element being u x (thread + k x the launch's threads) + j; None: the CTAs' elements follow
+    # each other
     grid_stride: tuple | None = None
     # (threads, atom) -> positions(): every block of an exhaustive run launches the same few shapes
     _positions: dict = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -182,7 +183,8 @@ class Layout:
         text = (f"{self.per_thread} element{'s' if self.per_thread > 1 else ''} per thread, {self.block} threads per CTA"
                 + (f" ({self.workers} of them store, the others store nothing)" if self.active is not None else "")
                 + (", one CTA per launch" if self.single_cta else
-                   ", a grid-stride loop (element = thread + k x the launch's threads)" if self.grid_stride is not None
+                   ", a grid-stride loop (element = u x (thread + k x the launch's threads) + j)"
+                   if self.grid_stride is not None
                    else f", {self.per_cta} elements per CTA"))
         unit = f" (counting vectors of {self.count_unit})" if self.count_unit > 1 else ""
         if self.scalars and self.bounded == 1:
@@ -207,7 +209,9 @@ class Layout:
             return known
         t = np.arange(threads, dtype=np.int64)
         if self.grid_stride is not None:  # the stride is the launch's every thread, a partial last CTA's too
-            pos = t + self.grid_stride[atom] * (-(-threads // self.block) * self.block)
+            unit, places = self.grid_stride
+            k, j = places[atom]
+            pos = unit * (t + k * (-(-threads // self.block) * self.block)) + j
         else:
             pos = (t // self.block) * self.per_cta + self.local[atom][t % self.block]
         pos = pos if self.active is None else np.where(self.judged(threads), pos, -1)
@@ -409,13 +413,20 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
             modes = (False,)
             break
         for k in tries:
-            try:
-                run = _launch(plan, pointers, scalars, block, k, single, eb, zeroed=tuple(zeroed), region_bytes=rb)
-            except (ExecutionError, StepLimitError, UnsupportedPtxError) as exc:
-                first_error = first_error or exc
-                continue
-            if _covers(run, eb, k * block * DISCOVERY_CTAS, len(atoms)):
-                found = (single, k, run, None)
+            # the count in elements, or in vectors of u elements (a grid-stride loop over bfloat162
+            # counts pairs: told the elements, it would go round twice)
+            for unit in [u for u in COUNT_UNITS if k % u == 0 and (u == 1 or not single)]:
+                count = None if unit == 1 else k * block * DISCOVERY_CTAS // unit
+                try:
+                    run = _launch(plan, pointers, scalars, block, k, single, eb, count=count, zeroed=tuple(zeroed),
+                                  region_bytes=rb)
+                except (ExecutionError, StepLimitError, UnsupportedPtxError) as exc:
+                    first_error = first_error or exc
+                    continue
+                if _covers(run, eb, k * block * DISCOVERY_CTAS, len(atoms)):
+                    found = (single, k, run, None)
+                    break
+            if found:
                 break
         if found:
             break
@@ -465,7 +476,7 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
         if grid_stride is None:
             raise _fail(fn, here, "the elements of CTA 1 do not follow those of CTA 0 (element = ctaid x elements per "
                                   "CTA + an index within the CTA), nor are they a grid-stride loop's (element = "
-                                  "thread + k x threads)")
+                                  "u x (thread + k x threads) + j)")
     sinks = _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of)
     if sinks is not None and grid_stride is not None:
         raise _fail(fn, here, "a grid-stride loop whose elements pass through shared memory (not followed)")
@@ -496,13 +507,28 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     return layout
 
 
+COUNT_UNITS = (1, 2, 4, 8)
+"""Elements per unit of a count parameter that discovery tries (CUDA's vector types count pairs,
+quads: ``n2`` of ``__nv_bfloat162``, ``n4`` of ``float4``)."""
+
+
 def _grid_stride(element: np.ndarray, threads: int) -> tuple | None:
-    """Per atom, ``k`` where atom ``a`` of every thread ``t`` stores element ``t + k x threads`` (a
-    grid-stride loop unrolled into one store per iteration); None where the elements are not so."""
-    offset = element - np.arange(threads)[None, :]
-    if not (offset == offset[:, :1]).all() or (offset[:, 0] % threads).any():
+    """Per atom, ``(k, j)`` where atom ``a`` of every thread ``t`` stores element
+    ``u x (t + k x threads) + j`` (a grid-stride loop over vectors of ``u`` elements, unrolled
+    into one store per iteration; ``u`` is 1 for scalars), as ``(u, ((k, j), ...))``; None where
+    the elements are not so."""
+    if threads < 2:
         return None
-    return tuple(int(k) for k in offset[:, 0] // threads)
+    u = int(element[0, 1] - element[0, 0])
+    if u < 1:
+        return None
+    offset = element - u * np.arange(threads)[None, :]
+    if not (offset == offset[:, :1]).all():
+        return None
+    k, j = np.divmod(offset[:, 0], u * threads)
+    if (j >= u).any():
+        return None
+    return u, tuple((int(a), int(b)) for a, b in zip(k, j))
 
 
 def _one_result_buffer(fn, here, plan, pointers, scalars, block, per_thread, eb, zeroed) -> None:
@@ -1038,9 +1064,15 @@ def _bounded(fn, here, plan: Plan, layout: Layout) -> tuple[int, int]:
     every = per * (1 if layout.single_cta else DISCOVERY_CTAS)
     reached = []
     for count in sorted({c for c in counts if 0 < c < every}):
-        run = _launch(plan, layout.pointers, layout.scalars, layout.block, layout.per_thread, layout.single_cta,
-                      layout.element_bytes, count=count, zeroed=tuple(layout.zeroed), per_cta=layout.per_cta,
-                      region_bytes=layout.region_bytes)
+        try:
+            run = _launch(plan, layout.pointers, layout.scalars, layout.block, layout.per_thread, layout.single_cta,
+                          layout.element_bytes, count=count, zeroed=tuple(layout.zeroed), per_cta=layout.per_cta,
+                          region_bytes=layout.region_bytes)
+        except UnsupportedPtxError:
+            if layout.grid_stride is None:
+                raise
+            continue  # a count in vectors past the launch's one pass: the loop goes round again
+
         stored = []
         for region, el, n in _written(run, layout.element_bytes).values():
             ok = el >= 0
