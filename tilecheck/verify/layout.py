@@ -525,7 +525,7 @@ def _grid_stride(element: np.ndarray, threads: int) -> tuple | None:
     offset = element - u * np.arange(threads)[None, :]
     if not (offset == offset[:, :1]).all():
         return None
-    k, j = np.divmod(offset[:, 0], u * threads)
+    k, j = offset[:, 0] // (u * threads), offset[:, 0] % (u * threads)
     if (j >= u).any():
         return None
     return u, tuple((int(a), int(b)) for a, b in zip(k, j))
