@@ -40,3 +40,10 @@ def _environment_restored():
     yield
     os.environ.clear()
     os.environ.update(saved)
+
+
+@pytest.fixture(scope="session")
+def spec_db():
+    """The spec database, loaded once for the session (what the simulator and verifier read)."""
+    from tilecheck.spec.database import load_database
+    return load_database()

@@ -66,7 +66,28 @@ def ptx_line(path: Path, entry: str) -> str:
             out[-1] = f"{head} x{int(n or 1) + 1}"
         else:
             out.append(op)
-    return "; ".join(out)
+    return "; ".join(_fold_repeats(out))
+
+
+def _fold_repeats(items: list[str], shortest: int = 4) -> list[str]:
+    """``items`` with the longest run of a block of at least ``shortest`` instructions repeated
+    back to back (a vector kernel's elements, each computed by the same code) written once, as
+    ``N x [block]``; the instructions before and after it folded the same way."""
+    n = len(items)
+    best = None  # (instructions covered, start, block length, repeats)
+    for start in range(n):
+        for size in range(shortest, (n - start) // 2 + 1):
+            block, k = items[start:start + size], 1
+            while items[start + k * size:start + (k + 1) * size] == block:
+                k += 1
+            if k > 1 and (best is None or k * size > best[0]):
+                best = (k * size, start, size, k)
+    if best is None:
+        return items
+    _, start, size, k = best
+    block = "; ".join(items[start:start + size])
+    return (_fold_repeats(items[:start], shortest) + [f"{k} x [{block}]"]
+            + _fold_repeats(items[start + k * size:], shortest))
 
 
 _CLASS_WORDS = {"nan_payload": "only by the payload of a NaN", "zero_sign": "only by the sign of a zero"}

@@ -112,6 +112,8 @@ DOC_SIGMOID = "tl.sigmoid: 'Computes the element-wise sigmoid of x' (no bound st
 DOC_FAST_LOG = ("libdevice.fast_log2f / fast_logf: no docstring (CUDA's __log2f / __logf: 'fast approximate "
                 "base 2 / natural logarithm', subnormals flushed)")
 DOC_FAST_SIN = "libdevice.fast_sinf: no docstring (CUDA's __sinf: 'fast approximate sine', subnormals flushed)"
+DOC_SIN = "tl.sin: 'Computes the element-wise sine of x' (no bound stated; libdevice's sinf, CUDA's sinf: 2 ulp)"
+DOC_COS = "tl.cos: 'Computes the element-wise cosine of x' (no bound stated; libdevice's cosf, CUDA's cosf: 2 ulp)"
 DOC_TANH_ASM = "tl.inline_asm_elementwise: the instruction's own PTX ISA contract (relative error 2^-11)"
 # libdevice's fast_logf as Triton 3.9 lowers it: lg2.approx.ftz.f32, then a mul.f32 by ln 2 rounded to float32
 FAST_LOG_AS_LG2 = "mul.rn.f32(lg2.approx.ftz.f32(a), 0.693147182464599609375)"
@@ -252,6 +254,14 @@ TRITON_CASES = [
     TritonCase("fast_sin_f32", "fast_sin_kernel", "fp32", "libdevice.fast_sinf(x)", ("sin.approx.ftz.f32",),
                DOC_FAST_SIN, amd=False,
                note="tilecheck does not model sin.approx yet: every finite non-zero input is unknown"),
+    # libdevice's sinf/cosf: exact arithmetic only (fma polynomials; for large |x| Payne-Hanek's reduction
+    # through mad.lo.cc/madc.hi, shf.l.wrap and a local array), so the kernel's result is one value per
+    # input; the only PTX forms of sine and cosine are the approximate instructions, not modelled yet
+    *[TritonCase(f"{fn}_f32{'_v' if vec else ''}", f"{fn}_kernel", "fp32", f"tl.{fn}(x)", (f"{fn}.approx.f32",), doc,
+                 amd=False, block=1024 if vec else 128, vector=vec, inputs="65536",
+                 note=f"no PTX form computes {fn} exactly, and tilecheck does not model {fn}.approx yet: every finite "
+                      "non-zero input is unknown")
+      for fn, doc in (("sin", DOC_SIN), ("cos", DOC_COS)) for vec in (False, True)],
     TritonCase("tanh_asm_f32", "tanh_asm_kernel", "fp32", 'inline_asm_elementwise("tanh.approx.f32 $0, $1;")',
                ("tanh.approx.f32",), DOC_TANH_ASM, amd=False,
                note="tilecheck does not model tanh.approx yet: every finite non-zero input is unknown"),

@@ -310,3 +310,22 @@ def relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.where(x > 0, x, 0), mask=mask)
+
+
+@triton.jit
+def sin_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.sin(x): libdevice's sinf (no approximate instruction: a polynomial after an argument
+    reduction that, for |x| >= 105615, is Payne-Hanek's through a carry chain and local memory)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.sin(x), mask=mask)
+
+
+@triton.jit
+def cos_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.cos(x): libdevice's cosf (the same reduction as sin_kernel's)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.cos(x), mask=mask)

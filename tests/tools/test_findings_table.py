@@ -100,3 +100,14 @@ def test_an_unknown_row_says_what_its_inputs_reach(findings):
     unmodelled = SimpleNamespace(unknown_inputs=[{"inputs": ["0x3f000000"], "reasons": [
         "sin.approx.ftz.f32 %r2, %r1 on 0x3f000000: ... tilecheck does not model sin yet: not judged"], "reference": None}])
     assert findings._unknown_cause(unmodelled) == "a bound tilecheck does not model yet"
+
+
+def test_a_vector_kernels_repeated_elements_are_written_once(findings):
+    fold = findings._fold_repeats
+    body = ["mul.f32", "fma.rn.f32 x3", "@p bra", "ld.local.b32"]
+    assert fold(["mad.wide.s32"] + body * 8 + ["cvt.u32.u64"]) == \
+        ["mad.wide.s32", "8 x [mul.f32; fma.rn.f32 x3; @p bra; ld.local.b32]", "cvt.u32.u64"]
+    assert fold(body + ["x"] + body) == body + ["x"] + body  # not back to back: as it is
+    assert fold(["a", "b", "a", "b"]) == ["a", "b", "a", "b"]  # shorter than four: as it is
+    line = findings.ptx_line(ROOT / "examples" / "triton" / "sin_f32_v.ptx", "sin_kernel")
+    assert line.startswith("mad.wide.s32; 8 x [mul.f32; ") and line.count("mad.lo.cc.u32") == 1

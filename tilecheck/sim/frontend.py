@@ -36,6 +36,7 @@ from tilecheck.errors import Location
 from tilecheck.sim.errors import PtxError, UnsupportedPtxError
 from tilecheck.sim.names import NameNotFound, resolve
 from tilecheck.sim.parser import Addr, Reg, Symbol, Vec, _operand, _split_operands, strip_comments
+from tilecheck.sim.wide_int import CARRY, reads_carry, writes_carry
 from tilecheck.spec.types import PTX_TYPES
 
 
@@ -600,6 +601,8 @@ def _parse_body(t: _Text, start: int, end: int):
         raise t.error(buf, f"statement without ';': {clean[buf:end].strip()[:60]!r}", unsupported=False)
     if len(scopes) != 1:
         raise t.error(end, "unbalanced '{'", unsupported=False)
+    if any(isinstance(b, Instr) and (writes_carry(b.opcode) or reads_carry(b.opcode)) for b in body):
+        registers[CARRY] = "pred"  # the condition code's carry flag, a register like the others from here on
     return registers, body
 
 
@@ -730,7 +733,7 @@ def _inline_calls(module: "PtxModule", fn: Function, stack: tuple, counter: list
         inner = _inline_calls(module, callee, stack + (callee.name,), counter)
         counter[0] += 1
         tag = f"@{counter[0]}"
-        regs = {name: name + tag for name in inner.registers}
+        regs = {name: name + tag if name != CARRY else name for name in inner.registers}  # one flag per thread
         names = {p.name: a for p, a in zip(inner.params, args)}
         names.update({p.name: r for p, r in zip(inner.returns, results)})
         names.update({p.name: p.name + tag for p in inner.locals + inner.frames})

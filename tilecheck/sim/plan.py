@@ -39,7 +39,7 @@ import numpy as np
 from tilecheck.errors import Location, TilecheckError
 from tilecheck.spec.registry import ROUNDINGS, TININESS_DEFAULT
 from tilecheck.model import api, ops
-from tilecheck.sim import fused, shared
+from tilecheck.sim import fused, shared, wide_int
 from tilecheck.sim.conversions import native_convert
 from tilecheck.sim.choices import Choices, ScaledChoices, ScaledPairChoices, allowed_choices
 from tilecheck.sim.errors import ExecutionError, OutsideBuffersError, StepLimitError, UnsupportedPtxError
@@ -65,9 +65,10 @@ REGION_BASE = 1 << 44
 LOCAL_BASE = 1 << 62
 """Address of a thread's first local byte (its ``.local`` arrays, ``-G`` builds' stack frames, one
 after another): far above every global buffer, so a generic address says which memory it names."""
-CONSTANT_BASE = 1 << 61
+CONSTANT_BASE = 3 << 60
 """Where the module's initialized ``.global`` data lies (:func:`constant_layout`): above every
-buffer region, below local memory; a kernel reads it and never writes it."""
+buffer region and the generic shared window (``shared.SHARED_BASE``), below local memory; a kernel
+reads it and never writes it."""
 
 
 @dataclass
@@ -89,6 +90,10 @@ class Lanes:
     store_slots: dict = field(default_factory=dict)  # (store step, 64-bit part) -> its record's index in ``stores``
     dtypes: dict = field(default_factory=dict)       # register name -> dtype (registers may be dropped)
     local: np.ndarray | None = None                  # lanes x bytes of the .local arrays (None: none declared)
+    # lanes x bytes: the step that last stored each local byte (-1: none), kept where the run tracks
+    # local memory's flow (RunContext.record_loads or .local_flows); (ld.local step, writer step) seen
+    local_writer: np.ndarray | None = None
+    local_flows: set = field(default_factory=set)
     shared: "shared.SharedMemory | None" = None      # per-CTA .shared memory (not per lane: forks leave it)
     # a fork whose register copies wait for the next step (RunContext.defer_fork): (rows, {name:
     # array}) means lane i's register `name` is array[rows[i]], or array[i % rows] where rows is an
@@ -125,6 +130,7 @@ class Lanes:
         self.stores = [tuple(lane(x) for x in st) for st in self.stores]
         self.trace = {k: tuple(fn(x) for x in v) for k, v in self.trace.items()}
         self.local = lane(self.local)
+        self.local_writer = lane(self.local_writer)
 
     def take_tiled(self, times: int, keep: set, defer: bool = False) -> None:
         """Every per-lane array repeated ``times`` times end to end (lane i + k*n is a copy of i);
@@ -362,6 +368,15 @@ class RunContext:
     step: int = 0
     defer_fork: bool = False       # a fork may leave its register copies pending (Lanes.pending)
     collapse: "Step | None" = None  # the step an approximate step's choices collapse through (Plan.collapse)
+    # ld.local step -> the st.local steps (-1: no store) whose bytes it may read, as a discovery run
+    # saw them (verify/layout.py follows values through local memory by it); a run that reads others
+    # stops with an ExecutionError. None: not checked
+    local_flows: dict | None = None
+
+    @property
+    def tracks_local(self) -> bool:
+        """True when the run records or checks which store wrote each local byte a load reads."""
+        return self.record_loads or self.local_flows is not None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -451,6 +466,20 @@ class _Compiler:
             return (lambda L, s, c: np.full(L.size if s is None else s.size, address, dtype=dt)), set()
         raise self.error(ins, f"unsupported operand {op!r}")
 
+    def address(self, ins: Instr, addr: Addr):
+        """``[base+offset]`` as a function (lanes, sub, ctx) -> uint64 addresses, and the registers it
+        reads. A 32-bit base register makes a 32-bit address (a .local or .shared window offset), its
+        sum with the offset taken modulo 2^32 as the hardware's address arithmetic does (libdevice's
+        argument reduction indexes its local table from a pointer below the frame)."""
+        narrow = isinstance(addr.base, Reg) and TYPES.get(self.reg_types.get(addr.base.name, ""), (64, ""))[0] == 32
+        base, reads = self.reader(ins, addr.base, 64)
+        off = np.uint64(addr.offset & ((1 << 64) - 1))
+        if narrow:
+            return (lambda L, s, c: (base(L, s, c) + off) & np.uint64(0xFFFFFFFF)), reads
+        if not addr.offset:  # (addresses are never written in place: the register itself serves)
+            return base, reads
+        return (lambda L, s, c: base(L, s, c) + off), reads
+
     def immediate(self, ins: Instr, op: Imm, width: int, ftype: str | None) -> int:
         mask = (1 << width) - 1
         if op.float_bits:
@@ -499,6 +528,7 @@ class _Compiler:
             step = self.instruction(ins, pos)
             step.guard = ins.guard
             steps.append(step)
+        self._check_carry()
         self._contractions(steps)
         return steps
 
@@ -722,16 +752,13 @@ class _Compiler:
             return self._step(ins, ldparam, [PARAM + key], [wname])
         if space is None and not isinstance(addr.base, (Reg, Symbol)):
             raise self.unsupported(ins)
-        base, reads = self.reader(ins, addr.base, 64)
-        off = addr.offset
+        address, reads = self.address(ins, addr)
         nbytes = width // 8
         where = Location(self.path, ins.line, ins.col)
         constants = self.constant_bytes
 
         def ldmemory(L, s, c):
-            a = base(L, s, c)
-            if off:  # (addresses are never written in place: the register itself serves)
-                a = a + np.uint64(off & ((1 << 64) - 1))
+            a = address(L, s, c)
             v = _load(L, s, c, a, nbytes, 1, space, where, constants)[0]
             write(L, s, _extend(v, width, signed, wname and self.reg_types[wname]))
         return self._step(ins, ldmemory, reads, [wname])
@@ -755,14 +782,14 @@ class _Compiler:
         """``ld.global.vN``: N consecutive elements; recorded as one access of N elements."""
         if not isinstance(addr.base, (Reg, Symbol)):
             raise self.unsupported(ins)
-        base, reads = self.reader(ins, addr.base, 64)
+        address, reads = self.address(ins, addr)
         writers = [self.writer(ins, o) for o in d.items]
-        off, nbytes = addr.offset, width // 8
+        nbytes = width // 8
         where = Location(self.path, ins.line, ins.col)
         constants = self.constant_bytes
 
         def ldvec(L, s, c):
-            a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
+            a = address(L, s, c)
             for (w, wn), v in zip(writers, _load(L, s, c, a, nbytes, vec, space, where, constants)):
                 w(L, s, _extend(v, width, kind == "s", wn and self.reg_types[wn]))
         return self._step(ins, ldvec, reads, [wn for _, wn in writers])
@@ -786,12 +813,12 @@ class _Compiler:
                 return self._st_param(ins, addr, [self.reader(ins, o, width) for o in src.items], width)
             # a vector store of N elements is one store of their concatenation (first = lowest)
             readers = [self.reader(ins, o, width) for o in src.items]
-            base, breads = self.reader(ins, addr.base, 64)
-            off, nbytes = addr.offset, width // 8
+            address, breads = self.address(ins, addr)
+            nbytes = width // 8
             where = Location(self.path, ins.line, ins.col)
 
             def stvec(L, s, c):
-                a = base(L, s, c) + np.uint64(off & ((1 << 64) - 1))
+                a = address(L, s, c)
                 _store(L, s, c, a, nbytes, [r(L, s, c) for r, _ in readers], space, where)
             return self._step(ins, stvec, set(breads).union(*[r for _, r in readers]), [])
         read, reads = self.reader(ins, src, width, type_ if TYPES[type_][1] == "f" else None)
@@ -799,15 +826,12 @@ class _Compiler:
             return self._st_param(ins, addr, [(read, reads)], width)
         if space is None and not isinstance(addr.base, (Reg, Symbol)):
             raise self.unsupported(ins)
-        base, breads = self.reader(ins, addr.base, 64)
-        off = addr.offset
+        address, breads = self.address(ins, addr)
         nbytes = width // 8
         where = Location(self.path, ins.line, ins.col)
 
         def stmemory(L, s, c):
-            a = base(L, s, c)
-            if off:
-                a = a + np.uint64(off & ((1 << 64) - 1))
+            a = address(L, s, c)
             _store(L, s, c, a, nbytes, [read(L, s, c)], space, where)
         return self._step(ins, stmemory, set(reads) | set(breads), [])
 
@@ -916,6 +940,89 @@ class _Compiler:
             write(L, s, out.astype(dt))
         return self._step(ins, bfe, r1 | r2 | r3, [wname])
 
+    def op_shf(self, ins, mods):
+        """``shf.{l,r}.{clamp,wrap}.b32 d, a, b, c``: a funnel shift of ``b:a`` (:mod:`~tilecheck.sim.wide_int`)."""
+        if len(mods) != 3 or mods[0] not in ("l", "r") or mods[1] not in ("clamp", "wrap") or mods[2] != "b32" \
+                or len(ins.operands) != 4:
+            raise self.unsupported(ins)
+        readers = [self.reader(ins, o, 32) for o in ins.operands[1:]]
+        write, wname = self.writer(ins, ins.operands[0])
+        left, clamp = mods[0] == "l", mods[1] == "clamp"
+        ra, rb, rc = (r for r, _ in readers)
+
+        def shf(L, s, c):
+            write(L, s, wide_int.funnel_shift(ra(L, s, c), rb(L, s, c), rc(L, s, c), left, clamp))
+        return self._step(ins, shf, set().union(*[r for _, r in readers]), [wname])
+
+    def op_clz(self, ins, mods):
+        """``clz.b32/.b64 d, a``: leading zero bits of ``a`` into the 32-bit ``d``."""
+        if len(mods) != 1 or mods[0] not in ("b32", "b64") or len(ins.operands) != 2:
+            raise self.unsupported(ins)
+        width = TYPES[mods[0]][0]
+        ra, reads = self.reader(ins, ins.operands[1], width)
+        write, wname = self.writer(ins, ins.operands[0])
+        return self._step(ins, lambda L, s, c: write(L, s, wide_int.count_leading_zeros(ra(L, s, c), width)),
+                          reads, [wname])
+
+    def op_addc(self, ins, mods):
+        return self._carry_arith(ins, mods, "add", carry_in=True)
+
+    def op_subc(self, ins, mods):
+        return self._carry_arith(ins, mods, "sub", carry_in=True)
+
+    def op_madc(self, ins, mods):
+        return self._carry_arith(ins, mods, "mad", carry_in=True)
+
+    def _carry_arith(self, ins, mods, head, carry_in):
+        """The extended-precision forms (PTX ISA §9.7.2): ``add.cc``, ``addc{.cc}``, ``sub.cc``,
+        ``subc{.cc}``, ``mad{.lo,.hi}.cc``, ``madc{.lo,.hi}{.cc}`` on .u32/.s32/.u64/.s64, the carry
+        flag a register (:data:`~tilecheck.sim.wide_int.CARRY`) read and written like the others."""
+        ms = list(mods)
+        mode = ms.pop(0) if head == "mad" and ms and ms[0] in ("lo", "hi") else None
+        carry_out = bool(ms) and ms[0] == "cc"
+        ms = ms[1:] if carry_out else ms
+        arity = 3 if head == "mad" else 2
+        if (head == "mad") != (mode is not None) or len(ms) != 1 or ms[0] not in ("u32", "s32", "u64", "s64") \
+                or len(ins.operands) != arity + 1:
+            raise self.unsupported(ins)
+        width, kind = TYPES[ms[0]]
+        readers = [self.reader(ins, o, width) for o in ins.operands[1:]]
+        flag_in = self.reader(ins, Reg(wide_int.CARRY), 1)[0] if carry_in else None
+        write, wname = self.writer(ins, ins.operands[0])
+        write_flag = self.writer(ins, Reg(wide_int.CARRY))[0] if carry_out else None
+        signed = kind == "s"
+
+        def run(L, s, c):
+            v = [r(L, s, c) for r, _ in readers]
+            cin = flag_in(L, s, c) if flag_in is not None else np.zeros(v[0].shape, dtype=bool)
+            if head == "mad":
+                lo, hi = wide_int.mul_halves(v[0], v[1], width, signed)
+                v = [hi if mode == "hi" else lo, v[2]]
+            d, flag = (wide_int.sub_borrow if head == "sub" else wide_int.add_carry)(v[0], v[1], cin, width)
+            write(L, s, d)
+            if write_flag is not None:
+                write_flag(L, s, flag)
+        reads = set().union(*[r for _, r in readers]) | ({wide_int.CARRY} if carry_in else set())
+        return self._step(ins, run, reads, [wname, wide_int.CARRY if carry_out else None])
+
+    def _check_carry(self) -> None:
+        """Refuse a read of the carry flag that no ``.cc`` write before it in the same straight-line
+        code sets under the same guard: the ISA keeps CC.CF for such sequences only (it is not
+        preserved across branches and calls), so its value there is undefined, not a choice."""
+        starts = set(self.labels.values())
+        written = None  # the guard of the block's last .cc instruction: () unguarded, None: none yet
+        for pos, ins in enumerate(self.instrs):
+            if pos in starts:
+                written = None
+            if wide_int.reads_carry(ins.opcode) and (written is None or written not in ((), ins.guard)):
+                raise self.error(ins, f"'{ins.opcode}' reads the carry flag CC.CF, which no .cc instruction before "
+                                      "it in the same straight-line code writes (under the same guard): its value "
+                                      "is undefined there", unsupported=False)
+            if wide_int.writes_carry(ins.opcode):
+                written = ins.guard if ins.guard is not None else ()
+            if ins.opcode.split(".", 1)[0] in ("bra", "ret", "exit", "call"):
+                written = None
+
     def op_shl(self, ins, mods):
         return self._shift(ins, mods, "shl")
 
@@ -1006,15 +1113,21 @@ class _Compiler:
         return self._step(ins, run, reads, [wname])
 
     def op_add(self, ins, mods):
+        if "cc" in mods:
+            return self._carry_arith(ins, mods, "add", carry_in=False)
         return self._int_arith(ins, mods, "add")
 
     def op_sub(self, ins, mods):
+        if "cc" in mods:
+            return self._carry_arith(ins, mods, "sub", carry_in=False)
         return self._int_arith(ins, mods, "sub")
 
     def op_mul(self, ins, mods):
         return self._int_arith(ins, mods, "mul")
 
     def op_mad(self, ins, mods):
+        if "cc" in mods:
+            return self._carry_arith(ins, mods, "mad", carry_in=False)
         return self._int_arith(ins, mods, "mad")
 
     def op_min(self, ins, mods):
@@ -2006,6 +2119,20 @@ def _local_columns(L: Lanes, a: np.ndarray, nbytes: int, where: Location) -> np.
     return offs[:, None] + np.arange(nbytes)
 
 
+def _local_flow(L: Lanes, c: RunContext, rows: np.ndarray, cols: np.ndarray, where: Location) -> None:
+    """Record (discovery) or check (``c.local_flows``) the stores whose bytes the local load at
+    ``c.step`` reads in lanes ``rows`` (byte columns ``cols``)."""
+    writers = set(np.unique(L.local_writer[rows[:, None], cols]).tolist()) if L.local_writer is not None else {-1}
+    if c.record_loads:
+        L.local_flows.update((c.step, w) for w in writers)
+    if c.local_flows is not None:
+        unseen = writers - c.local_flows.get(c.step, frozenset())
+        if unseen:
+            raise ExecutionError(f"{where}: in this run the load from local memory reads bytes written by a store "
+                                 "it never read from in the discovery run, which found the element each value "
+                                 "stored through local memory belongs to: refused rather than guessed")
+
+
 def _load(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, count: int, space: str | None,
           where: Location, constants: np.ndarray | None = None) -> list:
     """``count`` consecutive elements of ``nbytes`` each at addresses ``a`` (per lane: uint64, or
@@ -2023,6 +2150,8 @@ def _load(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, count: int, sp
         rows, addr = local
         cols = _local_columns(L, addr, nbytes * count, where)
         data = np.ascontiguousarray(L.local[rows[:, None], cols])
+        if c.tracks_local:
+            _local_flow(L, c, rows, cols, where)
         pick = slice(None) if glob is None else (a >= np.uint64(LOCAL_BASE))
         for j in range(count):
             out[j][pick] = data[:, j * nbytes:(j + 1) * nbytes].copy().view(_UINT[8 * nbytes]).reshape(-1)
@@ -2064,6 +2193,10 @@ def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list,
         parts = [np.asarray(v)[pick].astype(_UINT[8 * nbytes]).view(np.uint8).reshape(-1, nbytes) for v in values]
         # lanes own their rows (forking copies them), so writing in place touches no other lane
         L.local[rows[:, None], cols] = np.concatenate(parts, axis=1)
+        if c.tracks_local:
+            if L.local_writer is None:
+                L.local_writer = np.full(L.local.shape, -1, dtype=np.int32)
+            L.local_writer[rows[:, None], cols] = c.step
     if glob is not None:
         sub, addr = glob
         region, offs = _locate(c.memory, addr, nbytes * len(values), where)

@@ -361,15 +361,14 @@ def compile_access(comp, ins, mods, store_global=None):
     if len(items) != vec:
         raise comp.error(ins, f"{len(items)} register(s) for the {vec}-element access '{ins.opcode}'",
                          unsupported=False)
-    base, breads = comp.reader(ins, addr.base, 64)
-    off = np.uint64(addr.offset & ((1 << 64) - 1))
+    addresses, breads = comp.address(ins, addr)
     nbytes = width // 8
     where = Location(comp.path, ins.line, ins.col)
     if head == "ld":
         writers = [comp.writer(ins, o) for o in items]
 
         def ld_shared(L, s, c):
-            a = base(L, s, c) + off
+            a = addresses(L, s, c)
             for (w, wn), v in zip(writers, load(L, s, c, a, nbytes, vec, where)):
                 w(L, s, _extend(v, width, kind == "s", wn and comp.reg_types[wn]))
         return comp._step(ins, ld_shared, breads, [wn for _, wn in writers])
@@ -391,7 +390,7 @@ def compile_access(comp, ins, mods, store_global=None):
                     v = (v >> np.uint64(8 * lo)) & np.uint64((1 << (8 * eb)) - 1)
                 store_global(L, s, c, address[origin], eb, v, where, SINK_PART + byte)
             return
-        store(L, s, c, base(L, s, c) + off, nbytes, values, where)
+        store(L, s, c, addresses(L, s, c), nbytes, values, where)
     return comp._step(ins, st_shared, set(breads).union(*[r for _, r in readers]), [])
 
 
@@ -532,14 +531,12 @@ def compile_ldmatrix(comp, ins, mods):
         if TYPES.get(comp.reg_types[name], (0, ""))[0] != 32:
             raise comp.error(ins, f"{name} is not a 32-bit register ('{ins.opcode}' gives each thread 32 bits per "
                                   "matrix)", unsupported=False)
-    base, breads = comp.reader(ins, addr.base, 64 if comp.reg_types.get(getattr(addr.base, "name", ""), "") in
-                               ("b64", "u64", "s64") else 32)
-    off = np.uint64(addr.offset & ((1 << 64) - 1))
+    addresses, breads = comp.address(ins, addr)
     writers = [comp.writer(ins, o) for o in items]
     where = Location(comp.path, ins.line, ins.col)
 
     def ldmatrix(L, s, c):
-        a = base(L, s, c).astype(np.uint64) + off
+        a = addresses(L, s, c)
         if a.size and (a % np.uint64(16) != 0).any():
             k = int(np.argmax(a % np.uint64(16) != 0))
             raise ExecutionError(f"{where}: thread {int(L.origin[k if s is None else s[k]]) + c.thread_base} gives "

@@ -61,6 +61,7 @@ from tilecheck.sim.frontend import Instr, parse_module
 from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
 from tilecheck.sim.shared import SINK_PART
+from tilecheck.sim.wide_int import CARRY, reads_carry, writes_carry
 from tilecheck.verify import expression
 from tilecheck.verify import layout as element_layout
 from tilecheck.verify.heap import keep_freed_memory
@@ -711,7 +712,10 @@ def dataflow(fn) -> list[Flow]:
             out.append(Flow(item, frozenset(_names(ops_[0]) + [MEMORY] if head == "atom" else [MEMORY]),
                             frozenset(guard.union({MEMORY}, *map(_names, ops_[1:])))))
         elif ops_:
-            out.append(Flow(item, frozenset(_names(ops_[0])), frozenset(guard.union(*map(_names, ops_[1:])))))
+            carry_in = {CARRY} if reads_carry(item.opcode) else set()
+            carry_out = [CARRY] if writes_carry(item.opcode) else []
+            out.append(Flow(item, frozenset(_names(ops_[0]) + carry_out),
+                            frozenset(guard.union(carry_in, *map(_names, ops_[1:])))))
     return out
 
 
@@ -848,6 +852,11 @@ def check_element_types(fn, ref: Reference, path: str, *, width: int, in_memory:
     halves = [(_FLOAT_TYPES[t], f) for t, f in ev.reads + ev.writes if _FLOAT_TYPES[t] in ("f16", "bf16")]
     kinds = {t for t, _ in halves}
     whole = [(t, f) for t, f in ev.reads + ev.writes if t in ("f32", "f64") and TYPES[t][0] == width]
+    # the loaded registers themselves (and plain copies of them) read as one number: repacking
+    # moves (bf16 widened as mov.b32 f, {0, h}) make other values, which do not count
+    as_loaded = _closure(flows, ends.sources, forward=True,
+                         through=lambda f: f.head == "mov" and not any(isinstance(o, Vec) for o in f.instr.operands))
+    whole_reads = [(t, f) for t, f in ev.reads if t in ("f32", "f64") and TYPES[t][0] == width and f.reads & as_loaded]
     at = f" ({ev.access})" if ev.access else ""
     what = None
     if width == 2 * fw:
@@ -859,6 +868,11 @@ def check_element_types(fn, ref: Reference, path: str, *, width: int, in_memory:
                     + f" and computes on them as {whole[0][0]} ({_where(whole[0][1])})"
                     + f", never as two {fw}-bit lanes (no mov.b{width} {{a, b}}, .v2 access of {fw} bits or "
                       f"{name}x2 instruction)")
+        elif whole_reads:
+            # packed-looking moves elsewhere (libdevice's sin splits a double to read its exponent)
+            # do not outweigh the loaded element itself read as one number
+            what = (f"{how} {width}-bit elements{at} and reads each whole element as one "
+                    f"{whole_reads[0][0]} ({_where(whole_reads[0][1])})")
         elif fw == 16 and kinds and name not in kinds:
             t, f = halves[0]
             what = f"{how} {width}-bit elements as packed {t} pairs ({_where(ev.packs[0], True)}; {_where(f)})"
@@ -1157,7 +1171,7 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         for name in layout.zeroed:
             lanes.params[name] = np.zeros(threads, dtype=np.uint64)
         ctx = RunContext(trace=trace, memory=memory, block=layout.block, threads=threads,
-                         single_cta=layout.single_cta, **ctx_args)
+                         single_cta=layout.single_cta, local_flows=layout.local_flows, **ctx_args)
         if layout.sinks:
             ctx.store_redirect = _sink_addresses(layout, group, positions, memory.pointer(layout.output_region))
         plan.run(lanes, ctx)

@@ -34,7 +34,11 @@ approximate instruction returning its reference result) and finds:
   the atom stores (so that ``out[i] = f(in0[i], in1[i], ...)``); the buffers read are the operands
   in parameter order, the one written the result, the others unused. A load that reads another
   element is refused, with a run that shows the dependence where one does
-  (:func:`_dependence_witness`: only that input element changed, the stored element with it);
+  (:func:`_dependence_witness`: only that input element changed, the stored element with it).
+  A value that passes through per-thread local memory (libdevice's sinf keeps its argument
+  reduction in a local array) is followed through the stores the discovery run saw each local load
+  read (``Layout.local_flows``); every later run is checked against them, and one whose local load
+  reads another store is refused;
 - the bounds: with counts that end inside a CTA the kernel must store exactly the elements below
   the count (or, with no bound at all, every element: reported);
 - groups of atoms to run together: the function is cut down to each atom's slice; atoms whose
@@ -140,6 +144,10 @@ class Layout:
     # element being u x (thread + k x the launch's threads) + j; None: the CTAs' elements follow
     # each other
     grid_stride: tuple | None = None
+    # ld.local step -> the st.local steps (-1: none) whose bytes it read in the discovery run: how
+    # values passing through local memory (libdevice's sinf) were followed; every run is checked
+    # against it (RunContext.local_flows). None: no local load
+    local_flows: dict | None = None
     # (threads, atom) -> positions(): every block of an exhaustive run launches the same few shapes
     _positions: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -486,11 +494,12 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
         if not (element == (t // block) * per_cta + local[:, t % block]).all():
             raise _fail(fn, here, "the elements computed before shared memory in CTA 1 do not follow those of CTA 0")
     shared_regions: dict = {}
+    local_flows = _local_flows(run)
     input_regions = _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged,
-                              rb, shared_regions)
+                              rb, shared_regions, local_flows)
     layout = Layout(block, k, single, eb, pointers, scalars, input_regions, out_region, atoms, local.copy(),
                     zeroed=zeroed, active=active, region_bytes=rb, sinks=sinks is not None,
-                    shared_regions=shared_regions, grid_stride=grid_stride)
+                    shared_regions=shared_regions, grid_stride=grid_stride, local_flows=local_flows)
     if roles is not None:
         stated_in = [n for (n, _), r in zip(params, roles) if r == "in"]
         stated_out = next(n for (n, _), r in zip(params, roles) if r == "out")
@@ -733,12 +742,28 @@ def _covers(run: _Run, eb: int, count: int, atoms: int) -> bool:
     return every.size == count and np.array_equal(np.sort(every), np.arange(count))
 
 
+def _local_flows(run: _Run) -> dict | None:
+    """Per local load step, the local store steps (-1: none) whose bytes the run saw it read."""
+    flows: dict = {}
+    for load, store in run.lanes.local_flows:
+        flows.setdefault(load, set()).add(store)
+    return {k: frozenset(v) for k, v in flows.items()} or None
+
+
 def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged,
-              region_bytes: dict | None = None, shared_regions: dict | None = None) -> list:
+              region_bytes: dict | None = None, shared_regions: dict | None = None,
+              local_flows: dict | None = None) -> list:
     """The operand buffers (region indices in parameter order), checking that every atom's bits
     come from loads of the element it stores, in every thread that stores (``judged``; a thread
-    that stores nothing may load anything: Triton's replicas load their twin's element)."""
-    sl = slicing.Slicer(fn)
+    that stores nothing may load anything: Triton's replicas load their twin's element). Values
+    stored to and loaded from local memory are followed through the stores ``local_flows`` (step
+    to steps) says each load read."""
+    index = {k: i for i, ins in enumerate(ins for ins in fn.body if isinstance(ins, Instr))
+             for k in [id(ins)]}
+    flows = {index[id(plan.steps[load].instr)]: frozenset(index[id(plan.steps[w].instr)] if w >= 0 else -1
+                                                          for w in writers)
+             for load, writers in (local_flows or {}).items()}
+    sl = slicing.Slicer(fn, flows)
     loads: dict = {}
     for region, nbytes, offs, origins, step in run.lanes.loads:
         if step in loads:

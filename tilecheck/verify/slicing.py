@@ -20,7 +20,10 @@ Guards and addresses are not part of a signature: they are checked by running ev
 
 The analysis follows the writes of a register that may reach each read (reaching definitions over
 the control flow); where it cannot tell bits or writes apart it keeps them all, so a slice may
-hold more than the element needs, never less: only the run's cost depends on its precision.
+hold more than the element needs, never less: only the run's cost depends on its precision. The
+carry flag of extended-precision arithmetic (``add.cc`` ... ``madc``) is a register here like the
+others; local memory is followed only through the stores a run saw each local load read
+(``Slicer(local_flows=...)``, which the caller checks on every later run).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from tilecheck.sim.frontend import Function, Instr
 from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
 from tilecheck.sim.plan import TYPES
+from tilecheck.sim.wide_int import CARRY, reads_carry, writes_carry
 
 CONTROL = ("bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap", "brkpt", "nanosleep", "call")
 """Instructions kept in every slice: they decide which instructions run (and when)."""
@@ -85,10 +89,15 @@ class Leaf:
 class Slicer:
     """The bit-level data flow of one function (see the module doc)."""
 
-    def __init__(self, fn: Function):
+    def __init__(self, fn: Function, local_flows: dict | None = None):
+        """``local_flows``: per local load (instruction index), the indices of the local stores
+        whose bytes it reads, as a run saw them (``RunContext.record_loads``): a value that
+        passes through local memory is followed through those stores (every run is then checked
+        against them: ``RunContext.local_flows``). Without it a local load is a leaf of nothing."""
         self.fn = fn
         self.instrs = [item for item in fn.body if isinstance(item, Instr)]
         self.index = {id(ins): i for i, ins in enumerate(self.instrs)}
+        self.local_flows = local_flows or {}
         self.writers: dict[str, list[Instr]] = {}
         for ins in self.instrs:
             for name in self.written(ins):
@@ -212,11 +221,8 @@ class Slicer:
         return 1 if t == "pred" else TYPES[t][0] if t in TYPES else 64
 
     def written(self, ins: Instr) -> list[str]:
-        """The registers ``ins`` writes."""
-        head = _head(ins)
-        if head in CONTROL or head in ("st", "red") or not ins.operands:
-            return []
-        return _names(ins.operands[0])
+        """The registers ``ins`` writes (the carry flag too, for a ``.cc`` form)."""
+        return _writes(ins)
 
     def support(self, ins: Instr) -> list[str]:
         """Registers ``ins`` reads that are not its data: its guard and its address's base."""
@@ -237,9 +243,16 @@ class Slicer:
         head = _head(ins)
         ops = ins.operands
         dst, srcs = ops[0], ops[1:]
+        if writes_carry(ins.opcode) or reads_carry(ins.opcode):
+            # extended precision (add.cc, madc.hi, ...): the result and the carry out depend on every
+            # bit of every operand and of the carry in
+            names = [n for s in srcs for n in _names(s)] + ([CARRY] if reads_carry(ins.opcode) else [])
+            return [(n, _mask(self.width(n))) for n in names], []
         if head in LOADS:
             if _is_param(ins) or self.reads_table(ins):  # a parameter or a table entry: no element's bytes
                 return [], []
+            if ".local" in ins.opcode and self.index[id(ins)] in self.local_flows:
+                return [], []  # bytes of local stores, which element_slice follows
             items = dst.items if isinstance(dst, Vec) else (dst,)
             type_ = _types(ins)[-1] if _types(ins) else "b64"
             nbytes = _item_bits(ins) // 8
@@ -403,6 +416,11 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
                 values.add(id(sl.instrs[d]))
             for src, b in regs:
                 need(d, src, b, value)
+            for st in sl.local_flows.get(d, ()):  # a local load: the stores whose bytes it read
+                if st >= 0:
+                    keep(st)
+                    for src in _names(sl.instrs[st].operands[1]):
+                        need(st, src, _mask(sl.width(src)), value)
         # a branch or early return matters where it can skip (or repeat) a kept instruction: the
         # other elements' branches stay out, and with them their approximate instructions
         at = sorted(sl.index[k] for k in kept if k in sl.index)
@@ -446,17 +464,20 @@ def sliced_function(fn: Function, kept: set) -> tuple[Function, dict]:
 
 
 def _writes(ins: Instr) -> list[str]:
+    """The registers ``ins`` writes: its destination operand's, and the carry flag for a ``.cc`` form."""
     head = _head(ins)
     if head in CONTROL or head in ("st", "red") or not ins.operands:
         return []
-    return _names(ins.operands[0])
+    return _names(ins.operands[0]) + ([CARRY] if writes_carry(ins.opcode) else [])
 
 
 def _reads(ins: Instr) -> list[str]:
-    """The registers ``ins`` reads: its sources, address bases and guard (every operand of a store)."""
+    """The registers ``ins`` reads: its sources, address bases and guard (every operand of a store),
+    and the carry flag for ``addc``/``subc``/``madc``."""
     ops = ins.operands if _head(ins) in ("st", "red") or not _writes(ins) else ins.operands[1:]
     names = [n for op in ops for n in _names(op)]
     names += [n for op in ins.operands if isinstance(op, Addr) for n in _names(op.base)]
+    names += [CARRY] if reads_carry(ins.opcode) else []
     return names + ([ins.guard[0]] if ins.guard else [])
 
 
@@ -598,7 +619,9 @@ class Signatures:
             lo, hi = _bit_range(bits)
             return self._intern(("const", (ins.operands[1].value >> lo) & _mask(hi - lo), hi - lo, guarded))
         consts = tuple(_const(op) for op in ins.operands[1:] if not isinstance(op, (Reg, Vec)))
-        return self._intern(("op", ins.opcode, guarded, bits, consts) + tuple(self.of(r, b, at) for r, b in regs))
+        # a .cc form's carry out is a second result of its operation: named apart from its value
+        kind = "carry" if name == CARRY else "op"
+        return self._intern((kind, ins.opcode, guarded, bits, consts) + tuple(self.of(r, b, at) for r, b in regs))
 
 
 def _const(op) -> object:
