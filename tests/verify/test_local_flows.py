@@ -115,3 +115,35 @@ def test_triton_sin_and_cos_vectors_judge_what_their_scalar_kernels_do(spec_db, 
     approx = compiled.verify_ptx(str(TRITON / f"{fn}_f32_v.ptx"), f"{fn}_kernel", f"{fn}.approx.f32", db=spec_db,
                                  cases=3000, seed=5)
     assert approx.verdict == "unknown" and approx.misrounded_count == 0
+
+
+def test_a_fork_past_the_memory_budget_is_refused_located(tmp_path, spec_db, monkeypatch):
+    # six approximate reciprocals whose choices all reach the result: each input forks into their
+    # product; with the budget lowered the run stops at the fork that passes it, naming its line
+    from tilecheck.sim import plan as plan_module
+
+    body = "\n".join(f"  rcp.approx.f32 %f{k + 2}, %f{k + 1};\n  add.rn.f32 %f{k + 2}, %f{k + 2}, %f1;" for k in range(6))
+    kernel = f""".visible .entry many(.param .u64 a, .param .u64 o)
+{{
+  .reg .b32 %r<4>;
+  .reg .f32 %f<10>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [o];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.s32 %r1, %r2, %r3, %r1;
+  mul.wide.s32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.f32 %f1, [%rd4];
+{body}
+  st.global.f32 [%rd5], %f7;
+  ret;
+}}
+"""
+    path = _kernel(tmp_path, kernel)
+    monkeypatch.setattr(plan_module, "LANE_BYTES", 1 << 20)
+    with pytest.raises(ExecutionError, match=r"k2\.ptx:\d+:\d+: the allowed results .* refused rather than run out"):
+        compiled.verify_ptx(path, "many", "rcp.approx.f32(a)", db=spec_db, cases=4000, processes=False)

@@ -57,6 +57,26 @@ END = 1 << 30
 DEFAULT_STEP_LIMIT = 100_000
 """Backward branches taken per loop label before the run stops with a StepLimitError."""
 
+LANE_BYTES = 6 << 30
+"""The most memory a run's forked lanes may take (registers, local memory): a fork that would need
+more stops the run with a located ExecutionError instead of exhausting the machine's memory."""
+
+
+class _TooManyLanes(Exception):
+    """A fork that would exceed :data:`LANE_BYTES` (located by :meth:`Plan.run`)."""
+
+
+def _room(L: "Lanes", c: "RunContext", lanes: int) -> None:
+    """Refuse a fork into ``lanes`` lanes whose registers and local memory would pass :data:`LANE_BYTES`."""
+    per_lane = 8 * (len(c.live) + 1)
+    if L.local is not None:
+        per_lane += L.local.shape[1] * (5 if L.local_writer is not None else 1)
+    if lanes * per_lane > LANE_BYTES:
+        raise _TooManyLanes(f"the allowed results of the approximate instructions fork the run into {lanes:,} lanes "
+                            f"(about {lanes * per_lane / 2**30:.0f} GiB): refused rather than run out of memory (the "
+                            "choices of elements run together multiply; fewer inputs at a time, --cases, divide them)")
+
+
 PARAM = "param "
 """Prefix of a parameter's name in the liveness sets (register names never contain a space)."""
 
@@ -337,7 +357,10 @@ class Plan:
             # a fork right before a fused region leaves its register copies to the region's loop
             ctx.defer_fork = (lanes.pcs is None and cur + 1 in self.regions and ctx.fuse and not ctx.trace
                               and self.regions[cur + 1].usable(ctx, lanes.size))
-            step.run(lanes, sub, ctx)
+            try:
+                step.run(lanes, sub, ctx)
+            except _TooManyLanes as exc:
+                raise ExecutionError(f"{Location(self.path, step.instr.line, step.instr.col)}: {exc}") from None
         lanes.materialize()
         return lanes
 
@@ -1492,6 +1515,7 @@ def _approximate_runner(form, readers, write, wname):
             else:
                 # every lane allows the same choices (a block with one divisor, say): one contiguous
                 # copy of the lanes per choice
+                _room(L, c, L.size * cols.size)
                 L.take_tiled(cols.size, c.live - {wname}, defer=c.defer_fork)
                 L.regs[wname] = np.repeat(ch.values[0, cols].astype(dtype), L.size // cols.size)
             return
@@ -1676,11 +1700,13 @@ def _fork(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid: np.ndarr
         # every lane allows the same choices (a block with one divisor, say): copy the lanes block
         # by block, one contiguous block per choice, instead of gathering
         cols = np.flatnonzero(valid[0])
+        _room(L, c, L.size * len(cols))
         L.take_tiled(len(cols), c.live | {wname})
         L.regs[wname] = np.concatenate([values[:, j] for j in cols]).astype(L.dtypes[wname])
         return
     counts = np.ones(n, dtype=np.int64)
     counts[idx] = counts_sub
+    _room(L, c, int(counts.sum()))
     rep = np.repeat(np.arange(n), counts)
     L.regs[wname] = L.reg(wname)
     L.take(rep, None if c.trace else (c.live | {wname}))
@@ -1731,6 +1757,7 @@ def _fork_appending(L: Lanes, s, c: RunContext, wname, values: np.ndarray, valid
         arr[s] = chosen
     if rows:
         more = np.concatenate(rows)
+        _room(L, c, L.size + more.size)
         L.append_copies(more if s is None else s[more], c.live - {wname}, defer=c.defer_fork)
         arr = np.concatenate([arr] + [e.astype(dtype, copy=False) for e in extra])
     L.regs[wname] = arr

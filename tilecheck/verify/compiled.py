@@ -1171,7 +1171,7 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         for name in layout.zeroed:
             lanes.params[name] = np.zeros(threads, dtype=np.uint64)
         ctx = RunContext(trace=trace, memory=memory, block=layout.block, threads=threads,
-                         single_cta=layout.single_cta, local_flows=layout.local_flows, **ctx_args)
+                         single_cta=layout.single_cta, local_flows=group.local_flows, **ctx_args)
         if layout.sinks:
             ctx.store_redirect = _sink_addresses(layout, group, positions, memory.pointer(layout.output_region))
         plan.run(lanes, ctx)

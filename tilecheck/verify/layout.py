@@ -107,6 +107,8 @@ class Group:
     keys: list                # per atom: (its store record's key in ``plan``, the element's place in the record)
     signature: tuple = ()
     represents: int = -1      # the index of the group that runs this class's every input (-1: itself)
+    # Layout.local_flows in ``plan``'s own steps (a cut-down function numbers its steps anew)
+    local_flows: dict | None = None
 
     @property
     def representative(self) -> bool:
@@ -750,6 +752,31 @@ def _local_flows(run: _Run) -> dict | None:
     return {k: frozenset(v) for k, v in flows.items()} or None
 
 
+def _flows_by_instruction(fn, plan: Plan, local_flows: dict | None) -> dict:
+    """``local_flows`` (plan steps) as the slicer numbers instructions (``fn``'s, in order)."""
+    index = {id(ins): i for i, ins in enumerate(ins for ins in fn.body if isinstance(ins, Instr))}
+    return {index[id(plan.steps[load].instr)]: frozenset(index[id(plan.steps[w].instr)] if w >= 0 else -1
+                                                         for w in writers)
+            for load, writers in (local_flows or {}).items()}
+
+
+def _flows_in(sub: Plan, plan: Plan, local_flows: dict | None, changed: dict) -> dict | None:
+    """``local_flows`` (``plan``'s steps) in the steps of ``sub``, a cut-down function of it
+    (``changed``: original instruction id -> its rewritten copy); the stores a load's slice kept."""
+    if not local_flows:
+        return None
+    steps = {id(st.instr): i for i, st in enumerate(sub.steps)}
+
+    def step(k: int) -> int | None:
+        ins = plan.steps[k].instr
+        return steps.get(id(changed.get(id(ins), ins)))
+    out = {}
+    for load, writers in local_flows.items():
+        if step(load) is not None:
+            out[step(load)] = frozenset(-1 if w < 0 else step(w) for w in writers if w < 0 or step(w) is not None)
+    return out
+
+
 def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged,
               region_bytes: dict | None = None, shared_regions: dict | None = None,
               local_flows: dict | None = None) -> list:
@@ -758,12 +785,7 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
     that stores nothing may load anything: Triton's replicas load their twin's element). Values
     stored to and loaded from local memory are followed through the stores ``local_flows`` (step
     to steps) says each load read."""
-    index = {k: i for i, ins in enumerate(ins for ins in fn.body if isinstance(ins, Instr))
-             for k in [id(ins)]}
-    flows = {index[id(plan.steps[load].instr)]: frozenset(index[id(plan.steps[w].instr)] if w >= 0 else -1
-                                                          for w in writers)
-             for load, writers in (local_flows or {}).items()}
-    sl = slicing.Slicer(fn, flows)
+    sl = slicing.Slicer(fn, _flows_by_instruction(fn, plan, local_flows))
     loads: dict = {}
     for region, nbytes, offs, origins, step in run.lanes.loads:
         if step in loads:
@@ -901,8 +923,9 @@ def _from_global(fn, here, atom, leaf, load, threads, judged, region_bytes, eb) 
     stores."""
     if load is None and ".local" in leaf.load.opcode:
         raise _fail(fn, here, f"{atom.where()}: its value passes through local memory (the load at line "
-                              f"{leaf.load.line}), which finding several elements per thread does not "
-                              "follow (a kernel whose thread i computes element i may)")
+                              f"{leaf.load.line}), and that load did not run in the discovery run: which stores "
+                              "it reads, so which element its value belongs to, is not known (a kernel whose "
+                              "thread i computes element i runs whole)")
     if load is None:
         raise _fail(fn, here, f"{atom.where()}: its value comes from the load at line {leaf.load.line}, which "
                               "did not run")
@@ -1184,11 +1207,15 @@ def _unkeyed_groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, p
     """:func:`_groups` with each atom keyed by its store record as the plan writes it."""
     atoms = layout.atoms
     forking = {id(st.instr) for st in plan.steps if st.approximate}
-    sl = slicing.Slicer(fn)
+    sl = slicing.Slicer(fn, _flows_by_instruction(fn, plan, layout.local_flows))
     staging = _staging(fn, sl, layout, forking)
-    if not slicing.sliceable(fn) and (staging is None or not slicing.sliceable(fn, shared=True)):
+    # local memory is followed where every load that read it names the space (a generic load's
+    # bytes are followed by nothing: then the function runs whole)
+    local = layout.local_flows is not None and all(".local" in plan.steps[k].instr.opcode for k in layout.local_flows)
+    if not slicing.sliceable(fn, local=local) and (staging is None or not slicing.sliceable(fn, shared=True,
+                                                                                           local=local)):
         keys = [((steps_of[id(a.store)], a.part), a.sub) for a in atoms]
-        return [Group(list(range(len(atoms))), plan, keys, ())]
+        return [Group(list(range(len(atoms))), plan, keys, (), local_flows=layout.local_flows)]
     region_of = {}
     for region, nbytes, offs, origins, step in run.lanes.loads:
         region_of[id(plan.steps[step].instr)] = region
@@ -1209,7 +1236,8 @@ def _unkeyed_groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, p
         keys = [_key(atoms[a], changed.get(id(atoms[a].store), atoms[a].store), sub_steps, layout.element_bytes)
                 for a in members]
         signature = tuple(sigs.element(atoms[a].register, atoms[a].bits, atoms[a].store) for a in members)
-        groups.append(Group(members, sub, keys, signature))
+        groups.append(Group(members, sub, keys, signature,
+                            local_flows=_flows_in(sub, plan, layout.local_flows, changed)))
     first: dict = {}
     for g, group in enumerate(groups):
         rep = first.setdefault(group.signature, g)

@@ -519,14 +519,15 @@ def _zero_unwritten(ins: Instr, written: set) -> Instr:
     return ins if ops == list(ins.operands) else replace(ins, operands=tuple(ops))
 
 
-def sliceable(fn: Function, shared: bool = False) -> bool:
+def sliceable(fn: Function, shared: bool = False, local: bool = False) -> bool:
     """True when every load the slices follow reads global memory that no store of the function
-    writes: no ``.local`` arrays, no module data read, no stores to other spaces, no atomics.
-    (Otherwise a value could travel through memory, or come from a table, which the bit-level flow
-    does not follow: the function then runs whole.)
+    writes, or a table of the module's data (a constant: :meth:`Slicer.reads_table`): no ``.local``
+    arrays, no stores to other spaces, no atomics. (Otherwise a value could travel through memory,
+    which the bit-level flow does not follow: the function then runs whole.)
     ``shared``: ``.shared`` accesses are allowed (the caller follows shared memory itself:
-    :mod:`tilecheck.verify.layout`)."""
-    if fn.frames or fn.constants:  # a table's loads are no element's bytes: the slices would read them so
+    :mod:`tilecheck.verify.layout`); ``local``: ``.local`` ones too (the slicer follows each local
+    load through the stores a run saw it read: ``Slicer(local_flows=...)``, checked on every run)."""
+    if fn.frames and not local:
         return False
     for item in fn.body:
         if not isinstance(item, Instr):
@@ -534,7 +535,7 @@ def sliceable(fn: Function, shared: bool = False) -> bool:
         head = _head(item)
         if head in ("atom", "red"):
             return False
-        spaces = (".local", ".const") if shared else (".local", ".shared", ".const")
+        spaces = (".const",) + (() if local else (".local",)) + (() if shared else (".shared",))
         if head in ("st", *LOADS) and not _is_param(item) and any(sp in item.opcode for sp in spaces):
             return False
     return True
@@ -574,6 +575,23 @@ class Signatures:
         self.memo[key] = sig
         return sig
 
+    def _local(self, at: int, ins: Instr, bits: int, guarded: bool) -> int:
+        """A local load's bits: what the stores a run saw it read wrote there (their values and
+        addresses) and its own address, which here decides the value (a data-dependent index
+        into a local array); a load no run saw is unique, so it matches nothing."""
+        flows = self.sl.local_flows.get(at)
+        if flows is None:
+            return self._intern(("local?", at))
+        parts = []
+        for st in sorted(flows):
+            if st < 0:
+                parts.append(("unwritten",))
+                continue
+            store = self.sl.instrs[st]
+            values = tuple(self.of(r, _mask(self.sl.width(r)), st) for r in _names(store.operands[1]))
+            parts.append((store.opcode, store.guard is not None) + values + _address_parts(self, store, st))
+        return self._intern(("local", ins.opcode, guarded, bits) + _address_parts(self, ins, at) + tuple(parts))
+
     def element(self, name: str, bits: int, store: Instr) -> int:
         """The signature of the element a store writes from bits ``bits`` of ``name``."""
         return self.of(name, bits, self.sl.index[id(store)])
@@ -584,6 +602,8 @@ class Signatures:
         guarded = ins.guard is not None
         types = _types(ins)
         regs, leaves = self.sl.sources(ins, name, bits)
+        if head in LOADS and ".local" in ins.opcode:
+            return self._local(at, ins, bits, guarded)
         if head in LOADS:
             if self.sl.reads_table(ins):  # a constant of the module's data: the load itself names it
                 return self._intern(("table", ins.line, ins.col, bits, guarded))
@@ -622,6 +642,17 @@ class Signatures:
         # a .cc form's carry out is a second result of its operation: named apart from its value
         kind = "carry" if name == CARRY else "op"
         return self._intern((kind, ins.opcode, guarded, bits, consts) + tuple(self.of(r, b, at) for r, b in regs))
+
+
+def _address_parts(sig: "Signatures", ins: Instr, at: int) -> tuple:
+    """An access's address in a signature: its base register's signature (or symbol) and offset."""
+    addr = next((op for op in ins.operands if isinstance(op, Addr)), None)
+    if addr is None:
+        return ()
+    base = addr.base
+    if isinstance(base, Reg):
+        return (sig.of(base.name, _mask(sig.sl.width(base.name)), at), addr.offset)
+    return (getattr(base, "name", str(base)), addr.offset)
 
 
 def _const(op) -> object:
