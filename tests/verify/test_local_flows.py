@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tilecheck.cli import main
@@ -98,6 +99,21 @@ def test_a_local_load_reading_a_store_the_discovery_never_saw_is_refused(tmp_pat
   ld.local.f32 %f4, [%r18];""").replace(".reg .pred %p<3>;", ".reg .pred %p<3>;\n  .reg .pred %p0;")
     with pytest.raises(ExecutionError, match="never read from in the discovery run"):
         compiled.verify_ptx(_kernel(tmp_path, rare), "k2", "add.rn.f32(a, a)", db=spec_db, cases=3000)
+
+
+def test_a_local_load_the_discovery_never_ran_is_refused_where_it_runs(tmp_path, spec_db):
+    # element 1 re-reads element 0's slot only when it is exactly 1.0 (never in the discovery's
+    # random data): the kernel is taken, its inputs without a 1.0 judged, and a run in which that
+    # load runs is refused, never judged with an element the slices did not follow
+    rare = TWO_THROUGH_LOCAL.replace("  add.rn.f32 %f5, %f3, %f3;", """  setp.eq.f32 %p0, %f2, 0f3F800000;
+  @%p0 ld.local.f32 %f4, [%r13];
+  add.rn.f32 %f5, %f3, %f3;""").replace(".reg .pred %p<3>;", ".reg .pred %p<3>;\n  .reg .pred %p0;")
+    path = _kernel(tmp_path, rare)
+    with pytest.raises(ExecutionError, match="never read from in the discovery run"):
+        compiled.verify_ptx(path, "k2", "add.rn.f32(a, a)", db=spec_db, cases=3000)
+    p = compiled.prepare(path, "k2", "add.rn.f32(a, a)", db=spec_db)
+    fine = np.array([0x40000000, 0xbf800000, 0x3f800001, 0x7f7fffff], dtype=np.uint32)
+    assert not compiled.run_inputs(p, [fine]).bad.any()
 
 
 @pytest.mark.parametrize("fn", ["sin", "cos"])

@@ -148,7 +148,8 @@ class Layout:
     grid_stride: tuple | None = None
     # ld.local step -> the st.local steps (-1: none) whose bytes it read in the discovery run: how
     # values passing through local memory (libdevice's sinf) were followed; every run is checked
-    # against it (RunContext.local_flows). None: no local load
+    # against it (RunContext.local_flows; a local load missing never ran, and any run of it is
+    # refused). None: the function has no local memory
     local_flows: dict | None = None
     # (threads, atom) -> positions(): every block of an exhaustive run launches the same few shapes
     _positions: dict = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -496,7 +497,7 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
         if not (element == (t // block) * per_cta + local[:, t % block]).all():
             raise _fail(fn, here, "the elements computed before shared memory in CTA 1 do not follow those of CTA 0")
     shared_regions: dict = {}
-    local_flows = _local_flows(run)
+    local_flows = _local_flows(fn, run)
     input_regions = _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged,
                               rb, shared_regions, local_flows)
     layout = Layout(block, k, single, eb, pointers, scalars, input_regions, out_region, atoms, local.copy(),
@@ -744,26 +745,31 @@ def _covers(run: _Run, eb: int, count: int, atoms: int) -> bool:
     return every.size == count and np.array_equal(np.sort(every), np.arange(count))
 
 
-def _local_flows(run: _Run) -> dict | None:
-    """Per local load step, the local store steps (-1: none) whose bytes the run saw it read."""
+def _local_flows(fn, run: _Run) -> dict | None:
+    """Per local load step, the local store steps (-1: none) whose bytes the run saw it read; empty
+    where none ran. None for a function with no local memory (nothing to follow or check)."""
+    if not fn.frames:
+        return None
     flows: dict = {}
     for load, store in run.lanes.local_flows:
         flows.setdefault(load, set()).add(store)
-    return {k: frozenset(v) for k, v in flows.items()} or None
+    return {k: frozenset(v) for k, v in flows.items()}
 
 
-def _flows_by_instruction(fn, plan: Plan, local_flows: dict | None) -> dict:
+def _flows_by_instruction(fn, plan: Plan, local_flows: dict | None) -> dict | None:
     """``local_flows`` (plan steps) as the slicer numbers instructions (``fn``'s, in order)."""
+    if local_flows is None:
+        return None
     index = {id(ins): i for i, ins in enumerate(ins for ins in fn.body if isinstance(ins, Instr))}
     return {index[id(plan.steps[load].instr)]: frozenset(index[id(plan.steps[w].instr)] if w >= 0 else -1
                                                          for w in writers)
-            for load, writers in (local_flows or {}).items()}
+            for load, writers in local_flows.items()}
 
 
 def _flows_in(sub: Plan, plan: Plan, local_flows: dict | None, changed: dict) -> dict | None:
     """``local_flows`` (``plan``'s steps) in the steps of ``sub``, a cut-down function of it
     (``changed``: original instruction id -> its rewritten copy); the stores a load's slice kept."""
-    if not local_flows:
+    if local_flows is None:
         return None
     steps = {id(st.instr): i for i, st in enumerate(sub.steps)}
 
@@ -923,9 +929,8 @@ def _from_global(fn, here, atom, leaf, load, threads, judged, region_bytes, eb) 
     stores."""
     if load is None and ".local" in leaf.load.opcode:
         raise _fail(fn, here, f"{atom.where()}: its value passes through local memory (the load at line "
-                              f"{leaf.load.line}), and that load did not run in the discovery run: which stores "
-                              "it reads, so which element its value belongs to, is not known (a kernel whose "
-                              "thread i computes element i runs whole)")
+                              f"{leaf.load.line}) outside the function's .local arrays, which is not followed (a "
+                              "kernel whose thread i computes element i runs whole)")
     if load is None:
         raise _fail(fn, here, f"{atom.where()}: its value comes from the load at line {leaf.load.line}, which "
                               "did not run")

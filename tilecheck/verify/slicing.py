@@ -92,12 +92,14 @@ class Slicer:
     def __init__(self, fn: Function, local_flows: dict | None = None):
         """``local_flows``: per local load (instruction index), the indices of the local stores
         whose bytes it reads, as a run saw them (``RunContext.record_loads``): a value that
-        passes through local memory is followed through those stores (every run is then checked
-        against them: ``RunContext.local_flows``). Without it a local load is a leaf of nothing."""
+        passes through local memory is followed through those stores, and a local load no run
+        saw has no sources (every later run is checked against them, ``RunContext.local_flows``,
+        and refused where a load reads anything else: one that never ran included). None: local
+        memory is not followed; a local load is then a leaf of nothing (its caller refuses it)."""
         self.fn = fn
         self.instrs = [item for item in fn.body if isinstance(item, Instr)]
         self.index = {id(ins): i for i, ins in enumerate(self.instrs)}
-        self.local_flows = local_flows or {}
+        self.local_flows = local_flows
         self.writers: dict[str, list[Instr]] = {}
         for ins in self.instrs:
             for name in self.written(ins):
@@ -251,7 +253,7 @@ class Slicer:
         if head in LOADS:
             if _is_param(ins) or self.reads_table(ins):  # a parameter or a table entry: no element's bytes
                 return [], []
-            if ".local" in ins.opcode and self.index[id(ins)] in self.local_flows:
+            if ".local" in ins.opcode and self.local_flows is not None:
                 return [], []  # bytes of local stores, which element_slice follows
             items = dst.items if isinstance(dst, Vec) else (dst,)
             type_ = _types(ins)[-1] if _types(ins) else "b64"
@@ -416,7 +418,7 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
                 values.add(id(sl.instrs[d]))
             for src, b in regs:
                 need(d, src, b, value)
-            for st in sl.local_flows.get(d, ()):  # a local load: the stores whose bytes it read
+            for st in (sl.local_flows or {}).get(d, ()):  # a local load: the stores whose bytes it read
                 if st >= 0:
                     keep(st)
                     for src in _names(sl.instrs[st].operands[1]):
@@ -579,7 +581,7 @@ class Signatures:
         """A local load's bits: what the stores a run saw it read wrote there (their values and
         addresses) and its own address, which here decides the value (a data-dependent index
         into a local array); a load no run saw is unique, so it matches nothing."""
-        flows = self.sl.local_flows.get(at)
+        flows = (self.sl.local_flows or {}).get(at)
         if flows is None:
             return self._intern(("local?", at))
         parts = []
