@@ -43,7 +43,7 @@ def _environment_restored():
 
 
 @pytest.fixture(scope="session")
-def spec_db():
+def db():
     """The spec database, loaded once for the session (what the simulator and verifier read)."""
     from tilecheck.spec.database import load_database
     return load_database()

@@ -16,17 +16,11 @@ import pytest
 
 from tilecheck.amdgpu.steps import UnsupportedAmdgcnError
 from tilecheck.errors import UsageError
-from tilecheck.spec.database import load_database
 from tilecheck.verify.amdgcn import prepare, verify_amdgcn
 
 ROOT = Path(__file__).resolve().parents[2]
 LLC = ROOT / "examples" / "amdgpu"
 TRITON = LLC / "triton"
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 @pytest.mark.parametrize("target", ["gfx90a", "gfx942", "gfx1100"])

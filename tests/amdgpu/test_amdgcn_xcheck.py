@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tilecheck.spec.database import load_database
 from tilecheck.verify import amdgcn, compiled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,11 +34,6 @@ import xcheck_amd_hdiv as xcheck  # noqa: E402
 
 CASES = [("llc", "examples/amdgpu/arith_gfx942.s", "fdiv_f16", [0x4000, 0x7BFF, 0xB4C3, 0x0001]),
          ("triton", "examples/amdgpu/triton/div_f16.s", "div_kernel", [0x4000, 0xC200])]
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 @pytest.mark.parametrize("sequence,path,entry,divisors", CASES, ids=[c[0] for c in CASES])

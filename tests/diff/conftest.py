@@ -11,13 +11,6 @@ import pytest
 HERE = Path(__file__).resolve().parent
 
 
-@pytest.fixture(scope="session")
-def db():
-    from tilecheck.spec.database import load_database
-
-    return load_database()
-
-
 @pytest.fixture
 def fake_cupy(monkeypatch):
     """Install tests/diff/fakecupy.py as ``cupy`` for one test (see its docstring)."""

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tilecheck.spec.database import load_database
 from tilecheck.tile.loader import load_programs
-
-
-@pytest.fixture(scope="session")
-def db():
-    """The spec database."""
-    return load_database()
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,6 @@ from tilecheck.report import render
 from tilecheck.report.provenance import spec_digest
 from tilecheck.report.site import build_site
 from tilecheck.spec.amdgpu import amdgpu_forms
-from tilecheck.spec.database import load_database
 
 SEED = 20261202
 
@@ -62,11 +61,6 @@ def parse(path: Path) -> _Page:
     page = _Page()
     page.feed(path.read_text(encoding="utf-8"))
     return page
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 @pytest.fixture(scope="module")

@@ -16,15 +16,9 @@ import pytest
 
 from tilecheck.sim.frontend import parse_module
 from tilecheck.sim.plan import RunContext, compile_function
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _plans(p) -> list:

@@ -19,17 +19,11 @@ from tilecheck.sim.errors import StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import parse_module
 from tilecheck.sim.conversions import native_convert, numpy_convert
 from tilecheck.sim.plan import RunContext, compile_function
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((ROOT / "examples").glob("*/*.ptx"))
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _write(tmp_path, body: str, name="k.ptx") -> str:

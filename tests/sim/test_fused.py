@@ -21,7 +21,6 @@ from tilecheck.model import api
 from tilecheck.sim import fused
 from tilecheck.sim.frontend import parse_module
 from tilecheck.sim.plan import RunContext, compile_function
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,11 +48,6 @@ def _corpus():
 CORPUS = _corpus()
 SHIPPED_MIN_LANES = fused.MIN_LANES
 SHIPPED_MIN_STEPS = fused.MIN_STEPS
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 @pytest.fixture(autouse=True)

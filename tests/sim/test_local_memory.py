@@ -16,17 +16,11 @@ from tilecheck.cli import main
 from tilecheck.sim.errors import ExecutionError
 from tilecheck.sim.frontend import parse_module
 from tilecheck.sim.plan import compile_function
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 CUDA = ROOT / "examples" / "cuda"
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _write(tmp_path, body: str, name: str = "k.ptx") -> str:

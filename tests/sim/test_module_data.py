@@ -16,7 +16,6 @@ import pytest
 from tilecheck.cli import main
 from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.sim.frontend import parse_module
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
@@ -51,11 +50,6 @@ TABLE_KERNEL = """
   ret;
 }
 """.replace("{load}", LOAD)
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _write(tmp_path, body: str, name: str = "k.ptx") -> str:

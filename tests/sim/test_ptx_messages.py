@@ -20,7 +20,6 @@ from tilecheck.cli import main
 from tilecheck.sim import PtxError, execute
 from tilecheck.sim.frontend import Instr, parse_module
 from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec, parse_ptx, ptx_text
-from tilecheck.spec.database import load_database
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted((ROOT / "examples").glob("*/*.ptx"))
@@ -123,11 +122,6 @@ SIM_CASES = [
     ("mov.b32 %r1, 0f3F80;", "float literal '0f3F80' needs 8 hex digits"),
     ("mov.u32 %r1, %foo.x;", "unknown special register '%foo.x'"),
 ]
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 @pytest.mark.parametrize("line, fragment", SIM_CASES, ids=[c[0] for c in SIM_CASES])

@@ -29,11 +29,6 @@ HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 BLOCK = 256
 
 
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
-
-
 def _operands(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)

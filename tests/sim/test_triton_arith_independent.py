@@ -23,7 +23,6 @@ import pytest
 
 from tilecheck.sim.frontend import parse_module
 from tilecheck.sim.plan import RunContext, compile_function
-from tilecheck.spec.database import load_database
 
 pytest.importorskip("gmpy2", reason="gmpy2 (the MPFR oracle, in the [test] extra) is not installed")
 from support.mpfr_oracle import (FORMATS, WIDTH, check, decode, edge_bits, encode,  # noqa: E402
@@ -45,11 +44,6 @@ NEIGHBOURS = ["neg.f16", "neg.bf16", "abs.f16", "abs.bf16", "neg.f16x2", "abs.bf
               "min.NaN.f32", "max.NaN.f16", "min.NaN.bf16x2", "max.NaN.f16x2"]
 
 N = 6000
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def run(db, opcode: str, dst_w: int, srcs: list[np.ndarray], src_w: list[int]) -> np.ndarray:

@@ -13,7 +13,6 @@ import pytest
 
 from tilecheck.sim.frontend import parse_module
 from tilecheck.sim.plan import Memory, RunContext, compile_function
-from tilecheck.spec.database import load_database
 
 pytest.importorskip("gmpy2", reason="gmpy2 (the MPFR oracle, in the [test] extra) is not installed")
 from support import mpfr_oracle as ops  # noqa: E402
@@ -39,11 +38,6 @@ KERNELS = {
     "cvt_bf16_to_fp64_s": (["bf16"], "f64", "cvt"),
     "cvt_fp64_to_fp32_s": (["f64"], "f32", "cvt"),
 }
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _run_kernel(plan, fn, inputs: list[np.ndarray], out_width: int) -> np.ndarray:

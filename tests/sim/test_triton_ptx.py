@@ -15,16 +15,10 @@ from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.sim.frontend import parse_module
 from tilecheck.sim.parser import Reg, Vec
 from tilecheck.sim.plan import Memory, RunContext, compile_function
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 TRITON = ROOT / "examples" / "triton"
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _verify(capsys, name: str, entry: str, against: str, cases: int = 300) -> tuple[int, dict]:

@@ -115,11 +115,11 @@ def _plan(tmp_path, body: str, name: str, db):
     return compile_function(parse_module(path.read_text(), str(path)).function(name), db, str(path))
 
 
-def test_a_carry_chain_computes_a_128_bit_product(tmp_path, spec_db):
+def test_a_carry_chain_computes_a_128_bit_product(tmp_path, db):
     rng = np.random.default_rng(7)
     xs = [0, 1, (1 << 64) - 1, 1 << 63, 0xFFFFFFFF, 0xFFFFFFFF00000000] + [int(v) for v in rng.integers(0, 2**63, 40)]
     ys = [(1 << 64) - 1, 0, (1 << 64) - 1, 3, 0xFFFFFFFF, 0xFFFFFFFF] + [int(v) * 2 + 1 for v in rng.integers(0, 2**62, 40)]
-    plan = _plan(tmp_path, MUL128, "wide", spec_db)
+    plan = _plan(tmp_path, MUL128, "wide", db)
     lanes = plan.new_lanes(len(xs))
     lanes.params["x"] = np.array(xs, dtype=np.uint64)
     lanes.params["y"] = np.array(ys, dtype=np.uint64)
@@ -144,16 +144,16 @@ def test_a_carry_chain_computes_a_128_bit_product(tmp_path, spec_db):
     # set under a guard, read under none
     ("  setp.eq.u32 %p1, %r1, 0;\n  @%p1 add.cc.u32 %r3, %r1, %r2;\n  addc.u32 %r4, %r1, %r2;\n", "same guard"),
 ])
-def test_a_flag_no_cc_instruction_sets_is_refused(tmp_path, spec_db, body, why):
+def test_a_flag_no_cc_instruction_sets_is_refused(tmp_path, db, body, why):
     kernel = (".visible .func (.param .b32 r) f(.param .b32 a)\n{\n  .reg .pred %p<2>;\n  .reg .b32 %r<6>;\n"
               "  ld.param.b32 %r1, [a];\n  mov.b32 %r2, 7;\n" + body + "  st.param.b32 [r], %r4;\n  ret;\n}\n")
     with pytest.raises(UnsupportedPtxError, match=why) as info:
-        _plan(tmp_path, kernel, "f", spec_db)
+        _plan(tmp_path, kernel, "f", db)
     assert info.value.location.line > 0
 
 
 @pytest.mark.parametrize("fn", ["sin", "cos"])
-def test_libdevice_sine_and_cosine_run_within_cudas_two_ulp(spec_db, fn):
+def test_libdevice_sine_and_cosine_run_within_cudas_two_ulp(db, fn):
     # Triton's tl.sin/tl.cos (libdevice's sinf/cosf, examples/triton) on the simulator against MPFR:
     # inputs of every magnitude, half of them at or above 105615 where the Payne-Hanek reduction
     # (mad.lo.cc/madc.hi over a constant table, shf.l.wrap, a 32-bit-addressed local array) runs.
@@ -164,7 +164,7 @@ def test_libdevice_sine_and_cosine_run_within_cudas_two_ulp(spec_db, fn):
     from tilecheck.verify import compiled
 
     root = Path(__file__).resolve().parents[2] / "examples" / "triton"
-    p = compiled.prepare(str(root / f"{fn}_f32.ptx"), f"{fn}_kernel", "mul.rn.f32(a, 0.0)", db=spec_db)
+    p = compiled.prepare(str(root / f"{fn}_f32.ptx"), f"{fn}_kernel", "mul.rn.f32(a, 0.0)", db=db)
     rng = np.random.default_rng(11)
     big = rng.uniform(np.log2(105615.0), 127.9, 300)
     x = np.concatenate([np.exp2(big) * rng.choice([-1, 1], 300), rng.uniform(-100, 100, 300)]).astype(np.float32)

@@ -30,11 +30,6 @@ APPROXIMATE = {
 PROVISIONAL = {"rcp.approx.ftz.f64", "rsqrt.approx.f64", "rsqrt.approx.ftz.f64"}
 
 
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
-
-
 def test_family_and_form_counts(db):
     ptx = {name: fam for name, fam in db.families.items() if fam.isa == "ptx"}
     expected = ptx_form_counts()

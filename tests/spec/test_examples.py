@@ -13,10 +13,8 @@ import struct
 
 import gmpy2
 import numpy as np
-import pytest
 from support.inventory import ptx_example_count
 
-from tilecheck.spec.database import load_database
 
 # element format -> (precision, emin, emax for MPFR with subnormalize, exponent bits, fraction bits)
 FORMATS = {
@@ -97,11 +95,6 @@ def lanes(form, value: int) -> list[int]:
     elem, count, container = form.element_format, form.lanes, form.container_bits
     width = container // count
     return [(value >> (width * i)) & ((1 << width) - 1) for i in range(count)]
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _examples(db, kind):

@@ -20,7 +20,6 @@ from support.inventory import ptx_form_counts
 
 from tilecheck import ptxas
 from tilecheck.errors import ToolNotFoundError
-from tilecheck.spec.database import load_database
 from tilecheck.testing import ptxas_grid, surround_grid
 
 pytestmark = pytest.mark.ptxas
@@ -34,11 +33,6 @@ def _need_ptxas():
         ptxas.find_ptxas()
     except ToolNotFoundError as exc:
         pytest.skip(f"ptxas not available: {exc}")
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 @pytest.fixture(scope="module")

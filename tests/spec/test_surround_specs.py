@@ -3,16 +3,9 @@ policies, semantics parameters that follow the spelling, gates from the measured
 
 from __future__ import annotations
 
-import pytest
 from support.inventory import ptx_form_counts
 
-from tilecheck.spec.database import load_database
 from tilecheck.spec.types import PTX_TYPES
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _function_forms(db):

@@ -17,17 +17,11 @@ from pathlib import Path
 import pytest
 
 from tilecheck.commands.verify_ptx import to_json
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled, sharded
 
 ROOT = Path(__file__).resolve().parents[2]
 HALF = "examples/cuda/half.ptx"  # relative, as a user types it: reports and repros name it
 BATCH = 1024  # 64 batches over the 2^16 halves
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 @pytest.fixture

@@ -18,7 +18,6 @@ import pytest
 
 from tilecheck.cli import main
 from tilecheck.errors import UsageError
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 from tilecheck.verify.expression import ExpressionReference
 
@@ -29,11 +28,6 @@ NOFMAD = FIXTURES / "muladd_nofmad.ptx"
 HALF = ROOT / "examples" / "cuda" / "half.ptx"
 MULADD = "add.rn.f32(mul.rn.f32(a, b), c)"
 HDIV_VIA_F32 = "cvt.rn.f16.f32(div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b)))"
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _json(capsys, *argv) -> tuple[int, dict]:

@@ -25,16 +25,10 @@ from tilecheck.cli import main
 from tilecheck.errors import OperandError, UsageError
 from tilecheck.formats import INTEGER_FORMATS
 from tilecheck.inputs.generators import integer_edge_biased
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 TRITON = ROOT / "examples" / "triton"
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _json(capsys, *argv) -> tuple[int, dict]:

@@ -73,12 +73,12 @@ def _kernel(tmp_path, text: str) -> str:
     return str(path)
 
 
-def test_each_element_is_followed_through_its_own_local_slot(tmp_path, spec_db):
-    o = compiled.verify_ptx(_kernel(tmp_path, TWO_THROUGH_LOCAL), "k2", "add.rn.f32(a, a)", db=spec_db, cases=3000)
+def test_each_element_is_followed_through_its_own_local_slot(tmp_path, db):
+    o = compiled.verify_ptx(_kernel(tmp_path, TWO_THROUGH_LOCAL), "k2", "add.rn.f32(a, a)", db=db, cases=3000)
     assert "2 elements per thread" in o.abi
     assert o.verdict_word == "no-counterexample"
     # the doubling is real: against a + a + a every finite non-zero input misrounds
-    assert compiled.verify_ptx(_kernel(tmp_path, TWO_THROUGH_LOCAL), "k2", "mul.rn.f32(a, 3.0)", db=spec_db,
+    assert compiled.verify_ptx(_kernel(tmp_path, TWO_THROUGH_LOCAL), "k2", "mul.rn.f32(a, 3.0)", db=db,
                                cases=3000).verdict_word == "counterexample"
 
 
@@ -90,7 +90,7 @@ def test_reading_the_other_elements_slot_is_not_elementwise(tmp_path, capsys):
     assert "not elementwise" in err and "stores element 1" in err and "from element 0" in err
 
 
-def test_a_local_load_reading_a_store_the_discovery_never_saw_is_refused(tmp_path, spec_db):
+def test_a_local_load_reading_a_store_the_discovery_never_saw_is_refused(tmp_path, db):
     # element 1 reads element 0's slot only when it is exactly 1.0: never in the discovery's
     # random data, always among the sampled special inputs
     rare = TWO_THROUGH_LOCAL.replace("ld.local.f32 %f4, [%r16+8];", """add.u32 %r17, %r16, 8;
@@ -98,10 +98,10 @@ def test_a_local_load_reading_a_store_the_discovery_never_saw_is_refused(tmp_pat
   selp.b32 %r18, %r13, %r17, %p0;
   ld.local.f32 %f4, [%r18];""").replace(".reg .pred %p<3>;", ".reg .pred %p<3>;\n  .reg .pred %p0;")
     with pytest.raises(ExecutionError, match="never read from in the discovery run"):
-        compiled.verify_ptx(_kernel(tmp_path, rare), "k2", "add.rn.f32(a, a)", db=spec_db, cases=3000)
+        compiled.verify_ptx(_kernel(tmp_path, rare), "k2", "add.rn.f32(a, a)", db=db, cases=3000)
 
 
-def test_a_local_load_the_discovery_never_ran_is_refused_where_it_runs(tmp_path, spec_db):
+def test_a_local_load_the_discovery_never_ran_is_refused_where_it_runs(tmp_path, db):
     # element 1 re-reads element 0's slot only when it is exactly 1.0 (never in the discovery's
     # random data): the kernel is taken, its inputs without a 1.0 judged, and a run in which that
     # load runs is refused, never judged with an element the slices did not follow
@@ -110,30 +110,30 @@ def test_a_local_load_the_discovery_never_ran_is_refused_where_it_runs(tmp_path,
   add.rn.f32 %f5, %f3, %f3;""").replace(".reg .pred %p<3>;", ".reg .pred %p<3>;\n  .reg .pred %p0;")
     path = _kernel(tmp_path, rare)
     with pytest.raises(ExecutionError, match="never read from in the discovery run"):
-        compiled.verify_ptx(path, "k2", "add.rn.f32(a, a)", db=spec_db, cases=3000)
-    p = compiled.prepare(path, "k2", "add.rn.f32(a, a)", db=spec_db)
+        compiled.verify_ptx(path, "k2", "add.rn.f32(a, a)", db=db, cases=3000)
+    p = compiled.prepare(path, "k2", "add.rn.f32(a, a)", db=db)
     fine = np.array([0x40000000, 0xbf800000, 0x3f800001, 0x7f7fffff], dtype=np.uint32)
     assert not compiled.run_inputs(p, [fine]).bad.any()
 
 
 @pytest.mark.parametrize("fn", ["sin", "cos"])
-def test_triton_sin_and_cos_vectors_judge_what_their_scalar_kernels_do(spec_db, fn):
+def test_triton_sin_and_cos_vectors_judge_what_their_scalar_kernels_do(db, fn):
     # libdevice's sinf/cosf: 128-bit vectors (8 elements a thread, the reduction's local array
     # reused by each) against the one-element kernel: the same inputs misround against the identity
     # (sin(x) = x only for tiny x), and against the ISA's approximate forms nothing is judged wrong
-    vec = compiled.verify_ptx(str(TRITON / f"{fn}_f32_v.ptx"), f"{fn}_kernel", "mul.rn.f32(a, 1.0)", db=spec_db,
+    vec = compiled.verify_ptx(str(TRITON / f"{fn}_f32_v.ptx"), f"{fn}_kernel", "mul.rn.f32(a, 1.0)", db=db,
                               cases=3000, seed=5)
-    one = compiled.verify_ptx(str(TRITON / f"{fn}_f32.ptx"), f"{fn}_kernel", "mul.rn.f32(a, 1.0)", db=spec_db,
+    one = compiled.verify_ptx(str(TRITON / f"{fn}_f32.ptx"), f"{fn}_kernel", "mul.rn.f32(a, 1.0)", db=db,
                               cases=3000, seed=5)
     assert "8 elements per thread" in vec.abi
     assert vec.misrounded_count == one.misrounded_count > 0
     assert sorted(map(tuple, vec.misrounded)) == sorted(map(tuple, one.misrounded))
-    approx = compiled.verify_ptx(str(TRITON / f"{fn}_f32_v.ptx"), f"{fn}_kernel", f"{fn}.approx.f32", db=spec_db,
+    approx = compiled.verify_ptx(str(TRITON / f"{fn}_f32_v.ptx"), f"{fn}_kernel", f"{fn}.approx.f32", db=db,
                                  cases=3000, seed=5)
     assert approx.verdict == "unknown" and approx.misrounded_count == 0
 
 
-def test_a_fork_past_the_memory_budget_is_refused_located(tmp_path, spec_db, monkeypatch):
+def test_a_fork_past_the_memory_budget_is_refused_located(tmp_path, db, monkeypatch):
     # six approximate reciprocals whose choices all reach the result: each input forks into their
     # product; with the budget lowered the run stops at the fork that passes it, naming its line
     from tilecheck.sim import plan as plan_module
@@ -162,4 +162,4 @@ def test_a_fork_past_the_memory_budget_is_refused_located(tmp_path, spec_db, mon
     path = _kernel(tmp_path, kernel)
     monkeypatch.setattr(plan_module, "LANE_BYTES", 1 << 20)
     with pytest.raises(ExecutionError, match=r"k2\.ptx:\d+:\d+: the allowed results .* refused rather than run out"):
-        compiled.verify_ptx(path, "many", "rcp.approx.f32(a)", db=spec_db, cases=4000, processes=False)
+        compiled.verify_ptx(path, "many", "rcp.approx.f32(a)", db=db, cases=4000, processes=False)

@@ -15,16 +15,10 @@ import numpy as np
 import pytest
 
 from tilecheck.cli import main
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 TRITON = ROOT / "examples" / "triton"
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def test_the_file_holds_every_misrounded_input_past_the_cap(tmp_path, capsys, monkeypatch):

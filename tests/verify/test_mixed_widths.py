@@ -23,7 +23,6 @@ import numpy as np
 import pytest
 
 from tilecheck.cli import main
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,11 +42,6 @@ SQRT_UP = Path(__file__).resolve().parent / "fixtures" / "triton_sqrt_up_f16_f32
 STAGED_BOTH_SIDES = Path(__file__).resolve().parent / "fixtures" / "triton_div_up_both_sides_f16_f32_v.ptx"
 DIV_UP = "div.rn.f32(cvt.f32.f16(a), cvt.f32.f16(b))"
 DIV_DOWN = "cvt.rn.f16.f32(div.rn.f32(a, b))"
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def test_a_widening_kernel_verifies_over_every_input(capsys):

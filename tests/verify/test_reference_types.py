@@ -13,7 +13,6 @@ import yaml
 
 from tilecheck.cli import main
 from tilecheck.errors import UsageError
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,11 +20,6 @@ CUDA = ROOT / "examples" / "cuda"
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 MANIFESTS = (ROOT / "examples" / "cuda" / "manifest.yaml", ROOT / "examples" / "llvm" / "manifest.yaml")
 ENTRIES = [e for m in MANIFESTS for e in yaml.safe_load(m.read_text())["entries"]]
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from tilecheck.cli import main
-from tilecheck.spec.database import load_database
 
 ROOT = Path(__file__).resolve().parents[2]
 CUDA = ROOT / "examples" / "cuda"
@@ -63,11 +62,6 @@ def _kernel(body: str) -> str:
   ret;
 }}
 """
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _run(capsys, *argv):

@@ -17,16 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 TRITON = Path(__file__).resolve().parents[2] / "examples" / "triton"
 NANS = {"f16": 2 * ((1 << 10) - 1), "bf16": 2 * ((1 << 7) - 1)}
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 @pytest.mark.parametrize("fmt", ["f16", "bf16"])

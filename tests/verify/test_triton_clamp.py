@@ -23,16 +23,10 @@ import numpy as np
 import pytest
 
 from tilecheck.cli import main
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 TRITON = Path(__file__).resolve().parents[2] / "examples" / "triton"
 HALVES = {"f16": (5, 10), "bf16": (8, 7)}  # exponent and fraction bits
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _positive_nans(fmt: str) -> set[int]:

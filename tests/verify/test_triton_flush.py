@@ -23,15 +23,9 @@ import numpy as np
 import pytest
 
 from tilecheck.cli import main
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 TRITON = Path(__file__).resolve().parents[2] / "examples" / "triton"
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _bf16_subnormals() -> set[int]:

@@ -202,11 +202,6 @@ def test_vector_writer_round_trip(tmp_path, db):
         ("div.rn.f32", (0x3F800000, 0x40400000), 0x3EAAAAAB), ("add.rn.f16x2", (0x3C003C00, 0x40000000), 0x42003C00)]
 
 
-@pytest.fixture(scope="session")
-def db():
-    return load_database()
-
-
 # ---------------------------------------------------------------------------------------------
 # programs and sequences
 

@@ -35,11 +35,6 @@ def client():
     disconnect(c, cluster)
 
 
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
-
-
 @pytest.fixture
 def at_root(monkeypatch):
     monkeypatch.chdir(ROOT)

@@ -13,17 +13,11 @@ import pytest
 
 from tilecheck.cli import main
 from tilecheck.sim.errors import UnsupportedPtxError
-from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 TRITON = ROOT / "examples" / "triton"
 CUDA = ROOT / "examples" / "cuda"
-
-
-@pytest.fixture(scope="module")
-def db():
-    return load_database()
 
 
 def _outcome(db, path: Path, entry: str, against: str, cases: int = 4000):
