@@ -423,3 +423,18 @@ def test_a_thread_storing_another_element_is_not_elementwise(tmp_path, capsys):
     path = _edited(tmp_path, "div_f16.ptx", "st.global.b16 [ %rd3 + 0 ]", "st.global.b16 [ %rd3 + 2 ]")
     err = _refusal(capsys, path)
     assert "store elements 1 .. 256 (256 of them), not 0 .. 255" in err
+
+
+@pytest.mark.parametrize("many,one,entry,against", [
+    (TRITON / "convert_s32_f32_v.ptx", TRITON / "convert_s32_f32.ptx", "convert_kernel", "cvt.rn.f32.s32"),
+    (TRITON / "widen_f16_f32_v.ptx", TRITON / "widen_f16_f32.ptx", "widen_kernel", "cvt.f32.f16(a)"),
+])
+def test_elements_with_no_choices_run_alone_and_one_stands_for_its_class(db, many, one, entry, against):
+    # no approximate instruction: each element is its own cut-down group, and the eight equal
+    # expressions form one class whose first group runs every input (the others sampled positions)
+    p = compiled.prepare(str(many), entry, against, db=db)
+    groups = p.abi.layout.groups
+    assert len(groups) == 8 and all(len(g.atoms) == 1 for g in groups)
+    assert [g.represents for g in groups] == [-1] + [0] * 7
+    o_many, o_one = _outcome(db, many, entry, against), _outcome(db, one, entry, against)
+    assert (o_many.verdict, o_many.misrounded_count) == (o_one.verdict, o_one.misrounded_count)

@@ -43,7 +43,7 @@ approximate instruction returning its reference result) and finds:
   the count (or, with no bound at all, every element: reported);
 - groups of atoms to run together: the function is cut down to each atom's slice; atoms whose
   slices hold the same approximate instructions share a group (so that the choices of different
-  elements never multiply); groups whose atoms compute equal expressions (slicing.Signatures)
+  elements never multiply; in a kernel with none each atom is a group of its own); groups whose atoms compute equal expressions (slicing.Signatures)
   form a class, whose first group stands for the others in exhaustive runs.
 """
 
@@ -1227,10 +1227,14 @@ def _unkeyed_groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, p
     region_of.update(layout.shared_regions)  # operands read back from shared memory
     sigs = slicing.Signatures(sl, region_of, layout.element_bytes, layout.region_bytes)
     by_forks: dict = {}
+    # with no approximate instruction on any element's path there are no choices to share: each
+    # element alone is a group, which its class's representative stands for (the others' inputs
+    # sampled) instead of every input running once per element
+    alone = not any(st.approximate for st in plan.steps)
     for a, atom in enumerate(atoms):
         sc = slicing.element_slice(sl, [(atom.register, atom.bits)], [atom.store])
         forks = frozenset(sc.kept & forking)
-        entry = by_forks.setdefault(forks, ([], set()))
+        entry = by_forks.setdefault(("alone", a) if alone else forks, ([], set()))
         entry[0].append(a)
         entry[1].update(sc.kept)
     groups = []
