@@ -74,7 +74,7 @@ def _room(L: "Lanes", c: "RunContext", lanes: int) -> None:
     if lanes * per_lane > LANE_BYTES:
         raise _TooManyLanes(f"the allowed results of the approximate instructions fork the run into {lanes:,} lanes "
                             f"(about {lanes * per_lane / 2**30:.0f} GiB): refused rather than run out of memory (the "
-                            "choices of elements run together multiply; fewer inputs at a time, --cases, divide them)")
+                            "choices of several approximate instructions run together multiply)")
 
 
 PARAM = "param "
