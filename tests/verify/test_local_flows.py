@@ -163,3 +163,20 @@ def test_a_fork_past_the_memory_budget_is_refused_located(tmp_path, db, monkeypa
     monkeypatch.setattr(plan_module, "LANE_BYTES", 1 << 20)
     with pytest.raises(ExecutionError, match=r"k2\.ptx:\d+:\d+: the allowed results .* refused rather than run out"):
         compiled.verify_ptx(path, "many", "rcp.approx.f32(a)", db=db, cases=4000, processes=False)
+
+
+def test_a_local_store_between_another_elements_store_and_load_keeps_the_function_whole(tmp_path, db):
+    # as written, each element is cut down alone; with element 1's store moved between element 0's
+    # store and load, element 0's cut-down function would drop a store that could overwrite what
+    # its load reads (not in these runs: the slots differ, but nothing static says so): whole
+    apart = compiled.prepare(_kernel(tmp_path, TWO_THROUGH_LOCAL), "k2", "add.rn.f32(a, a)", db=db)
+    assert len(apart.abi.layout.groups) == 2
+    store1 = "  st.local.f32 [%r16+8], %f2;\n"
+    interleaved = TWO_THROUGH_LOCAL.replace(store1, "").replace("  ld.local.f32 %f3, [%r13];\n", "")
+    interleaved = interleaved.replace("  ld.local.f32 %f4, [%r16+8];\n",
+                                      store1 + "  ld.local.f32 %f3, [%r13];\n  ld.local.f32 %f4, [%r16+8];\n")
+    assert interleaved.index("st.local.f32 [%r13]") < interleaved.index(store1) < interleaved.index("ld.local.f32 %f3")
+    p = compiled.prepare(_kernel(tmp_path, interleaved), "k2", "add.rn.f32(a, a)", db=db)
+    assert len(p.abi.layout.groups) == 1 and len(p.abi.layout.groups[0].atoms) == 2
+    assert compiled.verify_ptx(_kernel(tmp_path, interleaved), "k2", "add.rn.f32(a, a)", db=db,
+                               cases=2000).verdict_word == "no-counterexample"

@@ -766,6 +766,30 @@ def _flows_by_instruction(fn, plan: Plan, local_flows: dict | None) -> dict | No
             for load, writers in local_flows.items()}
 
 
+def _store_between(sl, kept: set) -> bool:
+    """True where cutting the function down to ``kept`` could change what a kept local load reads:
+    a local store left out lies after one of the stores the load was seen to read and before the
+    load (in program order), or inside a loop with the load. In the whole function such a store
+    could overwrite the bytes in some run; in the cut-down one it never runs, and the load would
+    read the earlier store's bytes unchecked. (No such store: the bytes the load reads are those
+    the whole function's load reads, which every run checks.)"""
+    loops = [(sl.target(i), i) for i, ins in enumerate(sl.instrs) if _is_branch(ins) and sl.target(i) <= i]
+    dropped = [i for i, ins in enumerate(sl.instrs) if id(ins) not in kept and ins.opcode.startswith("st")
+               and ".local" in ins.opcode]
+    for load, writers in (sl.local_flows or {}).items():
+        if id(sl.instrs[load]) not in kept:
+            continue
+        first = min((w for w in writers if w >= 0), default=0)
+        for st in dropped:
+            if first < st < load or any(lo <= st <= hi and lo <= load <= hi for lo, hi in loops):
+                return True
+    return False
+
+
+def _is_branch(ins) -> bool:
+    return ins.opcode.split(".", 1)[0] == "bra"
+
+
 def _flows_in(sub: Plan, plan: Plan, local_flows: dict | None, changed: dict) -> dict | None:
     """``local_flows`` (``plan``'s steps) in the steps of ``sub``, a cut-down function of it
     (``changed``: original instruction id -> its rewritten copy); the stores a load's slice kept."""
@@ -1217,10 +1241,11 @@ def _unkeyed_groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, p
     # local memory is followed where every load that read it names the space (a generic load's
     # bytes are followed by nothing: then the function runs whole)
     local = layout.local_flows is not None and all(".local" in plan.steps[k].instr.opcode for k in layout.local_flows)
+    whole_keys = [((steps_of[id(a.store)], a.part), a.sub) for a in atoms]
+    whole = [Group(list(range(len(atoms))), plan, whole_keys, (), local_flows=layout.local_flows)]
     if not slicing.sliceable(fn, local=local) and (staging is None or not slicing.sliceable(fn, shared=True,
                                                                                            local=local)):
-        keys = [((steps_of[id(a.store)], a.part), a.sub) for a in atoms]
-        return [Group(list(range(len(atoms))), plan, keys, (), local_flows=layout.local_flows)]
+        return whole
     region_of = {}
     for region, nbytes, offs, origins, step in run.lanes.loads:
         region_of[id(plan.steps[step].instr)] = region
@@ -1237,6 +1262,8 @@ def _unkeyed_groups(fn, plan: Plan, layout: Layout, run: _Run, steps_of: dict, p
         entry = by_forks.setdefault(("alone", a) if alone else forks, ([], set()))
         entry[0].append(a)
         entry[1].update(sc.kept)
+    if local and any(_store_between(sl, kept) for _, kept in by_forks.values()):
+        return whole
     groups = []
     for members, kept in by_forks.values():
         cut, changed = slicing.sliced_function(fn, kept | (staging or set()))
