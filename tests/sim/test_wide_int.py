@@ -143,6 +143,9 @@ def test_a_carry_chain_computes_a_128_bit_product(tmp_path, db):
     ("  add.cc.u32 %r3, %r1, %r2;\n  bra $L1;\n$L1:\n  addc.u32 %r4, %r1, %r2;\n", "reads the carry flag"),
     # set under a guard, read under none
     ("  setp.eq.u32 %p1, %r1, 0;\n  @%p1 add.cc.u32 %r3, %r1, %r2;\n  addc.u32 %r4, %r1, %r2;\n", "same guard"),
+    # the same guard's name, but the predicate rewritten in between
+    ("  setp.eq.u32 %p1, %r1, 0;\n  @%p1 add.cc.u32 %r3, %r1, %r2;\n  setp.ne.u32 %p1, %r1, 0;\n"
+     "  @%p1 addc.u32 %r4, %r1, %r2;\n", "same guard"),
 ])
 def test_a_flag_no_cc_instruction_sets_is_refused(tmp_path, db, body, why):
     kernel = (".visible .func (.param .b32 r) f(.param .b32 a)\n{\n  .reg .pred %p<2>;\n  .reg .b32 %r<6>;\n"
@@ -150,6 +153,17 @@ def test_a_flag_no_cc_instruction_sets_is_refused(tmp_path, db, body, why):
     with pytest.raises(UnsupportedPtxError, match=why) as info:
         _plan(tmp_path, kernel, "f", db)
     assert info.value.location.line > 0
+
+
+def test_a_flag_set_and_read_under_one_guard_runs(tmp_path, db):
+    kernel = (".visible .func (.param .b32 r) f(.param .b32 a)\n{\n  .reg .pred %p<2>;\n  .reg .b32 %r<6>;\n"
+              "  ld.param.b32 %r1, [a];\n  mov.b32 %r4, 5;\n  setp.ne.u32 %p1, %r1, 0;\n"
+              "  @%p1 add.cc.u32 %r3, %r1, -1;\n  @%p1 addc.u32 %r4, 0, 0;\n  st.param.b32 [r], %r4;\n  ret;\n}\n")
+    plan = _plan(tmp_path, kernel, "f", db)
+    lanes = plan.new_lanes(3)
+    lanes.params["a"] = np.array([0, 1, 0xFFFFFFFF], dtype=np.uint64)
+    plan.run(lanes, RunContext(approx="reference"))
+    assert [int(v) & 0xFFFFFFFF for v in lanes.params["r"]] == [5, 1, 1]  # a + 0xFFFFFFFF carries unless a = 0
 
 
 @pytest.mark.parametrize("fn", ["sin", "cos"])

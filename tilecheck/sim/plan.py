@@ -1041,6 +1041,8 @@ class _Compiler:
                 raise self.error(ins, f"'{ins.opcode}' reads the carry flag CC.CF, which no .cc instruction before "
                                       "it in the same straight-line code writes (under the same guard): its value "
                                       "is undefined there", unsupported=False)
+            if written and ins.operands and written[0] in getattr(ins.operands[0], "name", "").split("|"):
+                written = None  # the guard itself rewritten: the same name no longer names the same lanes
             if wide_int.writes_carry(ins.opcode):
                 written = ins.guard if ins.guard is not None else ()
             if ins.opcode.split(".", 1)[0] in ("bra", "ret", "exit", "call"):
