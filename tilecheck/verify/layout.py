@@ -768,26 +768,52 @@ def _flows_by_instruction(fn, plan: Plan, local_flows: dict | None) -> dict | No
 
 def _store_between(sl, kept: set) -> bool:
     """True where cutting the function down to ``kept`` could change what a kept local load reads:
-    a local store left out lies after one of the stores the load was seen to read and before the
-    load (in program order), or inside a loop with the load. In the whole function such a store
-    could overwrite the bytes in some run; in the cut-down one it never runs, and the load would
-    read the earlier store's bytes unchecked. (No such store: the bytes the load reads are those
-    the whole function's load reads, which every run checks.)"""
-    loops = [(sl.target(i), i) for i, ins in enumerate(sl.instrs) if _is_branch(ins) and sl.target(i) <= i]
-    dropped = [i for i, ins in enumerate(sl.instrs) if id(ins) not in kept and ins.opcode.startswith("st")
-               and ".local" in ins.opcode]
+    a local store left out that some path runs after one of the stores the load was seen to read
+    (or after the entry, where it read bytes nothing wrote) and before the load. In the whole
+    function such a store could overwrite those bytes in some run; in the cut-down one it never
+    runs, and the load would read the earlier bytes unchecked. (No such store: the bytes the load
+    reads are those the whole function's load reads, which every run checks.) Paths are the control
+    flow's, loops and blocks laid out out of order included."""
+    n = len(sl.instrs)
+    succ = []
+    for i, ins in enumerate(sl.instrs):
+        head = ins.opcode.split(".", 1)[0]
+        if head == "bra":
+            succ.append([sl.target(i)] + ([i + 1] if ins.guard is not None else []))
+        elif head in ("ret", "exit", "trap") and ins.guard is None:
+            succ.append([])
+        else:
+            succ.append([i + 1])
+    pred: list = [[] for _ in range(n + 1)]
+    for i, out in enumerate(succ):
+        for j in out:
+            if j <= n:
+                pred[j].append(i)
+
+    def closure(start: int, edges) -> set:
+        seen, work = set(), [k for k in edges[start] if k < n]
+        while work:
+            k = work.pop()
+            if k not in seen:
+                seen.add(k)
+                work.extend(j for j in edges[k] if j < n)
+        return seen
+
+    dropped = {i for i, ins in enumerate(sl.instrs) if id(ins) not in kept and ins.opcode.startswith("st")
+               and ".local" in ins.opcode}
+    if not dropped:
+        return False
+    after: dict = {}
     for load, writers in (sl.local_flows or {}).items():
         if id(sl.instrs[load]) not in kept:
             continue
-        first = min((w for w in writers if w >= 0), default=0)
-        for st in dropped:
-            if first < st < load or any(lo <= st <= hi and lo <= load <= hi for lo, hi in loops):
+        before_load = closure(load, pred)
+        for w in writers:
+            if w not in after:
+                after[w] = closure(w, succ) if w >= 0 else set(range(n))
+            if dropped & after[w] & before_load:
                 return True
     return False
-
-
-def _is_branch(ins) -> bool:
-    return ins.opcode.split(".", 1)[0] == "bra"
 
 
 def _flows_in(sub: Plan, plan: Plan, local_flows: dict | None, changed: dict) -> dict | None:
