@@ -180,3 +180,62 @@ def test_a_local_store_between_another_elements_store_and_load_keeps_the_functio
     assert len(p.abi.layout.groups) == 1 and len(p.abi.layout.groups[0].atoms) == 2
     assert compiled.verify_ptx(_kernel(tmp_path, interleaved), "k2", "add.rn.f32(a, a)", db=db,
                                cases=2000).verdict_word == "no-counterexample"
+
+
+# element 0's value is read back after a block laid out before it, which stores element 1 into the
+# same slot when element 0 is exactly 1.0 (never in the discovery's random data); nothing in the
+# instruction order puts that store between element 0's store and load, the control flow does
+OUT_OF_ORDER = """.visible .entry k3(.param .u64 a, .param .u64 o, .param .u32 n)
+{
+  .local .align 4 .b8 depot[16];
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .f32 %f<10>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [o];
+  ld.param.u32 %r9, [n];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.s32 %r4, %r2, %r3, %r1;
+  shl.b32 %r4, %r4, 1;
+  add.s32 %r5, %r4, 1;
+  setp.lt.s32 %p1, %r4, %r9;
+  setp.lt.s32 %p2, %r5, %r9;
+  mul.wide.s32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  mov.f32 %f1, 0f00000000;
+  mov.f32 %f2, 0f00000000;
+  @%p1 ld.global.f32 %f1, [%rd4];
+  @%p2 ld.global.f32 %f2, [%rd4+4];
+  mov.u32 %r10, depot;
+  bra.uni $start;
+$cold:
+  st.local.f32 [%r10], %f2;
+  bra.uni $back;
+$start:
+  st.local.f32 [%r10+8], %f2;
+  st.local.f32 [%r10], %f1;
+  setp.eq.f32 %p3, %f1, 0f3F800000;
+  @%p3 bra.uni $cold;
+$back:
+  ld.local.f32 %f3, [%r10];
+  ld.local.f32 %f4, [%r10+8];
+  add.rn.f32 %f5, %f3, %f3;
+  add.rn.f32 %f6, %f4, %f4;
+  @%p1 st.global.f32 [%rd5], %f5;
+  @%p2 st.global.f32 [%rd5+4], %f6;
+  ret;
+}
+"""
+
+
+def test_a_store_reached_out_of_order_keeps_the_function_whole(tmp_path, db):
+    path = tmp_path / "k3.ptx"
+    path.write_text(HEADER + OUT_OF_ORDER)
+    p = compiled.prepare(str(path), "k3", "add.rn.f32(a, a)", db=db)
+    assert len(p.abi.layout.groups) == 1  # element 1's store can run between element 0's store and load
+    with pytest.raises(ExecutionError, match="never read from in the discovery run"):
+        compiled.verify_ptx(str(path), "k3", "add.rn.f32(a, a)", db=db, cases=3000)
