@@ -19,10 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TRITON = ROOT / "examples" / "triton"
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 
-# two elements per thread, each stored to a local slot chosen by its own sign bit and read back,
-# then doubled (out[i] = a[i] + a[i])
-TWO_THROUGH_LOCAL = """.visible .entry k2(.param .u64 a, .param .u64 o, .param .u32 n)
-{
+# two elements a thread (2i and 2i + 1, bounded by n): a[2i] in %f1, a[2i + 1] in %f2, &o[2i] in %rd5,
+# the local array's 32-bit address in %r10
+PROLOGUE = """{
   .local .align 4 .b8 depot[16];
   .reg .pred %p<3>;
   .reg .b32 %r<20>;
@@ -47,7 +46,12 @@ TWO_THROUGH_LOCAL = """.visible .entry k2(.param .u64 a, .param .u64 o, .param .
   @%p1 ld.global.f32 %f1, [%rd4];
   @%p2 ld.global.f32 %f2, [%rd4+4];
   mov.u32 %r10, depot;
-  mov.b32 %r11, %f1;
+"""
+
+# two elements per thread, each stored to a local slot chosen by its own sign bit and read back,
+# then doubled (out[i] = a[i] + a[i])
+TWO_THROUGH_LOCAL = """.visible .entry k2(.param .u64 a, .param .u64 o, .param .u32 n)
+""" + PROLOGUE + """  mov.b32 %r11, %f1;
   shr.u32 %r12, %r11, 31;
   shl.b32 %r12, %r12, 2;
   add.u32 %r13, %r10, %r12;
@@ -186,32 +190,7 @@ def test_a_local_store_between_another_elements_store_and_load_keeps_the_functio
 # same slot when element 0 is exactly 1.0 (never in the discovery's random data); nothing in the
 # instruction order puts that store between element 0's store and load, the control flow does
 OUT_OF_ORDER = """.visible .entry k3(.param .u64 a, .param .u64 o, .param .u32 n)
-{
-  .local .align 4 .b8 depot[16];
-  .reg .pred %p<4>;
-  .reg .b32 %r<20>;
-  .reg .f32 %f<10>;
-  .reg .b64 %rd<12>;
-  ld.param.u64 %rd1, [a];
-  ld.param.u64 %rd2, [o];
-  ld.param.u32 %r9, [n];
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mad.lo.s32 %r4, %r2, %r3, %r1;
-  shl.b32 %r4, %r4, 1;
-  add.s32 %r5, %r4, 1;
-  setp.lt.s32 %p1, %r4, %r9;
-  setp.lt.s32 %p2, %r5, %r9;
-  mul.wide.s32 %rd3, %r4, 4;
-  add.s64 %rd4, %rd1, %rd3;
-  add.s64 %rd5, %rd2, %rd3;
-  mov.f32 %f1, 0f00000000;
-  mov.f32 %f2, 0f00000000;
-  @%p1 ld.global.f32 %f1, [%rd4];
-  @%p2 ld.global.f32 %f2, [%rd4+4];
-  mov.u32 %r10, depot;
-  bra.uni $start;
+""" + PROLOGUE.replace("%p<3>", "%p<4>") + """  bra.uni $start;
 $cold:
   st.local.f32 [%r10], %f2;
   bra.uni $back;
