@@ -161,8 +161,9 @@ def _add_sub(negate: bool):
     return run
 
 
-def _product(xp, a, b, w: int, signed: bool):
-    """The exact 2w-bit product of two w-bit operands as (hi, lo) w-bit halves (uint64)."""
+def integer_product(xp, a, b, w: int, signed: bool):
+    """The exact 2w-bit product of two w-bit operands as (hi, lo) w-bit halves (uint64); the
+    simulator's extended-precision steps (``mad.cc``, ``madc``) take theirs from here too."""
     if w <= 32:
         if signed:
             full = (signed_value(xp, a, w) * signed_value(xp, b, w)).view(xp.uint64)
@@ -179,7 +180,7 @@ def _mul(xp, form, args, p):
     a, b = args
     w = width_of(form.type)
     signed = _is_signed(form.type)
-    hi, lo = _product(xp, a, b, w, signed)
+    hi, lo = integer_product(xp, a, b, w, signed)
     mode = p.get("mode", "lo")
     if mode == "lo":
         return lo
@@ -192,7 +193,7 @@ def _mad(xp, form, args, p):
     a, b, c = args
     w = width_of(form.type)
     signed = _is_signed(form.type)
-    hi, lo = _product(xp, a, b, w, signed)
+    hi, lo = integer_product(xp, a, b, w, signed)
     mode = p.get("mode", "lo")
     if mode == "wide":
         return (((hi << u64(xp, w)) | lo) + c) & u64(xp, _mask(2 * w))

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tilecheck.model.instructions import integer_product
+from tilecheck.model.xp import bit_length
+
 _U64 = np.uint64
 
 CARRY = "%cc.cf"
@@ -65,24 +68,10 @@ def sub_borrow(a: np.ndarray, b: np.ndarray, borrow: np.ndarray, width: int) -> 
 
 def mul_halves(a: np.ndarray, b: np.ndarray, width: int, signed: bool) -> tuple[np.ndarray, np.ndarray]:
     """The low and the high ``width`` bits of the exact ``2 * width``-bit product of ``a`` and ``b``
-    (two's complement when ``signed``; the low half does not depend on it)."""
-    a, b = _unsigned(a, width), _unsigned(b, width)
-    if width == 32:
-        if signed:
-            p = a.view(np.int32).astype(np.int64) * b.view(np.int32).astype(np.int64)
-            p = p.view(np.uint64)
-        else:
-            p = a.astype(_U64) * b.astype(_U64)
-        return (p & _U64(0xFFFFFFFF)).astype(np.uint32), (p >> _U64(32)).astype(np.uint32)
-    m = _U64(0xFFFFFFFF)
-    al, ah, bl, bh = a & m, a >> _U64(32), b & m, b >> _U64(32)
-    p0, p1, p2, p3 = al * bl, al * bh, ah * bl, ah * bh  # each below 2^64
-    mid = (p0 >> _U64(32)) + (p1 & m) + (p2 & m)
-    lo = (p0 & m) | ((mid & m) << _U64(32))
-    hi = p3 + (p1 >> _U64(32)) + (p2 >> _U64(32)) + (mid >> _U64(32))
-    if signed:  # (a - 2^64 [a < 0]) (b - 2^64 [b < 0]): the high half loses b, a where a, b < 0
-        hi = hi - np.where(a >> _U64(63) == 1, b, _U64(0)) - np.where(b >> _U64(63) == 1, a, _U64(0))
-    return lo, hi
+    (two's complement when ``signed``; the low half does not depend on it): the model's product."""
+    dt = np.uint32 if width == 32 else np.uint64
+    hi, lo = integer_product(np, _unsigned(a, width).astype(_U64), _unsigned(b, width).astype(_U64), width, signed)
+    return lo.astype(dt), hi.astype(dt)
 
 
 def funnel_shift(a: np.ndarray, b: np.ndarray, c: np.ndarray, left: bool, clamp: bool) -> np.ndarray:
@@ -96,13 +85,4 @@ def funnel_shift(a: np.ndarray, b: np.ndarray, c: np.ndarray, left: bool, clamp:
 
 def count_leading_zeros(a: np.ndarray, width: int) -> np.ndarray:
     """``clz.b{width}``: the number of zero bits above the highest set bit, ``width`` for zero (u32)."""
-    x = _unsigned(a, width).astype(_U64)
-    full = _U64((1 << width) - 1)
-    n = np.zeros(x.shape, dtype=np.uint32)
-    step = width // 2
-    while step:  # binary search: are the top ``step`` bits all zero? then count them and shift them out
-        empty = (x >> _U64(width - step)) == 0
-        n += np.where(empty, np.uint32(step), np.uint32(0))
-        x = np.where(empty, (x << _U64(step)) & full, x)
-        step //= 2
-    return n + ((x >> _U64(width - 1)) == 0).astype(np.uint32)  # zero: width - 1 counted, one more
+    return (width - bit_length(np, _unsigned(a, width).astype(_U64))).astype(np.uint32)
