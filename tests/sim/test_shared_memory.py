@@ -289,7 +289,9 @@ def _kernel(body: str, shared_decl: str = ".shared .align 4 .b8 s[1024];") -> st
     ("  st.shared.f32 [%r4], %f1;\n  bar.arrive 0, 64;\n  mov.f32 %f2, %f1;", UnsupportedPtxError,
      r"k\.ptx:\d+:\d+: error: unsupported instruction 'bar\.arrive'"),
     ("  st.shared.f32 [%r4], %f1;\n  bar.warp.sync -1;\n  mov.f32 %f2, %f1;", UnsupportedPtxError,
-     r"unsupported instruction 'bar\.warp\.sync'"),
+     r"bar\.warp\.sync in a CTA of 64 threads"),
+    ("  st.shared.f32 [%r4], %f1;\n  bar.warp.sync 3;\n  mov.f32 %f2, %f1;", UnsupportedPtxError,
+     r"bar\.warp\.sync of the whole warp only"),
     ("  st.shared.f32 [%r4], %f1;\n  bar.sync 0, 32;\n  ld.shared.f32 %f2, [%r4];", UnsupportedPtxError,
      r"a barrier for 32 threads in a CTA of 64"),
     ("  st.f32 [s], %f1;\n  mov.f32 %f2, %f1;", UnsupportedPtxError, r"generic access 'st\.f32' naming the shared"),
@@ -437,9 +439,8 @@ def test_ldmatrix_gives_each_thread_the_words_of_the_rows_other_threads_address(
 
 
 @pytest.mark.parametrize("opcode,message", [
-    ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "ldmatrix .trans is not modelled"),
-    ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8", "ldmatrix .trans is not modelled"),
-    ("ldmatrix.sync.aligned.m8n8.x4.b16", "m8n8.x1/.x2/.x4.shared.b16 only"),
+    ("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8", r"m8n8.x1/.x2/.x4\{.trans\}.shared.b16 only"),
+    ("ldmatrix.sync.aligned.m8n8.x4.b16", r"m8n8.x1/.x2/.x4\{.trans\}.shared.b16 only"),
 ])
 def test_ldmatrix_forms_not_modelled_are_located_errors(db, tmp_path, opcode, message):
     body = LDMATRIX.replace("ldmatrix.sync.aligned.m8n8.COUNT.shared.b16 REGS", opcode + " {%r10, %r11, %r12, %r13}")

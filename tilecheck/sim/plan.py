@@ -736,6 +736,9 @@ class _Compiler:
     def op_ldmatrix(self, ins, mods):
         return shared.compile_ldmatrix(self, ins, mods)
 
+    def op_stmatrix(self, ins, mods):
+        return shared.compile_stmatrix(self, ins, mods, store_global=_store_global)
+
     def op_ld(self, ins, mods):
         if shared.handles(self, ins, mods):
             return shared.compile_access(self, ins, mods)

@@ -1,5 +1,5 @@
-"""Shared memory (``.shared``), CTA barriers (``bar.sync``/``barrier.sync``) and the warp's
-matrix load from shared memory (``ldmatrix``) for compiled plans.
+"""Shared memory (``.shared``), CTA barriers (``bar.sync``/``barrier.sync``, ``bar.warp.sync`` in
+one-warp CTAs) and the warp's matrix load and store (``ldmatrix``, ``stmatrix``) for compiled plans.
 
 Shared memory belongs to a CTA, not to a lane: :class:`SharedMemory` holds one row of bytes per
 CTA of a run (a lane's CTA is its thread's: thread index = origin + ``thread_base``, CTA = index //
@@ -197,9 +197,20 @@ def _note_reads(sm: SharedMemory, cells: np.ndarray, tids: np.ndarray, epochs: n
 def store(L, s, c, a: np.ndarray, nbytes: int, values: list, where: Location) -> None:
     """Store ``values`` (consecutive elements of ``nbytes`` each, one per selected lane) at shared
     addresses ``a``: into the CTA's memory, once per thread (see the module notes on copies)."""
+    store_pieces(L, s, c, [a], nbytes * len(values), nbytes, values, where)
+
+
+def store_pieces(L, s, c, pieces: list, piece_bytes: int, nbytes: int, values: list, where: Location) -> None:
+    """Store the bytes of ``values`` (elements of ``nbytes`` each, one per selected lane, in order)
+    as pieces of ``piece_bytes`` each at the shared addresses of every array in ``pieces`` (one
+    address per selected lane, each piece aligned to its size): one access, as :func:`load_pieces`
+    reads one (``st.shared`` is one piece; ``stmatrix`` scatters each thread's words to the rows
+    other threads address). A byte's record names its place in ``values`` (``wbyte``)."""
     sm = _state(L, c)
-    total = nbytes * len(values)
-    rows, offs, cta, tid, gid = _positions(L, s, c, a, total, where)
+    total = piece_bytes * len(pieces)
+    placed = [_positions(L, s, c, a, piece_bytes, where) for a in pieces]
+    rows, _, cta, tid, gid = placed[0]
+    offs = np.stack([p[1] for p in placed], axis=1)  # lanes x pieces
     data = np.concatenate([np.asarray(v).astype(_UINT[8 * nbytes]).view(np.uint8).reshape(-1, nbytes)
                            for v in values], axis=1)
     origin_all = L.origin
@@ -220,17 +231,17 @@ def store(L, s, c, a: np.ndarray, nbytes: int, values: list, where: Location) ->
         dup = g[1:] == g[:-1]
         if dup.any():
             o1, o0 = order[1:][dup], order[:-1][dup]
-            differ = (offs[o1] != offs[o0]) | (data[o1] != data[o0]).any(axis=1)
+            differ = (offs[o1] != offs[o0]).any(axis=1) | (data[o1] != data[o0]).any(axis=1)
             if differ.any():
                 k = int(o1[np.argmax(differ)])
                 raise UnsupportedPtxError(f"copies of thread {int(gid[k])} (lanes for different allowed results of "
                                           "an approximate instruction) store different values to "
-                                          f"{sm.describe(int(offs[k]))}: other threads would read them, and the lane "
+                                          f"{sm.describe(int(offs[k, 0]))}: other threads would read them, and the lane "
                                           "model holds one shared memory per CTA", where)
             keep = np.ones(rows.shape[0], dtype=bool)
             keep[o1] = False
             offs, cta, tid, gid, data = offs[keep], cta[keep], tid[keep], gid[keep], data[keep]
-    cells = (cta * sm.size + offs)[:, None] + np.arange(total)
+    cells = ((cta * sm.size)[:, None, None] + offs[:, :, None] + np.arange(piece_bytes)).reshape(-1, total)
     flat = cells.ravel()
     uniq, first, counts = np.unique(flat, return_index=True, return_counts=True)
     if (counts > 1).any():
@@ -376,22 +387,28 @@ def compile_access(comp, ins, mods, store_global=None):
 
     def st_shared(L, s, c):
         values = [r(L, s, c) for r, _ in readers]
-        redirect = c.store_redirect.get(c.step) if c.store_redirect else None
-        if redirect is not None:
-            # each element's computed value, recorded alone where the kernel will store it (the
-            # rest of its way, through shared memory to the global store, only moves it:
-            # verify/layout.py): {its first byte in the stored vector: (element bytes, address per
-            # thread)}; a layout conversion may send a vector's elements anywhere in the result
-            origin = L.origin if s is None else L.origin[s]
-            for byte, (eb, address) in redirect.items():
-                j, lo = divmod(byte, nbytes)
-                v = np.asarray(values[j]).astype(np.uint64)
-                if eb < nbytes:
-                    v = (v >> np.uint64(8 * lo)) & np.uint64((1 << (8 * eb)) - 1)
-                store_global(L, s, c, address[origin], eb, v, where, SINK_PART + byte)
-            return
-        store(L, s, c, addresses(L, s, c), nbytes, values, where)
+        if not _redirected(L, s, c, values, nbytes, store_global, where):
+            store(L, s, c, addresses(L, s, c), nbytes, values, where)
     return comp._step(ins, st_shared, set(breads).union(*[r for _, r in readers]), [])
+
+
+def _redirected(L, s, c, values: list, nbytes: int, store_global, where: Location) -> bool:
+    """Whether this shared store is redirected (``RunContext.store_redirect``), after recording each
+    element's computed value alone where the kernel will store it (the rest of its way, through
+    shared memory to the global store, only moves it: verify/layout.py). The redirect is {the
+    element's first byte in the stored registers (``values``, ``nbytes`` each): (element bytes,
+    address per thread)}; a layout conversion may send a vector's elements anywhere in the result."""
+    redirect = c.store_redirect.get(c.step) if c.store_redirect else None
+    if redirect is None:
+        return False
+    origin = L.origin if s is None else L.origin[s]
+    for byte, (eb, address) in redirect.items():
+        j, lo = divmod(byte, nbytes)
+        v = np.asarray(values[j]).astype(np.uint64)
+        if eb < nbytes:
+            v = (v >> np.uint64(8 * lo)) & np.uint64((1 << (8 * eb)) - 1)
+        store_global(L, s, c, address[origin], eb, v, where, SINK_PART + byte)
+    return True
 
 
 def _extend(v: np.ndarray, width: int, signed: bool, reg_type) -> np.ndarray:
@@ -432,10 +449,12 @@ def compile_barrier(comp, ins, mods):
     """``bar{.cta}.sync a{, b}``, ``barrier{.cta}.sync{.aligned} a{, b}``: a barrier of the whole
     CTA (any barrier number ``a``; a thread count ``b``, immediate or register, must be the CTA's
     thread count: with fewer, which warps take part depends on their arrival order)."""
+    if mods == ["warp", "sync"]:
+        return _compile_warp_barrier(comp, ins)
     rest = [m for m in mods if m not in ("cta", "aligned")]
     if rest != ["sync"] or not 1 <= len(ins.operands) <= 2:
-        raise comp.error(ins, f"unsupported instruction '{ins.opcode}' (bar.sync and barrier.sync only: "
-                              "arrive/red and warp barriers are not supported)")
+        raise comp.error(ins, f"unsupported instruction '{ins.opcode}' (bar.sync, barrier.sync and bar.warp.sync "
+                              "only: arrive/red are not supported)")
     if ins.guard is not None:
         raise comp.error(ins, f"unsupported predicated barrier '{ins.text}' (the threads that skip it would "
                               "not take part)")
@@ -505,17 +524,18 @@ def compile_ldmatrix(comp, ins, mods):
     gives the shared address of row ``r`` of matrix ``j`` (16 bytes), and thread ``t`` receives in
     ``d_j`` the 32-bit word ``t % 4`` of row ``t // 4`` of matrix ``j``. Each thread's result is
     thus the words at addresses other threads gave: one gathered shared load per thread, followed
-    by the discovery like any ``ld.shared``. ``.trans`` (each thread receives two elements of a
-    column) and the 8-bit shapes of sm_100 are refused, not guessed."""
+    by the discovery like any ``ld.shared``. With ``.trans`` each matrix is read transposed: the
+    element thread ``t`` receives in half ``h`` of ``d_j`` is element ``t // 4`` of row
+    ``2 * (t % 4) + h`` (:func:`_matrix_pieces`). The 8-bit shapes of sm_100 are refused, not guessed."""
     rest = [m for m in mods if m not in ("sync", "aligned", "shared", "shared::cta")]
     spaces = [m for m in mods if m in ("shared", "shared::cta")]
     counts = [m for m in rest if m in LDMATRIX_COUNTS]
-    if "trans" in rest:
-        raise comp.error(ins, f"unsupported instruction '{ins.opcode}' (ldmatrix .trans is not modelled)")
+    trans = "trans" in rest
+    rest = [m for m in rest if m != "trans"]
     if (not {"sync", "aligned"} <= set(mods) or len(spaces) != 1 or len(counts) != 1
             or sorted(set(rest) - set(counts)) != ["b16", "m8n8"] or len(rest) != 3 or len(ins.operands) != 2):
         raise comp.error(ins, f"unsupported instruction '{ins.opcode}' (ldmatrix.sync.aligned.m8n8.x1/.x2/.x4"
-                              ".shared.b16 only)")
+                              "{.trans}.shared.b16 only)")
     if ins.guard is not None:
         raise comp.error(ins, f"unsupported predicated warp-wide instruction '{ins.text}'")
     count = LDMATRIX_COUNTS[counts[0]]
@@ -537,13 +557,94 @@ def compile_ldmatrix(comp, ins, mods):
 
     def ldmatrix(L, s, c):
         a = addresses(L, s, c)
-        if a.size and (a % np.uint64(16) != 0).any():
-            k = int(np.argmax(a % np.uint64(16) != 0))
-            raise ExecutionError(f"{where}: thread {int(L.origin[k if s is None else s[k]]) + c.thread_base} gives "
-                                 f"ldmatrix the row address {int(a[k]):#x}, not 16-byte aligned")
-        lane, first, address_of = _warp_rows(L, s, c, a, where)
-        word = (lane % 4).astype(np.uint64) * np.uint64(4)
-        pieces = [address_of(first + 8 * j + lane // 4) + word for j in range(count)]
-        for (w, _), v in zip(writers, load_pieces(L, s, c, pieces, 4, 4, where)):
+        _row_aligned(L, s, c, a, "ldmatrix", where)
+        pieces, piece_bytes = _matrix_pieces(L, s, c, a, count, trans, where)
+        for (w, _), v in zip(writers, load_pieces(L, s, c, pieces, piece_bytes, 4, where)):
             w(L, s, v)
     return comp._step(ins, ldmatrix, breads, [wn for _, wn in writers])
+
+
+def _row_aligned(L, s, c, a: np.ndarray, what: str, where: Location) -> None:
+    if a.size and (a % np.uint64(16) != 0).any():
+        k = int(np.argmax(a % np.uint64(16) != 0))
+        raise ExecutionError(f"{where}: thread {int(L.origin[k if s is None else s[k]]) + c.thread_base} gives "
+                             f"{what} the row address {int(a[k]):#x}, not 16-byte aligned")
+
+
+def _matrix_pieces(L, s, c, a: np.ndarray, count: int, trans: bool, where: Location) -> tuple[list, int]:
+    """Where each thread's part of ``count`` 8x8 matrices of 16-bit elements lies in shared
+    memory (``ldmatrix``/``stmatrix``, row ``r`` of matrix ``j`` at the address thread ``8 * j + r``
+    of the warp gives): ``(pieces, piece_bytes)``, the addresses per selected lane in the order of
+    the thread's registers. Thread ``t`` holds in its register ``j`` the 32-bit word ``t % 4`` of
+    row ``t // 4`` (one 4-byte piece per matrix); ``trans``: the matrix transposed, half ``h`` of
+    that register being element ``t // 4`` of row ``2 * (t % 4) + h`` (two 2-byte pieces)."""
+    lane, first, address_of = _warp_rows(L, s, c, a, where)
+    if not trans:
+        word = (lane % 4).astype(np.uint64) * np.uint64(4)
+        return [address_of(first + 8 * j + lane // 4) + word for j in range(count)], 4
+    column = (lane // 4).astype(np.uint64) * np.uint64(2)
+    return [address_of(first + 8 * j + 2 * (lane % 4) + h) + column for j in range(count) for h in (0, 1)], 2
+
+
+def compile_stmatrix(comp, ins, mods, store_global=None):
+    """``stmatrix.sync.aligned.m8n8{.x1,.x2,.x4}{.trans}.shared{::cta}.b16 [a], {r0, ...}`` (PTX ISA
+    "stmatrix", sm_90): ``ldmatrix`` the other way, the warp storing one to four 8x8 matrices of
+    16-bit elements, thread ``t``'s register ``j`` going where ``ldmatrix`` would load it from
+    (:func:`_matrix_pieces`). One scattered shared store per thread, recorded byte by byte like
+    ``st.shared.v4.b32 [a], {r0, ...}``'s so that discovery follows elements through it (and
+    redirected like it: ``store_global``, as :func:`compile_access`)."""
+    rest = [m for m in mods if m not in ("sync", "aligned", "shared", "shared::cta", "trans")]
+    spaces = [m for m in mods if m in ("shared", "shared::cta")]
+    counts = [m for m in rest if m in LDMATRIX_COUNTS]
+    if (not {"sync", "aligned"} <= set(mods) or len(spaces) != 1 or len(counts) != 1
+            or sorted(set(rest) - set(counts)) != ["b16", "m8n8"] or len(ins.operands) != 2):
+        raise comp.error(ins, f"unsupported instruction '{ins.opcode}' (stmatrix.sync.aligned.m8n8.x1/.x2/.x4"
+                              "{.trans}.shared.b16 only)")
+    if ins.guard is not None:
+        raise comp.error(ins, f"unsupported predicated warp-wide instruction '{ins.text}'")
+    count = LDMATRIX_COUNTS[counts[0]]
+    trans = "trans" in mods
+    addr, regs = ins.operands
+    items = list(regs.items) if isinstance(regs, Vec) else [regs]
+    if len(items) != count:
+        raise comp.error(ins, f"{len(items)} register(s) for '{ins.opcode}', which stores {count} matrices",
+                         unsupported=False)
+    if not isinstance(addr, Addr) or not isinstance(addr.base, (Reg, Symbol)):
+        raise comp.unsupported(ins)
+    readers = [comp.reader(ins, o, 32) for o in items]
+    addresses, breads = comp.address(ins, addr)
+    where = Location(comp.path, ins.line, ins.col)
+
+    def stmatrix(L, s, c):
+        values = [r(L, s, c) for r, _ in readers]
+        if _redirected(L, s, c, values, 4, store_global, where):
+            return
+        a = addresses(L, s, c)
+        _row_aligned(L, s, c, a, "stmatrix", where)
+        pieces, piece_bytes = _matrix_pieces(L, s, c, a, count, trans, where)
+        store_pieces(L, s, c, pieces, piece_bytes, 4, values, where)
+    return comp._step(ins, stmatrix, set(breads).union(*[r for _, r in readers]), [])
+
+
+def _compile_warp_barrier(comp, ins):
+    """``bar.warp.sync membermask``: the threads of ``membermask`` wait for each other, and their
+    memory accesses before it are ordered before those after it (PTX ISA "bar.warp.sync").
+    Shared memory's barrier intervals here are a CTA's, so a warp barrier is one only where the CTA
+    is that one warp and the mask names all 32 threads (Triton's layout conversions with
+    ``stmatrix`` in one-warp CTAs); in a CTA of several warps it would order one warp's accesses
+    and not the others', which the interval of a CTA cannot hold: refused, located."""
+    if ins.guard is not None:
+        raise comp.error(ins, f"unsupported predicated barrier '{ins.text}'")
+    if len(ins.operands) != 1 or not isinstance(ins.operands[0], Imm) or \
+            int(ins.operands[0].value) & 0xFFFFFFFF != 0xFFFFFFFF:
+        raise comp.error(ins, f"unsupported instruction '{ins.text}' (bar.warp.sync of the whole warp only: "
+                              "membermask -1 or 0xffffffff)")
+    where = Location(comp.path, ins.line, ins.col)
+
+    def bar_warp_sync(L, s, c):
+        if c.block != 32:
+            raise UnsupportedPtxError(f"bar.warp.sync in a CTA of {c.block} threads: it orders the shared-memory "
+                                      "accesses of one warp, and the simulator keeps barrier intervals per CTA (a "
+                                      "warp barrier is followed in one-warp CTAs only)", where)
+        barrier(L, s, c, where)
+    return comp._step(ins, bar_warp_sync, set(), [])

@@ -49,6 +49,8 @@ approximate instruction returning its reference result) and finds:
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -250,15 +252,20 @@ def _fail(fn, here: Location, text: str) -> UnsupportedPtxError:
     return UnsupportedPtxError(f".entry {fn.name}: {text}", here)
 
 
+def is_store(ins: Instr) -> bool:
+    """Whether ``ins`` stores to memory (``st``, or the warp's ``stmatrix`` to shared memory)."""
+    return ins.opcode.split(".", 1)[0] in slicing.STORES
+
+
 def stores(fn) -> list[Instr]:
     """The function's store instructions outside ``.param`` space, in program order."""
-    return [i for i in fn.body if isinstance(i, Instr) and i.opcode.split(".", 1)[0] == "st" and ".param" not in i.opcode]
+    return [i for i in fn.body if isinstance(i, Instr) and is_store(i) and ".param" not in i.opcode]
 
 
 def store_bits(ins: Instr) -> tuple[int, int]:
-    """(bits per register, registers) of a store."""
+    """(bits per register, registers) of a store (``stmatrix``: 32-bit registers of two elements)."""
     t = [p for p in ins.opcode.split(".")[1:] if p in TYPES]
-    width = TYPES[t[-1]][0] if t else 64
+    width = 32 if ins.opcode.startswith("stmatrix.") else TYPES[t[-1]][0] if t else 64
     src = ins.operands[1]
     return width, len(src.items) if isinstance(src, Vec) else 1
 
@@ -996,11 +1003,25 @@ def _from_global(fn, here, atom, leaf, load, threads, judged, region_bytes, eb) 
     return region, (off + leaf.lo) // rb, (off + leaf.hi - 1) // rb
 
 
+_INT_NARROWING = re.compile(r"cvt\.[usb](8|16|32|64)\.[usb](8|16|32|64)")
+
+
+def _moves_bits(ins: Instr) -> bool:
+    """Whether ``ins`` only moves bits: a ``mov``, a load, or an integer conversion to a type no
+    wider than its source (``cvt.u16.u32``: the low bits, whatever the signedness; no ``.sat``),
+    as Triton unpacks a 16-bit element after a layout conversion through shared memory."""
+    head = ins.opcode.split(".", 1)[0]
+    if head in ("mov", *slicing.LOADS):
+        return True
+    m = _INT_NARROWING.fullmatch(ins.opcode)
+    return m is not None and int(m.group(1)) <= int(m.group(2))
+
+
 def _moves_only(fn, sc) -> Instr | None:
-    """The first instruction on a slice's value path that computes (neither a move nor a load), or
-    None: the slice then only moves bits."""
+    """The first instruction on a slice's value path that computes (:func:`_moves_bits` says it
+    does not only move bits), or None: the slice then only moves bits."""
     return next((ins for ins in fn.body if isinstance(ins, Instr) and id(ins) in sc.values
-                 and ins.opcode.split(".", 1)[0] not in ("mov", *slicing.LOADS)), None)
+                 and not _moves_bits(ins)), None)
 
 
 def _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of):
@@ -1035,7 +1056,7 @@ def _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of):
     if row0.size == 0 or int(record[4][row0[0], leaf.lo]) < 0:
         return None  # (_operands says what did not run)
     store = plan.steps[int(record[4][row0[0], leaf.lo])].instr
-    items = [at for at, _ in _store_atoms(fn, store, eb, here)] if store.opcode.split(".", 1)[0] == "st" else []
+    items = [at for at, _ in _store_atoms(fn, store, eb, here)] if is_store(store) else []
     if not items or _moves_only(fn, slicing.element_slice(sl, [(items[0].register, items[0].bits)], [store])) is None:
         return None
     if active is not None:
@@ -1059,7 +1080,7 @@ def _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of):
             if key not in sinks:
                 st_ins = plan.steps[key[0]].instr
                 found = [at for at, first in _store_atoms(fn, st_ins, eb, here) if first == key[1]]
-                if st_ins.opcode.split(".", 1)[0] != "st" or not found:
+                if not is_store(st_ins) or not found:
                     raise _fail(fn, here, f"{atom.where()}: the bytes it reads from shared memory are not an element "
                                           f"of a store (line {st_ins.line})")
                 sinks[key] = len(out_atoms)
@@ -1079,7 +1100,7 @@ def _sinks(fn, here, plan, run, atoms, element, eb, judged, active, steps_of):
     for sink in out_atoms:
         sc = slicing.element_slice(sl, [(sink.register, sink.bits)], [sink.store])
         if any(".shared" in ins.opcode for ins in fn.body if isinstance(ins, Instr) and id(ins) in sc.kept
-               and ins is not sink.store and ins.opcode.split(".", 1)[0] in ("st", *slicing.LOADS)):
+               and ins is not sink.store and ins.opcode.split(".", 1)[0] in (*slicing.STORES, *slicing.LOADS)):
             raise _fail(fn, here, f"{sink.where()}: the value stored to shared memory itself depends on shared "
                                   "memory: not followed")
     return out_atoms, element_sink
@@ -1113,9 +1134,9 @@ def _through_shared(fn, here, plan, sl, atom, leaf, record, loads, steps_of, thr
         for key in sorted(set(zip(s.tolist(), b.tolist()))):
             pick = (s == key[0]) & (b == key[1])
             store = plan.steps[key[0]].instr
-            if store.opcode.split(".", 1)[0] != "st":
+            if not is_store(store):
                 raise _fail(fn, here, f"{first_line}: line {store.line} ({store.opcode}) writes shared memory in a way "
-                                      "not followed (only st.shared stores are)")
+                                      "not followed (only st.shared and stmatrix stores are)")
             width, _ = store_bits(store)
             k, byte = divmod(key[1], width // 8)
             src = store.operands[1]

@@ -56,6 +56,8 @@ def _names(op) -> list[str]:
 
 LOADS = ("ld", "ldu", "ldmatrix")
 """The loads whose destination bits are bytes of memory (a leaf of a slice)."""
+STORES = ("st", "stmatrix")
+"""The stores: every operand is read, no register written."""
 
 
 def _item_bits(ins: Instr) -> int:
@@ -468,7 +470,7 @@ def sliced_function(fn: Function, kept: set) -> tuple[Function, dict]:
 def _writes(ins: Instr) -> list[str]:
     """The registers ``ins`` writes: its destination operand's, and the carry flag for a ``.cc`` form."""
     head = _head(ins)
-    if head in CONTROL or head in ("st", "red") or not ins.operands:
+    if head in CONTROL or head in (*STORES, "red") or not ins.operands:
         return []
     return _names(ins.operands[0]) + ([CARRY] if writes_carry(ins.opcode) else [])
 
@@ -476,7 +478,7 @@ def _writes(ins: Instr) -> list[str]:
 def _reads(ins: Instr) -> list[str]:
     """The registers ``ins`` reads: its sources, address bases and guard (every operand of a store),
     and the carry flag for ``addc``/``subc``/``madc``."""
-    ops = ins.operands if _head(ins) in ("st", "red") or not _writes(ins) else ins.operands[1:]
+    ops = ins.operands if _head(ins) in (*STORES, "red") or not _writes(ins) else ins.operands[1:]
     names = [n for op in ops for n in _names(op)]
     names += [n for op in ins.operands if isinstance(op, Addr) for n in _names(op.base)]
     names += [CARRY] if reads_carry(ins.opcode) else []
@@ -538,7 +540,7 @@ def sliceable(fn: Function, shared: bool = False, local: bool = False) -> bool:
         if head in ("atom", "red"):
             return False
         spaces = (".const",) + (() if local else (".local",)) + (() if shared else (".shared",))
-        if head in ("st", *LOADS) and not _is_param(item) and any(sp in item.opcode for sp in spaces):
+        if head in (*STORES, *LOADS) and not _is_param(item) and any(sp in item.opcode for sp in spaces):
             return False
     return True
 
