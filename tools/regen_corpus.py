@@ -81,6 +81,9 @@ class TritonCase:
     amd: bool = True           # also compiled for gfx942 (examples/amdgpu/triton) where it has one pointer type
 
 
+SCALAR_ARGS = {"alpha": "fp32"}
+"""Kernel arguments passed by value (examples/triton/kernels.py), with their Triton types."""
+
 # Triton 3.9's docstrings, quoted where they say something about the result
 DOC_DIV = ("nothing for the / operator; tl.fdiv(x, y, ieee_rounding=False): 'if True, use IEEE "
            "round-to-nearest division'")
@@ -318,6 +321,20 @@ TRITON_CASES += [
     _convert("fp16", "u8", vector=True, block=256, against=(TO_UINT8,),
              note="as convert_f32_u8_v_b256, from float16"),
 ]
+# operands given by value: a float32 argument (``alpha``) scales every element; the references name
+# the operands in parameter order (x, [y,] alpha: a, [b,] b or c)
+SCALE_F16_CR = "cvt.rn.f16.f64(mul.rn.f64(cvt.f64.f16(a), cvt.f64.f32(b)))"  # the exact product, rounded once
+TRITON_CASES += [
+    TritonCase("scale_f32", "scale_kernel", "fp32", "x * alpha", ("mul.rn.f32",), DOC_MUL, amd=False,
+               note="alpha: a float32 argument, one value for every element of a launch"),
+    TritonCase("scale_f16_v", "scale_kernel", "fp16", "x * alpha", (
+        SCALE_F16_CR, "cvt.rn.f16.f32(mul.rn.f32(cvt.f32.f16(a), b))"), DOC_MUL, block=1024, vector=True, amd=False,
+               note="the float16 tensor times a float32 argument: the product in float32, then float16 (two "
+                    "roundings); the first reference is the exact product rounded once to float16"),
+    TritonCase("axpy_f32", "axpy_kernel", "fp32", "alpha * x + y", (
+        "fma.rn.f32(c, a, b)", "add.rn.f32(mul.rn.f32(c, a), b)"), DOC_MUL, amd=False,
+               note="FP fusion (Triton's default) contracts alpha * x + y into one fma"),
+]
 # the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
 TRITON_REFUSED = [("sqrt_kernel", "fp16", "tl.sqrt(a)"), ("sqrt_rn_kernel", "fp16", "tl.sqrt_rn(a)"),
                   ("sqrt_rn_kernel", "fp64", "tl.sqrt_rn(a)"), ("rsqrt_kernel", "fp16", "tl.math.rsqrt(x)"),
@@ -418,11 +435,13 @@ def _triton_compile(triton, kernels, kernel: str, dtype: str, block: int = 128, 
     fn = getattr(kernels, kernel)
     names = fn.arg_names
     types = iter(pointers or ())
-    signature = {name: ("i32" if name == "n" else "constexpr" if name == "BLOCK" else "*" + (next(types, dtype)))
+    signature = {name: ("i32" if name == "n" else "constexpr" if name == "BLOCK" else
+                        SCALAR_ARGS[name] if name in SCALAR_ARGS else "*" + (next(types, dtype)))
                  for name in names}
     # divisibility 16 on the pointers (16-byte aligned) and the count (no ragged vector): what lets
     # Triton use 128-bit accesses; without it every access is one element
-    attrs = {(i,): [["tt.divisibility", 16]] for i, name in enumerate(names) if name != "BLOCK"} if vector else {}
+    attrs = {(i,): [["tt.divisibility", 16]] for i, name in enumerate(names)
+             if name != "BLOCK" and name not in SCALAR_ARGS} if vector else {}
     options = {"num_warps": num_warps}
     if fp_fusion is not None:
         options["enable_fp_fusion"] = fp_fusion

@@ -304,7 +304,9 @@ def test_stated_parameter_roles(capsys, tmp_path):
     err = capsys.readouterr().err
     assert "Traceback" not in err and "div_f16_v.ptx" in err
     for bad, why in (("in,in,out,n", "4 role(s) for the 6"), ("in,in,out,x,-,-", "'x' is not a role"),
-                     ("in,in,in,n,-,-", "exactly one parameter is 'out'"), ("in,in,out,in,-,-", "not a 64-bit pointer")):
+                     ("in,in,in,n,-,-", "exactly one parameter is 'out'"),
+                     ("in,in,out,in,-,-", "neither a 64-bit pointer nor a floating-point value"),
+                     ("in,in,n,out,-,-", "not a 64-bit pointer")):
         assert main(base + ["--params", bad]) == 2
         assert why in capsys.readouterr().err
     assert main(["verify", "div.rn.f32", "--params", "in,out"]) == 2

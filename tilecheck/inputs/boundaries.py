@@ -3,6 +3,10 @@
 
 * :func:`tie_sums` -- ``(a, b)`` whose exact sum lies exactly on a midpoint of ``a``'s binade
   (round-to-nearest must break the tie to even) or a tiny fraction of an ulp beyond one;
+* :func:`midpoint_pairs` -- ``(x, y)`` of two formats whose exact product or quotient lies next
+  to a midpoint of a third, narrower one, with the product or quotient rounded to an intermediate
+  format landing on that midpoint (a double rounding: Triton's float16 tensor times a float32
+  argument, multiplied in float32 and rounded to float16);
 * :func:`rcp_ftz_boundary` -- ``b`` whose exact reciprocal lies just below the smallest normal
   and rounds up to it under ``rp`` (positive) / ``rm`` (negative): the reciprocal's "FTZ before
   or after rounding" cases. (Under ``rn`` no reciprocal of a p-bit number lands close enough:
@@ -27,7 +31,7 @@ import numpy as np
 from tilecheck.formats import Format, get_format
 from tilecheck.inputs.generators import encode
 
-__all__ = ["tie_sums", "rcp_ftz_boundary"]
+__all__ = ["tie_sums", "rcp_ftz_boundary", "midpoint_pairs"]
 
 _U = np.uint64
 
@@ -66,3 +70,40 @@ def rcp_ftz_boundary(fmt: Format | str, n: int, rng: np.random.Generator, jmax: 
     j = np.where(rng.random(n) < 0.5, 1, rng.integers(1, jmax + 1, n)).astype(_U)
     sig = (_U(1) << _U(m)) + j
     return encode(f, rng.random(n) < 0.5, sig, np.full(n, -f.emin - m))
+
+
+def _nearest(fmt: Format, x: np.ndarray) -> np.ndarray | None:
+    """Patterns of ``fmt`` nearest the float64 values ``x`` (numpy's conversion; bfloat16 through
+    float32, a double rounding that only moves a case by an ulp); None for other formats."""
+    if fmt.numpy_dtype:
+        return np.asarray(x).astype(np.dtype(fmt.numpy_dtype)).view(fmt.uint).astype(np.uint64)
+    if fmt.name == "bf16":
+        w = np.asarray(x).astype(np.float32).view(np.uint32).astype(np.uint64)
+        return ((w + np.uint64(0x7FFF) + ((w >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)) & np.uint64(0xFFFF)
+    return None
+
+
+def midpoint_pairs(op: str, first: Format | str, second: Format | str, result: Format | str, n: int,
+                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray] | None:
+    """``n`` pairs ``(x, y)``, ``x`` of ``first`` and ``y`` of ``second``, whose product (``op``
+    ``mul``) or quotient ``x / y`` (``div``) lies next to a midpoint ``m`` of two neighbouring
+    normal values of ``result``: ``y`` is ``second``'s nearest value to ``m / x`` (``x / m``). The
+    exact value misses ``m`` by at most an ulp of ``second``, so rounded to a format about as wide
+    as ``second`` it often lands on ``m`` exactly, and rounded again it ties (to even) where the
+    exact value rounds once to one side: the double roundings of mixed-precision arithmetic. None
+    where ``op`` is neither or a format has no nearest-value conversion here (or ``result`` is
+    binary64, whose midpoints float64 arithmetic does not hold)."""
+    a, b, r = (get_format(f) for f in (first, second, result))
+    if op not in ("mul", "div") or r.width >= 64 or a.width > 64 or b.width > 64:
+        return None
+    # x: a random significand in [1, 2) with a small exponent; m: a midpoint in [1/2, 4) of r
+    sig = rng.integers(0, 1 << a.mantissa_bits, n, dtype=np.uint64) + np.uint64(1 << a.mantissa_bits)
+    x = np.ldexp(sig.astype(np.float64), (rng.integers(-2, 3, n) - a.mantissa_bits).astype(np.int32))
+    lo = rng.integers(0, 1 << r.mantissa_bits, n, dtype=np.uint64) + np.uint64(1 << r.mantissa_bits)
+    m = np.ldexp(lo.astype(np.float64) + 0.5, (rng.integers(-1, 2, n) - r.mantissa_bits).astype(np.int32))
+    xb = _nearest(a, x)
+    yb = _nearest(b, m / x if op == "mul" else x / m)
+    if xb is None or yb is None:
+        return None
+    neg = rng.integers(0, 2, (2, n), dtype=np.uint64)
+    return xb | (neg[0] << np.uint64(a.width - 1)), yb | (neg[1] << np.uint64(b.width - 1))

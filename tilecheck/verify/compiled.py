@@ -319,6 +319,7 @@ class Abi:
     layout: object = None     # entry: several elements per thread (tilecheck.verify.layout.Layout)
     stated: str | None = None  # the --params the layout was found with (repro lines repeat it)
     operands_width: list | None = None  # bits of each operand's element where they differ from ``width``
+    values: tuple = ()        # entry: the operands given by value (``inputs`` names them too, in parameter order)
 
     def operand_bits(self, arity: int) -> list[int]:
         """The container bits of each of ``arity`` operands (``width`` unless they differ)."""
@@ -335,7 +336,8 @@ class Abi:
         if self.layout is not None:
             return f".entry ({self.layout.describe()})"
         return (f".{self.kind}" + (how if self.by_pointer else "")
-                + (f", {self.lanes} lanes per {self.width}-bit element" if self.lanes > 1 else ""))
+                + (f", {self.lanes} lanes per {self.width}-bit element" if self.lanes > 1 else "")
+                + (f" (by value: {', '.join(self.values)})" if self.values else ""))
 
 
 def _param_width(p) -> int:
@@ -454,9 +456,10 @@ def _layout_abi(plan: Plan, ref: Reference, here: Location, roles: list | None =
         check_element_types(fn, ref, here.path, width=width, in_memory=True, inputs=[], output="")
     lay = element_layout.discover(plan, fw, ref.arity, here.path, roles,
                                   operand_bits=operand_widths(ref) if mixed else None)
-    return Abi("entry", 1, fw, [lay.pointers[k] for k in lay.input_regions], lay.pointers[lay.output_region],
+    return Abi("entry", 1, fw, list(lay.operands), lay.pointers[lay.output_region],
                [(p.name, p.ptx_type) for p in fn.params], list(lay.input_regions), lay.output_region,
-               block=lay.block, layout=lay, operands_width=operand_widths(ref) if mixed else None)
+               block=lay.block, layout=lay, operands_width=operand_widths(ref) if mixed else None,
+               values=tuple(lay.values))
 
 
 def _not_one_per_thread(text: str, here: Location) -> UnsupportedPtxError:
@@ -484,7 +487,8 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     # than its threads), thread i of the second does not read element i
     n = max(64, 2 * found) if stride is None else 64
     params = [(p.name, p.ptx_type) for p in fn.params]
-    pointers = [name for name, t in params if t in ("u64", "b64", "s64")]
+    pointers = [name for name, t in params if t in element_layout.POINTER_TYPES]
+    values = element_layout.value_params(fn) if stride is None else []
     rng = np.random.default_rng(0)
     # 16 bytes per thread: a vector access (float4) is seen and reported, not an access outside
     regions = [(name, rng.integers(0, 256, n * 16, dtype=np.uint8)) for name in pointers]
@@ -495,6 +499,8 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
             lanes.params[name] = np.full(n, memory.pointer(pointers.index(name)), dtype=np.uint64)
             if stride is not None:
                 lanes.params[name] += np.arange(n, dtype=np.uint64) * np.uint64(stride)
+        elif name in values:
+            lanes.params[name] = np.zeros(n, dtype=np.uint64)  # a value operand: 0.0 while the ABI is found
         else:
             lanes.params[name] = np.full(n, n, dtype=np.uint64)  # a count parameter: every thread in range
     ctx = RunContext(approx="reference", memory=memory, block=found, threads=n, record_loads=True)
@@ -535,7 +541,8 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
             raise _not_one_per_thread(f".{kind} {fn.name}: thread {int(np.flatnonzero(~stored)[0])} of {n} stores "
                                       f"nothing with the count set to {n}", here)
     if mixed_widths(ref):
-        return _mixed_memory_abi(fn, ref, here, kind, lanes, pointers, read, written, out_region, params, block)
+        return _mixed_memory_abi(fn, ref, here, kind, lanes, pointers, read, written, out_region, params, block,
+                                 values)
     widths = set().union(*read.values(), *written.values()) if read else set()
     if len(widths) != 1:
         raise UnsupportedPtxError(f".{kind} {fn.name}: accesses of {_bits_text(widths)} bits; an elementwise "
@@ -547,9 +554,12 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
                         output=returned or "", returned=returned is not None)
     if width not in (fw, 2 * fw):  # (widths that fit no reference are refused above)
         raise UnsupportedPtxError(f".{kind} {fn.name}: {width}-bit elements do not match {ref.text}", here)
-    if len(inputs) != ref.arity:
-        raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s); {ref.text} takes {ref.arity} "
-                                  "operand(s)", here)
+    if len(inputs) + len(values) != ref.arity:
+        raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s){_values_text(values)}; {ref.text} "
+                                  f"takes {ref.arity} operand(s)", here)
+    if values and width != fw:
+        raise UnsupportedPtxError(f".{kind} {fn.name}: {width}-bit containers of {fw}-bit elements and operands by "
+                                  f"value ({', '.join(values)}): a value is one element, not a packed pair", here)
     # elementwise: thread (lane) i touches element i of every buffer
     for region, nbytes, offs, origin, _ in lanes.loads:
         step = nbytes if stride is None else stride
@@ -563,8 +573,14 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         raise UnsupportedPtxError(f".func {fn.name}: {width}-bit elements by pointer do not match {ref.text} "
                                   f"({8 * stride}-bit {'elements at most' if returned is None else 'result'})", here)
     output = returned if returned is not None else pointers[out_region]
-    return Abi(kind, width // fw, width, [pointers[k] for k in inputs], output, params, inputs, out_region,
-               by_pointer=stride is not None, returned=returned is not None, block=block)
+    return Abi(kind, width // fw, width, element_layout.operand_order(fn, [pointers[k] for k in inputs], values),
+               output, params, inputs, out_region, by_pointer=stride is not None, returned=returned is not None,
+               block=block, values=tuple(values))
+
+
+def _values_text(values: list) -> str:
+    """`` and takes N by value (NAMES)``, where a kernel takes operands by value, for a message."""
+    return f" and takes {len(values)} by value ({', '.join(values)})" if values else ""
 
 
 def _fit_dynamic_shared_at(plan: Plan, params: list, pointers: list, block: int) -> None:
@@ -593,16 +609,19 @@ def _bits_text(widths: set) -> str:
 
 
 def _mixed_memory_abi(fn, ref, here: Location, kind: str, lanes, pointers: list, read: dict, written: dict,
-                      out_region: int, params: list, block: int) -> Abi:
+                      out_region: int, params: list, block: int, values: list = ()) -> Abi:
     """The rest of :func:`_memory_abi` for a kernel whose operands have other widths than its
     result: operand ``j`` is the ``j``-th buffer read (parameter order) and holds elements of its
     width, the result buffer elements of the result's; thread i touches element i of each."""
     inputs = sorted(read)
-    if len(inputs) != ref.arity:
-        raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s); {ref.text} takes {ref.arity} "
-                                  "operand(s)", here)
+    if len(inputs) + len(values) != ref.arity:
+        raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s){_values_text(values)}; {ref.text} "
+                                  f"takes {ref.arity} operand(s)", here)
     want = operand_widths(ref)
-    for k, w in zip(inputs, want):
+    order = element_layout.operand_order(fn, [pointers[k] for k in inputs], values)
+    bits = dict(zip(order, want))
+    for k in inputs:
+        w = bits[pointers[k]]
         if read[k] != {w // 8}:
             raise UnsupportedPtxError(f".{kind} {fn.name}: reads {_bits_text(read[k])}-bit elements of "
                                       f"{pointers[k]}; {ref.text} takes a {w}-bit operand there", here)
@@ -613,8 +632,8 @@ def _mixed_memory_abi(fn, ref, here: Location, kind: str, lanes, pointers: list,
         if offs.shape[0] and not (offs == origin * nbytes).all():
             raise _not_one_per_thread(f".{kind} {fn.name}: thread i does not read element i of "
                                       f"{pointers[region]}", here)
-    return Abi(kind, 1, ref.fmt.width, [pointers[k] for k in inputs], pointers[out_region], params, inputs, out_region,
-               block=block, operands_width=want)
+    return Abi(kind, 1, ref.fmt.width, order, pointers[out_region], params, inputs, out_region,
+               block=block, operands_width=want, values=tuple(values))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -950,7 +969,9 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
         in_bits = abi.operand_bits(len(elements))
         regions = []
         for name, _ in abi.params:
-            if name in abi.inputs:
+            if name in abi.values:
+                data = np.zeros(8, dtype=np.uint8)  # (no memory: a value parameter)
+            elif name in abi.inputs:
                 j = abi.inputs.index(name)
                 data = elements[j].astype(_UINT[in_bits[j]]).view(np.uint8)
             else:
@@ -962,7 +983,9 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
         ctx.threads = n
         names = [name for name, _ in abi.params]
         for name, t in abi.params:
-            if name in abi.inputs or name == abi.output:
+            if name in abi.values:  # thread i's value is input i's operand
+                lanes.params[name] = elements[abi.inputs.index(name)].astype(np.uint64)
+            elif name in abi.inputs or name == abi.output:
                 lanes.params[name] = np.full(n, memory.pointer(names.index(name)), dtype=np.uint64)
                 if abi.by_pointer:  # lane i's pointers point at element i
                     lanes.params[name] += np.arange(n, dtype=np.uint64) * np.uint64(nbytes)
@@ -1120,8 +1143,12 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
     u = ref.fmt.uint
     eb = layout.element_bytes
     op_uints = _operand_uints(ref)
+    # operands given by value (each thread its input's: a group of one element per thread) apart
+    # from those in buffers
+    value_ix = {layout.operands.index(v): v for v in layout.values}
+    buffer_ix = [k for k in range(len(op_uints)) if k not in value_ix]
     # each region's element dtype: an operand buffer its operand's, the result buffer the result's
-    region_uint = {r: ou for r, ou in zip(layout.input_regions, op_uints)}
+    region_uint = {r: op_uints[k] for r, k in zip(layout.input_regions, buffer_ix)}
     total = None
     last = None
     for group in layout.groups:
@@ -1150,7 +1177,8 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
         positions = [layout.positions(threads, a) for a in group.atoms]
         for atom_ix, a in enumerate(group.atoms):
             pos = positions[atom_ix][judged]  # the m threads that store, in order
-            for r, o in zip(layout.input_regions, ops):
+            for r, k in zip(layout.input_regions, buffer_ix):
+                o = ops[k]
                 regions[r][1][pos] = (np.roll(o, atom_ix) if atom_ix else o).astype(region_uint[r], copy=False)
         memory = Memory([(name, data.view(np.uint8)) for name, data in regions])
         lanes = plan.new_lanes(threads)
@@ -1170,6 +1198,17 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             lanes.params[name] = np.full(threads, count, dtype=np.uint64)
         for name in layout.zeroed:
             lanes.params[name] = np.zeros(threads, dtype=np.uint64)
+        if value_ix and len(group.atoms) > 1:
+            atom = layout.atoms[group.atoms[0]]
+            raise UnsupportedPtxError(f".entry {plan.function.name}: {len(group.atoms)} elements of a thread run together "
+                                      f"({atom.where()} and others: the kernel cannot be cut down to one element), "
+                                      f"and {', '.join(layout.values)} is one value for all of them: operands by value "
+                                      "are supported where each element runs alone",
+                                      Location(plan.path, atom.store.line, atom.store.col))
+        for k, name in value_ix.items():  # the thread that stores input i's element holds input i's value
+            v = np.zeros(threads, dtype=np.uint64)
+            v[judged] = ops[k].astype(np.uint64)
+            lanes.params[name] = v
         ctx = RunContext(trace=trace, memory=memory, block=layout.block, threads=threads,
                          single_cta=layout.single_cta, local_flows=group.local_flows, **ctx_args)
         if layout.sinks:

@@ -85,6 +85,7 @@ import numpy as np
 
 from tilecheck.errors import UnknownFormError, UsageError, echo
 from tilecheck.formats import INTEGER_FORMATS, decimal_magnitude
+from tilecheck.inputs import boundaries
 from tilecheck.inputs.forms import mixed_operands
 from tilecheck.model import api, contracts
 from tilecheck.sim.choices import allowed_choices  # the enumeration the simulator forks on
@@ -218,9 +219,7 @@ class ExpressionReference:
         """``(operation, rounding)`` whose hard cases the sampled inputs hold: the outermost
         arithmetic form's, conversions, abs and neg stepped through; ``(None, "rn")`` where
         there is none (the module doc)."""
-        node = self.root
-        while isinstance(node, Neg) or (isinstance(node, Call) and node.form.semantics.key in STEPPED_THROUGH):
-            node = node.arg if isinstance(node, Neg) else node.args[0]
+        node = _stepped(self.root)
         if isinstance(node, Call) and node.form.kind == "exact":
             sem = node.form.semantics
             return sem.operation, str(sem.params.get("rounding", "rn") or "rn")
@@ -360,7 +359,30 @@ class ExpressionReference:
             cols.append(col)
             edges.append(drawn["edge"])
         edge = min(edges)
-        return cols, {"edge": edge, "hard": 0, "uniform": n - edge}
+        hard = self._midpoint_cases(op, n // 4, rng)
+        if hard is None:
+            return cols, {"edge": edge, "hard": 0, "uniform": n - edge}
+        # the last quarter (uniform patterns) gives way to the constructed double-rounding cases
+        at = n - n // 4
+        for k, col in hard.items():
+            cols[k] = np.concatenate([cols[k][:at], col.astype(cols[k].dtype)])
+        return cols, {"edge": min(edge, at), "hard": n // 4, "uniform": at - min(edge, at)}
+
+    def _midpoint_cases(self, op: str | None, n: int, rng: np.random.Generator) -> dict | None:
+        """``{operand index: column}`` of ``n`` inputs whose operation -- a ``mul`` or ``div`` of two
+        operands of different formats, each through conversions (``cvt.rn.f16.f32(mul.rn.f32(
+        cvt.f32.f16(a), b))``) -- lands next to a midpoint of the result's format
+        (:func:`tilecheck.inputs.boundaries.midpoint_pairs`); None where the expression is not so."""
+        node = _stepped(self.root)
+        if op not in ("mul", "div") or not isinstance(node, Call) or len(node.args) != 2:
+            return None
+        ends = [_stepped(a) for a in node.args]
+        if not all(isinstance(e, Var) for e in ends) or ends[0].index == ends[1].index:
+            return None
+        pair = boundaries.midpoint_pairs(op, ends[0].fmt, ends[1].fmt, self.fmt, n, rng)
+        if pair is None:
+            return None
+        return {ends[0].index: pair[0], ends[1].index: pair[1]}
 
 
 def _evaluate(node, arrays: list[np.ndarray], shape) -> np.ndarray:
@@ -374,6 +396,13 @@ def _evaluate(node, arrays: list[np.ndarray], shape) -> np.ndarray:
     args = [_evaluate(a, arrays, shape) for a in node.args]
     value = api.reference if node.form.kind == "contract" else api.evaluate
     return np.asarray(value(node.form, *args)).astype(node.fmt.uint, copy=False)
+
+
+def _stepped(node):
+    """``node`` with the unary forms of :data:`STEPPED_THROUGH` and unary minus stepped through."""
+    while isinstance(node, Neg) or (isinstance(node, Call) and node.form.semantics.key in STEPPED_THROUGH):
+        node = node.arg if isinstance(node, Neg) else node.args[0]
+    return node
 
 
 def _has_contract(node) -> bool:

@@ -58,7 +58,7 @@ import numpy as np
 from tilecheck.errors import Location, UsageError
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Instr
-from tilecheck.sim.parser import Reg, Vec
+from tilecheck.sim.parser import Addr, Reg, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
 from tilecheck.sim import shared as shared_memory
 from tilecheck.verify import slicing
@@ -153,6 +153,8 @@ class Layout:
     # against it (RunContext.local_flows; a local load missing never ran, and any run of it is
     # refused). None: the function has no local memory
     local_flows: dict | None = None
+    values: list = field(default_factory=list)    # operands given by value (value_params), in order
+    operands: list = field(default_factory=list)  # every operand's parameter name, in parameter order
     # (threads, atom) -> positions(): every block of an exhaustive run launches the same few shapes
     _positions: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -207,6 +209,8 @@ class Layout:
                      f"assumes a count divisible by {self.bounded})")
         elif self.scalars:
             text += f"; NOT bounded by {', '.join(self.scalars)} (elements past the count are written too)"
+        if self.values:
+            text += f"; by value: {', '.join(self.values)}"
         if self.unused or self.zeroed:
             text += f"; unused: {', '.join(self.unused + self.zeroed)}"
         if len(self.groups) > 1:
@@ -367,8 +371,31 @@ def _written(run: _Run, eb: int) -> dict:
     return out
 
 
-ROLES = {"in": "an operand buffer", "out": "the result buffer", "n": "the element count", "-": "unused (0)"}
+ROLES = {"in": "an operand (a buffer, or a floating-point value)", "out": "the result buffer",
+         "n": "the element count", "-": "unused (0)"}
 """What ``--params`` may say of each kernel parameter, in order."""
+
+POINTER_TYPES = ("u64", "b64", "s64")
+VALUE_TYPES = ("f16", "bf16", "f32", "f64")
+"""Parameter types of an operand given by value: one value for every element of a launch
+(``.param .f32 alpha``: Triton's fp32 scalar argument, CUDA's ``float alpha``)."""
+
+
+def value_params(fn, roles: list | None = None) -> list[str]:
+    """The parameters that are operands given by value, in order: of a type of :data:`VALUE_TYPES`
+    and read by the kernel (one it never loads is unused, as a pointer it never follows); with
+    ``roles`` (--params), those stated ``in``."""
+    loaded = {ins.operands[1].base.name for ins in fn.body
+              if isinstance(ins, Instr) and ins.opcode.startswith("ld.param") and len(ins.operands) == 2
+              and isinstance(ins.operands[1], Addr) and hasattr(ins.operands[1].base, "name")}
+    return [p.name for k, p in enumerate(fn.params) if p.ptx_type in VALUE_TYPES and
+            (roles[k] == "in" if roles is not None else p.name in loaded)]
+
+
+def operand_order(fn, buffers: list[str], values: list[str]) -> list[str]:
+    """The operands' parameter names in parameter order: the buffers read and the values."""
+    chosen = set(buffers) | set(values)
+    return [p.name for p in fn.params if p.name in chosen]
 
 
 def parse_roles(text: str, fn, here: Location) -> list[str]:
@@ -383,8 +410,11 @@ def parse_roles(text: str, fn, here: Location) -> list[str]:
     for role, p in zip(roles, fn.params):
         if role not in ROLES:
             raise bad(f"{role!r} is not a role")
-        if role in ("in", "out") and p.ptx_type not in ("u64", "b64", "s64"):
+        if role == "out" and p.ptx_type not in POINTER_TYPES:
             raise bad(f"{p.name} is .{p.ptx_type}, not a 64-bit pointer, so it cannot be {role!r}")
+        if role == "in" and p.ptx_type not in POINTER_TYPES + VALUE_TYPES:
+            raise bad(f"{p.name} is .{p.ptx_type}, neither a 64-bit pointer nor a floating-point value, so it "
+                      f"cannot be {role!r}")
         if role == "n" and p.ptx_type not in ("u32", "s32", "b32", "u64", "s64", "b64"):
             raise bad(f"{p.name} is .{p.ptx_type}, not an integer, so it cannot be the count")
     if roles.count("out") != 1:
@@ -404,14 +434,18 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     here = Location(path, fn.line, fn.col)
     eb = element_bits // 8
     params = [(p.name, p.ptx_type) for p in fn.params]
+    values = value_params(fn, roles)
     if roles is None:
-        pointers = [n for n, t in params if t in ("u64", "b64", "s64")]
-        scalars = [n for n, t in params if n not in pointers]
-        zeroed: list = []
+        pointers = [n for n, t in params if t in POINTER_TYPES]
+        scalars = [n for n, t in params if n not in pointers and n not in values]
+        unused: list = []
     else:
-        pointers = [n for (n, _), r in zip(params, roles) if r in ("in", "out")]
+        pointers = [n for (n, _), r in zip(params, roles) if r in ("in", "out") and n not in values]
         scalars = [n for (n, _), r in zip(params, roles) if r == "n"]
-        zeroed = [n for (n, _), r in zip(params, roles) if r == "-"]
+        unused = [n for (n, _), r in zip(params, roles) if r == "-"]
+    # value operands are 0.0 while the layout is found (each run after gives every thread its
+    # input's value, and checks that the elements are stored where they were found)
+    zeroed = unused + values
     block = launch_block(fn, here)
     atoms = _atoms(fn, eb, here)
     if not atoms:
@@ -419,7 +453,7 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     static = len(atoms)
     _one_result_buffer(fn, here, plan, pointers, scalars, block, static, eb, zeroed)
     rb = None if operand_bits is None else _region_bytes(fn, here, plan, pointers, scalars, block, static, eb,
-                                                         zeroed, operand_bits)
+                                                         zeroed, operand_bits, values)
     tries = [static] + [k for k in range(1, MAX_PER_THREAD + 1) if k != static]
     found, first_error = None, None
     modes = (False, True)
@@ -506,12 +540,13 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     shared_regions: dict = {}
     local_flows = _local_flows(fn, run)
     input_regions = _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged,
-                              rb, shared_regions, local_flows)
+                              rb, shared_regions, local_flows, values)
     layout = Layout(block, k, single, eb, pointers, scalars, input_regions, out_region, atoms, local.copy(),
-                    zeroed=zeroed, active=active, region_bytes=rb, sinks=sinks is not None,
-                    shared_regions=shared_regions, grid_stride=grid_stride, local_flows=local_flows)
+                    zeroed=unused, active=active, region_bytes=rb, sinks=sinks is not None,
+                    shared_regions=shared_regions, grid_stride=grid_stride, local_flows=local_flows,
+                    values=values, operands=operand_order(fn, [pointers[k] for k in input_regions], values))
     if roles is not None:
-        stated_in = [n for (n, _), r in zip(params, roles) if r == "in"]
+        stated_in = [n for (n, _), r in zip(params, roles) if r == "in" and n not in values]
         stated_out = next(n for (n, _), r in zip(params, roles) if r == "out")
         found_in = [pointers[k] for k in input_regions]
         if found_in != stated_in or pointers[out_region] != stated_out:
@@ -574,7 +609,8 @@ def fit_dynamic_shared(plan: Plan, lanes) -> None:
         plan.dynamic_shared = max(16, -(-max(0, high - plan.shared_bytes) // 16) * 16)
 
 
-def _region_bytes(fn, here, plan, pointers, scalars, block, per_thread, eb, zeroed, operand_bits) -> dict:
+def _region_bytes(fn, here, plan, pointers, scalars, block, per_thread, eb, zeroed, operand_bits,
+                  values: list = ()) -> dict:
     """Bytes per element of each buffer of a kernel whose operands' widths differ from the
     result's: the buffers it reads (other than the one it writes), in parameter order, are the
     operands, each of its own width (``operand_bits``); found by one launch, every approximate
@@ -586,10 +622,16 @@ def _region_bytes(fn, here, plan, pointers, scalars, block, per_thread, eb, zero
         return {}  # the layout search reports what keeps the kernel from running
     written = {r for r, _, _ in _written(run, eb).values()}
     read = sorted({region for region, *_ in run.lanes.loads} - written)
-    if len(read) != len(operand_bits):
-        raise _fail(fn, here, f"reads {len(read)} buffer(s) ({', '.join(pointers[r] for r in read) or 'none'}); the "
-                              f"reference takes {len(operand_bits)} operand(s)")
-    return {r: bits // 8 for r, bits in zip(read, operand_bits)}
+    if len(read) + len(values) != len(operand_bits):
+        raise _fail(fn, here, f"reads {len(read)} buffer(s) ({', '.join(pointers[r] for r in read) or 'none'})"
+                              f"{_values_text(values)}; the reference takes {len(operand_bits)} operand(s)")
+    bits = dict(zip(operand_order(fn, [pointers[r] for r in read], values), operand_bits))
+    return {r: bits[pointers[r]] // 8 for r in read}
+
+
+def _values_text(values: list) -> str:
+    """`` and the value(s) NAME``, where a kernel takes operands by value, for a message."""
+    return f" and takes {len(values)} by value ({', '.join(values)})" if values else ""
 
 
 def _diagnose(plan, pointers, scalars, block, per_thread, eb, zeroed) -> str | None:
@@ -842,7 +884,7 @@ def _flows_in(sub: Plan, plan: Plan, local_flows: dict | None, changed: dict) ->
 
 def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, arity, steps_of, judged,
               region_bytes: dict | None = None, shared_regions: dict | None = None,
-              local_flows: dict | None = None) -> list:
+              local_flows: dict | None = None, values: list = ()) -> list:
     """The operand buffers (region indices in parameter order), checking that every atom's bits
     come from loads of the element it stores, in every thread that stores (``judged``; a thread
     that stores nothing may load anything: Triton's replicas load their twin's element). Values
@@ -900,9 +942,9 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
             raise _fail(fn, here, f"{atom.where()} reads {', '.join(pointers[r] for r in sorted(read)) or 'no buffer'}, "
                                   f"another element {', '.join(pointers[r] for r in sorted(found)) or 'no buffer'}")
     regions = sorted(found or ())
-    if len(regions) != arity:
-        raise _fail(fn, here, f"reads {len(regions)} buffer(s) ({', '.join(pointers[r] for r in regions) or 'none'}); the "
-                              f"reference takes {arity} operand(s)")
+    if len(regions) + len(values) != arity:
+        raise _fail(fn, here, f"reads {len(regions)} buffer(s) ({', '.join(pointers[r] for r in regions) or 'none'})"
+                              f"{_values_text(values)}; the reference takes {arity} operand(s)")
     if region_bytes is not None and regions != sorted(region_bytes):
         raise _fail(fn, here, f"its elements come from {', '.join(pointers[r] for r in regions)}, but it reads "
                               f"{', '.join(pointers[r] for r in sorted(region_bytes))}: with operands of different "
@@ -1190,7 +1232,7 @@ def _bounded(fn, here, plan: Plan, layout: Layout) -> tuple[int, int]:
     for count in sorted({c for c in counts if 0 < c < every}):
         try:
             run = _launch(plan, layout.pointers, layout.scalars, layout.block, layout.per_thread, layout.single_cta,
-                          layout.element_bytes, count=count, zeroed=tuple(layout.zeroed), per_cta=layout.per_cta,
+                          layout.element_bytes, count=count, zeroed=tuple(layout.zeroed + layout.values), per_cta=layout.per_cta,
                           region_bytes=layout.region_bytes)
         except UnsupportedPtxError:
             if layout.grid_stride is None:
