@@ -524,8 +524,11 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         raise UnsupportedPtxError(f".{kind} {fn.name}: expected an elementwise kernel writing one buffer; it wrote "
                                   f"{len(written)} ({', '.join(pointers[k] for k in written) or 'none'})", here)
     out_region = next(iter(written))
-    if out_region in read:
+    if out_region in read and kind != "entry":
         raise UnsupportedPtxError(f".{kind} {fn.name}: the output buffer {pointers[out_region]} is also read", here)
+    # a kernel that reads its result buffer works in place (y = a * x + y): that buffer holds an
+    # operand before the launch and the result after it (each thread reading its element before
+    # it stores it, which the checks below and every run hold to)
     if returned is None:
         # every thread (lane) stores, and element i: a thread the count masks off (a count of
         # elements where a thread holds two), or a store elsewhere, is not "thread i computes
