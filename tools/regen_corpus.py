@@ -335,6 +335,21 @@ TRITON_CASES += [
         "fma.rn.f32(c, a, b)", "add.rn.f32(mul.rn.f32(c, a), b)"), DOC_MUL, amd=False,
                note="FP fusion (Triton's default) contracts alpha * x + y into one fma"),
 ]
+# integer arithmetic: PTX's integer forms as references (8-bit elements are computed in 16-bit
+# registers and stored as their low byte)
+DOC_INT = "nothing for + and * on integer tensors (two's complement, wrapping, as C's unsigned arithmetic)"
+INT8_ADD = "cvt.s8.s16(add.s16(cvt.s16.s8(a), cvt.s16.s8(b)))"
+INT8_MUL = "cvt.s8.s16(mul.lo.s16(cvt.s16.s8(a), cvt.s16.s8(b)))"
+UINT8_MAX = "cvt.u8.u16(max.u16(cvt.u16.u8(a), cvt.u16.u8(b)))"
+TRITON_CASES += [
+    TritonCase("add_s32", "add_kernel", "i32", "a + b", ("add.s32",), DOC_INT, amd=False),
+    TritonCase("mul_s32_v", "mul_kernel", "i32", "a * b", ("mul.lo.s32",), DOC_INT, block=1024, vector=True,
+               amd=False),
+    TritonCase("add_s8_v", "add_kernel", "i8", "a + b", (INT8_ADD,), DOC_INT, block=1024, vector=True, amd=False,
+               note="int8 added in 16-bit registers, the low byte stored"),
+    TritonCase("mul_s8", "mul_kernel", "i8", "a * b", (INT8_MUL,), DOC_INT, amd=False),
+    TritonCase("maximum_u8", "maximum_kernel", "u8", "tl.maximum(a, b)", (UINT8_MAX,), DOC_MAXIMUM, amd=False),
+]
 # the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
 TRITON_REFUSED = [("sqrt_kernel", "fp16", "tl.sqrt(a)"), ("sqrt_rn_kernel", "fp16", "tl.sqrt_rn(a)"),
                   ("sqrt_rn_kernel", "fp64", "tl.sqrt_rn(a)"), ("rsqrt_kernel", "fp16", "tl.math.rsqrt(x)"),

@@ -349,3 +349,23 @@ def axpy_kernel(x_ptr, y_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=mask)
     y = tl.load(y_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, alpha * x + y, mask=mask)
+
+
+@triton.jit
+def add_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = a + b (integer tensors: wrapping arithmetic in the element's width)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a + b, mask=mask)
+
+
+@triton.jit
+def mul_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = a * b (integer tensors: the low half of the product)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a * b, mask=mask)

@@ -35,6 +35,12 @@ def is_format_name(name: str) -> bool:
     return name in ("f16", "bf16", "f32", "f64") or bool(REDUCED.match(name))
 
 
+_KEYWORD_OPCODES = {"and": "And", "or": "Or", "not": "Not"}
+"""PTX opcodes that are Python keywords (``and.b32``), spelled for the parser as names of the same
+length, and back in :func:`dotted`."""
+_KEYWORD_HEAD = re.compile(r"(?<![\w.])(and|or|not)(?=\s*\.)")
+
+
 def dotted(node) -> str | None:
     """The dotted name a call's function node spells (``div.rn.f32``), or None for anything else."""
     parts = []
@@ -43,13 +49,15 @@ def dotted(node) -> str | None:
         node = node.value
     if not isinstance(node, ast.Name):
         return None
-    parts.append(node.id)
+    head = {v: k for k, v in _KEYWORD_OPCODES.items()}.get(node.id, node.id) if parts else node.id
+    parts.append(head)
     return ".".join(reversed(parts))
 
 
 def parse(text: str, what: str = "query") -> ast.Expression:
     """Parse a query (a single expression); UsageError with the column on a syntax error or a
     construct outside the language. ``what`` names the text in messages (``query``, ``--against``)."""
+    text = _KEYWORD_HEAD.sub(lambda m: _KEYWORD_OPCODES[m.group(1)], text)
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:

@@ -182,7 +182,8 @@ def parse_reference(text: str, db) -> "Reference | expression.ExpressionReferenc
         return Reference(text.strip(), form.format, len(form.sources), form=form, formats=db.formats)
     form = db.resolve(text)
     if form is not None and form.kind == "function" and form.lanes == 1 \
-            and form.semantics.key in expression.VALUE_FUNCTIONS + expression.INT_CONVERSIONS:
+            and (form.semantics.key in expression.VALUE_FUNCTIONS + expression.INT_CONVERSIONS
+                 or expression.integer_form(form)):
         # max.f32, neg.bf16, cvt.rn.bf16.f32: the form applied to the operands in order, as an expression
         # (its typing refuses a form whose operands hold no float)
         ref = expression.parse_expression(f"{text}({', '.join(OPERAND_NAMES[:len(form.sources)])})", db)
@@ -860,7 +861,11 @@ def check_element_types(fn, ref: Reference, path: str, *, width: int, in_memory:
     ``ref``'s format where the code is not packed (an f32 kernel against an f16 reference) or
     loads whole f32/f64 values; 16-bit elements computed on as the other half format (bf16 code
     against an f16 reference); half2 code against an f32 reference. Only what the code states
-    refuses: bits that are never read as a number of either kind (integer emulation) fit."""
+    refuses: bits that are never read as a number of either kind (integer emulation) fit. An
+    integer reference on integer operands (``add.s32``) has no float format to misread: any
+    element width the layout finds fits it (int8 elements four to a 32-bit register)."""
+    if ref.fmt.integer and all(f.integer for f in ref.operand_formats):
+        return
     fw = ref.fmt.width
     name = ref.fmt.name
     if ref.fmt.integer:

@@ -23,7 +23,10 @@ value: the correctly rounded forms (``add sub mul div fma sqrt rcp rsqrt``, ever
 formats, ``abs neg min max copysign``); numeric literals exactly representable in the format of
 the position they fill (``div.rn.f32(1.0, a)``), ``inf`` and ``nan``, and unary minus (the sign
 bit flipped). Each call's operands must have the formats of the form's operands (``cvt.f32.f16``
-takes f16 and gives f32). **Integers** enter and leave only through ``cvt`` (:data:`INT_CONVERSIONS`):
+takes f16 and gives f32). **Integers** are computed by PTX's integer arithmetic and bit logic
+(:func:`integer_form`: ``add.s32``, ``mul.lo.u16``, ``mul.wide.s32``, ``min.s64``, ``shl.b32``,
+``and.b16``; a ``.bN`` operand is read as ``uN``; ``and``/``or``/``not`` are spelled as PTX spells
+them, though Python reserves the words), and cross to and from floats through ``cvt`` (:data:`INT_CONVERSIONS`):
 ``cvt.rn.f32.s32(a)`` (Triton's ``x.to(tl.float32)`` of an int32 ``x``: ``a`` is s32),
 ``cvt.rzi.s32.f32(a)`` (``x.to(tl.int32)``: the result is s32), ``cvt.rn.f32.s32(cvt.rzi.s32.f32(a))``,
 and between integers ``cvt.s8.s16(cvt.rzi.s16.f32(a))`` (Triton's ``x.to(tl.int8)``: the low byte of
@@ -34,8 +37,8 @@ as a literal, is a decimal integer in its range (``cvt.rn.f32.s16(-32768)``).
 **Refused**, each a usage error naming the column: syntax errors; a name that is no form
 (``mad.rn.f32``: the spec knows no floating-point ``mad``, write ``fma.rn.f32``) or a function
 that is no PTX form (``add(rn, a, b)``, prove's IEEE operations: spell the form); an operand of
-the wrong format; packed forms (``f16x2``); forms that compute no float and convert none
-(``setp``, ``testp``, integer arithmetic such as ``add.s32``); unary minus, ``inf``, ``nan`` or a
+the wrong format; packed forms (``f16x2``); forms that compute neither a float nor an integer
+(``setp``, ``testp``, ``selp``: predicates); unary minus, ``inf``, ``nan`` or a
 fraction in an integer position; comparisons and conditionals.
 
 **Approximate forms** mean their contracts. One that *is* the whole expression, applied to the
@@ -103,6 +106,24 @@ INT_CONVERSIONS = ("cvt.from_int", "cvt.to_int", "cvt.int")
 """Semantics keys of the conversions between an integer and a float (``cvt.rn.f32.s32``,
 ``cvt.rzi.s32.f32``) and between integers (``cvt.s8.s16``: the low byte; ``cvt.s16.s8``: sign
 extension): the only forms through which integers enter, change or leave a reference."""
+INT_TYPES = {f"{k}{b}" for k in "sub" for b in (8, 16, 32, 64)}
+"""PTX types of integer operands and results (``.b32``: bits, read as unsigned)."""
+
+
+def integer_form(form) -> bool:
+    """Whether ``form`` is integer arithmetic or bit logic on integer operands, one result
+    (``add.s32``, ``mul.lo.u16``, ``mul.wide.s32``, ``min.s64``, ``shl.b32``, ``and.b16``): the
+    semantics keys ``int.*`` and ``bits.*``, no predicate."""
+    return (form.kind == "function" and form.semantics.key.startswith(("int.", "bits.")) and form.lanes == 1
+            and len(form.destinations) == 1
+            and all(o.ptx_type in INT_TYPES for o in (*form.sources, *form.destinations)))
+
+
+def int_format(ptx_type: str):
+    """The integer format of a PTX integer type (``b32`` is bits: read as ``u32``), or None."""
+    return INTEGER_FORMATS.get("u" + ptx_type[1:] if ptx_type.startswith("b") else ptx_type)
+
+
 STEPPED_THROUGH = ("cvt.float", "float.abs", "float.neg")
 """Unary forms the search for an expression's operation steps through (see the module doc)."""
 
@@ -539,11 +560,14 @@ class _Checker:
             return form
         key = form.semantics.key if form.kind == "function" else None
         floats = form.kind == "exact" or key in VALUE_FUNCTIONS
+        if integer_form(form):
+            return form
         if not (floats or key in INT_CONVERSIONS) or len(form.destinations) != 1 or (floats and (
                 form.destinations[0].element_format is None or any(o.element_format is None for o in form.sources))):
-            raise _err(node, f"{name} ({form.semantics.key}) does not compute a floating-point value from "
-                             "floating-point operands, nor convert between an integer and a float; a reference is "
-                             "built of floating-point arithmetic, conversions, abs, neg, min, max and copysign")
+            raise _err(node, f"{name} ({form.semantics.key}) computes no floating-point value from "
+                             "floating-point operands, no integer from integers and converts no integer to or from "
+                             "a float; a reference is built of floating-point arithmetic, conversions, abs, neg, min, "
+                             "max and copysign, and integer arithmetic and bit logic")
         return form
 
     def operand_formats(self, form) -> list:
@@ -674,6 +698,8 @@ def _format_of(form, operand):
         return form.format_of(operand.element_format)
     if form.kind == "function" and form.semantics.key in INT_CONVERSIONS:
         return INTEGER_FORMATS.get(operand.ptx_type)
+    if integer_form(form):
+        return int_format(operand.ptx_type)
     return None
 
 
