@@ -17,10 +17,12 @@ import pytest
 from tilecheck.cli import main
 from tilecheck.sim.errors import ExecutionError, UnsupportedPtxError
 from tilecheck.sim.frontend import parse_module
-from tilecheck.sim.plan import Memory, RunContext, compile_function
+from tilecheck.sim.plan import compile_function
 from tilecheck.sim import shared
 from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled
+
+from support.kernel_run import run_kernel
 
 FIX = Path(__file__).resolve().parent / "fixtures"
 PTX = FIX / "shared_staging.ptx"
@@ -39,16 +41,8 @@ def _operands(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _run(db, path: Path, entry: str, buffers: list, n: int, approx: str = "reference", block: int = BLOCK):
-    """Run ``entry`` on ``n`` threads with one global buffer per pointer parameter; returns the
-    lanes and, per output store record, the (offsets, values) of the lanes."""
-    fn = parse_module(path.read_text(), str(path)).function(entry)
-    plan = compile_function(fn, db, str(path))
-    memory = Memory([(f"p{k}", np.ascontiguousarray(buf).view(np.uint8).copy()) for k, buf in enumerate(buffers)])
-    lanes = plan.new_lanes(n)
-    for k, p in enumerate(fn.params):
-        lanes.params[p.name] = np.full(n, memory.pointer(k), dtype=np.uint64)
-    plan.run(lanes, RunContext(approx=approx, memory=memory, block=block, threads=n))
-    return lanes
+    """Run ``entry`` on ``n`` threads with one global buffer per pointer parameter; returns the lanes."""
+    return run_kernel(db, path, entry, buffers, n, approx, block)
 
 
 def _output(lanes, words: int) -> np.ndarray:

@@ -26,6 +26,8 @@ import pytest
 from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.verify.compiled import verify_ptx
 
+from support.kernel_run import run_kernel, stored_words
+
 ROOT = Path(__file__).resolve().parents[2]
 PTX = Path(__file__).resolve().parent / "ptx"
 CASES = 4000
@@ -77,23 +79,11 @@ def _word_kernel(body: str) -> str:
 
 
 def _run_words(db, tmp_path, body: str, words: np.ndarray) -> np.ndarray:
-    from tilecheck.sim.frontend import parse_module
-    from tilecheck.sim.plan import Memory, RunContext, compile_function
+    """One warp runs :func:`_word_kernel` of ``body`` on ``words`` (32 x 4); the words stored."""
     path = tmp_path / "k.ptx"
     path.write_text(_word_kernel(body))
-    fn = parse_module(path.read_text(), str(path)).function("k")
-    plan = compile_function(fn, db, str(path))
-    memory = Memory([("pin", words.reshape(-1).view(np.uint8).copy()), ("pout", np.zeros(512, np.uint8))])
-    lanes = plan.new_lanes(32)
-    for k, p in enumerate(fn.params):
-        lanes.params[p.name] = np.full(32, memory.pointer(k), dtype=np.uint64)
-    plan.run(lanes, RunContext(approx="reference", memory=memory, block=32, threads=32))
-    got = np.zeros((32, 4), dtype=np.uint32)
-    for region, nbytes, offs, vals, done in lanes.stores:  # (a 128-bit store is two 64-bit records)
-        assert done.all()
-        for k in range(nbytes // 4):
-            got.reshape(-1)[offs // 4 + k] = (vals.astype(np.uint64) >> np.uint64(32 * k)).astype(np.uint32)
-    return got
+    lanes = run_kernel(db, path, "k", [words.reshape(-1), np.zeros(128, np.uint32)], 32, block=32)
+    return stored_words(lanes, 128).reshape(32, 4)
 
 
 def _halves(words: np.ndarray) -> np.ndarray:
@@ -148,20 +138,12 @@ def test_ldmatrix_trans_gives_each_thread_a_column_of_the_rows_other_threads_add
 
 
 def test_a_warp_barrier_in_a_cta_of_several_warps_is_refused(db, tmp_path):
-    from tilecheck.sim.frontend import parse_module
-    from tilecheck.sim.plan import Memory, RunContext, compile_function
     path = tmp_path / "k.ptx"
     own_row = "  shl.b32 %r7, %r1, 4;\n  add.s32 %r7, %r6, %r7;\n"  # each warp's rows apart: no race
     path.write_text(_word_kernel(own_row + "  stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r7], {%r2, %r3, %r4, %r5};\n"
                                  "  bar.warp.sync -1;\n" + READ_BACK))
-    fn = parse_module(path.read_text(), str(path)).function("k")
-    plan = compile_function(fn, db, str(path))
-    memory = Memory([("pin", np.zeros(64 * 16, np.uint8)), ("pout", np.zeros(64 * 16, np.uint8))])
-    lanes = plan.new_lanes(64)
-    for k, p in enumerate(fn.params):
-        lanes.params[p.name] = np.full(64, memory.pointer(k), dtype=np.uint64)
     with pytest.raises(UnsupportedPtxError, match="bar.warp.sync in a CTA of 64 threads") as err:
-        plan.run(lanes, RunContext(approx="reference", memory=memory, block=64, threads=64))
+        run_kernel(db, path, "k", [np.zeros(64 * 4, np.uint32), np.zeros(64 * 4, np.uint32)], 64, block=64)
     assert err.value.location is not None and err.value.location.line > 0
 
 

@@ -519,7 +519,7 @@ def _warp_rows(L, s, c, a: np.ndarray, where: Location):
 
 
 def compile_ldmatrix(comp, ins, mods):
-    """``ldmatrix.sync.aligned.m8n8{.x1,.x2,.x4}.shared{::cta}.b16 {d0, ...}, [a]`` (PTX ISA
+    """``ldmatrix.sync.aligned.m8n8{.x1,.x2,.x4}{.trans}.shared{::cta}.b16 {d0, ...}, [a]`` (PTX ISA
     "ldmatrix"): the warp loads one to four 8x8 matrices of 16-bit elements; thread ``8 * j + r``
     gives the shared address of row ``r`` of matrix ``j`` (16 bytes), and thread ``t`` receives in
     ``d_j`` the 32-bit word ``t % 4`` of row ``t // 4`` of matrix ``j``. Each thread's result is
@@ -527,25 +527,7 @@ def compile_ldmatrix(comp, ins, mods):
     by the discovery like any ``ld.shared``. With ``.trans`` each matrix is read transposed: the
     element thread ``t`` receives in half ``h`` of ``d_j`` is element ``t // 4`` of row
     ``2 * (t % 4) + h`` (:func:`_matrix_pieces`). The 8-bit shapes of sm_100 are refused, not guessed."""
-    rest = [m for m in mods if m not in ("sync", "aligned", "shared", "shared::cta")]
-    spaces = [m for m in mods if m in ("shared", "shared::cta")]
-    counts = [m for m in rest if m in LDMATRIX_COUNTS]
-    trans = "trans" in rest
-    rest = [m for m in rest if m != "trans"]
-    if (not {"sync", "aligned"} <= set(mods) or len(spaces) != 1 or len(counts) != 1
-            or sorted(set(rest) - set(counts)) != ["b16", "m8n8"] or len(rest) != 3 or len(ins.operands) != 2):
-        raise comp.error(ins, f"unsupported instruction '{ins.opcode}' (ldmatrix.sync.aligned.m8n8.x1/.x2/.x4"
-                              "{.trans}.shared.b16 only)")
-    if ins.guard is not None:
-        raise comp.error(ins, f"unsupported predicated warp-wide instruction '{ins.text}'")
-    count = LDMATRIX_COUNTS[counts[0]]
-    regs, addr = ins.operands
-    items = list(regs.items) if isinstance(regs, Vec) else [regs]
-    if len(items) != count:
-        raise comp.error(ins, f"{len(items)} register(s) for '{ins.opcode}', which loads {count} matrices",
-                         unsupported=False)
-    if not isinstance(addr, Addr) or not isinstance(addr.base, (Reg, Symbol)):
-        raise comp.unsupported(ins)
+    count, trans, items, addr = _matrix_form(comp, ins, mods, "ldmatrix")
     for item in items:
         name = comp.reg(ins, item)
         if TYPES.get(comp.reg_types[name], (0, ""))[0] != 32:
@@ -562,6 +544,30 @@ def compile_ldmatrix(comp, ins, mods):
         for (w, _), v in zip(writers, load_pieces(L, s, c, pieces, piece_bytes, 4, where)):
             w(L, s, v)
     return comp._step(ins, ldmatrix, breads, [wn for _, wn in writers])
+
+
+def _matrix_form(comp, ins, mods, name: str) -> tuple[int, bool, list, Addr]:
+    """``(matrices, .trans, registers, address)`` of ``ldmatrix`` (registers first) or ``stmatrix``
+    (address first): ``.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16``, unpredicated, one
+    register per matrix; a located error for anything else."""
+    rest = [m for m in mods if m not in ("sync", "aligned", "shared", "shared::cta", "trans")]
+    spaces = [m for m in mods if m in ("shared", "shared::cta")]
+    counts = [m for m in rest if m in LDMATRIX_COUNTS]
+    if (not {"sync", "aligned"} <= set(mods) or len(spaces) != 1 or len(counts) != 1
+            or sorted(set(rest) - set(counts)) != ["b16", "m8n8"] or len(rest) != 3 or len(ins.operands) != 2):
+        raise comp.error(ins, f"unsupported instruction '{ins.opcode}' ({name}.sync.aligned.m8n8.x1/.x2/.x4"
+                              "{.trans}.shared.b16 only)")
+    if ins.guard is not None:
+        raise comp.error(ins, f"unsupported predicated warp-wide instruction '{ins.text}'")
+    count = LDMATRIX_COUNTS[counts[0]]
+    regs, addr = ins.operands if name == "ldmatrix" else ins.operands[::-1]
+    items = list(regs.items) if isinstance(regs, Vec) else [regs]
+    if len(items) != count:
+        raise comp.error(ins, f"{len(items)} register(s) for '{ins.opcode}', which "
+                              f"{'loads' if name == 'ldmatrix' else 'stores'} {count} matrices", unsupported=False)
+    if not isinstance(addr, Addr) or not isinstance(addr.base, (Reg, Symbol)):
+        raise comp.unsupported(ins)
+    return count, "trans" in mods, items, addr
 
 
 def _row_aligned(L, s, c, a: np.ndarray, what: str, where: Location) -> None:
@@ -593,24 +599,7 @@ def compile_stmatrix(comp, ins, mods, store_global=None):
     (:func:`_matrix_pieces`). One scattered shared store per thread, recorded byte by byte like
     ``st.shared.v4.b32 [a], {r0, ...}``'s so that discovery follows elements through it (and
     redirected like it: ``store_global``, as :func:`compile_access`)."""
-    rest = [m for m in mods if m not in ("sync", "aligned", "shared", "shared::cta", "trans")]
-    spaces = [m for m in mods if m in ("shared", "shared::cta")]
-    counts = [m for m in rest if m in LDMATRIX_COUNTS]
-    if (not {"sync", "aligned"} <= set(mods) or len(spaces) != 1 or len(counts) != 1
-            or sorted(set(rest) - set(counts)) != ["b16", "m8n8"] or len(ins.operands) != 2):
-        raise comp.error(ins, f"unsupported instruction '{ins.opcode}' (stmatrix.sync.aligned.m8n8.x1/.x2/.x4"
-                              "{.trans}.shared.b16 only)")
-    if ins.guard is not None:
-        raise comp.error(ins, f"unsupported predicated warp-wide instruction '{ins.text}'")
-    count = LDMATRIX_COUNTS[counts[0]]
-    trans = "trans" in mods
-    addr, regs = ins.operands
-    items = list(regs.items) if isinstance(regs, Vec) else [regs]
-    if len(items) != count:
-        raise comp.error(ins, f"{len(items)} register(s) for '{ins.opcode}', which stores {count} matrices",
-                         unsupported=False)
-    if not isinstance(addr, Addr) or not isinstance(addr.base, (Reg, Symbol)):
-        raise comp.unsupported(ins)
+    count, trans, items, addr = _matrix_form(comp, ins, mods, "stmatrix")
     readers = [comp.reader(ins, o, 32) for o in items]
     addresses, breads = comp.address(ins, addr)
     where = Location(comp.path, ins.line, ins.col)
