@@ -331,6 +331,9 @@ TRITON_CASES += [
         SCALE_F16_CR, "cvt.rn.f16.f32(mul.rn.f32(cvt.f32.f16(a), b))"), DOC_MUL, block=1024, vector=True, amd=False,
                note="the float16 tensor times a float32 argument: the product in float32, then float16 (two "
                     "roundings); the first reference is the exact product rounded once to float16"),
+    TritonCase("scale_inplace_f16_v", "scale_inplace_kernel", "fp16", "x * alpha (in place)", (
+        SCALE_F16_CR, "cvt.rn.f16.f32(mul.rn.f32(cvt.f32.f16(a), b))"), DOC_MUL, block=1024, vector=True, amd=False,
+               note="x *= alpha: the buffer read is the buffer written"),
     TritonCase("axpy_f32", "axpy_kernel", "fp32", "alpha * x + y", (
         "fma.rn.f32(c, a, b)", "add.rn.f32(mul.rn.f32(c, a), b)"), DOC_MUL, amd=False,
                note="FP fusion (Triton's default) contracts alpha * x + y into one fma"),

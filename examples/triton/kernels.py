@@ -369,3 +369,12 @@ def mul_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
     a = tl.load(a_ptr + offs, mask=mask)
     b = tl.load(b_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, a * b, mask=mask)
+
+
+@triton.jit
+def scale_inplace_kernel(x_ptr, alpha, n, BLOCK: tl.constexpr):
+    """x *= alpha in place: the buffer holds the operand before the launch and the result after."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(x_ptr + offs, x * alpha, mask=mask)

@@ -73,3 +73,19 @@ def test_a_result_read_back_after_its_store_is_not_taken_for_an_operand(tmp_path
     assert main(["verify", str(path), "--entry", "k", "--against", "add.rn.f32(b, b)", "--cases", "100"]) == 2
     err = capsys.readouterr().err
     assert "read_back.ptx:" in err and "Traceback" not in err
+
+
+def test_triton_in_place_scale_on_float16_vectors_double_rounds_as_the_out_of_place_one(db):
+    """examples/triton/scale_inplace_f16_v.ptx (x *= alpha, 128-bit vectors, alpha by value, the
+    operand f16 and the value f32): the same inputs misround as for scale_f16_v.ptx, which writes
+    another buffer."""
+    triton = SAXPY.parents[1] / "triton"
+    ref = "cvt.rn.f16.f64(mul.rn.f64(cvt.f64.f16(a), cvt.f64.f32(b)))"
+    sets = []
+    for stem, entry in (("scale_inplace_f16_v", "scale_inplace_kernel"), ("scale_f16_v", "scale_kernel")):
+        rows = []
+        out = verify_ptx(str(triton / f"{stem}.ptx"), entry, ref, db=db, cases=4000, seed=2, processes=False,
+                         misrounded=rows.append)
+        sets.append({tuple(int(v) for v in r) for block in rows for r in block})
+        assert out.verdict == "counterexample" and out.misrounded_count == len(sets[-1])
+    assert sets[0] == sets[1] and len(sets[0]) > 100

@@ -612,16 +612,17 @@ def fit_dynamic_shared(plan: Plan, lanes) -> None:
 def _region_bytes(fn, here, plan, pointers, scalars, block, per_thread, eb, zeroed, operand_bits,
                   values: list = ()) -> dict:
     """Bytes per element of each buffer of a kernel whose operands' widths differ from the
-    result's: the buffers it reads (other than the one it writes), in parameter order, are the
-    operands, each of its own width (``operand_bits``); found by one launch, every approximate
+    result's: the buffers it reads (the one it writes too, where it reads it: a kernel in place),
+    and the values it takes, in parameter order, are the operands, each of its own width
+    (``operand_bits``); found by one launch, every approximate
     instruction returning its reference result. The element checks that follow (each stored
     element computed from element i of each of these buffers) hold the reading to account."""
     try:
         run = _launch(plan, pointers, scalars, block, per_thread, False, eb, zeroed=tuple(zeroed))
     except (ExecutionError, StepLimitError, UnsupportedPtxError):
         return {}  # the layout search reports what keeps the kernel from running
-    written = {r for r, _, _ in _written(run, eb).values()}
-    read = sorted({region for region, *_ in run.lanes.loads} - written)
+    # (a buffer both read and written is an operand too: the kernel works in place)
+    read = sorted({region for region, *_ in run.lanes.loads})
     if len(read) + len(values) != len(operand_bits):
         raise _fail(fn, here, f"reads {len(read)} buffer(s) ({', '.join(pointers[r] for r in read) or 'none'})"
                               f"{_values_text(values)}; the reference takes {len(operand_bits)} operand(s)")
