@@ -144,3 +144,13 @@ def test_elements_that_run_together_with_a_value_operand_are_refused_located(tmp
                  "--cases", "100"]) == 2
     err = capsys.readouterr().err
     assert "shared_rcp.ptx:" in err and "run together" in err and "alpha is one value for all of them" in err
+
+
+def test_a_half_argument_is_an_operand_by_value(db):
+    """nvcc passes a ``__half`` argument as two aligned bytes (``.param .align 2 .b8 a[2]``):
+    examples/cuda/hscale.ptx's ``__hmul(x[i], a)`` is ``mul.rn.f16`` of the buffer and the value."""
+    path = str(TRITON.parents[0] / "cuda" / "hscale.ptx")
+    out = verify_ptx(path, "hscale", "mul.rn.f16", db=db, cases=4000, processes=False)
+    assert out.exit_code == 0 and out.misrounded_count == 0 and "by value: hscale_param_2" in out.abi
+    wrong = verify_ptx(path, "hscale", "mul.rn.f16(b, b)", db=db, cases=4000, processes=False)
+    assert wrong.misrounded_count > 1000

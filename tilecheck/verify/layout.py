@@ -381,14 +381,20 @@ VALUE_TYPES = ("f16", "bf16", "f32", "f64")
 (``.param .f32 alpha``: Triton's fp32 scalar argument, CUDA's ``float alpha``)."""
 
 
+def _value_type(p) -> bool:
+    """Whether parameter ``p`` holds one floating-point value: a type of :data:`VALUE_TYPES`, or two
+    bytes aligned to two (nvcc's ``__half``/``__nv_bfloat16`` argument, ``.align 2 .b8 a[2]``)."""
+    return p.ptx_type in VALUE_TYPES or (p.array is not None and p.nbytes == 2 and p.align == 2)
+
+
 def value_params(fn, roles: list | None = None) -> list[str]:
-    """The parameters that are operands given by value, in order: of a type of :data:`VALUE_TYPES`
-    and read by the kernel (one it never loads is unused, as a pointer it never follows); with
-    ``roles`` (--params), those stated ``in``."""
+    """The parameters that are operands given by value, in order: holding one floating-point value
+    (:func:`_value_type`) and read by the kernel (one it never loads is unused, as a pointer it
+    never follows); with ``roles`` (--params), those stated ``in``."""
     loaded = {ins.operands[1].base.name for ins in fn.body
               if isinstance(ins, Instr) and ins.opcode.startswith("ld.param") and len(ins.operands) == 2
               and isinstance(ins.operands[1], Addr) and hasattr(ins.operands[1].base, "name")}
-    return [p.name for k, p in enumerate(fn.params) if p.ptx_type in VALUE_TYPES and
+    return [p.name for k, p in enumerate(fn.params) if _value_type(p) and
             (roles[k] == "in" if roles is not None else p.name in loaded)]
 
 
@@ -412,7 +418,7 @@ def parse_roles(text: str, fn, here: Location) -> list[str]:
             raise bad(f"{role!r} is not a role")
         if role == "out" and p.ptx_type not in POINTER_TYPES:
             raise bad(f"{p.name} is .{p.ptx_type}, not a 64-bit pointer, so it cannot be {role!r}")
-        if role == "in" and p.ptx_type not in POINTER_TYPES + VALUE_TYPES:
+        if role == "in" and p.ptx_type not in POINTER_TYPES and not _value_type(p):
             raise bad(f"{p.name} is .{p.ptx_type}, neither a 64-bit pointer nor a floating-point value, so it "
                       f"cannot be {role!r}")
         if role == "n" and p.ptx_type not in ("u32", "s32", "b32", "u64", "s64", "b64"):
