@@ -152,5 +152,5 @@ def test_a_half_argument_is_an_operand_by_value(db):
     path = str(TRITON.parents[0] / "cuda" / "hscale.ptx")
     out = verify_ptx(path, "hscale", "mul.rn.f16", db=db, cases=4000, processes=False)
     assert out.exit_code == 0 and out.misrounded_count == 0 and "by value: hscale_param_2" in out.abi
-    wrong = verify_ptx(path, "hscale", "mul.rn.f16(b, b)", db=db, cases=4000, processes=False)
+    wrong = verify_ptx(path, "hscale", "add.rn.f16(a, b)", db=db, cases=4000, processes=False)
     assert wrong.misrounded_count > 1000
