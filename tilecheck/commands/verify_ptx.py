@@ -74,7 +74,8 @@ def add_arguments(p) -> None:
                         "--json lists the first 262,144 (an exhaustive run may find billions: the file grows with "
                         "them); not with the batched options")
     g.add_argument("--params", metavar="ROLE,...",
-                   help="state each .entry parameter's role, in order: in (an operand buffer, in operand order), "
+                   help="state each .entry parameter's role, in order: in (an operand: a buffer, or a floating-point "
+                        "value such as Triton's alpha; operands in parameter order), "
                         "out (the result buffer), n (the element count), - (unused: 0 or a null pointer); e.g. "
                         "in,in,out,n,-,- for Triton's a / b. The elements per thread and their places are still "
                         "found by running the kernel, and must agree with what is stated")
