@@ -105,11 +105,14 @@ def _misrounded(o) -> str:
 
 def _unknown_cause(o) -> str:
     """What the unknown inputs reach, in the table's words: an unbounded contract, unless every
-    input listed has an allowed set too large to enumerate (wide bounds, lg2.approx near 1) or a
-    documented bound tilecheck does not model yet (sin, cos, tanh)."""
+    input listed has an allowed set too large to enumerate (wide bounds, lg2.approx near 1), a
+    documented bound tilecheck does not model yet (sin, cos, tanh) or an allowed set that is no
+    single run of values (lg2.approx.ftz's absolute bound across zero)."""
     why = repr(getattr(o, "unknown_inputs", []))
     if "does not model" in why and "more than" not in why:
         return "a bound tilecheck does not model yet"
+    if "no single run of values" in why and "more than" not in why and "does not model" not in why:
+        return "a contract whose allowed values are no single run (both signs, the flushed subnormals left out)"
     if "more than" in why and "reaches zero" not in why and "no document" not in why and \
             "for these operands bounds nothing" not in why and "says nothing" not in why:
         return "a contract whose allowed results are too many to enumerate"

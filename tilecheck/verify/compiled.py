@@ -62,7 +62,7 @@ from tilecheck.sim.parser import Addr, Imm, Reg, Symbol, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
 from tilecheck.sim.shared import SINK_PART
 from tilecheck.sim.wide_int import CARRY, reads_carry, writes_carry
-from tilecheck.verify import expression
+from tilecheck.verify import expression, identity
 from tilecheck.verify import layout as element_layout
 from tilecheck.verify.heap import keep_freed_memory
 from tilecheck.verify.layout import launch_block
@@ -321,6 +321,7 @@ class Abi:
     stated: str | None = None  # the --params the layout was found with (repro lines repeat it)
     operands_width: list | None = None  # bits of each operand's element where they differ from ``width``
     values: tuple = ()        # entry: the operands given by value (``inputs`` names them too, in parameter order)
+    is_reference: bool = False  # the code stores the reference's approximate form of the operand (identity.py)
 
     def operand_bits(self, arity: int) -> list[int]:
         """The container bits of each of ``arity`` operands (``width`` unless they differ)."""
@@ -1035,7 +1036,7 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
             shift = np.uint64(lane * fw)
             ops_by_lane.append([((e.astype(np.uint64) >> shift) & mask).astype(u) for e in elements])
             got_by_lane.append(((got >> shift) & mask).astype(u))
-    bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, n, ctx.ulp_reading)
+    bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, n, ctx.ulp_reading, abi.is_reference)
     if asked < n:  # the repeats are the same inputs again: the verdicts and lanes of the asked ones
         res = BlockResult(res.bad[:asked], res.unknown[:asked], int(np.count_nonzero(lanes.origin < asked)), None,
                           res.by_value[:asked], None if res.by_nan is None else res.by_nan[:asked])
@@ -1045,11 +1046,15 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
     return res
 
 
-def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: int, ulp_reading: str):
+def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: int, ulp_reading: str,
+                is_reference: bool = False):
     """Judge every lane of a run of ``n`` inputs: ``got_by_lane[j]`` (per lane) is element j of
     each lane's thread, computed from ``ops_by_lane[j]`` (per input: element j of input i holds the
     operands of input ``i - j``, a rotation). Returns the lanes that failed and the per-input
-    :class:`BlockResult` (``got`` left for the caller)."""
+    :class:`BlockResult` (``got`` left for the caller). ``is_reference``: the code stores the
+    reference's own approximate form of the operand (:mod:`tilecheck.verify.identity`), so a lane
+    the run left unknown (more allowed results than it enumerates) is the reference's set, and
+    only the reference decides what is unknown."""
     u = ref.fmt.uint
     bad = np.zeros(lanes.size, dtype=bool)
     bad_in = np.zeros(n, dtype=bool)
@@ -1083,7 +1088,7 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
         value_in[(origin[by_value] - lane) % n] = True
         nan_in[(origin[~ok & both_nan] - lane) % n] = True
     unk_in = np.zeros(n, dtype=bool)
-    if lanes.unknown.any():
+    if lanes.unknown.any() and not is_reference:
         for lane in range(len(ops_by_lane)):
             unk_in[(origin[lanes.unknown] - lane) % n] = True
     for lane, ops_lane in enumerate(ops_by_lane):  # inputs where the reference itself bounds nothing
@@ -1265,12 +1270,13 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             ops_by_lane.append([(np.roll(o, atom_ix) if atom_ix else o).astype(ou, copy=False)
                                 for o, ou in zip(ops, op_uints)])
         if every:
-            bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading)
+            bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading, abi.is_reference)
         else:
             # an unjudged lane's unknown bound says nothing of an input (nor does explain_unknown)
             lanes.unknown = (np.zeros(lanes.size, dtype=bool) if lanes.unknown is None else lanes.unknown) & kept
             view = _JudgedLanes(lane_number[kept], lanes.unknown[kept])
-            bad_kept, res = judge_lanes(ref, ops_by_lane, [g[kept] for g in got_by_lane], view, m, ctx.ulp_reading)
+            bad_kept, res = judge_lanes(ref, ops_by_lane, [g[kept] for g in got_by_lane], view, m, ctx.ulp_reading,
+                                        abi.is_reference)
             bad = np.zeros(lanes.size, dtype=bool)
             bad[kept] = bad_kept
         res.got = got_by_lane[0]
@@ -1506,6 +1512,7 @@ def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "eith
     fn = module.function(entry)  # the PTX name from here on: reports and repro lines name it exactly
     plan = compile_function(fn, db, path)
     abi = find_abi(plan, ref, path, params)
+    abi.is_reference = approx == "all" and identity.stores_the_form_of_its_operand(plan, ref)
     return Prepared(path, fn.name, against, ref, plan, abi,
                     dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess), text,
                     str(db.root) if getattr(db, "root", None) is not None else None, db, params)

@@ -1,0 +1,85 @@
+"""A kernel that stores the reference's own approximate form of its loaded operand, with only moves
+between (:mod:`tilecheck.verify.identity`): inputs whose allowed results are more than the
+simulator enumerates (``lg2.approx`` near 1) are the reference's set, so they are judged, not left
+unknown; any other code around the instruction keeps them unknown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tilecheck.cli import main
+from tilecheck.verify.compiled import prepare, verify_ptx
+from tilecheck.verify.identity import stores_the_form_of_its_operand
+
+FAST_LOG2 = Path(__file__).resolve().parents[2] / "examples" / "triton" / "fast_log2_f32.ptx"
+
+KERNEL = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 o, .param .u32 n)
+{{
+  .reg .pred %p<3>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [o];
+  ld.param.u32 %r9, [n];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mad.lo.s32 %r4, %r2, %r3, %r1;
+  setp.lt.s32 %p1, %r4, %r9;
+  setp.lt.s32 %p2, %r4, %r9;
+  mul.wide.s32 %rd3, %r4, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+{body}
+  ret;
+}}
+"""
+PLAIN = """  mov.u32 %r5, 0x0;
+  @%p1 ld.global.b32 %r5, [%rd4];
+  lg2.approx.ftz.f32 %r6, %r5;
+  mov.b32 %r7, %r6;
+  @%p1 st.global.b32 [%rd5], %r7;"""
+
+
+@pytest.mark.parametrize("body,same", [
+    (PLAIN, True),
+    (PLAIN.replace("@%p1 ld", "ld").replace("  mov.u32 %r5, 0x0;\n", ""), True),  # unguarded load
+    (PLAIN.replace("mov.b32 %r7, %r6;", "abs.f32 %r7, %r6;"), False),           # computed after
+    (PLAIN + "\n  setp.gt.f32 %p2, %r6, 0f00000000;", False),                   # read otherwise
+    (PLAIN.replace("  lg2", "  @%p1 lg2"), False),                              # guarded
+    (PLAIN.replace("@%p1 st", "@%p2 st"), False),                               # another guard
+    (PLAIN.replace("lg2.approx.ftz.f32 %r6, %r5;", "neg.f32 %r8, %r5;\n  lg2.approx.ftz.f32 %r6, %r8;"), False),
+    (PLAIN.replace("  lg2.approx.ftz.f32 %r6, %r5;\n", "") .replace("  mov.u32 %r5, 0x0;\n",
+                                                                   "  mov.u32 %r5, 0x0;\n  lg2.approx.ftz.f32 %r6, %r5;\n"),
+     False),                                                                     # before its load
+    (PLAIN.replace("  ret;", "") + "\n  @%p2 bra DONE;\nDONE:", False),         # not straight-line
+])
+def test_what_counts_as_storing_the_form_of_the_operand(db, tmp_path, body, same):
+    path = tmp_path / "k.ptx"
+    path.write_text(KERNEL.format(body=body))
+    p = prepare(str(path), "k", "lg2.approx.ftz.f32", db=db)
+    assert stores_the_form_of_its_operand(p.plan, p.ref) is same
+    other = prepare(str(path), "k", "lg2.approx.f32", db=db)  # another form: never the same
+    assert not stores_the_form_of_its_operand(other.plan, other.ref)
+
+
+def test_lg2_near_one_is_judged_when_the_kernel_is_the_reference(db, tmp_path, capsys):
+    # log2(1 + 2^-7) ~ 0.0112: the 2^-22 absolute bound allows hundreds of floats, more than enumerated
+    assert main(["verify", str(FAST_LOG2), "--entry", "fast_log2_kernel", "--against", "lg2.approx.ftz.f32",
+                 "--input", "0x3f810000"]) == 0
+    path = tmp_path / "k.ptx"
+    path.write_text(KERNEL.format(body=PLAIN.replace("mov.b32 %r7, %r6;", "abs.f32 %r7, %r6;")))
+    capsys.readouterr()
+    assert main(["verify", str(path), "--entry", "k", "--against", "lg2.approx.ftz.f32", "--input", "0x3f810000"]) == 4
+
+
+def test_the_sampled_row_leaves_only_what_the_reference_cannot_bound_unknown(db):
+    out = verify_ptx(str(FAST_LOG2), "fast_log2_kernel", "lg2.approx.ftz.f32", db=db, cases=65536, processes=False)
+    # the inputs left are those where the reference's own set is no single run of values (below)
+    assert out.verdict == "unknown" and 0 < out.unknown_count < 10 and out.misrounded_count == 0
+    assert all("no single run of values" in str(u) for u in out.unknown_inputs)
