@@ -560,8 +560,8 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     if width not in (fw, 2 * fw):  # (widths that fit no reference are refused above)
         raise UnsupportedPtxError(f".{kind} {fn.name}: {width}-bit elements do not match {ref.text}", here)
     if len(inputs) + len(values) != ref.arity:
-        raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s){_values_text(values)}; {ref.text} "
-                                  f"takes {ref.arity} operand(s)", here)
+        raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s)"
+                                  f"{element_layout.values_text(values)}; {ref.text} takes {ref.arity} operand(s)", here)
     if values and width != fw:
         raise UnsupportedPtxError(f".{kind} {fn.name}: {width}-bit containers of {fw}-bit elements and operands by "
                                   f"value ({', '.join(values)}): a value is one element, not a packed pair", here)
@@ -582,10 +582,6 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
                output, params, inputs, out_region, by_pointer=stride is not None, returned=returned is not None,
                block=block, values=tuple(values))
 
-
-def _values_text(values: list) -> str:
-    """`` and takes N by value (NAMES)``, where a kernel takes operands by value, for a message."""
-    return f" and takes {len(values)} by value ({', '.join(values)})" if values else ""
 
 
 def _fit_dynamic_shared_at(plan: Plan, params: list, pointers: list, block: int) -> None:
@@ -620,8 +616,8 @@ def _mixed_memory_abi(fn, ref, here: Location, kind: str, lanes, pointers: list,
     width, the result buffer elements of the result's; thread i touches element i of each."""
     inputs = sorted(read)
     if len(inputs) + len(values) != ref.arity:
-        raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s){_values_text(values)}; {ref.text} "
-                                  f"takes {ref.arity} operand(s)", here)
+        raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s)"
+                                  f"{element_layout.values_text(values)}; {ref.text} takes {ref.arity} operand(s)", here)
     want = operand_widths(ref)
     order = element_layout.operand_order(fn, [pointers[k] for k in inputs], values)
     bits = dict(zip(order, want))
@@ -1213,8 +1209,9 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             lanes.params[name] = np.zeros(threads, dtype=np.uint64)
         if value_ix and len(group.atoms) > 1:
             atom = layout.atoms[group.atoms[0]]
-            raise UnsupportedPtxError(f".entry {plan.function.name}: {len(group.atoms)} elements of a thread run together "
-                                      f"({atom.where()} and others: the kernel cannot be cut down to one element), "
+            raise UnsupportedPtxError(f".entry {plan.function.name}: {len(group.atoms)} elements of a thread run "
+                                      f"together ({atom.where()} and others: the kernel cannot be cut down to one "
+                                      "element), "
                                       f"and {', '.join(layout.values)} is one value for all of them: operands by value "
                                       "are supported where each element runs alone",
                                       Location(plan.path, atom.store.line, atom.store.col))

@@ -57,9 +57,9 @@ def stores_the_form_of_its_operand(plan, ref) -> bool:
     writers: dict = {}
     readers: dict = {}
     for ins in instrs:
-        for name in slicing._writes(ins):
+        for name in slicing.registers_written(ins):
             writers.setdefault(name, []).append(ins)
-        for name in slicing._reads(ins):
+        for name in slicing.registers_read(ins):
             readers.setdefault(name, []).append(ins)
     at = {id(ins): k for k, ins in enumerate(instrs)}
     return all(_one(ins, width, writers, readers, at) for ins in approximate)

@@ -631,13 +631,13 @@ def _region_bytes(fn, here, plan, pointers, scalars, block, per_thread, eb, zero
     read = sorted({region for region, *_ in run.lanes.loads})
     if len(read) + len(values) != len(operand_bits):
         raise _fail(fn, here, f"reads {len(read)} buffer(s) ({', '.join(pointers[r] for r in read) or 'none'})"
-                              f"{_values_text(values)}; the reference takes {len(operand_bits)} operand(s)")
+                              f"{values_text(values)}; the reference takes {len(operand_bits)} operand(s)")
     bits = dict(zip(operand_order(fn, [pointers[r] for r in read], values), operand_bits))
     return {r: bits[pointers[r]] // 8 for r in read}
 
 
-def _values_text(values: list) -> str:
-    """`` and the value(s) NAME``, where a kernel takes operands by value, for a message."""
+def values_text(values: list) -> str:
+    """`` and takes N by value (NAMES)``, where a kernel takes operands by value, for a message."""
     return f" and takes {len(values)} by value ({', '.join(values)})" if values else ""
 
 
@@ -949,7 +949,7 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
     regions = sorted(found or ())
     if len(regions) + len(values) != arity:
         raise _fail(fn, here, f"reads {len(regions)} buffer(s) ({', '.join(pointers[r] for r in regions) or 'none'})"
-                              f"{_values_text(values)}; the reference takes {arity} operand(s)")
+                              f"{values_text(values)}; the reference takes {arity} operand(s)")
     if region_bytes is not None and regions != sorted(region_bytes):
         raise _fail(fn, here, f"its elements come from {', '.join(pointers[r] for r in regions)}, but it reads "
                               f"{', '.join(pointers[r] for r in sorted(region_bytes))}: with operands of different "
@@ -1237,8 +1237,8 @@ def _bounded(fn, here, plan: Plan, layout: Layout) -> tuple[int, int]:
     for count in sorted({c for c in counts if 0 < c < every}):
         try:
             run = _launch(plan, layout.pointers, layout.scalars, layout.block, layout.per_thread, layout.single_cta,
-                          layout.element_bytes, count=count, zeroed=tuple(layout.zeroed + layout.values), per_cta=layout.per_cta,
-                          region_bytes=layout.region_bytes)
+                          layout.element_bytes, count=count, zeroed=tuple(layout.zeroed + layout.values),
+                          per_cta=layout.per_cta, region_bytes=layout.region_bytes)
         except UnsupportedPtxError:
             if layout.grid_stride is None:
                 raise

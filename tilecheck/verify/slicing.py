@@ -226,7 +226,7 @@ class Slicer:
 
     def written(self, ins: Instr) -> list[str]:
         """The registers ``ins`` writes (the carry flag too, for a ``.cc`` form)."""
-        return _writes(ins)
+        return registers_written(ins)
 
     def support(self, ins: Instr) -> list[str]:
         """Registers ``ins`` reads that are not its data: its guard and its address's base."""
@@ -451,8 +451,8 @@ def sliced_function(fn: Function, kept: set) -> tuple[Function, dict]:
     read becomes a scalar load of that register (``ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [a]``
     with only %r1 read: ``ld.global.b32 %r1, [a]``). Returns the function and, by the identity of
     each original instruction that changed, its replacement."""
-    written = {name for ins in fn.body if isinstance(ins, Instr) and id(ins) in kept for name in _writes(ins)}
-    read = {name for ins in fn.body if isinstance(ins, Instr) and id(ins) in kept for name in _reads(ins)}
+    written = {name for ins in fn.body if isinstance(ins, Instr) and id(ins) in kept for name in registers_written(ins)}
+    read = {name for ins in fn.body if isinstance(ins, Instr) and id(ins) in kept for name in registers_read(ins)}
     body, changed = [], {}
     for item in fn.body:
         if not isinstance(item, Instr):
@@ -467,7 +467,7 @@ def sliced_function(fn: Function, kept: set) -> tuple[Function, dict]:
     return replace(fn, body=tuple(body)), changed
 
 
-def _writes(ins: Instr) -> list[str]:
+def registers_written(ins: Instr) -> list[str]:
     """The registers ``ins`` writes: its destination operand's, and the carry flag for a ``.cc`` form."""
     head = _head(ins)
     if head in CONTROL or head in (*STORES, "red") or not ins.operands:
@@ -475,10 +475,10 @@ def _writes(ins: Instr) -> list[str]:
     return _names(ins.operands[0]) + ([CARRY] if writes_carry(ins.opcode) else [])
 
 
-def _reads(ins: Instr) -> list[str]:
+def registers_read(ins: Instr) -> list[str]:
     """The registers ``ins`` reads: its sources, address bases and guard (every operand of a store),
     and the carry flag for ``addc``/``subc``/``madc``."""
-    ops = ins.operands if _head(ins) in (*STORES, "red") or not _writes(ins) else ins.operands[1:]
+    ops = ins.operands if _head(ins) in (*STORES, "red") or not registers_written(ins) else ins.operands[1:]
     names = [n for op in ops for n in _names(op)]
     names += [n for op in ins.operands if isinstance(op, Addr) for n in _names(op.base)]
     names += [CARRY] if reads_carry(ins.opcode) else []
