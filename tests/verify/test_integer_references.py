@@ -26,6 +26,8 @@ def _signed(bits: np.ndarray, width: int) -> np.ndarray:
 @pytest.mark.parametrize("text,fn", [
     (INT8_ADD, lambda a, b: a + b), (INT8_MUL, lambda a, b: a * b),
     ("cvt.u8.u16(max.u16(cvt.u16.u8(a), cvt.u16.u8(b)))", None),
+    # bits take any integer of their width: and.b16 of two s16 (Triton's int8 a & b)
+    ("cvt.s8.s16(and.b16(cvt.s16.s8(a), cvt.s16.s8(b)))", lambda a, b: a & b),
 ])
 def test_8_bit_references_are_the_wrapped_integer_results(db, text, fn):
     ref = parse_reference(text, db)
@@ -89,3 +91,16 @@ def test_integer_reference_errors_are_located_usage_errors(capsys):
     assert "computes no floating-point value" in capsys.readouterr().err
     assert main(["verify", path, "--entry", "add_kernel", "--against", "add.s32(a, 1.5)"]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_name_in_a_bits_position_and_a_signed_one_is_the_signed_operand(db):
+    ref = parse_reference("and.b32(a, add.s32(a, b))", db)
+    assert [f.name for f in ref.operand_formats] == ["s32", "s32"] and ref.fmt.name == "b32"
+    a = np.array([0xFFFFFFFF, 5], dtype=np.uint64)
+    b = np.array([1, 0xFFFFFFFE], dtype=np.uint64)
+    assert np.asarray(ref.expected([a, b])).astype(np.uint64).tolist() == [0, 1]
+
+
+def test_bits_and_an_integer_of_another_width_do_not_mix(db):
+    with pytest.raises(Exception, match="takes b16 as operand a; this operand is s32"):
+        parse_reference("and.b16(cvt.s32.s8(a), cvt.s16.s8(b))", db)

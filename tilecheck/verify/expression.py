@@ -25,7 +25,8 @@ the position they fill (``div.rn.f32(1.0, a)``), ``inf`` and ``nan``, and unary 
 bit flipped). Each call's operands must have the formats of the form's operands (``cvt.f32.f16``
 takes f16 and gives f32). **Integers** are computed by PTX's integer arithmetic and bit logic
 (:func:`integer_form`: ``add.s32``, ``mul.lo.u16``, ``mul.wide.s32``, ``min.s64``, ``shl.b32``,
-``and.b16``; a ``.bN`` operand is read as ``uN``; ``and``/``or``/``not`` are spelled as PTX spells
+``and.b16``; a ``.bN`` position takes any integer of its width, a name that also fills an ``sN``
+or ``uN`` position taking that format; ``and``/``or``/``not`` are spelled as PTX spells
 them, though Python reserves the words), and cross to and from floats through ``cvt`` (:data:`INT_CONVERSIONS`):
 ``cvt.rn.f32.s32(a)`` (Triton's ``x.to(tl.float32)`` of an int32 ``x``: ``a`` is s32),
 ``cvt.rzi.s32.f32(a)`` (``x.to(tl.int32)``: the result is s32), ``cvt.rn.f32.s32(cvt.rzi.s32.f32(a))``,
@@ -87,7 +88,7 @@ from fractions import Fraction
 import numpy as np
 
 from tilecheck.errors import UnknownFormError, UsageError, echo
-from tilecheck.formats import INTEGER_FORMATS, decimal_magnitude
+from tilecheck.formats import INTEGER_FORMATS, IntegerFormat, decimal_magnitude
 from tilecheck.inputs import boundaries
 from tilecheck.inputs.forms import mixed_operands
 from tilecheck.model import api, contracts
@@ -119,9 +120,21 @@ def integer_form(form) -> bool:
             and all(o.ptx_type in INT_TYPES for o in (*form.sources, *form.destinations)))
 
 
+BITS_FORMATS = {f"b{w}": IntegerFormat(f"b{w}", False, w) for w in (8, 16, 32, 64)}
+"""The formats of ``.bN`` operands and results: bits, which any integer of their width fills
+(:func:`_fits`: ``and.b16(cvt.s16.s8(a), ...)``), read as unsigned where a value is shown."""
+
+
 def int_format(ptx_type: str):
-    """The integer format of a PTX integer type (``b32`` is bits: read as ``u32``), or None."""
-    return INTEGER_FORMATS.get("u" + ptx_type[1:] if ptx_type.startswith("b") else ptx_type)
+    """The integer format of a PTX integer type (``b32``: :data:`BITS_FORMATS`), or None."""
+    return BITS_FORMATS.get(ptx_type) or INTEGER_FORMATS.get(ptx_type)
+
+
+def _fits(have, want) -> bool:
+    """Whether a value of format ``have`` may fill a position of format ``want``: the same format,
+    or integers of one width one of which is bits (``.bN``)."""
+    return have.name == want.name or (have.integer and want.integer and have.width == want.width
+                                      and (have.name.startswith("b") or want.name.startswith("b")))
 
 
 STEPPED_THROUGH = ("cvt.float", "float.abs", "float.neg")
@@ -589,9 +602,10 @@ class _Checker:
                 inner = arg.operand if isinstance(arg, ast.UnaryOp) else arg
                 if isinstance(inner, ast.Name) and _is_free(inner.id):
                     have = self.var_formats.get(inner.id)
-                    if have is None:
-                        self.var_formats[inner.id] = (fmt, inner)
-                    elif have[0].name != fmt.name:
+                    if have is None or (_fits(have[0], fmt) and have[0].name.startswith("b")):
+                        # (bits give way to the signedness another position states)
+                        self.var_formats[inner.id] = (fmt, inner) if have is None else (fmt, have[1])
+                    elif not _fits(have[0], fmt):
                         raise _err(inner, f"{inner.id} is {have[0].name} where it first fills an operand "
                                           f"(column {have[1].col_offset + 1}) and {fmt.name} here; an operand "
                                           "has one format (convert with cvt)")
@@ -607,7 +621,7 @@ class _Checker:
             args = []
             for arg, fmt, o in zip(node.args, formats, form.sources):
                 typed = self.build(arg, fmt)
-                if typed.fmt.name != fmt.name:
+                if not _fits(typed.fmt, fmt):
                     raise _err(arg, f"{form.name} takes {fmt.name} as operand {o.name}; this operand is "
                                     f"{typed.fmt.name}")
                 args.append(typed)
