@@ -154,3 +154,14 @@ def test_a_half_argument_is_an_operand_by_value(db):
     assert out.exit_code == 0 and out.misrounded_count == 0 and "by value: hscale_param_2" in out.abi
     wrong = verify_ptx(path, "hscale", "add.rn.f16(a, b)", db=db, cases=4000, processes=False)
     assert wrong.misrounded_count > 1000
+
+
+def test_a_half2_argument_is_a_packed_operand_by_value(db):
+    """``__half2 a`` (``.param .align 4 .b8 a[4]``, read in two 16-bit halves) where the elements are
+    packed pairs too: examples/cuda/hscale.ptx's in-place ``y = __hfma2(a, x, y)`` is
+    ``fma.rn.f16(a, b, c)`` lane by lane, each lane of ``a`` its own input's."""
+    path = str(TRITON.parents[0] / "cuda" / "hscale.ptx")
+    out = verify_ptx(path, "h2axpy", "fma.rn.f16(a, b, c)", db=db, cases=4000, processes=False)
+    assert out.exit_code == 0 and out.misrounded_count == 0 and "2 lanes" in out.abi and "h2axpy_param_1" in out.abi
+    wrong = verify_ptx(path, "h2axpy", "fma.rn.f16(a, c, b)", db=db, cases=4000, processes=False)
+    assert wrong.misrounded_count > 1000

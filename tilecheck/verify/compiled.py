@@ -562,9 +562,12 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     if len(inputs) + len(values) != ref.arity:
         raise UnsupportedPtxError(f".{kind} {fn.name} reads {len(inputs)} buffer(s)"
                                   f"{element_layout.values_text(values)}; {ref.text} takes {ref.arity} operand(s)", here)
-    if values and width != fw:
-        raise UnsupportedPtxError(f".{kind} {fn.name}: {width}-bit containers of {fw}-bit elements and operands by "
-                                  f"value ({', '.join(values)}): a value is one element, not a packed pair", here)
+    for v in values:  # a value is one container, as each buffer's element is (a __half2: a packed pair)
+        pw = _param_width(next(p for p in fn.params if p.name == v))
+        if pw != width:
+            raise UnsupportedPtxError(f".{kind} {fn.name}: the value parameter {v} holds {pw} bits; the elements are "
+                                      f"{width}-bit" + (f" ({width // fw} lanes of {ref.text})" if width != fw else ""),
+                                      here)
     # elementwise: thread (lane) i touches element i of every buffer
     for region, nbytes, offs, origin, _ in lanes.loads:
         step = nbytes if stride is None else stride

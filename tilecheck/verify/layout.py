@@ -382,9 +382,11 @@ VALUE_TYPES = ("f16", "bf16", "f32", "f64")
 
 
 def _value_type(p) -> bool:
-    """Whether parameter ``p`` holds one floating-point value: a type of :data:`VALUE_TYPES`, or two
-    bytes aligned to two (nvcc's ``__half``/``__nv_bfloat16`` argument, ``.align 2 .b8 a[2]``)."""
-    return p.ptx_type in VALUE_TYPES or (p.array is not None and p.nbytes == 2 and p.align == 2)
+    """Whether parameter ``p`` holds floating-point operand bits: a type of :data:`VALUE_TYPES`, or
+    an aggregate of two bytes aligned to two (nvcc's ``__half``/``__nv_bfloat16`` argument,
+    ``.align 2 .b8 a[2]``) or four aligned to four (``__half2``/``__nv_bfloat162``: a packed pair,
+    where the elements are packed pairs too; the ABI checks the width)."""
+    return p.ptx_type in VALUE_TYPES or (p.array is not None and (p.nbytes, p.align) in ((2, 2), (4, 4)))
 
 
 def value_params(fn, roles: list | None = None) -> list[str]:
