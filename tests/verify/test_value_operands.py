@@ -165,3 +165,12 @@ def test_a_half2_argument_is_a_packed_operand_by_value(db):
     assert out.exit_code == 0 and out.misrounded_count == 0 and "2 lanes" in out.abi and "h2axpy_param_1" in out.abi
     wrong = verify_ptx(path, "h2axpy", "fma.rn.f16(a, c, b)", db=db, cases=4000, processes=False)
     assert wrong.misrounded_count > 1000
+
+
+def test_an_operand_wider_than_the_buffers_elements_is_named_in_the_refusal(capsys):
+    # f32 where the kernel's buffer holds halves: the elements are read as other elements; the
+    # refusal (exit 2, located) says which width the reference gave that buffer
+    path = str(TRITON / "scale_f16_v.ptx")
+    assert main(["verify", path, "--entry", "scale_kernel", "--against", "cvt.rn.f16.f32(mul.rn.f32(a, b))"]) == 2
+    err = capsys.readouterr().err
+    assert "scale_f16_v.ptx:" in err and "32-bit elements of scale_kernel_param_0, 16-bit results" in err

@@ -938,10 +938,16 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
                 witness = _dependence_witness(run, (steps_of[id(atom.store)], atom.part), atom.sub, eb, bad,
                                               region, source, int(element[a][bad]),
                                               (region_bytes or {}).get(region, eb))
+                widths = ""
+                if region_bytes and region_bytes.get(region, eb) != eb:
+                    # element indices of a buffer come from the reference's operand width there
+                    widths = (f" (element sizes as the reference's operands give them: {8 * region_bytes[region]}-bit "
+                              f"elements of {pointers[region]}, {8 * eb}-bit results; a reference whose operand is "
+                              "wider or narrower than the buffer's elements reads them as other elements)")
                 raise _fail(fn, here, f"not elementwise: thread {bad} stores element {int(element[a][bad])} of "
                                       f"{pointers[out_region]} ({atom.where()}) from element {source} of "
                                       f"{pointers[region]}{via}{witness}; an elementwise kernel computes out[i] "
-                                      "from in0[i], in1[i], ... (a reduction or a gather is not)")
+                                      f"from in0[i], in1[i], ... (a reduction or a gather is not){widths}")
             read.add(region)
         if found is None:
             found = read
