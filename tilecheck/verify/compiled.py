@@ -1155,8 +1155,8 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
     u = ref.fmt.uint
     eb = layout.element_bytes
     op_uints = _operand_uints(ref)
-    # operands given by value (each thread its input's: a group of one element per thread) apart
-    # from those in buffers
+    # operands given by value (each thread its input's: every group holds one element of a thread,
+    # as discovery requires) apart from those in buffers
     value_ix = {layout.operands.index(v): v for v in layout.values}
     buffer_ix = [k for k in range(len(op_uints)) if k not in value_ix]
     # each region's element dtype: an operand buffer its operand's, the result buffer the result's
@@ -1210,14 +1210,6 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             lanes.params[name] = np.full(threads, count, dtype=np.uint64)
         for name in layout.zeroed:
             lanes.params[name] = np.zeros(threads, dtype=np.uint64)
-        if value_ix and len(group.atoms) > 1:
-            atom = layout.atoms[group.atoms[0]]
-            raise UnsupportedPtxError(f".entry {plan.function.name}: {len(group.atoms)} elements of a thread run "
-                                      f"together ({atom.where()} and others: the kernel cannot be cut down to one "
-                                      "element), "
-                                      f"and {', '.join(layout.values)} is one value for all of them: operands by value "
-                                      "are supported where each element runs alone",
-                                      Location(plan.path, atom.store.line, atom.store.col))
         for k, name in value_ix.items():  # the thread that stores input i's element holds input i's value
             v = np.zeros(threads, dtype=np.uint64)
             v[judged] = ops[k].astype(np.uint64)

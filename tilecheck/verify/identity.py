@@ -31,12 +31,18 @@ from __future__ import annotations
 
 from tilecheck.sim.frontend import Instr
 from tilecheck.sim.parser import Addr, Imm, Reg, Vec
-from tilecheck.sim.plan import TYPES
 from tilecheck.verify import slicing
 
 __all__ = ["stores_the_form_of_its_operand"]
 
 _STRAIGHT_LINE_BREAKERS = ("bra", "brx", "call")
+_STAGING_SPACES = (".shared", ".local", ".const")
+
+
+def _element_memory(opcode: str) -> bool:
+    """Whether an access reaches the kernel's elements: global memory, named or generic (nvcc's
+    accesses through a pointer), or a ``.func``'s parameters -- not memory a kernel stages values in."""
+    return not any(space in opcode for space in _STAGING_SPACES)
 
 
 def stores_the_form_of_its_operand(plan, ref) -> bool:
@@ -90,8 +96,7 @@ def _loaded_operand(src: str, width: int, writers: dict, at: dict, before: int):
     load = loads[0]
     if not at[id(load)] < before or any(at[id(p)] > at[id(load)] for p in presets):
         return False
-    space_ok = ".global" in load.opcode or ".param" in load.opcode or _generic(load.opcode)
-    if not space_ok or _item_bits(load) != width:
+    if not _element_memory(load.opcode) or slicing.item_bits(load) != width:
         return False
     if presets and load.guard is None:
         return False
@@ -123,11 +128,11 @@ def _stored_unchanged(reg: str, written: int, width: int, guard, writers: dict, 
                                                                       readers, at, seen):
                 return False
         elif head == "st":
-            if not (".global" in use.opcode or ".param" in use.opcode or _generic(use.opcode)):
+            if not _element_memory(use.opcode):
                 return False
             value = use.operands[1] if len(use.operands) == 2 else None
             items = value.items if isinstance(value, Vec) else (value,)
-            if not any(isinstance(i, Reg) and i.name == reg for i in items) or _item_bits(use) != width:
+            if not any(isinstance(i, Reg) and i.name == reg for i in items) or slicing.item_bits(use) != width:
                 return False
             address = use.operands[0]
             if isinstance(address, Addr) and isinstance(address.base, Reg) and address.base.name == reg:
@@ -137,16 +142,3 @@ def _stored_unchanged(reg: str, written: int, width: int, guard, writers: dict, 
         else:
             return False
     return True
-
-
-def _generic(opcode: str) -> bool:
-    """A generic access (no state space named): nvcc's loads and stores through a pointer."""
-    parts = opcode.split(".")
-    return not any(p in ("shared", "local", "const", "param", "global") or p.startswith("shared::")
-                   for p in parts[1:])
-
-
-def _item_bits(ins: Instr) -> int:
-    """Bits of one element of a load or store (its type's, vectors counted per item)."""
-    types = [p for p in ins.opcode.split(".")[1:] if p in TYPES]
-    return TYPES[types[-1]][0] if types else 0

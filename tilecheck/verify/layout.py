@@ -564,6 +564,15 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     fit_dynamic_shared(plan, run.lanes)
     layout.bounded, layout.count_unit = _bounded(fn, here, plan, layout)
     layout.groups = _groups(fn, plan, layout, run, steps_of, path)
+    together = next((g for g in layout.groups if len(g.atoms) > 1), None)
+    if values and together is not None:
+        # every run gives each thread its own input's value: one value cannot serve the several
+        # inputs a thread's elements hold when they run together
+        atom = atoms[together.atoms[0]]
+        raise UnsupportedPtxError(f".entry {fn.name}: {len(together.atoms)} elements of a thread run together "
+                                  f"({atom.where()} and others: the kernel cannot be cut down to one element), and "
+                                  f"{', '.join(values)} is one value for all of them: operands by value are supported "
+                                  "where each element runs alone", Location(path, atom.store.line, atom.store.col))
     for group in layout.groups:
         group.plan.dynamic_shared = plan.dynamic_shared
     return layout

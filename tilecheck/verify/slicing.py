@@ -60,9 +60,9 @@ STORES = ("st", "stmatrix")
 """The stores: every operand is read, no register written."""
 
 
-def _item_bits(ins: Instr) -> int:
-    """The bits of memory each destination register of a load receives: its type's, except
-    ``ldmatrix``'s, which gives each register a 32-bit word (two ``.b16`` elements)."""
+def item_bits(ins: Instr) -> int:
+    """The bits of memory each register of a load receives (or of a store gives): its type's,
+    except ``ldmatrix``'s, which gives each register a 32-bit word (two ``.b16`` elements)."""
     types = _types(ins)
     return 32 if _head(ins) == "ldmatrix" else TYPES[types[-1]][0] if types else 64
 
@@ -259,7 +259,7 @@ class Slicer:
                 return [], []  # bytes of local stores, which element_slice follows
             items = dst.items if isinstance(dst, Vec) else (dst,)
             type_ = _types(ins)[-1] if _types(ins) else "b64"
-            nbytes = _item_bits(ins) // 8
+            nbytes = item_bits(ins) // 8
             j = next(k for k, it in enumerate(items) if reg in _names(it))
             # a register wider than the loaded type holds its extension above it (zeros, or copies of
             # the top loaded bit for a signed type: ld.global.s8 into a 16-bit register)
@@ -620,7 +620,7 @@ class Signatures:
             lf = leaves[0]
             region = self.region_of.get(id(ins), -1)
             eb = self.region_bytes.get(region, self.eb)
-            width = _item_bits(ins)
+            width = item_bits(ins)
             # bits above the loaded type are its extension, which the type's signedness decides
             extension = (TYPES[types[-1]][1] == "s") if types and bits >> width else None
             return self._intern(("in", region, lf.lo % eb, lf.hi - lf.lo, guarded) +
