@@ -18,7 +18,8 @@ llc-19 -march=nvptx64 -mcpu=sm_75/sm_80/sm_90 for examples/llvm/*.ll, llc-19 -ma
 -mcpu=gfx90a/gfx942/gfx1100 for examples/amdgpu/arith.ll (and examples/amdgpu/manifest.yaml, written
 from the kernel names and the .s), and Triton for the kernels of
 examples/triton/kernels.py (TRITON_CASES below: each kernel, element type, BLOCK, num_warps, vector
-or scalar accesses, target and FP fusion) with examples/triton/manifest.yaml, and with
+or scalar accesses, target and FP fusion) with examples/triton/manifest.yaml (and the
+layout-conversion fixtures of tests/verify/ptx: TRITON_ALIGNED_INPUTS), and with
 --triton-amdgpu the same kernels for GPUTarget("hip", "gfx942", 64) into examples/amdgpu/triton
 (TRITON_AMDGPU_CASES: the sm_90 TRITON_CASES of one pointer type not marked amd=False, under their
 stems, plus div_f16_b1024_w4) with its
@@ -353,6 +354,14 @@ TRITON_CASES += [
     TritonCase("mul_s8", "mul_kernel", "i8", "a * b", (INT8_MUL,), DOC_INT, amd=False),
     TritonCase("maximum_u8", "maximum_kernel", "u8", "tl.maximum(a, b)", (UINT8_MAX,), DOC_MAXIMUM, amd=False),
 ]
+# test fixtures, not corpus rows (tests/verify/test_layout_conversions.py): a / b with only the
+# operand pointers 16-byte aligned, which Triton converts to the store's layout through shared
+# memory (stmatrix.trans and bar.warp.sync on one warp; stmatrix and ldmatrix.trans; st.shared and
+# ldmatrix): (file stem, dtype, BLOCK, num_warps)
+TRITON_FIXTURES = ROOT / "tests" / "verify" / "ptx"
+TRITON_ALIGNED_INPUTS = [("div_f16_b512_w1_aligned_inputs", "fp16", 512, 1),
+                         ("div_bf16_b2048_w8_aligned_inputs", "bf16", 2048, 8),
+                         ("div_f16_b4096_w4_aligned_inputs", "fp16", 4096, 4)]
 # the source expressions Triton 3.9 refuses to compile, with its message (checked on every run)
 TRITON_REFUSED = [("sqrt_kernel", "fp16", "tl.sqrt(a)"), ("sqrt_rn_kernel", "fp16", "tl.sqrt_rn(a)"),
                   ("sqrt_rn_kernel", "fp64", "tl.sqrt_rn(a)"), ("rsqrt_kernel", "fp16", "tl.math.rsqrt(x)"),
@@ -444,9 +453,10 @@ def regen_amdgpu(llc: str, out: Path = AMDGPU) -> None:
 
 def _triton_compile(triton, kernels, kernel: str, dtype: str, block: int = 128, num_warps: int = 4,
                     vector: bool = False, capability: int = 90, fp_fusion: bool | None = None,
-                    target: tuple | None = None, pointers: tuple = ()):
+                    target: tuple | None = None, pointers: tuple = (), aligned: tuple | None = None):
     """Triton's compiled kernel (ahead of time, no GPU) of ``kernels.<kernel>`` on ``dtype`` pointers
-    (for ``GPUTarget("cuda", capability, 32)``, or ``GPUTarget(*target)``: ("hip", "gfx942", 64))."""
+    (for ``GPUTarget("cuda", capability, 32)``, or ``GPUTarget(*target)``: ("hip", "gfx942", 64)).
+    ``aligned``: the arguments given ``tt.divisibility`` 16, where not every one (``vector``) is."""
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
@@ -460,6 +470,8 @@ def _triton_compile(triton, kernels, kernel: str, dtype: str, block: int = 128, 
     # Triton use 128-bit accesses; without it every access is one element
     attrs = {(i,): [["tt.divisibility", 16]] for i, name in enumerate(names)
              if name != "BLOCK" and name not in SCALAR_ARGS} if vector else {}
+    if aligned is not None:
+        attrs = {(i,): [["tt.divisibility", 16]] for i, name in enumerate(names) if name in aligned}
     options = {"num_warps": num_warps}
     if fp_fusion is not None:
         options["enable_fp_fusion"] = fp_fusion
@@ -544,6 +556,10 @@ def regen_triton() -> None:
         if case.pointers:
             row += f", pointers: [{', '.join(case.pointers)}]"
         lines.append(row + "}")
+    for stem, dtype, block, warps in TRITON_ALIGNED_INPUTS:
+        compiled = _triton_compile(triton, kernels, "div_kernel", dtype, block, warps, aligned=("a_ptr", "b_ptr"))
+        (TRITON_FIXTURES / f"{stem}.ptx").write_text(compiled.asm["ptx"].replace(f'"{ROOT}/', '"'))
+        print(f"tests/verify/ptx/{stem}.ptx: div_kernel ({dtype}, BLOCK {block}, {warps} warps, operands aligned)")
     lines.append("# source expressions Triton refuses to compile (no PTX), with its message")
     lines.append("refused:")
     for kernel, dtype, source in TRITON_REFUSED:

@@ -6,8 +6,8 @@ them as vectors but stores the result in another layout, converting through shar
 ``ldmatrix.trans`` (BLOCK 2048, 8 warps), ``st.shared.v4`` then ``ldmatrix`` and the unpacking
 ``cvt.u16.u32`` (BLOCK 4096, 4 warps). tests/verify/ptx/div_*_aligned_inputs.ptx are those kernels:
 examples/triton/kernels.py's ``div_kernel`` compiled by Triton 3.9 for sm_90 with
-``attrs={(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]}`` (no attribute on the
-result pointer or the count). Each must misround exactly the inputs the corpus's plain kernel
+``tt.divisibility`` 16 on ``a_ptr`` and ``b_ptr`` only (no attribute on the result pointer or the
+count), written by ``tools/regen_corpus.py --triton`` (``TRITON_ALIGNED_INPUTS``). Each must misround exactly the inputs the corpus's plain kernel
 (examples/triton/div_{f16,bf16}.ptx, one element per thread, no shared memory) misrounds on the same
 sampled inputs: a wrong element order in the matrix load or store would misplace elements (refused)
 or judge them against other inputs (a different set).
