@@ -101,6 +101,7 @@ DOC_NEG = "nothing for the unary - operator"
 DOC_MAXIMUM = ("tl.maximum: 'Computes the element-wise maximum of x and y'; propagate_nan (default NONE): "
                "'whether to propagate NaN values'")
 DOC_WHERE = "tl.where: 'Returns a tensor of elements from either x or y, depending on condition'"
+DOC_COMPARE = "nothing for the > operator on tensors (a boolean tensor, int1)"
 DOC_FLOOR = "tl.floor: 'Computes the element-wise floor of x'"
 DOC_CEIL = "tl.ceil: 'Computes the element-wise ceil of x'"
 DOC_EXP2 = "tl.exp2: 'Computes the element-wise exponential (base 2) of x' (no bound stated)"
@@ -231,8 +232,29 @@ TRITON_CASES = [
       for d, vec in (("fp32", False), ("bf16", True))],
     # ReLU as users write it: on 16-bit vectors one setp.gt.f16x2 gives a predicate per element; max(x, +0)
     # is the same function (NaN and -0 give +0)
-    *[TritonCase(f"relu_{SUFFIX[d]}_v", "relu_kernel", d, "tl.where(x > 0, x, 0)", (f"max.{SUFFIX[d]}(a, 0.0)",),
+    *[TritonCase(f"relu_{SUFFIX[d]}_v", "relu_kernel", d, "tl.where(x > 0, x, 0)",
+                 (f"max.{SUFFIX[d]}(a, 0.0)", f"selp.b16(a, 0, setp.gt.{SUFFIX[d]}(a, 0.0))"),
                  DOC_WHERE, block=1024, vector=True, amd=False) for d in ("fp16", "bf16")],
+    # choices as PTX makes them (setp, selp): the leaky ReLU, with 0.01 rounded to the tensor's type
+    *[TritonCase(f"leaky_relu_{SUFFIX[d]}{'_v' if vec else ''}", "leaky_relu_kernel", d,
+                 "tl.where(x > 0, x, x * 0.01)",
+                 (f"selp.{'f32' if d == 'fp32' else 'b16'}(a, mul.rn.{SUFFIX[d]}(a, {c}), setp.gt.{SUFFIX[d]}(a, 0.0))",),
+                 DOC_WHERE, block=1024 if vec else 128, vector=vec, amd=False,
+                 inputs="exhaustive" if d == "fp32" else None)
+      for d, vec, c in (("fp32", False, "0.00999999977648258209228515625"), ("fp16", True, "0.01000213623046875"),
+                        ("bf16", False, "0.010009765625"))],
+    # a boolean tensor is stored a byte per element; tl.where reads one, any non-zero byte selecting a
+    *[TritonCase(f"greater_{SUFFIX[d]}{'_v' if vec else ''}", "greater_kernel", "i1", "a > b",
+                 (f"cvt.u8.u16(selp.u16(1, 0, setp.gt.{SUFFIX[d]}(a, b)))",), DOC_COMPARE,
+                 block=1024 if vec else 128, vector=vec, amd=False, pointers=(d, d, "i1"),
+                 inputs="exhaustive" if d == "fp16" else None)
+      for d, vec in (("fp32", False), ("fp16", True))],
+    TritonCase("where_f32", "where_kernel", "fp32", "tl.where(c, a, b)",
+               ("selp.f32(b, c, setp.ne.u16(cvt.u16.u8(a), 0))",), DOC_WHERE, amd=False,
+               pointers=("i1", "fp32", "fp32", "fp32")),
+    TritonCase("maximum_nan_f64_v", "maximum_nan_kernel", "fp64", "tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)",
+               ("selp.f64(nan, max.f64(a, b), setp.nan.f64(a, b))",), DOC_MAXIMUM, block=512, vector=True, amd=False,
+               note="PTX has no max.NaN.f64: a NaN chosen by setp.nan.f64, the result of max.f64 otherwise"),
     # the base-2 exponential: tl.exp2 is one ex2.approx.ftz.f32 (2 ulp from the correctly rounded
     # 2^x, subnormals flushed); tl.exp multiplies by log2(e) first
     TritonCase("exp2_f32", "exp2_kernel", "fp32", "tl.exp2(x)", ("ex2.approx.ftz.f32", "ex2.approx.f32"), DOC_EXP2,

@@ -378,3 +378,46 @@ def scale_inplace_kernel(x_ptr, alpha, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(x_ptr + offs, x * alpha, mask=mask)
+
+
+@triton.jit
+def leaky_relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.where(x > 0, x, x * 0.01), the leaky ReLU (0.01 rounded to the tensor's type; on
+    16-bit vectors setp.gt.f16x2 and mul.f16x2, each element selected by selp.b16)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.where(x > 0, x, x * 0.01), mask=mask)
+
+
+@triton.jit
+def greater_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = a > b, a boolean tensor (Triton stores an int1 as one byte, 1 or 0)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a > b, mask=mask)
+
+
+@triton.jit
+def where_kernel(c_ptr, a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.where(c, a, b) with ``c`` a boolean tensor (one byte per element: any non-zero
+    byte selects a)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    c = tl.load(c_ptr + offs, mask=mask)
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.where(c, a, b), mask=mask)
+
+
+@triton.jit
+def maximum_nan_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL) (float64 has no max.NaN: Triton
+    selects a NaN by setp.nan, and orders the zeros by their bits)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL), mask=mask)

@@ -223,7 +223,9 @@ def test_reference_operand_formats(db):
     ("add.rn.f32(a, 0.1)", "--against (column 15): literal '0.1' is not exactly representable in f32"),
     ("add.rn.f32(a, cvt.f32.f16(a))", "--against (column 27): a is f32 where it first fills an operand (column 12) "
                                       "and f16 here"),
-    ("setp.lt.f32(a, b)", "--against (column 1): setp.lt.f32 (cmp.setp) computes no floating-point value"),
+    ("setp.lt.f32(a, b)", "the expression is a predicate; a kernel stores values"),
+    ("selp.f32(a, b, c)", "--against (column 16): c fills selp.f32's predicate operand"),
+    ("testp.finite.f32(a)", "--against (column 1): testp.finite.f32 (float.testp) computes no floating-point value"),
     ("add.rn.f16x2(a, b)", "--against (column 1): add.rn.f16x2 is a packed form"),
     ("div.rn.f32(a, b)[0]", "--against (column 1): Subscript is not part of the query language"),
     ("cvt.rn.f16.f32(a)", "k_muladd_f32 reads 3 buffer(s); cvt.rn.f16.f32(a) takes 1 operand(s)"),

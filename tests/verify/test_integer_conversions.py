@@ -175,7 +175,7 @@ def test_an_expression_may_convert_through_an_integer(db):
     ("add.rn.f32(cvt.rn.f32.s16(a), cvt.rn.f32.s16(70000))", "outside s16"),
     ("cvt.rn.f32.s32(inf)", "inf is no s32 value"),
     ("add.s32(a, 1.5)", "s32 takes an integer here"),
-    ("setp.lt.s32(a, b)", "computes no floating-point value from floating-point operands, no integer from integers"),
+    ("cvt.rn.f32.s32(setp.lt.s32(a, b))", "takes s32 as operand a; this operand is pred"),
     ("cvt.rn.f32.s32(cvt.rzi.s16.f32(a))", "takes s32 as operand a; this operand is s16"),
 ])
 def test_bad_integer_references_are_located_usage_errors(db, expr, message):

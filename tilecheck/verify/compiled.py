@@ -189,7 +189,7 @@ def parse_reference(text: str, db) -> "Reference | expression.ExpressionReferenc
         ref = expression.parse_expression(f"{text}({', '.join(OPERAND_NAMES[:len(form.sources)])})", db)
         ref.text = text  # messages and repros say what the user wrote
         return ref
-    if form is None and re.fullmatch(r"[a-z0-9]+(\.[a-z0-9]+)+", text):
+    if form is None and re.fullmatch(r"[A-Za-z0-9]+(\.[A-Za-z0-9]+)+", text):
         try:  # a spelling the spec knows to be no PTX (lg2.rn.f32) says why
             verdict = db.verdict(text)
         except UnknownFormError:

@@ -38,9 +38,18 @@ as a literal, is a decimal integer in its range (``cvt.rn.f32.s16(-32768)``).
 **Refused**, each a usage error naming the column: syntax errors; a name that is no form
 (``mad.rn.f32``: the spec knows no floating-point ``mad``, write ``fma.rn.f32``) or a function
 that is no PTX form (``add(rn, a, b)``, prove's IEEE operations: spell the form); an operand of
-the wrong format; packed forms (``f16x2``); forms that compute neither a float nor an integer
-(``setp``, ``testp``, ``selp``: predicates); unary minus, ``inf``, ``nan`` or a
-fraction in an integer position; comparisons and conditionals.
+the wrong format; packed forms (``f16x2``); forms that compute neither a float, an integer nor a
+predicate (``testp``, ``mov``); an operand in a predicate position (compare it: ``setp.ne.s32(a, 0)``);
+a predicate as the whole expression (a kernel stores values: ``selp.u16(1, 0, setp.gt.f32(a, b))``);
+unary minus, ``inf``, ``nan`` or a fraction in an integer position; Python's comparisons and
+conditionals (spell them as PTX does, below).
+
+**Predicates.** A choice is written as PTX makes it: ``setp`` compares (``setp.gt.f32(a, 0.0)``,
+every comparison of the spec database, ``.ftz`` and the unordered ``gtu``/``nan`` ones included;
+integers as ``setp.lt.s32``) and gives a predicate, and ``selp`` picks its first operand where the
+predicate holds, else its second: Triton's leaky ReLU ``tl.where(x > 0, x, x * 0.01)`` is
+``selp.f32(a, mul.rn.f32(a, 0.00999999977648258209228515625), setp.gt.f32(a, 0.0))``. A predicate
+literal is ``True``, ``False``, ``1`` or ``0``.
 
 **Approximate forms** mean their contracts. One that *is* the whole expression, applied to the
 operands (``div.approx.f32(a, b)``), is that form's contract, as ``--against div.approx.f32``
@@ -83,6 +92,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import ClassVar
 from fractions import Fraction
 
 import numpy as np
@@ -107,6 +117,9 @@ INT_CONVERSIONS = ("cvt.from_int", "cvt.to_int", "cvt.int")
 """Semantics keys of the conversions between an integer and a float (``cvt.rn.f32.s32``,
 ``cvt.rzi.s32.f32``) and between integers (``cvt.s8.s16``: the low byte; ``cvt.s16.s8``: sign
 extension): the only forms through which integers enter, change or leave a reference."""
+PREDICATE_FUNCTIONS = ("cmp.setp", "sel.selp")
+"""Semantics keys of the forms through which a reference chooses: ``setp`` gives a predicate,
+``selp`` takes one."""
 INT_TYPES = {f"{k}{b}" for k in "sub" for b in (8, 16, 32, 64)}
 """PTX types of integer operands and results (``.b32``: bits, read as unsigned)."""
 
@@ -121,8 +134,31 @@ def integer_form(form) -> bool:
 
 
 BITS_FORMATS = {f"b{w}": IntegerFormat(f"b{w}", False, w) for w in (8, 16, 32, 64)}
-"""The formats of ``.bN`` operands and results: bits, which any integer of their width fills
-(:func:`_fits`: ``and.b16(cvt.s16.s8(a), ...)``), read as unsigned where a value is shown."""
+"""The formats of ``.bN`` operands and results: bits, which any value of their width fills and
+which fill any position of their width (:func:`_fits`: ``and.b16(cvt.s16.s8(a), ...)``,
+``selp.b16(a, b, p)`` of f16 ``a`` and ``b``), read as unsigned where a value is shown."""
+
+
+@dataclass(frozen=True)
+class PredicateFormat:
+    """The format of a predicate inside a reference (``setp``'s result, ``selp``'s selector): one
+    bit, held as a numpy bool, as :func:`tilecheck.model.api.evaluate` gives and takes it. It is
+    never an operand's or the result's format."""
+
+    integer: ClassVar[bool] = True
+    name: str = "pred"
+    width: int = 1
+    signed: bool = False
+    low: int = 0
+    high: int = 1
+    uint: ClassVar[type] = np.bool_
+
+    def from_int(self, value: int) -> int:
+        """The pattern of ``value`` (0 or 1)."""
+        return int(value) & 1
+
+
+PRED = PredicateFormat()
 
 
 def int_format(ptx_type: str):
@@ -132,9 +168,10 @@ def int_format(ptx_type: str):
 
 def _fits(have, want) -> bool:
     """Whether a value of format ``have`` may fill a position of format ``want``: the same format,
-    or integers of one width one of which is bits (``.bN``)."""
-    return have.name == want.name or (have.integer and want.integer and have.width == want.width
-                                      and (have.name.startswith("b") or want.name.startswith("b")))
+    or values of one width one of which is bits (``.bN``), as a PTX register of N bits holds either:
+    ``selp.b16(a, b, p)`` of two f16 operands, ``and.b32(a, 0x7fffffff)`` of an f32 (its magnitude)."""
+    bits = have.name in BITS_FORMATS or want.name in BITS_FORMATS
+    return have.name == want.name or (bits and have.width == want.width)
 
 
 STEPPED_THROUGH = ("cvt.float", "float.abs", "float.neg")
@@ -575,12 +612,16 @@ class _Checker:
         floats = form.kind == "exact" or key in VALUE_FUNCTIONS
         if integer_form(form):
             return form
+        if key in PREDICATE_FUNCTIONS and len(form.destinations) == 1 and all(
+                _format_of(form, o) is not None for o in (*form.sources, *form.destinations)):
+            return form
         if not (floats or key in INT_CONVERSIONS) or len(form.destinations) != 1 or (floats and (
                 form.destinations[0].element_format is None or any(o.element_format is None for o in form.sources))):
             raise _err(node, f"{name} ({form.semantics.key}) computes no floating-point value from "
-                             "floating-point operands, no integer from integers and converts no integer to or from "
-                             "a float; a reference is built of floating-point arithmetic, conversions, abs, neg, min, "
-                             "max and copysign, and integer arithmetic and bit logic")
+                             "floating-point operands, no integer from integers, no comparison or choice and converts "
+                             "no integer to or from a float; a reference is built of floating-point arithmetic, "
+                             "conversions, abs, neg, min, max and copysign, integer arithmetic and bit logic, setp "
+                             "and selp")
         return form
 
     def operand_formats(self, form) -> list:
@@ -600,6 +641,9 @@ class _Checker:
                 continue  # reported where the call is typed
             for arg, fmt in zip(node.args, self.operand_formats(form)):
                 inner = arg.operand if isinstance(arg, ast.UnaryOp) else arg
+                if isinstance(inner, ast.Name) and _is_free(inner.id) and fmt is PRED:
+                    raise _err(inner, f"{inner.id} fills {form.name}'s predicate operand; an operand is a value: "
+                                      f"compare it with setp (setp.ne.s32({inner.id}, 0))")
                 if isinstance(inner, ast.Name) and _is_free(inner.id):
                     have = self.var_formats.get(inner.id)
                     if have is None or (_fits(have[0], fmt) and have[0].name.startswith("b")):
@@ -629,6 +673,8 @@ class _Checker:
         if isinstance(node, ast.Name):
             return self.name(node, expected)
         if isinstance(node, ast.Constant):
+            if expected is PRED and isinstance(node.value, (bool, int)) and node.value in (0, 1):
+                return Const(int(node.value), PRED)
             if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
                 raise _err(node, f"{node.value!r} is not a floating-point value")
             if expected is None:
@@ -707,9 +753,12 @@ class _Checker:
 def _format_of(form, operand):
     """The format of one operand of ``form``: its float format, the integer format of an integer
     operand of a conversion between integers and floats (``cvt.rn.f32.s32``'s ``s32``), else None
-    (bits, predicates, integer arithmetic: no reference value)."""
+    (bits, predicates, integer arithmetic: no reference value); a predicate of ``setp`` or ``selp``
+    is :data:`PRED`, and their integer operands have their integer formats (``setp.eq.b64``)."""
     if operand.element_format is not None:
         return form.format_of(operand.element_format)
+    if form.kind == "function" and form.semantics.key in PREDICATE_FUNCTIONS:
+        return PRED if operand.ptx_type == "pred" else int_format(operand.ptx_type)
     if form.kind == "function" and form.semantics.key in INT_CONVERSIONS:
         return INTEGER_FORMATS.get(operand.ptx_type)
     if integer_form(form):
@@ -751,6 +800,9 @@ def parse_expression(text: str, db) -> ExpressionReference:
     """The reference ``text`` denotes (module doc), or a usage error naming the column."""
     text = text.strip()
     tree, root, variables = _check(text, db)
+    if root.fmt is PRED:
+        raise UsageError(f"{WHAT} {echo(text)}: the expression is a predicate; a kernel stores values "
+                         "(select one with selp: selp.u16(1, 0, setp.gt.f32(a, b)))")
     if not variables:
         raise UsageError(f"{WHAT} {echo(text)}: the expression names no operand (a reference is computed from the "
                          "kernel's operands: a, b, ...)")
