@@ -482,3 +482,19 @@ def test_threads_variable_rejects_nonsense(monkeypatch, value):
     monkeypatch.setenv("TILECHECK_THREADS", value)
     with pytest.raises(UsageError, match="TILECHECK_THREADS must be a positive integer"):
         dispatch._threads()
+
+
+# ---- a file that is not text: located at its first byte that is not UTF-8, exit 2 -------------------
+
+@pytest.mark.parametrize("suffix,argv", [
+    (".ptx", ["verify", "{f}", "--entry", "k", "--against", "div.rn.f32"]),
+    (".ptx", ["verify", "{f}", "--entry", "k", "--against", "div.rn.f32", "--exhaustive", "--out", "{d}"]),
+    (".ptx", ["check", "{f}"]),
+    (".s", ["verify", "{f}", "--entry", "k", "--against", "div.rn.f32"]),
+])
+def test_a_binary_or_latin_1_file_is_a_located_usage_error(tmp_path, capsys, suffix, argv):
+    path = tmp_path / f"k{suffix}"
+    path.write_bytes(b".version 8.0\n.target sm_90\n// caf\xe9\n")
+    code, out, err = run(capsys, *[a.format(f=path, d=tmp_path / "runs") for a in argv])
+    assert code == 2, out + err
+    assert f"{path}:3:7: error: {path} is not UTF-8 text (byte 0xe9 at offset 33)" in err

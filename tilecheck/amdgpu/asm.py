@@ -37,7 +37,8 @@ import yaml
 from tilecheck.amdgpu.asm_statement import parse_instruction
 from tilecheck.amdgpu.asm_types import (AReg, AsmSyntaxError, FuncOperand, Instruction, Literal, Operand, SReg,
                                         Special, SrcMod, SymbolRef, TtmpReg, VReg, split_encoding)
-from tilecheck.errors import Location
+from tilecheck.errors import Location, UsageError
+from tilecheck.sources import read_source
 
 __all__ = ["AsmModule", "Function", "KernelArg", "Instruction", "AsmSyntaxError", "parse_asm", "parse_asm_file",
            "parse_instruction", "mnemonics", "INVENTORY", "Operand", "VReg", "SReg", "AReg", "TtmpReg",
@@ -360,12 +361,9 @@ def parse_asm(text: str, path: str = "<asm>") -> AsmModule:
 def parse_asm_file(path) -> AsmModule:
     """Read and parse a ``.s`` file; a file that cannot be read is a usage error (exit 2)."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise AsmSyntaxError(f"cannot read {path}: {exc.strerror}", Location(str(path))) from None
-    except UnicodeDecodeError:
-        raise AsmSyntaxError(f"{path} is not UTF-8 text (an assembly file was expected)", Location(str(path))) from None
+        text = read_source(path, "an assembly file")
+    except UsageError as exc:
+        raise AsmSyntaxError(exc.message, exc.location or Location(str(path))) from None
     return parse_asm(text, str(path))
 
 

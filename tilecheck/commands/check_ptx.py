@@ -18,6 +18,7 @@ from pathlib import Path
 from tilecheck.commands.output import human_stream, write_json
 from tilecheck.errors import Location, UsageError, echo
 from tilecheck.legality.inline_asm import extract
+from tilecheck.sources import read_source
 from tilecheck.legality.ptx_module import ModuleReport, PtxFinding, check_module, module_target
 from tilecheck.sim.errors import UnsupportedPtxError
 from tilecheck.sim.frontend import Instr, parse_module
@@ -33,12 +34,7 @@ def is_ptx_target(path: str) -> bool:
 def _read(path: str) -> str:
     if path == "-":
         return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{echo(path)}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{echo(path)}: cannot read it ({exc})") from None
+    return read_source(path, "a PTX module or CUDA source")
 
 
 def check_ptx_text(text: str, path: str, db, target: str | None = None, version: str | None = None) -> ModuleReport:

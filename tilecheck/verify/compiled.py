@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tilecheck.errors import Location, UnknownFormError, UsageError
+from tilecheck.sources import read_source
 from tilecheck.formats import UINT_DTYPES
 from tilecheck.spec.contract import FREE_RESULTS
 from tilecheck.spec.database import load_database
@@ -1494,11 +1495,7 @@ def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "eith
     if approx not in ("all", "provisional", "reference"):
         raise UsageError("--approx must be 'all', 'provisional' or 'reference'")
     if text is None:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+        text = read_source(path)
     module = parse_module(text, path)
     ref = parse_reference(against, db)
     fn = module.function(entry)  # the PTX name from here on: reports and repro lines name it exactly

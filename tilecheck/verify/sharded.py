@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from tilecheck.diff.campaign import atomic_write, read_log, worker_name
 from tilecheck.diff.distributed import ordered
 from tilecheck.errors import ClusterError, UsageError
+from tilecheck.sources import read_source
 from tilecheck.spec.database import load_database
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.verify.compiled import (
@@ -164,11 +165,7 @@ class Run:
 
 
 def _read_text(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    return read_source(path)
 
 
 def _load_checkpoint(path: str) -> dict:
