@@ -364,6 +364,8 @@ TRITON_CASES += [
 # integer arithmetic: PTX's integer forms as references (8-bit elements are computed in 16-bit
 # registers and stored as their low byte)
 DOC_INT = "nothing for + and * on integer tensors (two's complement, wrapping, as C's unsigned arithmetic)"
+DOC_INT_DIV = ("nothing for // and % on integer tensors (C's: the quotient truncated toward zero, the remainder "
+               "with the dividend's sign; a zero divisor is undefined)")
 INT8_ADD = "cvt.s8.s16(add.s16(cvt.s16.s8(a), cvt.s16.s8(b)))"
 INT8_MUL = "cvt.s8.s16(mul.lo.s16(cvt.s16.s8(a), cvt.s16.s8(b)))"
 UINT8_MAX = "cvt.u8.u16(max.u16(cvt.u16.u8(a), cvt.u16.u8(b)))"
@@ -375,6 +377,11 @@ TRITON_CASES += [
                note="int8 added in 16-bit registers, the low byte stored"),
     TritonCase("mul_s8", "mul_kernel", "i8", "a * b", (INT8_MUL,), DOC_INT, amd=False),
     TritonCase("maximum_u8", "maximum_kernel", "u8", "tl.maximum(a, b)", (UINT8_MAX,), DOC_MAXIMUM, amd=False),
+    # integer division: a zero divisor's result (and a signed remainder's sign) the ISA leaves open
+    TritonCase("floordiv_s32", "floordiv_kernel", "i32", "a // b", ("div.s32",), DOC_INT_DIV, amd=False),
+    TritonCase("mod_s32_v", "mod_kernel", "i32", "a % b", ("rem.s32",), DOC_INT_DIV, block=1024, vector=True,
+               amd=False),
+    TritonCase("mod_u16", "mod_kernel", "u16", "a % b", ("rem.u16",), DOC_INT_DIV, amd=False),
 ]
 # test fixtures, not corpus rows (tests/verify/test_layout_conversions.py): a / b with only the
 # operand pointers 16-byte aligned, which Triton converts to the store's layout through shared

@@ -33,3 +33,10 @@ extern "C" __global__ void k_h2sqrt_bf16_grid_stride_unroll2(const __nv_bfloat16
 #pragma unroll 2
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n2; i += blockDim.x * gridDim.x) out[i] = h2sqrt(a[i]);
 }
+// the stride held in a variable before an unrolled loop: nvcc 13 counts the iterations with a
+// div.u32 by the stride (the remainder loop runs (count mod 4) iterations, then groups of four)
+extern "C" __global__ void k_fdiv_grid_stride_unroll4_counted(const float* a, const float* b, float* out, int n) {
+  int stride = blockDim.x * gridDim.x;
+#pragma unroll 4
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = a[i] / b[i];
+}

@@ -421,3 +421,24 @@ def maximum_nan_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
     a = tl.load(a_ptr + offs, mask=mask)
     b = tl.load(b_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL), mask=mask)
+
+
+@triton.jit
+def floordiv_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = a // b on integer tensors (Triton divides as C does: the quotient truncated toward
+    zero, one div.s32)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a // b, mask=mask)
+
+
+@triton.jit
+def mod_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = a % b on integer tensors (C's remainder, the dividend's sign: one rem)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, a % b, mask=mask)

@@ -440,8 +440,44 @@ def _allowed_function(form: Form, result_bits, operand_bits, tininess: str):
                 lane = (g == e) | (_is_nan(xp, fmt, g) & _is_nan(xp, fmt, e))
                 lanes_ok = lane if lanes_ok is None else lanes_ok & lane
             ok = lanes_ok
+    left_open = instructions.unspecified(xp, form, _function_operands(form, operand_bits, xp))
+    if left_open is not None:  # a result the ISA leaves open (integer division by zero): any stands
+        ok = ok | left_open
     scalar = _is_scalar(operand_bits) and _is_scalar([result_bits])
     return ok[()] if scalar and hasattr(ok, "shape") else ok
+
+
+def leaves_results_open(form) -> bool:
+    """Whether some results of ``form`` are left open by the ISA (:func:`unspecified` can be True)."""
+    form = _form(form)
+    return form.kind == "function" and form.semantics.key in instructions.OPEN_KEYS
+
+
+def unspecified_why(form, *operand_bits) -> str | None:
+    """Why the ISA leaves ``form``'s result on these operand patterns (ints) open, or None where it
+    does not (:func:`unspecified`)."""
+    form = _form(form)
+    if not leaves_results_open(form):
+        return None
+    return instructions.unspecified_why(form, *[int(v) for v in operand_bits])
+
+
+def unspecified(form, *operand_bits):
+    """Per input, True where the ISA leaves ``form``'s result open, so that any result stands
+    (``div.s32`` and ``rem.u16`` by zero, the most negative ``s32`` over -1, a ``rem.s32`` of
+    operands of different signs: :func:`tilecheck.model.instructions.integer_quotient`); False
+    everywhere for a form whose every result is specified. :func:`evaluate` gives a representative
+    there, and :func:`allowed` accepts any result."""
+    form = _form(form)
+    xp = namespace(*operand_bits)
+    if form.kind != "function":
+        arrays = broadcast_all(xp, *[xp.asarray(v) for v in operand_bits]) if operand_bits else []
+        return xp.zeros(arrays[0].shape if arrays else (), dtype=bool)
+    arrays = _function_operands(form, operand_bits, xp)
+    out = instructions.unspecified(xp, form, arrays)
+    if out is None:
+        out = xp.zeros(arrays[0].shape if arrays else (), dtype=bool)
+    return out[()] if _is_scalar(operand_bits) else out
 
 
 @dataclass(frozen=True, eq=False)

@@ -213,6 +213,85 @@ def _int_abs(xp, form, args, p):
     return xp.where(negative, (u64(xp, 0) - args[0]) & u64(xp, _mask(w)), args[0] & u64(xp, _mask(w)))
 
 
+def integer_quotient(xp, a, b, w: int, signed: bool, remainder: bool):
+    """``div``/``rem`` of ``w``-bit patterns (uint64 arrays): ``(bits, unspecified)``. The quotient
+    truncates toward zero (the ISA's semantics, C's ``d = a / b``) and the remainder is
+    ``a - b * (a / b)`` (the dividend's sign). ``unspecified`` marks the inputs whose result the
+    ISA leaves open (:data:`UNSPECIFIED_WHY`); their bits are a representative: 0 where any value
+    stands, C's remainder where a signed remainder may also be the one of the quotient rounded down."""
+    with np.errstate(over="ignore"):  # negation and b * q wrap modulo 2^64 on purpose
+        return _quotient(xp, a, b, w, signed, remainder)
+
+
+def _quotient(xp, a, b, w: int, signed: bool, remainder: bool):
+    mask = u64(xp, _mask(w))
+    ua, ub = a & mask, b & mask
+    zero = ub == 0
+    one = u64(xp, 1)
+    if not signed:
+        divisor = xp.where(zero, one, ub)
+        bits = ua % divisor if remainder else ua // divisor
+        return xp.where(zero, u64(xp, 0), bits), zero
+    # magnitudes as uint64 (the most negative value's too); the quotient's sign applied modulo 2^w
+    top = u64(xp, 1 << (w - 1))
+    neg_a, neg_b = (ua & top) != 0, (ub & top) != 0
+    mag_a = xp.where(neg_a, (~ua + one) & mask, ua)
+    mag_b = xp.where(neg_b, (~ub + one) & mask, ub)
+    q = mag_a // xp.where(zero, one, mag_b)
+    q = xp.where(neg_a != neg_b, ~q + one, q) & mask
+    r = (ua - ub * q) & mask  # a - b * q modulo 2^w: the remainder's two's complement bits
+    free = zero | ((ua == top) & (ub == mask))  # a zero divisor; the most negative over -1: any value
+    bits = xp.where(free, u64(xp, 0), r if remainder else q)
+    if remainder:  # where rounding the quotient down would give another remainder (C's is the representative)
+        return bits, free | ((r != 0) & (neg_a != neg_b))
+    return bits, free
+
+
+UNSPECIFIED_WHY = {
+    "zero": "PTX ISA 9.1 §9.7.1.8-9: division by zero yields an unspecified, machine-specific value",
+    "overflow": ("the most negative value divided by -1 does not fit: C leaves it undefined and the PTX ISA does "
+                 "not say"),
+    "negative": ("PTX ISA 9.1 §9.7.1.9: rem's behavior for negative numbers is machine-dependent (the quotient "
+                 "rounded toward zero or toward negative infinity), and the two remainders differ here"),
+}
+"""Why an integer ``div``/``rem`` result is left open, by case (:func:`integer_quotient`)."""
+
+
+OPEN_KEYS = ("int.div", "int.rem")
+"""The semantics keys some of whose results the ISA leaves open (:func:`unspecified`)."""
+
+
+def _div_rem(remainder: bool):
+    def run(xp, form, args, p):
+        a, b = args
+        return integer_quotient(xp, a, b, width_of(form.type), _is_signed(form.type), remainder)[0]
+    return run
+
+
+def unspecified(xp, form: Form, arrays: list):
+    """Per input, whether ``form``'s result is one the ISA leaves open (any value stands: an
+    integer division by zero), or None for a form whose every result is specified."""
+    key = form.semantics.key
+    if key not in OPEN_KEYS:
+        return None
+    a, b = arrays
+    return integer_quotient(xp, a, b, width_of(form.type), _is_signed(form.type), key == "int.rem")[1]
+
+
+def unspecified_why(form: Form, a: int, b: int) -> str | None:
+    """Why ``form``'s result on the operand patterns ``a``, ``b`` is left open (None: it is not)."""
+    w = width_of(form.type)
+    if unspecified(np, form, [np.array([a], dtype=np.uint64), np.array([b], dtype=np.uint64)]) is None:
+        return None
+    if not bool(unspecified(np, form, [np.array([a], dtype=np.uint64), np.array([b], dtype=np.uint64)])[0]):
+        return None
+    if b & _mask(w) == 0:
+        return UNSPECIFIED_WHY["zero"]
+    if b & _mask(w) == _mask(w) and a & _mask(w) == 1 << (w - 1):
+        return UNSPECIFIED_WHY["overflow"]
+    return UNSPECIFIED_WHY["negative"]
+
+
 def _int_minmax(is_min: bool):
     def run(xp, form, args, p):
         a, b = args
@@ -583,6 +662,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "int.mad": _mad,
     "int.abs": _int_abs,
     "int.neg": _int_neg,
+    "int.div": _div_rem(False),
+    "int.rem": _div_rem(True),
     "int.min": _int_minmax(True),
     "int.max": _int_minmax(False),
     "cvt.float": _cvt_float,

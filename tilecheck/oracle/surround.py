@@ -37,6 +37,10 @@ Readings where the ISA text is silent or UNCONFIRMED (``ptx-surroundings.md``)
   "clamp to [0, 1]" do not say whether -0 counts as negative); negative nonzero results -> +0.
 * Round-to-integral keeps the sign of the operand (IEEE roundToIntegral: ``cvt.rpi.f32.f32(-0.3)``
   is -0).
+* Integer ``div``/``rem``: "d = a / b" is C's division (the quotient truncated toward zero); a zero
+  divisor gives any value ("unspecified, machine-specific"), and so does the most negative value
+  over -1 (not stated); a signed ``rem`` of operands of different signs may be either remainder
+  ("machine-dependent": the quotient truncated, or rounded toward negative infinity).
 * copysign: a NaN magnitude operand ``b`` gives any NaN; a NaN sign operand ``a`` gives ``|b|``
   with either sign (NaN handling is UNCONFIRMED).
 * integer abs/neg of MININT wraps (UNCONFIRMED; wrap is the expected reading).
@@ -65,6 +69,8 @@ except ImportError:  # pragma: no cover - exercised by installs without the test
 
 ANY_NAN = "any NaN"
 """Expectation of a lane whose NaN bits the ISA leaves unspecified."""
+ANY_VALUE = "any value"
+"""Expectation of a lane whose result the ISA leaves unspecified (integer division by zero)."""
 
 _IRND = ("rni", "rzi", "rmi", "rpi")
 
@@ -216,6 +222,8 @@ def _lane_ok(e, g: int, f: Format | None) -> bool:
         return g == e
     if e is ANY_NAN:
         return _is_nan(f, g)
+    if e is ANY_VALUE:
+        return True
     return g in e
 
 
@@ -532,6 +540,20 @@ def _int_ops(form):
     elif op == "abs":
         def case(a):
             return (abs(val(a)) & dmask,)  # MININT wraps (UNCONFIRMED)
+    elif op in ("div", "rem"):
+        def case(a, b):
+            x, y = val(a), val(b)
+            if y == 0:  # "division by zero yields an unspecified, machine-specific value"
+                return (ANY_VALUE,)
+            q = abs(x) // abs(y) if (x < 0) == (y < 0) else -(abs(x) // abs(y))  # "d = a / b": C truncates
+            if signed and not -(1 << (w - 1)) <= q < 1 << (w - 1):  # MININT / -1: not stated
+                return (ANY_VALUE,)
+            r = x - y * q
+            if op == "div":
+                return (q & dmask,)
+            if signed and r != 0 and (x < 0) != (y < 0):  # rounding down instead: remainder r + y
+                return (_alts({r & dmask, (r + y) & dmask}),)
+            return (r & dmask,)
     else:  # neg
         def case(a):
             return (-val(a) & dmask,)

@@ -215,6 +215,8 @@ class Step:
     reads: frozenset = frozenset()
     writes: frozenset = frozenset()
     approximate: str | None = None  # the form name, for reports
+    # where the ISA leaves some results open (integer div by zero): operand values -> why, or None
+    unspecified: Callable | None = None
     # the one register it writes is a function of the registers it reads, nothing else (no memory,
     # parameters, special registers or run state): a choice collapse may run it on scratch lanes
     pure: bool = False
@@ -1401,6 +1403,9 @@ class _Compiler:
                         w(L, s, np.asarray(out))
                 return self._step(ins, function_pair, reads, [name for _, name in pair])
 
+            if api.leaves_results_open(form):
+                return self._left_open(ins, form, readers, reads, write, wname, dbits, signed, reg_type)
+
             def function(L, s, c):
                 vals = [r(L, s, c) for r, _ in readers]
                 with np.errstate(all="ignore"):
@@ -1422,6 +1427,24 @@ class _Compiler:
                               approximate=form.name)
         return self._step(ins, _approximate_runner(form, readers, write, wname), reads, [wname],
                           approximate=form.name)
+
+    def _left_open(self, ins, form, readers, reads, write, wname, dbits, signed, reg_type) -> Step:
+        """A form some of whose results the ISA leaves open (``div.s32`` by zero): the model's
+        representative is written, and the lanes whose result is open are marked unknown -- no
+        result is wrong there, none is verified (:func:`tilecheck.model.api.unspecified`)."""
+        def left_open(L, s, c):
+            vals = [r(L, s, c) for r, _ in readers]
+            with np.errstate(all="ignore"):
+                out = np.asarray(api.evaluate(form, *vals, tininess=c.tininess))
+                open_ = np.asarray(api.unspecified(form, *vals), dtype=bool)
+            if open_.any():
+                unk = L.unknown.copy()
+                unk[np.flatnonzero(open_) if s is None else s[open_]] = True
+                L.unknown = unk
+            write(L, s, _extend(out, dbits, signed, reg_type))
+        step = self._step(ins, left_open, reads, [wname])
+        step.unspecified = lambda operands: api.unspecified_why(form, *operands)
+        return step
 
     def _contractions(self, steps: list[Step]) -> None:
         """Let an unqualified add/sub.f32/f64 fed by an unqualified mul of the same block fork into

@@ -114,6 +114,20 @@ def _int_key(form: Form, key: str, p: dict, xs):
         if p.get("sat"):
             return _clamp_signed(z3.SignExt(1, part) + z3.SignExt(1, c), w + 1, w)
         return part + c
+    if key in ("int.div", "int.rem"):
+        # where the ISA leaves the result open (integer_quotient: a zero divisor, the most negative
+        # value over -1, a signed remainder the other rounding changes) it is a fresh value: any stands
+        a, b = xs
+        if s:
+            q, r = a / b, z3.SRem(a, b)  # bvsdiv truncates; bvsrem takes the dividend's sign
+            low = z3.BitVecVal(1 << (w - 1), w)
+            open_ = z3.Or(b == 0, z3.And(a == low, b == -1))
+            if key == "int.rem":
+                open_ = z3.Or(open_, z3.And(r != 0, (a < 0) != (b < 0)))
+        else:
+            q, r = z3.UDiv(a, b), z3.URem(a, b)
+            open_ = b == 0
+        return z3.If(open_, z3.FreshConst(z3.BitVecSort(w), UNSPECIFIED), q if key == "int.div" else r)
     if key == "int.neg":
         return -xs[0]
     if key == "int.abs":
@@ -335,13 +349,32 @@ def _const(ptx_type: str, value):
     return z3.BitVecVal(int(value), _w(ptx_type))
 
 
+UNSPECIFIED = "unspecified"
+"""The prefix of the fresh constants that stand for results the ISA leaves open (any value)."""
+
+
 def _value(term):
     term = z3.simplify(term)
+    if not z3.is_bv_value(term) and z3.is_bv(term):
+        # a result left open on these operands (a fresh constant): any value stands; 0 represents it,
+        # as the numpy model's representative does
+        term = z3.simplify(z3.substitute(term, *[(c, z3.BitVecVal(0, c.size())) for c in _fresh(term)]))
     if z3.is_true(term):
         return True
     if z3.is_false(term):
         return False
     return term.as_long()
+
+
+def _fresh(term) -> list:
+    """The fresh constants of :data:`UNSPECIFIED` in ``term``."""
+    found, todo = {}, [term]
+    while todo:
+        t = todo.pop()
+        if z3.is_const(t) and t.decl().kind() == z3.Z3_OP_UNINTERPRETED and str(t).startswith(UNSPECIFIED):
+            found[str(t)] = t
+        todo.extend(t.children())
+    return list(found.values())
 
 
 def evaluate(form, *operand_bits, destinations: int = 1):

@@ -150,6 +150,9 @@ ENTRIES: dict[str, Entry] = {
         Entry("int.mul", "function", 2, "a * b: low half, high half or the double-width product", {"mode": _MULMODE}),
         Entry("int.mad", "function", 3, "a * b + c with the product's low half, high half or double-width",
               {"mode": _MULMODE, "sat": _ISAT}),
+        Entry("int.div", "function", 2, "a / b truncated toward zero; a zero divisor's result unspecified"),
+        Entry("int.rem", "function", 2, "a - b * (a / b), the dividend's sign; a zero divisor's result unspecified, "
+                                        "a negative operand's machine-dependent"),
         Entry("int.abs", "function", 1, "|a| modulo 2^n (MININT stays MININT)"),
         Entry("int.neg", "function", 1, "-a modulo 2^n"),
         Entry("int.min", "function", 2, "the smaller of a and b (signed or unsigned per type)", {"relu": _RELU}),

@@ -26,8 +26,8 @@ INT_ROUND = ("rni", "rzi", "rmi", "rpi")
 FLOAT_ROUND = ("rn", "rz", "rm", "rp", "rna")
 
 FAMILIES = ("mov", "cvt", "setp", "selp", "abs", "neg", "min", "max", "copysign", "testp", "and", "or", "xor",
-            "not", "cnot", "shl", "shr", "add", "sub", "mul", "mad", "cvta", "prmt")
-"""Families with a surround grid (add/sub/mul also have float forms: their grid is integer-only)."""
+            "not", "cnot", "shl", "shr", "add", "sub", "mul", "mad", "div", "rem", "cvta", "prmt")
+"""Families with a surround grid (add/sub/mul/div also have float forms: their grid is integer-only)."""
 
 
 def _join(*tokens: str) -> str:
@@ -68,6 +68,8 @@ def candidates(family: str) -> list[str]:
         out = [_join(family, t) for t in ("pred", *BITS, *INTS, "f32")]
     elif family in ("shl", "shr"):
         out = [_join(family, t) for t in (*BITS, *INTS)]
+    elif family in ("div", "rem"):
+        out = [_join(family, t) for t in (*BITS, *INTS)] + (["rem.f32"] if family == "rem" else [])
     elif family in ("add", "sub"):
         out = [_join(family, sat, t) for sat, t in itertools.product(("", "sat"), (*INTS, *BITS))]
     elif family == "mul":

@@ -1071,6 +1071,11 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
             # only a contract's judgement looks at the operands
             per_lane_ops = [o[origin] for o in ops_lane] if ref.contract else []
             ok = ref.judge(g, per_lane_ops, exp_lanes, ulp_reading)
+        if not is_reference:
+            # a lane the run left unknown (an instruction whose result there is free: an unbounded
+            # contract, an integer division by zero) could have held any value: its result is no
+            # evidence of a misrounding (its input is counted unknown below, unless another lane fails)
+            ok = ok | lanes.unknown
         if ok.all():
             continue
         bad |= ~ok
@@ -2065,6 +2070,15 @@ def explain_unknown(p: Prepared, case) -> dict:
                 reasons.append({"instruction": " ".join(st.instr.text.split()).rstrip(";"), "line": st.instr.line,
                                 **source_fields(st.instr), "operands": [f"0x{v:0{width // 4}x}" for v in operands], "why": why})
                 break
+    for st in plan.steps if hit.size and not reasons else ():
+        # an instruction whose results the ISA leaves open for some operands (integer div by zero)
+        for lane in hit.tolist() if st.unspecified is not None else ():
+            operands = _source_bits(st.instr, lanes.regs, lane, 2)
+            why = st.unspecified(operands) if operands is not None else None
+            if why is not None:
+                reasons.append({"instruction": " ".join(st.instr.text.split()).rstrip(";"), "line": st.instr.line,
+                                **source_fields(st.instr), "operands": [f"0x{v:x}" for v in operands], "why": why})
+                break
     return {"inputs": [f.hex(int(v)) for v, f in zip(case, p.ref.operand_formats)], "reasons": reasons,
             "reference": _reference_unbounded(p, case, lane_ops)}
 
@@ -2077,6 +2091,8 @@ def _reference_unbounded(p: Prepared, case, lane_ops) -> str | None:
         return None
     form = p.ref.form
     why = unbounded_reason(form, [int(v) for v in case], p.ctx_args) if form is not None else None
+    if why is None and getattr(p.ref, "leaves_open", False):
+        why = p.ref.open_why(lane_ops)
     return why or (f"an approximate call of the reference bounds nothing for this input, or allows more than "
                    f"{MAX_CHOICES} results inside the expression (not enumerated)")
 
@@ -2084,8 +2100,13 @@ def _reference_unbounded(p: Prepared, case, lane_ops) -> str | None:
 def _operand_bits(instr, regs: dict, lane: int, form) -> list[int] | None:
     """The source operands' bits of ``instr`` in ``lane`` (registers as the run left them,
     immediates as written); None where one cannot be read."""
+    return _source_bits(instr, regs, lane, len(form.sources))
+
+
+def _source_bits(instr, regs: dict, lane: int, count: int) -> list[int] | None:
+    """The first ``count`` source operands' bits of ``instr`` in ``lane`` (:func:`_operand_bits`)."""
     out = []
-    for op in instr.operands[1:1 + len(form.sources)]:
+    for op in instr.operands[1:1 + count]:
         if isinstance(op, Reg) and op.name in regs:
             out.append(int(regs[op.name][lane]))
         elif isinstance(op, Imm) and isinstance(op.value, int):

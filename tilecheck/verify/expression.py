@@ -33,7 +33,11 @@ them, though Python reserves the words), and cross to and from floats through ``
 and between integers ``cvt.s8.s16(cvt.rzi.s16.f32(a))`` (Triton's ``x.to(tl.int8)``: the low byte of
 the int16 conversion); an integer operand or result has an
 :class:`~tilecheck.formats.IntegerFormat`, is compared bit for bit (no NaN or zero classes) and,
-as a literal, is a decimal integer in its range (``cvt.rn.f32.s16(-32768)``).
+as a literal, is a decimal integer in its range (``cvt.rn.f32.s16(-32768)``). Integer division
+(``div.s32``, ``rem.u16``: C's, the quotient truncated toward zero) has results the ISA leaves open
+(a zero divisor, the most negative value over -1, a signed remainder of operands of different
+signs): on those inputs the expression may have any value, and they are **unknown**, never verified
+nor counted misrounded (:func:`tilecheck.model.api.unspecified`).
 
 **Refused**, each a usage error naming the column: syntax errors; a name that is no form
 (``mad.rn.f32``: the spec knows no floating-point ``mad``, write ``fma.rn.f32``) or a function
@@ -280,10 +284,35 @@ class ExpressionReference:
         return _has_contract(self.root)
 
     @property
+    def leaves_open(self) -> bool:
+        """True where some call's result may be left open by the ISA (``div.s32`` by zero)."""
+        return _has_open(self.root)
+
+    @property
     def contract(self) -> bool:
-        """True where the reference is a set of results per input (some call is approximate): its
-        judgement then reads the operands."""
-        return self.approximate
+        """True where the reference is a set of results per input (some call is approximate, or
+        may leave its result open): its judgement then reads the operands."""
+        return self.approximate or self.leaves_open
+
+    def open_why(self, operands: list[np.ndarray]) -> str | None:
+        """Why the expression's value on the first input of ``operands`` is left open: the first
+        call that leaves its result open there, and the ISA's words (None where none does)."""
+        arrays = [a[:1] for a in self._arrays(operands)]
+        with np.errstate(all="ignore"):
+            for node in _calls(self.root):
+                if api.leaves_results_open(node.form):
+                    args = [int(np.asarray(_evaluate(a, arrays, (1,)))[0]) for a in node.args]
+                    why = api.unspecified_why(node.form, *args)
+                    if why is not None:
+                        return f"{node.form.name} on {', '.join(hex(v) for v in args)}: {why}"
+        return None
+
+    def _open(self, operands: list[np.ndarray]) -> np.ndarray:
+        """Per input: True where some call of the expression has a result the ISA leaves open
+        (:func:`tilecheck.model.api.unspecified`), so that the expression may have any value."""
+        arrays = self._arrays(operands)
+        with np.errstate(all="ignore"):
+            return _open_inputs(self.root, arrays, arrays[0].shape)
 
     @property
     def operation(self) -> tuple[str | None, str]:
@@ -317,7 +346,8 @@ class ExpressionReference:
         an outermost approximate call accepts what its contract allows for each value of its
         arguments), or the input is unknown (some contract bounds nothing there)."""
         if not self.approximate:
-            return agree_by_class(self.fmt, got, expected)
+            ok = agree_by_class(self.fmt, got, expected)
+            return ok | self._open(operands) if self.leaves_open else ok
         ok, unknown = self._accepted(np.asarray(got).astype(self.fmt.uint), operands, ulp_reading)
         return ok | unknown
 
@@ -327,7 +357,8 @@ class ExpressionReference:
         judged for several results: the lanes of a kernel forked on its approximate instructions).
         The sets are worked out once per input, not once per result."""
         if not self.approximate:
-            return agree_by_class(self.fmt, got, self.expected(operands)[index])
+            ok = agree_by_class(self.fmt, got, self.expected(operands)[index])
+            return ok | self._open(operands)[np.asarray(index, dtype=np.int64)] if self.leaves_open else ok
         sets, unknown = self._sets(self._arrays(operands), ulp_reading)
         got = np.asarray(got).astype(self.fmt.uint)
         index = np.asarray(index, dtype=np.int64)
@@ -353,9 +384,10 @@ class ExpressionReference:
         """Per input: True where some approximate call of the expression bounds nothing (its
         contract's domain rules or its bound leave the result free), so no result is wrong there
         and none is verified either."""
+        open_ = self._open(operands) if self.leaves_open else np.zeros(np.shape(operands[0]), dtype=bool)
         if not self.approximate or self._always_bounded:
-            return np.zeros(np.shape(operands[0]), dtype=bool)
-        return self._accepted(None, operands, ulp_reading)[1]
+            return open_
+        return open_ | self._accepted(None, operands, ulp_reading)[1]
 
     @property
     def _always_bounded(self) -> bool:
@@ -474,6 +506,39 @@ def _stepped(node):
     while isinstance(node, Neg) or (isinstance(node, Call) and node.form.semantics.key in STEPPED_THROUGH):
         node = node.arg if isinstance(node, Neg) else node.args[0]
     return node
+
+
+def _calls(node):
+    """The calls at and below ``node``, innermost first."""
+    if isinstance(node, Neg):
+        yield from _calls(node.arg)
+    elif isinstance(node, Call):
+        for a in node.args:
+            yield from _calls(a)
+        yield node
+
+
+def _has_open(node) -> bool:
+    """Whether some call at or below ``node`` may have a result the ISA leaves open."""
+    if isinstance(node, Call):
+        return api.leaves_results_open(node.form) or any(_has_open(a) for a in node.args)
+    return isinstance(node, Neg) and _has_open(node.arg)
+
+
+def _open_inputs(node, arrays: list[np.ndarray], shape) -> np.ndarray:
+    """Per input: whether some call at or below ``node`` leaves its result open there (its
+    arguments' values are exact: :meth:`_Checker.build` refuses an approximate one)."""
+    open_ = np.zeros(shape, dtype=bool)
+    if isinstance(node, Neg):
+        return _open_inputs(node.arg, arrays, shape)
+    if not isinstance(node, Call):
+        return open_
+    for a in node.args:
+        if _has_open(a):
+            open_ |= _open_inputs(a, arrays, shape)
+    if api.leaves_results_open(node.form):
+        open_ |= np.asarray(api.unspecified(node.form, *[_evaluate(a, arrays, shape) for a in node.args]), dtype=bool)
+    return open_
 
 
 def _has_contract(node) -> bool:
@@ -669,6 +734,9 @@ class _Checker:
                     raise _err(arg, f"{form.name} takes {fmt.name} as operand {o.name}; this operand is "
                                     f"{typed.fmt.name}")
                 args.append(typed)
+            if api.leaves_results_open(form) and any(_has_contract(a) for a in args):
+                raise _err(node, f"{form.name} of an approximate call's result: its operands are sets of values, "
+                                 "and which of them leave the result open is not worked out; not supported")
             return Call(form, tuple(args), _format_of(form, form.destinations[0]))
         if isinstance(node, ast.Name):
             return self.name(node, expected)
