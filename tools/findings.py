@@ -107,8 +107,11 @@ def _unknown_cause(o) -> str:
     """What the unknown inputs reach, in the table's words: an unbounded contract, unless every
     input listed has an allowed set too large to enumerate (wide bounds, lg2.approx near 1), a
     documented bound tilecheck does not model yet (sin, cos, tanh) or an allowed set that is no
-    single run of values (lg2.approx.ftz's absolute bound across zero)."""
+    single run of values (lg2.approx.ftz's absolute bound across zero), or a result the ISA leaves
+    open (integer division by zero and its kin: :func:`tilecheck.model.api.unspecified`)."""
     why = repr(getattr(o, "unknown_inputs", []))
+    if "§9.7.1.8-9" in why or "§9.7.1.9" in why or "the most negative value" in why:
+        return "a result the ISA leaves open (integer division: a zero divisor, ...)"
     if "does not model" in why and "more than" not in why:
         return "a bound tilecheck does not model yet"
     if "no single run of values" in why and "more than" not in why and "does not model" not in why:
