@@ -122,3 +122,12 @@ def test_cli_says_why_a_zero_divisor_is_unknown(capsys):
     out, err = capsys.readouterr()
     assert code == 4, out + err
     assert "division by zero yields an unspecified, machine-specific value" in out
+
+
+def test_a_lane_left_open_is_no_evidence_of_a_misrounding(capsys):
+    """The kernel divides, the reference adds: at a zero divisor the kernel's result is open, so the
+    input is unknown, not misrounded (whatever the representative is); elsewhere they differ."""
+    path = str(CUDA / "int_div.ptx")
+    assert main(["verify", path, "--entry", "k_idiv_s32", "--against", "add.s32", "--input", "5,0"]) == 4
+    assert "division by zero" in capsys.readouterr().out
+    assert main(["verify", path, "--entry", "k_idiv_s32", "--against", "add.s32", "--input", "12,3"]) == 1
