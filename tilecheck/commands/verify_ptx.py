@@ -57,8 +57,10 @@ def add_arguments(p) -> None:
                         "an approximate form, anywhere, means every result its contract allows (inputs where a "
                         "contract bounds nothing are unknown); each operand has the format of the position it fills, "
                         "an integer one where a cvt or integer form takes it (cvt.rn.f32.s32, cvt.rzi.s8.f32, add.s32, shl.b32: "
-                        "given in decimal or hex); a kernel's floating-point parameter it reads is an operand too "
-                        "(alpha in x * alpha)")
+                        "given in decimal or hex; div.s32 and rem.u32 are unknown where the ISA leaves the result "
+                        "open, a zero divisor); choices as PTX makes them: "
+                        "'selp.f32(a, 0.0, setp.gt.f32(a, 0.0))'; a kernel's floating-point parameter it reads is an "
+                        "operand too (alpha in x * alpha)")
     g.add_argument("--exhaustive", action="store_true",
                    help="every input (16-bit unary and binary, f32 unary); default: sampled unless the domain is small")
     # --ulp-reading is verify's own option (either | exact | correctly-rounded), shared with FILE.ptx
