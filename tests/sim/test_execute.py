@@ -181,13 +181,16 @@ def _s32(x):
 def test_integer_subset_against_python():
     rng = np.random.default_rng(11)
     pairs = rng.integers(-2**31, 2**31, size=(64, 2), dtype=np.int64)
-    pairs[pairs[:, 1] == 0, 1] = 3
-    pairs[:4] = [[-7, 2], [7, -2], [-2**31, 3], [5, 7]]
+    pairs[pairs[:, 1] == 0, 1] = 3  # (row 4 divides by zero on purpose)
+    pairs[:5] = [[-7, 2], [7, -2], [-2**31, 3], [5, 7], [9, 0]]
     data = pairs.astype(np.int32)
     out = np.zeros((64, 16), dtype=np.uint32)
     k = 5
     execute(INTEGER_KERNEL, "ints", [data, out, k], grid=1, block=64, db=load_database())
     for i, (a, b) in enumerate(pairs.tolist()):
+        if b == 0:  # "an unspecified, machine-specific value", not a trap: the model's representative, 0
+            assert out[i][:3].tolist() == [0, 0, 0]
+            continue
         ua, ub = a & 0xFFFFFFFF, b & 0xFFFFFFFF
         q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
         want = [q, a - q * b, ua // ub, (ua << k), a >> k, ua >> k, min(a, b), max(ua, ub), (a * b) >> 32,
@@ -271,8 +274,6 @@ def test_access_errors():
     with pytest.raises(ExecutionError, match="misaligned"):
         execute(_kernel("ld.param.u64 %rd1, [p_a];\nld.global.v4.f32 {%f0, %f1, %f2, %f3}, [%rd1+4];"), "k",
                 [np.zeros(8, np.float32)], db=load_database())
-    with pytest.raises(ExecutionError, match="division by zero"):
-        execute(_kernel("mov.u32 %r1, 0;\ndiv.u32 %r2, %r2, %r1;"), "k", [np.zeros(1, np.float32)], db=load_database())
 
 
 def test_launch_and_argument_errors():

@@ -618,13 +618,12 @@ class _Compiler:
                 if head == "mad":
                     out = out + _ints(addend(m, idx), idx, out_width, signed).astype(np.uint64)
             elif head in ("div", "rem"):
+                # a zero divisor's result is "an unspecified, machine-specific value" (PTX ISA
+                # §9.7.1.8-9), not a trap: the model's representative, 0, as the model writes it
                 a, b = vals
-                if (b == 0).any():
-                    k = int(idx[np.flatnonzero(b == 0)[0]])
-                    raise ExecutionError(f"{stmt.opcode}: integer division by zero in thread {k} "
-                                         "(undefined in PTX)", stmt.line)
-                q = _trunc_div(a, b)
-                out = q if head == "div" else a - q * b
+                zero = b == 0
+                q = _trunc_div(a, np.where(zero, 1, b).astype(b.dtype))
+                out = np.where(zero, 0, q if head == "div" else a - q * b)
             elif head == "min":
                 out = np.minimum(vals[0], vals[1])
             elif head == "max":
@@ -758,8 +757,10 @@ def _trunc_div(a, b):
     with np.errstate(all="ignore"):
         if a.dtype.kind == "u":
             return a // b
-        q = np.abs(a) // np.abs(b)
-        return np.where((a < 0) != (b < 0), -q, q)
+        # magnitudes as uint64: |INT64_MIN| does not fit int64 (np.abs leaves it negative)
+        ua, ub = a.astype(np.uint64), b.astype(np.uint64)
+        q = np.where(a < 0, ~ua + np.uint64(1), ua) // np.where(b < 0, ~ub + np.uint64(1), ub)
+        return np.where((a < 0) != (b < 0), ~q + np.uint64(1), q).astype(np.int64)
 
 
 def _float_compare(cmp: str, fmt: Format):
