@@ -181,13 +181,24 @@ def within(xp, fmt: Format, x, r_bits, contract, ftz: bool, enclosed=None):
 
 def crossing(xp, fmt: Format, x, contract):
     """Per lane: does the bound reach zero (|log2 x| <= 2^t in the absolute region), so that the
-    allowed values have both signs? Under ``.ftz`` those lanes have no single run of values."""
+    allowed values have both signs? Under ``.ftz`` those lanes have no single run of values.
+
+    Only lanes with |x - 1| < 2 * 2^t can: |log2 x| <= 2^t puts x in [2^-2^t, 2^2^t], within
+    2^t ln 2 of 1 (x - 1 is exact in float64 there). The enclosure, the costly part, is computed
+    for those lanes alone: a block of operands far from 1 costs one comparison per lane."""
     absolute = contract.bound.absolute
-    lo, hi, proved = enclosure(xp, x)
-    abs_lane = absolute_lanes(xp, x, absolute)
     a = 2.0 ** absolute[0]
-    return abs_lane & _at_least(xp, x, lo, hi, proved, xp.full(x.shape, -a), lambda i: -_power(absolute[0])) & \
-        _at_most(xp, x, lo, hi, proved, xp.full(x.shape, a), lambda i: _power(absolute[0]))
+    flat = x.reshape(-1)
+    with np.errstate(all="ignore"):
+        near = absolute_lanes(xp, flat, absolute) & (xp.abs(flat - 1.0) < 2.0 * a)
+    out = xp.zeros(flat.shape, dtype=bool)
+    idx = xp.nonzero(near)[0]
+    if int(idx.size):
+        xs = flat[idx]
+        lo, hi, proved = enclosure(xp, xs)
+        out[idx] = _at_least(xp, xs, lo, hi, proved, xp.full(xs.shape, -a), lambda i: -_power(absolute[0])) & \
+            _at_most(xp, xs, lo, hi, proved, xp.full(xs.shape, a), lambda i: _power(absolute[0]))
+    return out.reshape(x.shape)
 
 
 def rounded(xp, fmt: Format, x):
