@@ -1,7 +1,9 @@
-"""A kernel that stores the reference's own approximate form of its loaded operand, with only moves
-between (:mod:`tilecheck.verify.identity`): inputs whose allowed results are more than the
-simulator enumerates (``lg2.approx`` near 1) are the reference's set, so they are judged, not left
-unknown; any other code around the instruction keeps them unknown."""
+"""A kernel that stores one approximate form of its loaded operand, with only moves between
+(:mod:`tilecheck.verify.identity`): inputs whose allowed results are more than the simulator
+enumerates (``lg2.approx`` near 1) are that form's set, so they are judged, not left unknown --
+against the form itself by the reference alone, against another form of the same operation by
+whether every result the kernel's form allows the reference allows too; any other code around the
+instruction keeps them unknown."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 
 from tilecheck.cli import main
 from tilecheck.verify.compiled import prepare, verify_ptx
-from tilecheck.verify.identity import stores_the_form_of_its_operand
+from tilecheck.verify.identity import stored_form
 
 FAST_LOG2 = Path(__file__).resolve().parents[2] / "examples" / "triton" / "fast_log2_f32.ptx"
 
@@ -63,9 +65,13 @@ def test_what_counts_as_storing_the_form_of_the_operand(db, tmp_path, body, same
     path = tmp_path / "k.ptx"
     path.write_text(KERNEL.format(body=body))
     p = prepare(str(path), "k", "lg2.approx.ftz.f32", db=db)
-    assert stores_the_form_of_its_operand(p.plan, p.ref) is same
-    other = prepare(str(path), "k", "lg2.approx.f32", db=db)  # another form: never the same
-    assert not stores_the_form_of_its_operand(other.plan, other.ref)
+    assert (stored_form(p.plan, p.ref, db) is p.ref.form) is same
+    other = prepare(str(path), "k", "lg2.approx.f32", db=db)  # another form of lg2: the kernel's is found
+    found = stored_form(other.plan, other.ref, db)
+    assert (found is not None and found.name == "lg2.approx.ftz.f32") is same
+    # another operation of the same formats is found too (the allowed sets then decide)
+    sqrt = prepare(str(path), "k", "sqrt.approx.f32", db=db)
+    assert (stored_form(sqrt.plan, sqrt.ref, db) is not None) is same
 
 
 def test_lg2_near_one_is_judged_when_the_kernel_is_the_reference(db, tmp_path, capsys):
@@ -83,3 +89,23 @@ def test_the_sampled_row_leaves_only_what_the_reference_cannot_bound_unknown(db)
     # the inputs left are those where the reference's own set is no single run of values (below)
     assert out.verdict == "unknown" and 0 < out.unknown_count < 10 and out.misrounded_count == 0
     assert all("no single run of values" in str(u) for u in out.unknown_inputs)
+
+
+def test_lg2_near_one_against_the_other_form_is_judged_by_containment(db, tmp_path, capsys):
+    # the kernel's lg2.approx.ftz.f32 against lg2.approx.f32: near 1 both allow every value within
+    # 2^-22 of log2(a), hundreds of floats; every one the .ftz form allows the other allows too
+    assert main(["verify", str(FAST_LOG2), "--entry", "fast_log2_kernel", "--against", "lg2.approx.f32",
+                 "--input", "0x3f810000"]) == 0
+    capsys.readouterr()
+    # log2(1 + 2^-23) < 2^-22: the .ftz form's values have both signs and no subnormals between
+    # them, no single run the model holds: unknown, not verified
+    assert main(["verify", str(FAST_LOG2), "--entry", "fast_log2_kernel", "--against", "lg2.approx.f32",
+                 "--input", "0x3f800001"]) == 4
+    capsys.readouterr()
+    # a flushed subnormal input: -Inf where log2(a) ~ -148 was due, a counterexample as before
+    assert main(["verify", str(FAST_LOG2), "--entry", "fast_log2_kernel", "--against", "lg2.approx.f32",
+                 "--input", "0x00000002"]) == 1
+    capsys.readouterr()
+    path = tmp_path / "k.ptx"
+    path.write_text(KERNEL.format(body=PLAIN.replace("mov.b32 %r7, %r6;", "abs.f32 %r7, %r6;")))
+    assert main(["verify", str(path), "--entry", "k", "--against", "lg2.approx.f32", "--input", "0x3f810000"]) == 4

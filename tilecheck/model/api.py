@@ -530,6 +530,37 @@ class AllowedResults:
         return self.unbounded | xp.where(is_nan, nan_ok, in_range | in_extra)
 
 
+def results_within(inner: AllowedResults, outer: AllowedResults):
+    """Per lane: is every result ``inner`` allows also one ``outer`` allows? Both of one format
+    (the same grid). Certain where True; False also where it cannot tell: where either bounds
+    nothing (no claim either way). ``outer``'s run counts with its extra values where they extend
+    it (a flushed zero next to it) or are ``inner``'s one value."""
+    if (inner.stride, inner.sign_bit, inner.magnitude_mask) != (outer.stride, outer.sign_bit, outer.magnitude_mask):
+        raise UsageError(f"results_within: {inner.form} and {outer.form} have different result formats")
+    xp = namespace(inner.lo)
+    lo, hi = outer._key(xp, outer.lo), outer._key(xp, outer.hi)
+    slots = outer.extra.shape[-1]
+    for _ in range(slots):  # each pass joins at most one adjacent extra value to each end
+        for j in range(slots):
+            e = outer.extra[..., j]
+            k = outer._key(xp, e)
+            usable = outer.extra_used[..., j] & ~outer.empty & \
+                ((e.astype(xp.uint64) & u64(xp, outer.magnitude_mask)) % u64(xp, outer.stride) == 0)
+            lo = xp.where(usable & (k == lo - 1), k, lo)
+            hi = xp.where(usable & (k == hi + 1), k, hi)
+    k_lo, k_hi = inner._key(xp, inner.lo), inner._key(xp, inner.hi)
+    single = (k_lo == k_hi) & outer.contains(inner.lo)
+    run = inner.empty | single | (~outer.empty & (k_lo >= lo) & (k_hi <= hi))
+    extra = xp.ones(run.shape, dtype=bool)
+    for j in range(inner.extra.shape[-1]):
+        extra = extra & (~inner.extra_used[..., j] | outer.contains(inner.extra[..., j]))
+    pinned_in = xp.any(inner.nan_bits != 0, axis=-1)
+    pinned_out = xp.any(outer.nan_bits != 0, axis=-1)
+    # any NaN inner may return must be one outer allows: its pinned pattern, or (unpinned) any NaN
+    nan = ~inner.nan | xp.where(pinned_in, outer.contains(inner.nan_bits[..., 0]), outer.nan & ~pinned_out)
+    return ~inner.unbounded & ~outer.unbounded & run & extra & nan
+
+
 def allowed_results(form, *operand_bits, ulp_reading: str = ULP_READING_DEFAULT,
                     tininess: str = TININESS_DEFAULT) -> AllowedResults:
     """Every result ``form`` may return for these operands, per lane, as :class:`AllowedResults`.

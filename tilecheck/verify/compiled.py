@@ -322,7 +322,8 @@ class Abi:
     stated: str | None = None  # the --params the layout was found with (repro lines repeat it)
     operands_width: list | None = None  # bits of each operand's element where they differ from ``width``
     values: tuple = ()        # entry: the operands given by value (``inputs`` names them too, in parameter order)
-    is_reference: bool = False  # the code stores the reference's approximate form of the operand (identity.py)
+    # the approximate form the code stores, applied to the element's loaded operand (identity.py)
+    stored_form: object = None
 
     def operand_bits(self, arity: int) -> list[int]:
         """The container bits of each of ``arity`` operands (``width`` unless they differ)."""
@@ -1036,7 +1037,7 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
             shift = np.uint64(lane * fw)
             ops_by_lane.append([((e.astype(np.uint64) >> shift) & mask).astype(u) for e in elements])
             got_by_lane.append(((got >> shift) & mask).astype(u))
-    bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, n, ctx.ulp_reading, abi.is_reference)
+    bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, n, ctx.ulp_reading, abi.stored_form)
     if asked < n:  # the repeats are the same inputs again: the verdicts and lanes of the asked ones
         res = BlockResult(res.bad[:asked], res.unknown[:asked], int(np.count_nonzero(lanes.origin < asked)), None,
                           res.by_value[:asked], None if res.by_nan is None else res.by_nan[:asked])
@@ -1047,14 +1048,21 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
 
 
 def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: int, ulp_reading: str,
-                is_reference: bool = False):
+                stored_form=None):
     """Judge every lane of a run of ``n`` inputs: ``got_by_lane[j]`` (per lane) is element j of
     each lane's thread, computed from ``ops_by_lane[j]`` (per input: element j of input i holds the
     operands of input ``i - j``, a rotation). Returns the lanes that failed and the per-input
-    :class:`BlockResult` (``got`` left for the caller). ``is_reference``: the code stores the
-    reference's own approximate form of the operand (:mod:`tilecheck.verify.identity`), so a lane
-    the run left unknown (more allowed results than it enumerates) is the reference's set, and
-    only the reference decides what is unknown."""
+    :class:`BlockResult` (``got`` left for the caller). ``stored_form``: the approximate form the
+    code stores applied to the element's operand (:mod:`tilecheck.verify.identity`). Where it is
+    the reference's own form, a lane the run left unknown (more allowed results than it
+    enumerates) holds the reference's set, and only the reference decides what is unknown; where
+    it is another form, such a lane is judged when every result that form allows the reference
+    allows too, and stays unknown otherwise."""
+    is_reference = stored_form is not None and stored_form is ref.form
+    unknown = lanes.unknown
+    if stored_form is not None and not is_reference and unknown is not None and unknown.any():
+        unknown = unknown & ~_results_within_reference(stored_form, ref, ops_by_lane, lanes.origin, unknown,
+                                                       ulp_reading)
     u = ref.fmt.uint
     bad = np.zeros(lanes.size, dtype=bool)
     bad_in = np.zeros(n, dtype=bool)
@@ -1075,7 +1083,7 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
             # a lane the run left unknown (an instruction whose result there is free: an unbounded
             # contract, an integer division by zero) could have held any value: its result is no
             # evidence of a misrounding (its input is counted unknown below, unless another lane fails)
-            ok = ok | lanes.unknown
+            ok = ok | unknown
         if ok.all():
             continue
         bad |= ~ok
@@ -1093,15 +1101,32 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
         value_in[(origin[by_value] - lane) % n] = True
         nan_in[(origin[~ok & both_nan] - lane) % n] = True
     unk_in = np.zeros(n, dtype=bool)
-    if lanes.unknown.any() and not is_reference:
+    if unknown.any() and not is_reference:
         for lane in range(len(ops_by_lane)):
-            unk_in[(origin[lanes.unknown] - lane) % n] = True
+            unk_in[(origin[unknown] - lane) % n] = True
     for lane, ops_lane in enumerate(ops_by_lane):  # inputs where the reference itself bounds nothing
         free = ref.unknown(ops_lane, ulp_reading)
         if free.any():
             unk_in[(np.flatnonzero(free) - lane) % n] = True
     nan_in &= ~value_in  # an input with a lane misrounded in value is in that class
     return bad, BlockResult(bad_in, unk_in, lanes.size, None, value_in, nan_in)
+
+
+def _results_within_reference(form, ref: Reference, ops_by_lane: list, origin, lanes_at, ulp_reading: str):
+    """Per lane: True at the lanes ``lanes_at`` where, for the input of every element of the lane's
+    thread, each result ``form`` allows the reference's form allows too (``ulp_reading`` for both,
+    as the run enumerates ``form``'s results and the reference judges them)."""
+    at = np.flatnonzero(lanes_at)
+    within = np.ones(at.size, dtype=bool)
+    for ops_lane in ops_by_lane:
+        ops = [np.asarray(o)[origin[at]] for o in ops_lane]
+        with np.errstate(all="ignore"):
+            inner = api.allowed_results(form, *ops, ulp_reading=ulp_reading)
+            outer = api.allowed_results(ref.form, *ops, ulp_reading=ulp_reading)
+        within &= np.asarray(api.results_within(inner, outer), dtype=bool)
+    out = np.zeros(lanes_at.shape, dtype=bool)
+    out[at] = within
+    return out
 
 
 POSITION_SAMPLE = 1 << 12
@@ -1268,13 +1293,13 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             ops_by_lane.append([(np.roll(o, atom_ix) if atom_ix else o).astype(ou, copy=False)
                                 for o, ou in zip(ops, op_uints)])
         if every:
-            bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading, abi.is_reference)
+            bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading, abi.stored_form)
         else:
             # an unjudged lane's unknown bound says nothing of an input (nor does explain_unknown)
             lanes.unknown = (np.zeros(lanes.size, dtype=bool) if lanes.unknown is None else lanes.unknown) & kept
             view = _JudgedLanes(lane_number[kept], lanes.unknown[kept])
             bad_kept, res = judge_lanes(ref, ops_by_lane, [g[kept] for g in got_by_lane], view, m, ctx.ulp_reading,
-                                        abi.is_reference)
+                                        abi.stored_form)
             bad = np.zeros(lanes.size, dtype=bool)
             bad[kept] = bad_kept
         res.got = got_by_lane[0]
@@ -1506,7 +1531,7 @@ def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "eith
     fn = module.function(entry)  # the PTX name from here on: reports and repro lines name it exactly
     plan = compile_function(fn, db, path)
     abi = find_abi(plan, ref, path, params)
-    abi.is_reference = approx == "all" and identity.stores_the_form_of_its_operand(plan, ref)
+    abi.stored_form = identity.stored_form(plan, ref, db) if approx == "all" else None
     return Prepared(path, fn.name, against, ref, plan, abi,
                     dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess), text,
                     str(db.root) if getattr(db, "root", None) is not None else None, db, params)

@@ -1,17 +1,22 @@
-"""Kernels whose every stored element *is* the reference's approximate instruction applied to the
-element's loaded operand: ``ld; lg2.approx.ftz.f32; st`` against ``--against lg2.approx.ftz.f32``.
+"""Kernels whose every stored element is one approximate instruction applied to the element's
+loaded operand: ``ld; lg2.approx.ftz.f32; st``, against ``--against lg2.approx.ftz.f32`` or
+another form of the same operation (``lg2.approx.f32``).
 
 Where an approximate instruction's contract allows more results than the simulator enumerates
 (``lg2.approx`` near 1: every value within 2^-22 of log2(a)), its lanes are unknown: the run keeps
 one representative result, and the rest of the code could map the others anywhere. When the code
-stores the instruction's result unchanged, from the operand it loaded unchanged, and the reference
-is that very form, the kernel's allowed results *are* the reference's, whatever they are: such an
-input is judged by the reference alone (verified where its contract bounds the result, unknown
-only where it bounds nothing). :func:`stores_the_form_of_its_operand` decides that from the code,
-conservatively (any doubt leaves the inputs unknown, as before):
+stores the instruction's result unchanged, from the operand it loaded unchanged, the kernel's
+allowed results for an input *are* that form's, whatever they are. Against that very form, such an
+input is judged by the reference alone (verified where its contract bounds the result, unknown only
+where it bounds nothing); against another form of the same operand and result format, it is
+verified where every result the kernel's form allows the reference allows too
+(:func:`tilecheck.model.api.results_within`), and stays unknown otherwise.
+:func:`stored_form` decides that from the code, conservatively (any doubt leaves the inputs
+unknown, as before):
 
 - the reference is one approximate form of one operand, with a bound a document states (not a
-  provisional one), and every approximate instruction of the function is that form, unguarded;
+  provisional one), and every approximate instruction of the function is one form of one operand
+  with that same format of operand and result, unguarded, also with a stated bound;
 - the function is straight-line code (no branch or call), so "before" is program order, and each
   write below comes before the read it feeds;
 - each such instruction's operand register is written only by one global (or, for a ``.func``,
@@ -33,7 +38,7 @@ from tilecheck.sim.frontend import Instr
 from tilecheck.sim.parser import Addr, Imm, Reg, Vec
 from tilecheck.verify import slicing
 
-__all__ = ["stores_the_form_of_its_operand"]
+__all__ = ["stored_form"]
 
 _STRAIGHT_LINE_BREAKERS = ("bra", "brx", "call")
 _STAGING_SPACES = (".shared", ".local", ".const")
@@ -45,30 +50,42 @@ def _element_memory(opcode: str) -> bool:
     return not any(space in opcode for space in _STAGING_SPACES)
 
 
-def stores_the_form_of_its_operand(plan, ref) -> bool:
-    """True when every element ``plan``'s function stores is ``ref``'s approximate form applied to
-    the element's loaded operand, with only moves between (see the module doc)."""
+def _unary_bounded(form) -> bool:
+    """An approximate form of one operand whose bound a document states."""
+    return form is not None and form.kind == "contract" and len(form.sources) == 1 and form.lanes == 1 and \
+        not (form.contract is not None and form.contract.provisional)
+
+
+def stored_form(plan, ref, db):
+    """The approximate form whose result, applied to the element's loaded operand, is every element
+    ``plan``'s function stores with only moves between (see the module doc), when it can stand
+    beside ``ref``'s form (one operand, the same operand and result format); else None."""
     form = getattr(ref, "form", None)
-    if form is None or form.kind != "contract" or len(form.sources) != 1 or form.lanes != 1:
-        return False
-    if form.contract is not None and form.contract.provisional:
-        return False
+    if not _unary_bounded(form):
+        return None
     instrs = [st.instr for st in plan.steps]
     if any(ins.opcode.split(".", 1)[0] in _STRAIGHT_LINE_BREAKERS for ins in instrs):
-        return False
-    approximate = [st.instr for st in plan.steps if st.approximate]
-    if not approximate or any(ins.opcode != form.name or ins.guard is not None for ins in approximate):
-        return False
+        return None
+    approximate = [st for st in plan.steps if st.approximate]
+    names = {st.approximate for st in approximate}
+    if len(names) != 1 or any(st.instr.guard is not None for st in approximate):
+        return None
+    name = names.pop()
+    stored = form if name == form.name else db.form(name)
+    if stored is not form and not (_unary_bounded(stored) and stored.container_bits == form.container_bits
+                                   and stored.format == form.format
+                                   and stored.sources[0].format == form.sources[0].format):
+        return None
     width = form.container_bits
     writers: dict = {}
     readers: dict = {}
     for ins in instrs:
-        for name in slicing.registers_written(ins):
-            writers.setdefault(name, []).append(ins)
-        for name in slicing.registers_read(ins):
-            readers.setdefault(name, []).append(ins)
+        for reg in slicing.registers_written(ins):
+            writers.setdefault(reg, []).append(ins)
+        for reg in slicing.registers_read(ins):
+            readers.setdefault(reg, []).append(ins)
     at = {id(ins): k for k, ins in enumerate(instrs)}
-    return all(_one(ins, width, writers, readers, at) for ins in approximate)
+    return stored if all(_one(st.instr, width, writers, readers, at) for st in approximate) else None
 
 
 def _one(ins: Instr, width: int, writers: dict, readers: dict, at: dict) -> bool:
