@@ -181,6 +181,12 @@ TRITON_CASES = [
                ("rsqrt.rn.bf16",), DOC_RSQRT, note="tl.math.rsqrt(x) on bf16 is a compile error in Triton 3.9: upcast"),
     *[TritonCase(f"fma_{SUFFIX[d]}", "fma_kernel", d, "tl.fma(a, b, c)", (f"fma.rn.{SUFFIX[d]}",), DOC_FMA)
       for d in ("fp32", "fp16", "bf16", "fp64")],
+    # sm_75 has no bf16 arithmetic: Triton computes in float32 and converts back (with integer
+    # rounding code: cvt.rn.bf16.f32 is sm_80), two roundings where tl.fma promises one
+    TritonCase("fma_bf16_sm75", "fma_kernel", "bf16", "tl.fma(a, b, c)",
+               ("fma.rn.bf16", "cvt.rn.bf16.f32(fma.rn.f32(cvt.f32.bf16(a), cvt.f32.bf16(b), cvt.f32.bf16(c)))"),
+               DOC_FMA, capability=75, amd=False,
+               note="sm_75: fma.rn.f32 of the widened operands, rounded to bfloat16 by integer code"),
     TritonCase("mul_add_f32_fused", "mul_add_kernel", "fp32", "a * b + c", ("fma.rn.f32", MUL_THEN_ADD), DOC_MUL_ADD,
                fp_fusion=True, note="enable_fp_fusion=True: one fma.rn.f32"),
     TritonCase("mul_add_f32_unfused", "mul_add_kernel", "fp32", "a * b + c", ("fma.rn.f32", MUL_THEN_ADD), DOC_MUL_ADD,
