@@ -349,6 +349,13 @@ TRITON_CASES += [
     _convert("fp16", "i64", vector=True, block=2048, note="passed between threads by st.shared and ldmatrix, then converted"),
     _convert("fp16", "u8", vector=True, block=256, against=(TO_UINT8,),
              note="as convert_f32_u8_v_b256, from float16"),
+    # sm_80 has no cvt.rn.bf16.f64 (sm_90): Triton rounds to float32 to odd (cvt.rn.f32.f64, then one
+    # step toward the input's side where that was inexact and even), then cvt.rn.bf16.f32 -- one
+    # correct rounding, where the plain composition of the two conversions rounds twice
+    TritonCase("convert_f64_bf16_sm80", "convert_kernel", "bf16", "x.to(tl.bfloat16)",
+               ("cvt.rn.bf16.f64", "cvt.rn.bf16.f32(cvt.rn.f32.f64(a))"), DOC_CAST, capability=80,
+               pointers=("fp64", "bf16"), amd=False,
+               note="sm_80: float32 rounded to odd, then to bfloat16 (cvt.rn.bf16.f64 is sm_90)"),
 ]
 # operands given by value: a float32 argument (``alpha``) scales every element; the references name
 # the operands in parameter order (x, [y,] alpha: a, [b,] b or c)

@@ -107,3 +107,43 @@ def midpoint_pairs(op: str, first: Format | str, second: Format | str, result: F
         return None
     neg = rng.integers(0, 2, (2, n), dtype=np.uint64)
     return xb | (neg[0] << np.uint64(a.width - 1)), yb | (neg[1] << np.uint64(b.width - 1))
+
+
+def narrowing_midpoints(source: Format | str, result: Format | str, n: int,
+                        rng: np.random.Generator) -> np.ndarray | None:
+    """``n`` patterns of ``source`` on or next to a midpoint of two neighbouring values of the
+    narrower ``result``: the ties of a conversion to nearest. A third the midpoint itself, a third
+    one to three ``source`` ulps off it, a third a relative 2^-t off, t from p + 3 (p: ``result``'s
+    fraction bits) to ``source``'s precision -- where a conversion done in two steps (through a
+    format in between) lands on the tie and breaks it to even, while one rounding goes to the side
+    the value lies on. Midpoints span the exponents both formats hold; a share are ``result``'s
+    subnormal ones and its rounding boundary to infinity (the largest finite value plus half an
+    ulp), where ``source`` holds them. Random signs. None where ``result`` is not narrower in
+    precision or ``source`` has no nearest-value conversion here."""
+    s, r = get_format(source), get_format(result)
+    if r.mantissa_bits >= s.mantissa_bits or s.width > 64 or _nearest(s, np.zeros(1)) is None:
+        return None
+    p = r.mantissa_bits
+    # a value of r is k 2^(e - p): k in [2^p, 2^(p+1)) for a normal one, in [0, 2^p) at emin for a
+    # subnormal; a midpoint's last bit, 2^(e - p - 1), must be one of s (exponents both formats hold)
+    e_lo = max(r.emin, s.emin - s.mantissa_bits + p + 1)
+    e_hi = min(r.emax, s.emax)
+    k = rng.integers(1 << p, 1 << (p + 1), n).astype(np.int64)
+    e = rng.integers(e_lo, e_hi + 1, n).astype(np.int64)
+    kind = rng.random(n)
+    sub = (kind < 0.15) & (e_lo == r.emin)   # r's subnormal midpoints, where s holds them
+    top = (kind > 0.95) & (e_hi == r.emax)   # r's boundary to infinity, where s reaches it
+    k = np.where(sub, rng.integers(0, 1 << p, n), np.where(top, (1 << (p + 1)) - 1, k))
+    e = np.where(sub, r.emin, np.where(top, r.emax, e))
+    m = np.ldexp(k.astype(np.float64) + 0.5, (e - p).astype(np.int32))  # exact: p + 2 bits
+    bits = _nearest(s, m)
+    how = rng.integers(0, 3, n)
+    steps = rng.integers(1, 4, n).astype(np.uint64)
+    up = rng.integers(0, 2, n).astype(bool)
+    stepped = np.where(up, bits + steps, bits - np.minimum(steps, bits))
+    t = rng.integers(p + 3, max(p + 3, s.mantissa_bits + 1) + 1, n)  # a quarter of r's ulp or less
+    with np.errstate(all="ignore"):
+        nudged = _nearest(s, m * (1.0 + np.where(up, 1.0, -1.0) * np.ldexp(1.0, (-t).astype(np.int32))))
+    out = np.where(how == 0, bits, np.where(how == 1, stepped, nudged))
+    neg = rng.integers(0, 2, n).astype(np.uint64)
+    return out | (neg << np.uint64(s.width - 1))

@@ -103,8 +103,8 @@ import numpy as np
 
 from tilecheck.errors import UnknownFormError, UsageError, echo
 from tilecheck.formats import INTEGER_FORMATS, IntegerFormat, decimal_magnitude
-from tilecheck.inputs import boundaries
-from tilecheck.inputs.forms import mixed_operands
+from tilecheck.inputs import boundaries, generators, mix
+from tilecheck.inputs.forms import mixed_operands, uniform_operands
 from tilecheck.model import api, contracts
 from tilecheck.sim.choices import allowed_choices  # the enumeration the simulator forks on
 from tilecheck.spec.query import SPECIAL_NAMES, dotted, is_format_name, parse
@@ -452,6 +452,9 @@ class ExpressionReference:
         op, rounding = self.operation
         formats = self.operand_formats
         if len({f.name for f in formats}) == 1:
+            narrowing = self._narrowing_cases(n, rng)
+            if narrowing is not None:
+                return narrowing
             # an operation without constructions (or of another arity) gives its share to edge patterns
             return mixed_operands(op or "", formats[0], rounding, n, rng, self.arity)
         # operands of different formats (f16 times f32): each column its own format's edge
@@ -470,6 +473,24 @@ class ExpressionReference:
         for k, col in hard.items():
             cols[k] = np.concatenate([cols[k][:at], col.astype(cols[k].dtype)])
         return cols, {"edge": min(edge, at), "hard": n // 4, "uniform": at - min(edge, at)}
+
+    def _narrowing_cases(self, n: int, rng: np.random.Generator) -> tuple[list[np.ndarray], dict] | None:
+        """For a chain of floating-point conversions of one operand to a narrower format
+        (``cvt.rn.bf16.f64``, ``cvt.rn.bf16.f32(cvt.rn.f32.f64(a))``): the module doc's mix with
+        its hard share the operand's values at and next to the result's rounding ties
+        (:func:`tilecheck.inputs.boundaries.narrowing_midpoints`); None for any other expression."""
+        node = self.root
+        while isinstance(node, Call) and node.form.semantics.key == "cvt.float" and len(node.args) == 1:
+            node = node.args[0]
+        if self.arity != 1 or not isinstance(node, Var) or node is self.root:
+            return None
+        n_edge, n_hard, n_uniform = mix.split(n, [mix.MIX.edge, mix.MIX.hard, mix.MIX.uniform])
+        hard = boundaries.narrowing_midpoints(node.fmt, self.fmt, n_hard, rng)
+        if hard is None:
+            return None
+        edge = generators.edge_biased(node.fmt, n_edge, rng).astype(np.uint64)
+        uniform = uniform_operands(node.fmt, n_uniform, rng, 1)[0].astype(np.uint64)
+        return [np.concatenate([edge, hard, uniform])], {"edge": n_edge, "hard": n_hard, "uniform": n_uniform}
 
     def _midpoint_cases(self, op: str | None, n: int, rng: np.random.Generator) -> dict | None:
         """``{operand index: column}`` of ``n`` inputs whose operation -- a ``mul`` or ``div`` of two
