@@ -111,6 +111,7 @@ DOC_EXP = "tl.exp: 'Computes the element-wise exponential of x' (no bound stated
 EXP_AS_EX2 = "ex2.approx.f32(mul.rn.f32(a, 1.44269502162933349609375))"
 # tl.exp on a widened half, rounded back: every half some allowed ex2.approx.f32 result rounds to
 EXP_UP_AS_EX2 = "cvt.rn.f16.f32(ex2.approx.f32(mul.rn.f32(cvt.f32.f16(a), 1.44269502162933349609375)))"
+DOC_COPYSIGN = "libdevice.copysign: no docstring (CUDA's copysignf(x, y): 'the magnitude of x and the sign of y')"
 DOC_SIGMOID = "tl.sigmoid: 'Computes the element-wise sigmoid of x' (no bound stated)"
 # tl.sigmoid as Triton 3.9 lowers it: 2^(x times -log2(e)), plus one, then 1 / that by div.full.f32 --
 # a composition of two contracts: every quotient div.full.f32 allows for every sum
@@ -281,6 +282,10 @@ TRITON_CASES = [
     TritonCase("fast_log_f32", "fast_log_kernel", "fp32", "libdevice.fast_logf(x)", (FAST_LOG_AS_LG2,), DOC_FAST_LOG,
                amd=False, inputs="65536",
                note="no PTX form computes ln exactly: the reference is the lowering's own contract"),
+    # PTX's copysign.f32 d, a, b is b's magnitude with a's sign: C's copysign(x, y) is copysign.f32(b, a)
+    TritonCase("copysign_f32", "copysign_kernel", "fp32", "libdevice.copysign(x, y)",
+               ("copysign.f32(b, a)", "copysign.f32"), DOC_COPYSIGN, amd=False,
+               note="PTX's operand order is not C's: the bare form, applied to (x, y), is y's magnitude with x's sign"),
     # sine and the hyperbolic tangent as instructions: bounded by the ISA, not modelled yet (unknown
     # wherever the input is finite and non-zero; the special-value tables are judged)
     TritonCase("fast_sin_f32", "fast_sin_kernel", "fp32", "libdevice.fast_sinf(x)", ("sin.approx.ftz.f32",),

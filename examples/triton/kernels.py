@@ -442,3 +442,15 @@ def mod_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
     a = tl.load(a_ptr + offs, mask=mask)
     b = tl.load(b_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, a % b, mask=mask)
+
+
+# libdevice's copysign(x, y): PTX's copysign takes the sign from its first source, so Triton 3.9 emits
+# copysign.f32 d, y, x
+@triton.jit
+def copysign_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = libdevice.copysign(x, y): x's magnitude with y's sign."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.extra.cuda.libdevice.copysign(x, y), mask=mask)
