@@ -417,3 +417,19 @@ def test_where_the_reference_bounds_nothing_the_input_is_unknown(capsys, tmp_pat
     reasons = doc["unknown_inputs"][0]
     assert reasons["reasons"] == [] and ("relative bound" in reasons["reference"]
                                          or "bounds nothing" in reasons["reference"])
+
+
+def test_operands_keep_ptx_order_copysign(db):
+    """PTX's copysign.f32 d, a, b is b's magnitude with a's sign; Triton's libdevice.copysign(x, y)
+    emits copysign.f32 d, y, x: so the reference is copysign.f32(b, a), and the bare form (a, b)
+    differs wherever the two signs differ and the magnitudes are not equal -- counted here with numpy."""
+    path = str(ROOT / "examples" / "triton" / "copysign_f32.ptx")
+    right = compiled.verify_ptx(path, "copysign_kernel", "copysign.f32(b, a)", db=db, cases=2000)
+    assert right.verdict_word == "no-counterexample"
+    rows = []
+    wrong = compiled.verify_ptx(path, "copysign_kernel", "copysign.f32", db=db, cases=2000, misrounded=rows.append)
+    found = np.concatenate(rows) if rows else np.zeros((0, 2), dtype=np.uint64)
+    x, y = found[:, 0].astype(np.uint32), found[:, 1].astype(np.uint32)
+    kernel = (x & 0x7FFFFFFF) | (y & 0x80000000)  # C's copysign(x, y)
+    bare = (y & 0x7FFFFFFF) | (x & 0x80000000)    # PTX's copysign.f32 applied to (x, y)
+    assert wrong.misrounded_count == found.shape[0] > 1000 and np.all(kernel != bare)
