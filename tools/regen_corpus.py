@@ -282,6 +282,13 @@ TRITON_CASES = [
     TritonCase("fast_log_f32", "fast_log_kernel", "fp32", "libdevice.fast_logf(x)", (FAST_LOG_AS_LG2,), DOC_FAST_LOG,
                amd=False, inputs="65536",
                note="no PTX form computes ln exactly: the reference is the lowering's own contract"),
+    # cache hints (eviction_policy, cache_modifier): the accesses' qualifiers change no bits moved
+    TritonCase("div_hinted_f32", "div_hinted_kernel", "fp32", "a / b (eviction_policy, cache_modifier)",
+               ("div.rn.f32", "div.full.f32"), DOC_DIV, amd=False,
+               note="ld.global.L1::evict_last.L2::cache_hint with a createpolicy operand, ld.global.cg, st.global.cs"),
+    TritonCase("div_hinted_f32_v", "div_hinted_kernel", "fp32", "a / b (eviction_policy, cache_modifier)",
+               ("div.rn.f32", "div.full.f32"), DOC_DIV, block=1024, vector=True, amd=False,
+               note="as div_hinted_f32, with 128-bit accesses"),
     # PTX's copysign.f32 d, a, b is b's magnitude with a's sign: C's copysign(x, y) is copysign.f32(b, a)
     TritonCase("copysign_f32", "copysign_kernel", "fp32", "libdevice.copysign(x, y)",
                ("copysign.f32(b, a)", "copysign.f32"), DOC_COPYSIGN, amd=False,

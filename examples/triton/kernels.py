@@ -454,3 +454,15 @@ def copysign_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=mask)
     y = tl.load(y_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.extra.cuda.libdevice.copysign(x, y), mask=mask)
+
+
+# Cache hints, as production kernels write them: eviction_policy on sm_80+ makes a cache policy
+# (createpolicy) for .L1::evict_last.L2::cache_hint loads; cache_modifier picks .cg loads and .cs stores
+@triton.jit
+def div_hinted_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = a / b with cache hints on every access (the bits moved are the plain kernel's)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask, eviction_policy="evict_last")
+    b = tl.load(b_ptr + offs, mask=mask, cache_modifier=".cg")
+    tl.store(out_ptr + offs, a / b, mask=mask, cache_modifier=".cs")

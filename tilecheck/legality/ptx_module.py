@@ -61,11 +61,14 @@ one ptxas enforces."""
 OPCODE_GATES = {
     "ldmatrix": ((6, 5), 75, "PTX ISA 9.0 ldmatrix: \"Introduced in PTX ISA version 6.5\", \"Requires sm_75 or "
                              "higher\"; ptxas 13.0: \"Feature '.m8n8' requires PTX ISA .version 6.5 or later\""),
+    "createpolicy": ((7, 4), 80, "PTX ISA 9.1 createpolicy: PTX ISA 7.4, sm_80; ptxas 13.0: \"Feature "
+                                 "'createpolicy.fractional' requires .target sm_80 or higher\" (measured)"),
 }
 """Opcodes no family of the spec defines (their spellings are not judged: PX101) whose gates are
 still known: (PTX ISA version, sm, source). A module older than the gate is an error (PX004,
 PX003), as ptxas refuses it, once per opcode and module. Triton's layout conversions at large
-BLOCKs read shared memory with ``ldmatrix``, which the simulator runs."""
+BLOCKs read shared memory with ``ldmatrix``, which the simulator runs; an ``eviction_policy`` on
+sm_80 and later makes the cache policy of ``.L2::cache_hint`` with ``createpolicy``."""
 
 UNMODELED_QUALIFIERS = frozenset({
     # state spaces and their sub-spaces (PTX ISA 9.0 §5.1)
@@ -191,6 +194,18 @@ def judge_spelling(db, spelling: str, where: Location, target=None, version=None
     if family is None:
         return PtxFinding("PX101", "note", where, spelling, f"{opcode}: no family of the spec defines it; not judged")
     section = str(family.reference)
+    hinted = db.hinted(spelling)
+    if hinted is not None:  # performance qualifiers (ld.global.cg): their gates, then the form without them
+        base, hints = hinted
+        for h in hints:
+            names = "".join("." + t for t in split_spelling(spelling)[1] if t in h.tokens)
+            if target is not None and target.sm < h.target.sm:
+                return PtxFinding("PX003", "error", where, spelling, f"{spelling}: {names} requires sm_{h.target.sm} "
+                                                                     f"or newer (target {target.name})", section)
+            if version is not None and version < h.target.ptx:
+                return PtxFinding("PX004", "error", where, spelling, f"{spelling}: {names} requires PTX ISA "
+                                  f"{h.target.ptx_text} or newer (module .version {version[0]}.{version[1]})", section)
+        return judge_spelling(db, base, where, target, version)
     tokens = _family_tokens(db)[opcode]
     foreign = [t for t in (*mods, type_) if t not in tokens]
     if foreign:

@@ -30,7 +30,7 @@ format's canonical NaN.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Callable
 
@@ -558,6 +558,14 @@ class _Compiler:
         return steps
 
     def instruction(self, ins: Instr, pos: int) -> Step:
+        if ins.opcode.split(".", 1)[0] in ("ld", "st"):
+            plain = self._without_hints(ins)
+            if plain is not ins:
+                # compiled as the form without its hints; the step keeps the module's instruction
+                # (the analyses of tilecheck.verify know instructions by identity)
+                step = self.instruction(plain, pos)
+                step.instr = ins
+                return step
         tokens = ins.opcode.split(".")
         head, mods = tokens[0], tokens[1:]
         if head == "bra":
@@ -678,6 +686,35 @@ class _Compiler:
             if v in mods:
                 vec = int(v[1])
         return [m for m in mods if m not in ("v2", "v4")], vec
+
+    def _without_hints(self, ins: Instr) -> Instr:
+        """``ins`` as the form it denotes without its performance qualifiers (cache operators,
+        eviction priorities, prefetch sizes, ``.L2::cache_hint`` and the cache-policy operand it
+        adds: spec/ptx/ld.yaml and st.yaml, ``hints``), which leave the bits moved unchanged;
+        ``ins`` itself where it has none. Its text stays what the module says."""
+        if self.db.resolve(ins.opcode) is not None:
+            return ins
+        hinted = self.db.hinted(ins.opcode)
+        if hinted is None:
+            return ins
+        base, hints = hinted
+        operands = ins.operands
+        if any(h.operand == "cache-policy" for h in hints):
+            if len(operands) != 3 or not isinstance(operands[2], Reg):
+                raise self.error(ins, f"{ins.opcode}: .L2::cache_hint takes a 64-bit cache-policy register "
+                                      "after the operands")
+            operands = operands[:2]
+        return replace(ins, opcode=base, operands=operands)
+
+    def op_createpolicy(self, ins, mods):
+        """``createpolicy.fractional.L2::evict_*{.L2::evict_*}.b64 d, fraction``: a cache policy
+        for ``.L2::cache_hint`` accesses, which the simulator reads as the hint it is (the value
+        is opaque: :func:`compile_function` refuses a kernel that uses it as data)."""
+        if not mods or mods[0] != "fractional" or mods[-1] != "b64" or len(ins.operands) not in (2, 3):
+            raise self.unsupported(ins)
+        write, wname = self.writer(ins, ins.operands[0])
+        return self._step(ins, lambda L, s, c: write(L, s, np.zeros(L.size if s is None else s.size,
+                                                                     dtype=np.uint64)), set(), [wname])
 
     def _memory_form(self, ins):
         """The spec form (spec/ptx/ld.yaml, st.yaml) an ``ld``/``st`` spelling denotes; a located
@@ -2273,10 +2310,27 @@ def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list,
                           where)
 
 
+def _policies_only_as_hints(steps: list, path: str) -> None:
+    """A ``createpolicy`` result is an opaque cache policy: read as the hint of an access (whose
+    cache-policy operand the steps drop) it changes no bits, but read as data its value would be
+    the simulator's invention. The first instruction that reads one as data is a located error."""
+    policies = {w for st in steps if st.instr.opcode.startswith("createpolicy") for w in st.writes}
+    if not policies:
+        return
+    for st in steps:
+        used = policies & set(st.reads)
+        if used and not st.instr.opcode.startswith("createpolicy"):
+            raise UnsupportedPtxError(f"{st.instr.opcode}: reads the cache policy {sorted(used)[0]} (made by createpolicy) as "
+                                      "data; a cache policy is only a hint of ld/st .L2::cache_hint",
+                                      Location(path, st.instr.line, st.instr.col))
+
+
 def compile_function(function: Function, db, path: str) -> Plan:
     """Compile ``function`` once into a :class:`Plan`; unsupported instructions are located errors."""
     comp = _Compiler(function, db, path)
-    plan = Plan(function, comp.compile(), path)
+    steps = comp.compile()
+    _policies_only_as_hints(steps, path)
+    plan = Plan(function, steps, path)
     plan.db = db  # a cut-down copy of the function compiles with the same database
     plan.regions = fused.find_regions(plan, comp)
     return plan

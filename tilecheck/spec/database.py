@@ -38,6 +38,7 @@ from tilecheck.spec.forms import (
     Example,
     Family,
     Form,
+    Hint,
     IllegalSpelling,
     NanPolicy,
     OperandSpec,
@@ -165,6 +166,35 @@ class SpecDatabase:
         if form is not None and self._order_problem(form, spelling) is not None:
             return None
         return form
+
+    def hinted(self, spelling: str) -> tuple[str, tuple[Hint, ...]] | None:
+        """For a memory access with performance qualifiers (``ld.global.cg.b32``,
+        ``ld.global.L1::evict_last.L2::cache_hint.b16``): the spelling of the form it denotes
+        without them and the family's hints it uses, each at most once per kind and on a space it
+        applies to. None where the spelling carries no hint of its family, carries two of one kind,
+        or what remains denotes no form (each hint's gate is its ``target``)."""
+        opcode, mods, type_ = split_spelling(spelling)
+        family = self.families.get(opcode)
+        if family is None or not family.hints:
+            return None
+        tokens = {t for h in family.hints for t in h.tokens}
+        kept = [m for m in mods if m not in tokens]
+        if len(kept) == len(mods):
+            return None
+        space = "global.nc" if {"global", "nc"} <= set(kept) else "global" if "global" in kept else \
+            "generic" if not {"param", "local", "shared", "const"} & set(kept) else None
+        used: list[Hint] = []
+        for m in mods:
+            if m in tokens:
+                hint = next((h for h in family.hints if m in h.tokens and space in h.spaces), None)
+                if hint is None or hint in used:  # not on this space, or two of one kind
+                    return None
+                used.append(hint)
+        base = ".".join((opcode, *kept, type_))
+        form = self.resolve(base)
+        if form is None or form.kind != "memory":
+            return None
+        return base, tuple(used)
 
     def _order_problem(self, form: Form, spelling: str) -> str | None:
         """Why ``spelling`` puts an opcode qualifier of ``form`` in the wrong place (None if it does not)."""
@@ -504,7 +534,10 @@ def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem],
                                 e["source"], e.get("variant", "documented"), doc.locate(("examples", n))))
     return Family(name=data["name"], isa="ptx", summary=data["summary"], reference=_reference(data["reference"]),
                   path=doc.path, forms=tuple(forms), illegal=tuple(illegal), examples=tuple(examples),
-                  notes=data.get("notes", ""), operand_names=tuple(names), opcode_qualifiers=fixed)
+                  notes=data.get("notes", ""), operand_names=tuple(names), opcode_qualifiers=fixed,
+                  hints=tuple(Hint(tuple(h["tokens"]), tuple(h["spaces"]),
+                                   Target(h["target"]["sm"], _version(h["target"]["ptx"])), h["source"], h.get("operand"))
+                              for h in data.get("hints", ())))
 
 
 def _load_targets(doc: LocatedDocument, db: SpecDatabase, problems: list[Problem]) -> None:

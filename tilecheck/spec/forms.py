@@ -221,6 +221,20 @@ class Form:
         return f"Form({self.name!r})"
 
 
+@dataclass(frozen=True)
+class Hint:
+    """Qualifiers of one kind that leave a memory access's bits unchanged (``ld.global.cg``,
+    ``.L1::evict_last``, ``.L2::cache_hint``): at most one of ``tokens`` per spelling, on forms of
+    ``spaces`` (``global``, ``global.nc``, ``generic``), from ``target``; ``operand``: the operand
+    the qualifier adds after the form's own (``cache-policy``), or None."""
+
+    tokens: tuple[str, ...]
+    spaces: tuple[str, ...]
+    target: Target
+    source: str
+    operand: str | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class Family:
     """One spec file: an instruction family and its expanded forms."""
@@ -236,6 +250,7 @@ class Family:
     notes: str = ""
     operand_names: tuple[str, ...] = ()
     opcode_qualifiers: tuple[str, ...] = ()  # must directly follow the opcode (div.full)
+    hints: tuple[Hint, ...] = ()  # performance qualifiers of memory accesses (ld.global.cg)
 
 
 @dataclass(frozen=True)
