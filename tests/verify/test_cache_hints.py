@@ -1,6 +1,6 @@
-"""Cache operators, eviction priorities, prefetch sizes and ``.L2::cache_hint`` on ``ld``/``st``
-(spec/ptx/ld.yaml and st.yaml, ``hints``): performance qualifiers that leave the bits moved
-unchanged. A spelling with them denotes the form without them (``SpecDatabase.hinted``), under
+"""Cache operators, eviction priorities, prefetch sizes, ``.L2::cache_hint`` and ``ld.volatile``
+(spec/ptx/ld.yaml and st.yaml, ``hints``): qualifiers that leave the bits an elementwise kernel's
+access moves unchanged. A spelling with them denotes the form without them (``SpecDatabase.hinted``), under
 each one's own gate (``tilecheck check``); the simulator runs the plain form and reads the
 cache-policy operand of ``.L2::cache_hint`` as the hint it is, and refuses a kernel that uses a
 ``createpolicy`` result as data.
@@ -28,6 +28,10 @@ TRITON = Path(__file__).resolve().parents[2] / "examples" / "triton"
     ("ld.L1::no_allocate.b64", "ld.b64", 1),
     ("st.global.cs.v2.b32", "st.global.v2.b32", 1),
     ("st.global.L1::evict_first.L2::cache_hint.b16", "st.global.b16", 2),
+    ("ld.volatile.global.v4.b32", "ld.global.v4.b32", 1),
+    ("ld.volatile.global.L2::64B.b16", "ld.global.b16", 2),
+    ("ld.volatile.global.cg.b32", None, 0),   # ptxas: '.volatile' cannot be combined with '.cg'
+    ("ld.volatile.global.nc.b32", None, 0),
     ("ld.global.b32", None, 0),            # no hint: the form itself, not a hinted one
     ("ld.global.ca.cg.b32", None, 0),      # two cache operators
     ("ld.global.nc.lu.b32", None, 0),      # .lu is no operator of ld.global.nc

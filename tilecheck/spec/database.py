@@ -171,8 +171,8 @@ class SpecDatabase:
         """For a memory access with performance qualifiers (``ld.global.cg.b32``,
         ``ld.global.L1::evict_last.L2::cache_hint.b16``): the spelling of the form it denotes
         without them and the family's hints it uses, each at most once per kind and on a space it
-        applies to. None where the spelling carries no hint of its family, carries two of one kind,
-        or what remains denotes no form (each hint's gate is its ``target``)."""
+        applies to. None where the spelling carries no hint of its family, carries two of one kind
+        or two that exclude each other, or what remains denotes no form (each hint's gate is its ``target``)."""
         opcode, mods, type_ = split_spelling(spelling)
         family = self.families.get(opcode)
         if family is None or not family.hints:
@@ -190,6 +190,8 @@ class SpecDatabase:
                 if hint is None or hint in used:  # not on this space, or two of one kind
                     return None
                 used.append(hint)
+        if any(set(h.excludes) & set(mods) for h in used):
+            return None
         base = ".".join((opcode, *kept, type_))
         form = self.resolve(base)
         if form is None or form.kind != "memory":
@@ -536,7 +538,8 @@ def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem],
                   path=doc.path, forms=tuple(forms), illegal=tuple(illegal), examples=tuple(examples),
                   notes=data.get("notes", ""), operand_names=tuple(names), opcode_qualifiers=fixed,
                   hints=tuple(Hint(tuple(h["tokens"]), tuple(h["spaces"]),
-                                   Target(h["target"]["sm"], _version(h["target"]["ptx"])), h["source"], h.get("operand"))
+                                   Target(h["target"]["sm"], _version(h["target"]["ptx"])), h["source"], h.get("operand"),
+                                   tuple(h.get("excludes", ())))
                               for h in data.get("hints", ())))
 
 

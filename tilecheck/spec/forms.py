@@ -223,16 +223,18 @@ class Form:
 
 @dataclass(frozen=True)
 class Hint:
-    """Qualifiers of one kind that leave a memory access's bits unchanged (``ld.global.cg``,
-    ``.L1::evict_last``, ``.L2::cache_hint``): at most one of ``tokens`` per spelling, on forms of
-    ``spaces`` (``global``, ``global.nc``, ``generic``), from ``target``; ``operand``: the operand
-    the qualifier adds after the form's own (``cache-policy``), or None."""
+    """Qualifiers of one kind that leave the bits of an elementwise kernel's memory access unchanged
+    (``ld.global.cg``, ``.L1::evict_last``, ``.L2::cache_hint``, ``ld.volatile``): at most one of
+    ``tokens`` per spelling, on forms of ``spaces`` (``global``, ``global.nc``, ``generic``), from
+    ``target``; ``operand``: the operand the qualifier adds after the form's own (``cache-policy``),
+    or None; ``excludes``: qualifiers it may not be combined with."""
 
     tokens: tuple[str, ...]
     spaces: tuple[str, ...]
     target: Target
     source: str
     operand: str | None = None
+    excludes: tuple[str, ...] = ()  # qualifiers a spelling with one of ``tokens`` may not carry
 
 
 @dataclass(frozen=True, eq=False)
