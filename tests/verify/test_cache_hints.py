@@ -113,3 +113,23 @@ def test_check_judges_the_hints_gates(tmp_path, capsys):
     assert main(["check", _kernel(tmp_path, body, target="sm_75")]) == 1
     text = "".join(capsys.readouterr())
     assert "PX003" in text and "createpolicy requires sm_80" in text and ".L2::cache_hint requires sm_80" in text
+
+
+def test_nvcc_cache_intrinsics_and_a_prefetch_run_as_the_plain_accesses(db, capsys):
+    """examples/cuda/cache_hints.ptx: nvcc 13's __ldcs/__ldlu/__ldcg/__ldcv/__ldca and __stcs/__stwt/
+    __stcg, an inline-asm prefetch.global.L2 and ld.global.nc.L1::no_allocate. Each kernel divides;
+    on the same sampled inputs its verdict and misrounded inputs are those of the plain kernel of the
+    same division (examples/cuda/float.ptx and half.ptx)."""
+    cuda = TRITON.parent / "cuda"
+    pairs = [("cache_hints.ptx", "k_fdiv_ldcs", "float.ptx", "k_fdiv_rn", "div.rn.f32"),
+             ("cache_hints.ptx", "k_fdiv_prefetch_no_allocate", "float.ptx", "k_fdiv_rn", "div.rn.f32"),
+             ("cache_hints.ptx", "k_h2div_ldca_stcg", "half.ptx", "k_h2div_f16", "div.rn.f16")]
+    for file, entry, plain_file, plain_entry, ref in pairs:
+        outs = []
+        for f, e in ((file, entry), (plain_file, plain_entry)):
+            rows = []
+            o = verify_ptx(str(cuda / f), e, ref, db=db, cases=2000, misrounded=rows.append)
+            outs.append((o.verdict_word, o.misrounded_count, [r.tolist() for r in rows]))
+        assert outs[0] == outs[1], (entry, outs[0][:2], outs[1][:2])
+    assert main(["check", str(cuda / "cache_hints.ptx")]) == 0
+    assert "error[" not in capsys.readouterr().out

@@ -716,6 +716,17 @@ class _Compiler:
         return self._step(ins, lambda L, s, c: write(L, s, np.zeros(L.size if s is None else s.size,
                                                                      dtype=np.uint64)), set(), [wname])
 
+    def op_prefetch(self, ins, mods):
+        """``prefetch{.global,.local}.{L1,L2}`` and ``prefetch.global.L2::evict_{last,normal}`` [a]:
+        a cache line brought closer, no register or memory changed (PTX ISA 9.1 §9.7.9.15): a step
+        that does nothing. (``prefetch.tensormap`` and ``prefetchu`` are other instructions.)"""
+        spaces, levels = ("global", "local"), ("L1", "L2", "L2::evict_last", "L2::evict_normal")
+        rest = mods[1:] if mods and mods[0] in spaces else mods
+        if len(rest) != 1 or rest[0] not in levels or len(ins.operands) != 1 or not isinstance(ins.operands[0], Addr) \
+                or (rest[0].startswith("L2::") and mods[:1] != ["global"]):
+            raise self.unsupported(ins)
+        return self._step(ins, lambda L, s, c: None, set(), [])
+
     def _memory_form(self, ins):
         """The spec form (spec/ptx/ld.yaml, st.yaml) an ``ld``/``st`` spelling denotes; a located
         error naming the spelling when the database has none (``ld.shared``, ``ld.param.nc``,
