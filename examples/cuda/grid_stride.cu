@@ -40,3 +40,13 @@ extern "C" __global__ void k_fdiv_grid_stride_unroll4_counted(const float* a, co
 #pragma unroll 4
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) out[i] = a[i] / b[i];
 }
+// the count in 64 bits (size_t, long long), as code for large arrays writes it: the count is a
+// .u64 parameter, the type of a pointer (compared, never dereferenced: a count); nvcc 13 counts the
+// iterations with div.u64, or div.u32 when both fit in 32 bits, and unrolls by 4 after a remainder loop
+extern "C" __global__ void k_fdiv_grid_stride_size_t(const float* a, const float* b, float* out, size_t n) {
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x) out[i] = a[i] / b[i];
+}
+extern "C" __global__ void k_fdividef_grid_stride_i64(const float* a, const float* b, float* out, long long n) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+    out[i] = __fdividef(a[i], b[i]);
+}

@@ -389,6 +389,43 @@ def _value_type(p) -> bool:
     return p.ptx_type in VALUE_TYPES or (p.array is not None and (p.nbytes, p.align) in ((2, 2), (4, 4)))
 
 
+def counts_in_64_bits(fn) -> set[str]:
+    """The 64-bit parameters that are counts, not pointers: their value (through the registers
+    computed from it) is compared (``setp``) and never reaches an address (``cvta``, or the base of
+    a load or store). ``for (long long i = ...; i < n; ...)`` and ``size_t n`` pass the count in a
+    ``.u64`` parameter, the type of a pointer; taken for one, it would be filled with an address
+    and the loop would run that far. A parameter the kernel never reads stays a pointer (unused)."""
+    body = [ins for ins in fn.body if isinstance(ins, Instr)]
+    counts = set()
+    for p in fn.params:
+        if p.ptx_type not in POINTER_TYPES or p.array is not None:
+            continue
+        derived = {ins.operands[0].name for ins in body
+                   if ins.opcode.startswith("ld.param") and len(ins.operands) == 2 and isinstance(ins.operands[1], Addr)
+                   and getattr(ins.operands[1].base, "name", None) == p.name and isinstance(ins.operands[0], Reg)}
+        if not derived:
+            continue
+        changed = True
+        while changed:  # every register computed from the parameter's value
+            changed = False
+            for ins in body:
+                if ins.opcode.startswith(("ld", "st")):
+                    continue
+                if set(slicing.registers_read(ins)) & derived:
+                    new = set(slicing.registers_written(ins)) - derived
+                    if new:
+                        derived |= new
+                        changed = True
+        addresses = any(
+            (ins.opcode.startswith("cvta") and set(slicing.registers_read(ins)) & derived)
+            or any(isinstance(o, Addr) and getattr(o.base, "name", None) in derived for o in ins.operands)
+            for ins in body)
+        compared = any(ins.opcode.startswith("setp") and set(slicing.registers_read(ins)) & derived for ins in body)
+        if compared and not addresses:
+            counts.add(p.name)
+    return counts
+
+
 def value_params(fn, roles: list | None = None) -> list[str]:
     """The parameters that are operands given by value, in order: holding one floating-point value
     (:func:`_value_type`) and read by the kernel (one it never loads is unused, as a pointer it
@@ -444,7 +481,8 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     params = [(p.name, p.ptx_type) for p in fn.params]
     values = value_params(fn, roles)
     if roles is None:
-        pointers = [n for n, t in params if t in POINTER_TYPES]
+        counts = counts_in_64_bits(fn)
+        pointers = [n for n, t in params if t in POINTER_TYPES and n not in counts]
         scalars = [n for n, t in params if n not in pointers and n not in values]
         unused: list = []
     else:
