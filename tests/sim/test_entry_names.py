@@ -117,3 +117,12 @@ def test_spellings_of_a_signature():
     assert names.spellings("void ns::tdiv<unsigned int>(unsigned int const*, int)") == [
         "void ns::tdiv<unsigned int>(unsigned int const*,int)", "ns::tdiv<unsigned int>(unsigned int const*,int)",
         "ns::tdiv<unsigned int>", "tdiv<unsigned int>", "tdiv"]
+
+
+def test_without_entry_the_only_kernel_is_taken_and_several_are_listed(capsys):
+    triton = Path(__file__).resolve().parents[2] / "examples" / "triton" / "div_f32.ptx"
+    assert main(["verify", str(triton), "--against", "div.full.f32", "--cases", "50"]) == 0
+    assert "note: --entry div_kernel (the module's only kernel)" in capsys.readouterr().err
+    assert main(["verify", str(PTX), "--against", "div.rn.f32", "--cases", "50"]) == 2
+    err = capsys.readouterr().err
+    assert "--entry NAME is needed: the module defines" in err and "Traceback" not in err

@@ -36,6 +36,8 @@ from tilecheck.errors import UsageError
 from tilecheck.report import run_report
 from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled, sharded
+from tilecheck.sim.frontend import parse_module
+from tilecheck.sources import read_source
 from tilecheck.verify.compiled import MISROUNDED_CAP, producer
 
 PTX_OPTIONS = ("entry", "against", "exhaustive", "ulp_reading", "approx", "input", "corpus")
@@ -117,18 +119,32 @@ def refuse_batch_options(args) -> None:
         raise UsageError("--misrounded lists the misrounded inputs of verify FILE.ptx --entry NAME --against REF")
 
 
+def _only_kernel(path: str) -> str:
+    """The name of the module's one ``.entry`` (a note on stderr says it was taken); a usage error
+    listing the kernels where there are none or several."""
+    module = parse_module(read_source(path), path)
+    kernels = [f.name for f in module.functions.values() if f.defined and f.kind == "entry"]
+    if len(kernels) != 1:
+        listed = ", ".join(kernels) or "none"
+        raise UsageError(f"{path}: --entry NAME is needed: the module defines {len(kernels)} kernels ({listed})")
+    print(f"note: --entry {kernels[0]} (the module's only kernel)", file=sys.stderr)
+    return kernels[0]
+
+
 def run(args) -> int:
     """Run the compiled-PTX verification; returns the exit code."""
     ptx = [t for t in args.targets if str(t).endswith(".ptx")]
     if len(ptx) != 1 or len(args.targets) != 1:
         raise UsageError("verify FILE.ptx takes exactly one .ptx file (and --entry NAME --against REF)")
-    if not args.entry or not args.against:
-        raise UsageError("verify FILE.ptx needs --entry NAME and --against REF")
+    if not args.against:
+        raise UsageError("verify FILE.ptx needs --against REF (and --entry NAME where the module has several kernels)")
     if args.exhaustive and args.cases is not None:
         raise UsageError("--exhaustive and --cases are exclusive")
     if args.cases is not None and args.cases < 1:
         raise UsageError("--cases must be at least 1")
     refuse_illegal(ptx[0], load_database())
+    if not args.entry:
+        args.entry = _only_kernel(ptx[0])
     if args.misrounded and (batched(args) or args.input):
         raise UsageError("--misrounded writes the inputs of one run in this process: not with --input, --workers, "
                          "--scheduler, --out, --resume, --batch or --stop-after")

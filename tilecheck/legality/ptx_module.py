@@ -75,7 +75,8 @@ sm_80 and later makes the cache policy of ``.L2::cache_hint`` with ``createpolic
 UNMODELED_QUALIFIERS = frozenset({
     # state spaces and their sub-spaces (PTX ISA 9.0 §5.1)
     "shared", "shared::cta", "shared::cluster", "const", "tex", "global::cta",
-    # cache operators (§9.7.9.8 ld, §9.7.9.9 st) and eviction priorities / cache hints
+    # cache operators (§9.7.9.8 ld, §9.7.9.9 st) and eviction priorities / cache hints: judged as the
+    # hints of spec/ptx/ld.yaml and st.yaml where they apply (global, generic), not modelled elsewhere
     "ca", "cg", "cs", "lu", "cv", "wb", "wt", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first",
     "L1::evict_last", "L1::no_allocate", "L2::evict_first", "L2::evict_last", "L2::evict_normal",
     "L2::cache_hint", "L2::64B", "L2::128B", "L2::256B", "level::eviction_priority",
