@@ -50,7 +50,8 @@ def add_arguments(p) -> None:
     g = p.add_argument_group("compiled PTX (tilecheck verify FILE.ptx --entry NAME --against REF)")
     g.add_argument("--entry", metavar="NAME",
                    help="the .entry kernel or .func to verify: its PTX (mangled) name, or its C++ name "
-                        "(tdiv<float>, div_gs, ns::f(float const*, float*)) where one function answers to it")
+                        "(tdiv<float>, div_gs, ns::f(float const*, float*)) where one function answers to it; "
+                        "left out: the module's only kernel")
     g.add_argument("--against", metavar="REF",
                    help="OP.RND.FMT (div rcp sqrt rsqrt add sub mul fma; rn rz rm rp; f16 bf16 f32 f64), a PTX form, "
                         "or an expression of PTX forms over the operands, e.g. 'add.rn.f32(mul.rn.f32(a, b), c)' "
