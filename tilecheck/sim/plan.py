@@ -718,7 +718,7 @@ class _Compiler:
 
     def op_prefetch(self, ins, mods):
         """``prefetch{.global,.local}.{L1,L2}`` and ``prefetch.global.L2::evict_{last,normal}`` [a]:
-        a cache line brought closer, no register or memory changed (PTX ISA 9.1 §9.7.9.15): a step
+        a cache line brought closer, no register or memory changed (PTX ISA 9.1, prefetch): a step
         that does nothing. (``prefetch.tensormap`` and ``prefetchu`` are other instructions.)"""
         spaces, levels = ("global", "local"), ("L1", "L2", "L2::evict_last", "L2::evict_normal")
         rest = mods[1:] if mods and mods[0] in spaces else mods
