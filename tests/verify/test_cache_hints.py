@@ -133,3 +133,4 @@ def test_nvcc_cache_intrinsics_and_a_prefetch_run_as_the_plain_accesses(db, caps
         assert outs[0] == outs[1], (entry, outs[0][:2], outs[1][:2])
     assert main(["check", str(cuda / "cache_hints.ptx")]) == 0
     assert "error[" not in capsys.readouterr().out
+

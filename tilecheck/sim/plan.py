@@ -449,6 +449,9 @@ class _Compiler:
         if not isinstance(op, Reg):
             raise self.error(ins, f"expected a register, got {op!r}", unsupported=False)  # repr: the PTX text, quoted
         if op.name not in self.reg_types:
+            if op.name.split(".")[0] in _MACHINE_SPECIALS or op.name.startswith(("%lanemask_", "%pm", "%envreg")):
+                raise self.error(ins, f"special register {op.name} is not modelled: its value is the machine's (a "
+                                      "clock, a counter or a hardware id), not a function of the kernel's inputs")
             raise self.error(ins, f"undeclared register {op!r}", unsupported=False)
         return op.name
 
@@ -2319,6 +2322,13 @@ def _store(L: Lanes, s, c: RunContext, a: np.ndarray, nbytes: int, values: list,
                 val |= np.asarray(v)[pick].astype(np.uint64) << np.uint64(j * 8 * nbytes)
             _record_store(L, sub, region, nbytes * len(chunk), offs + np.int64(first * nbytes), val, (c.step, part),
                           where)
+
+
+_MACHINE_SPECIALS = ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%smid", "%nsmid",
+                     "%gridid", "%total_smem_size", "%dynamic_smem_size", "%aggr_smem_size", "%reserved_smem_offset_begin",
+                     "%current_graph_exec")
+"""PTX special registers (PTX ISA 9.1 §10) whose values the hardware supplies at run time; the
+simulator models the thread and launch geometry, not these."""
 
 
 def _policies_only_as_hints(steps: list, path: str) -> None:
