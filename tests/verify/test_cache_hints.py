@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from support.elementwise_ptx import elementwise_kernel
 from tilecheck.cli import main
 from tilecheck.verify.compiled import verify_ptx
 
@@ -60,31 +61,7 @@ def test_hinted_kernels_misround_what_the_plain_kernel_does(db):
 
 
 def _kernel(tmp_path, body: str, target: str = "sm_90", version: str = "8.0") -> str:
-    path = tmp_path / "k.ptx"
-    path.write_text(f""".version {version}
-.target {target}
-.address_size 64
-.visible .entry k(.param .u64 a, .param .u64 o, .param .u32 n)
-{{
-  .reg .pred %p<2>;
-  .reg .b32 %r<8>;
-  .reg .b64 %rd<8>;
-  ld.param.u64 %rd1, [a];
-  ld.param.u64 %rd2, [o];
-  ld.param.u32 %r5, [n];
-  mov.u32 %r1, %tid.x;
-  setp.ge.u32 %p1, %r1, %r5;
-  @%p1 bra DONE;
-  mul.wide.u32 %rd3, %r1, 4;
-  add.s64 %rd4, %rd1, %rd3;
-  add.s64 %rd5, %rd2, %rd3;
-  createpolicy.fractional.L2::evict_last.b64 %rd6, 1.0;
-{body}
-DONE:
-  ret;
-}}
-""")
-    return str(path)
+    return elementwise_kernel(tmp_path, body, target, version, policy=True)
 
 
 def test_a_cache_hinted_copy_verifies_and_a_policy_used_as_data_is_refused(tmp_path, capsys):

@@ -121,14 +121,13 @@ def refuse_batch_options(args) -> None:
 
 
 def _only_kernel(path: str) -> str:
-    """The name of the module's one ``.entry`` (a note on stderr says it was taken); a usage error
-    listing the kernels where there are none or several."""
+    """The name of the module's one ``.entry``; a usage error listing the kernels where there are
+    none or several."""
     module = parse_module(read_source(path), path)
     kernels = [f.name for f in module.functions.values() if f.defined and f.kind == "entry"]
     if len(kernels) != 1:
         listed = ", ".join(kernels) or "none"
         raise UsageError(f"{path}: --entry NAME is needed: the module defines {len(kernels)} kernels ({listed})")
-    print(f"note: --entry {kernels[0]} (the module's only kernel)", file=sys.stderr)
     return kernels[0]
 
 
@@ -146,6 +145,7 @@ def run(args) -> int:
     refuse_illegal(ptx[0], load_database())
     if not args.entry:
         args.entry = _only_kernel(ptx[0])
+        sys.stderr.write(f"note: --entry {args.entry} (the module's only kernel)\n")
     if args.misrounded and (batched(args) or args.input):
         raise UsageError("--misrounded writes the inputs of one run in this process: not with --input, --workers, "
                          "--scheduler, --out, --resume, --batch or --stop-after")

@@ -396,6 +396,7 @@ def counts_in_64_bits(fn) -> set[str]:
     ``.u64`` parameter, the type of a pointer; taken for one, it would be filled with an address
     and the loop would run that far. A parameter the kernel never reads stays a pointer (unused)."""
     body = [ins for ins in fn.body if isinstance(ins, Instr)]
+    flows = [(ins, set(slicing.registers_read(ins)), set(slicing.registers_written(ins))) for ins in body]
     counts = set()
     for p in fn.params:
         if p.ptx_type not in POINTER_TYPES or p.array is not None:
@@ -406,21 +407,17 @@ def counts_in_64_bits(fn) -> set[str]:
         if not derived:
             continue
         changed = True
-        while changed:  # every register computed from the parameter's value
+        while changed:  # every register computed from the parameter's value (not through memory)
             changed = False
-            for ins in body:
-                if ins.opcode.startswith(("ld", "st")):
-                    continue
-                if set(slicing.registers_read(ins)) & derived:
-                    new = set(slicing.registers_written(ins)) - derived
-                    if new:
-                        derived |= new
-                        changed = True
+            for ins, reads, writes in flows:
+                if reads & derived and not writes <= derived and not ins.opcode.startswith(("ld", "st")):
+                    derived |= writes
+                    changed = True
         addresses = any(
-            (ins.opcode.startswith("cvta") and set(slicing.registers_read(ins)) & derived)
+            (ins.opcode.startswith("cvta") and reads & derived)
             or any(isinstance(o, Addr) and getattr(o.base, "name", None) in derived for o in ins.operands)
-            for ins in body)
-        compared = any(ins.opcode.startswith("setp") and set(slicing.registers_read(ins)) & derived for ins in body)
+            for ins, reads, _ in flows)
+        compared = any(ins.opcode.startswith("setp") and reads & derived for ins, reads, _ in flows)
         if compared and not addresses:
             counts.add(p.name)
     return counts
