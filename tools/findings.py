@@ -106,10 +106,15 @@ def _misrounded(o) -> str:
 def _unknown_cause(o) -> str:
     """What the unknown inputs reach, in the table's words: an unbounded contract, unless every
     input listed has an allowed set too large to enumerate (wide bounds, lg2.approx near 1), a
-    documented bound tilecheck does not model yet (sin, cos, tanh) or an allowed set that is no
-    single run of values (lg2.approx.ftz's absolute bound across zero), or a result the ISA leaves
-    open (integer division by zero and its kin: :func:`tilecheck.model.api.unspecified`)."""
+    documented bound tilecheck does not model yet (tanh), a bound the ISA states on a range only
+    (sin and cos beyond 100pi) or an allowed set that is no single run of values (the absolute
+    bounds of lg2.approx.ftz and sin/cos.approx.ftz across zero), or a result the ISA leaves open
+    (integer division by zero and its kin: :func:`tilecheck.model.api.unspecified`)."""
     why = repr(getattr(o, "unknown_inputs", []))
+    if "no defined error guarantees" in why and "no single run" in why:
+        return "a bound stated on [-100pi, 100pi] only, or whose allowed values are no single run under .ftz"
+    if "no defined error guarantees" in why:
+        return "a bound the ISA states on [-100pi, 100pi] only"
     if "§9.7.1.8-9" in why or "§9.7.1.9" in why or "the most negative value" in why:
         return "a result the ISA leaves open (integer division: a zero divisor, ...)"
     if "does not model" in why and "more than" not in why:

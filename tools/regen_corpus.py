@@ -297,14 +297,16 @@ TRITON_CASES = [
     # wherever the input is finite and non-zero; the special-value tables are judged)
     TritonCase("fast_sin_f32", "fast_sin_kernel", "fp32", "libdevice.fast_sinf(x)", ("sin.approx.ftz.f32",),
                DOC_FAST_SIN, amd=False,
-               note="tilecheck does not model sin.approx yet: every finite non-zero input is unknown"),
+               note="the ISA bounds sin.approx on [-100pi, 100pi] only; under .ftz the inputs whose bound "
+                    "reaches a flushed zero are no single run of values: both unknown"),
     # libdevice's sinf/cosf: exact arithmetic only (fma polynomials; for large |x| Payne-Hanek's reduction
     # through mad.lo.cc/madc.hi, shf.l.wrap and a local array), so the kernel's result is one value per
-    # input; the only PTX forms of sine and cosine are the approximate instructions, not modelled yet
+    # input; the only PTX forms of sine and cosine are the approximate instructions, whose absolute bounds
+    # hold on [-100pi, 100pi] only
     *[TritonCase(f"{fn}_f32{'_v' if vec else ''}", f"{fn}_kernel", "fp32", f"tl.{fn}(x)", (f"{fn}.approx.f32",), doc,
-                 amd=False, block=1024 if vec else 128, vector=vec, inputs="65536",
-                 note=f"no PTX form computes {fn} exactly, and tilecheck does not model {fn}.approx yet: every finite "
-                      "non-zero input is unknown")
+                 amd=False, block=1024 if vec else 128, vector=vec,
+                 note=f"no PTX form computes {fn} exactly: judged against {fn}.approx's absolute bound, which the "
+                      "ISA states on [-100pi, 100pi] only (every input beyond is unknown)")
       for fn, doc in (("sin", DOC_SIN), ("cos", DOC_COS)) for vec in (False, True)],
     TritonCase("tanh_asm_f32", "tanh_asm_kernel", "fp32", 'inline_asm_elementwise("tanh.approx.f32 $0, $1;")',
                ("tanh.approx.f32",), DOC_TANH_ASM, amd=False,

@@ -324,7 +324,7 @@ _NUMPY_FUNCTIONS = (
     "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift", "logical_and", "logical_or",
     "logical_not", "any", "all", "nonzero", "flatnonzero", "count_nonzero", "argmax", "bincount",
     "broadcast_arrays", "broadcast_to", "concatenate", "copyto", "repeat", "unique", "power", "log2", "trunc",
-    "nextafter",
+    "nextafter", "rint", "exp2",
 )
 API: dict = {name: _creator(getattr(np, name)) for name in _NUMPY_FUNCTIONS}
 API.update(asarray=asarray, array=array, ascontiguousarray=ascontiguousarray, asnumpy=asnumpy)

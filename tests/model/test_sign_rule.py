@@ -30,7 +30,9 @@ from tilecheck.spec.contract import ULP_READINGS
 from tilecheck.spec.database import load_database
 
 DB = load_database()
-FORMS = [f for f in DB.ptx_forms() if f.kind == "contract" and f.lanes == 1]
+FORMS = [f for f in DB.ptx_forms() if f.kind == "contract" and f.lanes == 1 and f.contract.bound.kind != "absolute"]
+"""(sin and cos are left out: their bound is absolute and their sign is no function of the operand's
+sign bit; both signs near their zeros are checked against MPFR in tests/model/test_sincos.py.)"""
 QUADRANTS = ((0, 0), (0, 1), (1, 0), (1, 1))
 
 

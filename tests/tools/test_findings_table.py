@@ -98,13 +98,17 @@ def test_an_unknown_row_says_what_its_inputs_reach(findings):
         "lg2.approx.ftz.f32's absolute bound (2^-22) reaches zero here"], "reference": None}])
     assert findings._unknown_cause(mixed) == "an unbounded contract"
     unmodelled = SimpleNamespace(unknown_inputs=[{"inputs": ["0x3f000000"], "reasons": [
-        "sin.approx.ftz.f32 %r2, %r1 on 0x3f000000: ... tilecheck does not model sin yet: not judged"], "reference": None}])
+        "tanh.approx.f32 %r2, %r1 on 0x3f000000: ... tilecheck does not model tanh yet: not judged"], "reference": None}])
     assert findings._unknown_cause(unmodelled) == "a bound tilecheck does not model yet"
     no_run = SimpleNamespace(unknown_inputs=[{"inputs": ["0x3f7fffff"], "reasons": [
         "lg2.approx.ftz.f32's absolute bound (2^-22) reaches zero here: its allowed values have both signs and, "
         "under .ftz, not the subnormals between them, which is no single run of values: not judged"],
         "reference": None}])
     assert findings._unknown_cause(no_run).startswith("a contract whose allowed values are no single run")
+    far = SimpleNamespace(unknown_inputs=[{"inputs": ["0x47030665"], "reasons": [], "reference":
+                                           "sin.approx.f32 is bounded on |a| <= 100pi only: beyond, the ISA provides "
+                                           "\"no defined error guarantees\": not judged"}])
+    assert findings._unknown_cause(far) == "a bound the ISA states on [-100pi, 100pi] only"
 
 
 def test_a_vector_kernels_repeated_elements_are_written_once(findings):

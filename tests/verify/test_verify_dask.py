@@ -175,5 +175,15 @@ def test_batched_options_are_checked(capsys, at_root, tmp_path):
     assert "stopped after 2 of 16 batch(es)" in capsys.readouterr().out
     assert main(base + ["--exhaustive", "--out", str(tmp_path / "r"), "--resume", "--approx", "reference"]) == 2
     assert "approx: checkpoint 'all', now 'reference'" in capsys.readouterr().err
+    # ... and under the spec it was started with: one changed byte in any spec file refuses it
+    import shutil
+    spec = tmp_path / "spec"
+    shutil.copytree(ROOT / "spec", spec)
+    sqrt = spec / "ptx" / "sqrt.yaml"
+    sqrt.write_text(sqrt.read_text() + "# a comment\n")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TILECHECK_SPEC_DIR", str(spec))
+        assert main(base + ["--exhaustive", "--out", str(tmp_path / "r"), "--resume"]) == 2
+    assert "spec: checkpoint '" in capsys.readouterr().err
     assert main(base + ["--exhaustive", "--out", str(tmp_path / "r")]) == 2
     assert "pass --resume" in capsys.readouterr().err

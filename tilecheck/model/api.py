@@ -20,7 +20,7 @@ instruction may return::
                       # for any NaN (for the upper-word forms: any NaN with a zero low word)
     r.unbounded       # the contract bounds nothing here (div.approx, subnormal divisor, no .ftz):
                       # any pattern is allowed (lo/hi then span -inf..+inf and nan is True)
-    r.reading         # the reading applied: either | exact | correctly-rounded | relative | none
+    r.reading         # the reading applied: either | exact | correctly-rounded | relative | absolute | none
     r.contains(bits)  # membership, for checks
 
 No other pattern is allowed: ``allowed(form, v, *ops, ulp_reading=...)`` is true exactly for the

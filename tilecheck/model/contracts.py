@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from tilecheck.formats import Format
-from tilecheck.model import exp2, log2, ops
+from tilecheck.model import exp2, log2, ops, sincos, tanh
 from tilecheck.model.ieee import flush_subnormal_bits, round_pack, unpack
 from tilecheck.model.order import from_key as _from_key
 from tilecheck.model.order import order_key as _order_key
@@ -40,10 +40,12 @@ from tilecheck.spec.forms import Form
 from tilecheck.spec.registry import SPECIAL_WORDS, TININESS_DEFAULT, special_result_bits
 
 _HI_MASK = 0xFFFFFFFF00000000
-UNMODELLED = {"sin": np.sin, "cos": np.cos, "tanh": np.tanh}
-"""Functions with specs whose bounds are documented but not modelled yet (their contracts' rule
-``unmodelled``): numpy's float64 function gives their special lanes' IEEE results (exact there:
-+-0, +-inf and NaN) and a representative value elsewhere, which no check judges."""
+_NUMPY_FUNCTIONS = {"sin": np.sin, "cos": np.cos, "tanh": np.tanh}
+"""numpy's float64 functions for the special lanes' IEEE results of sin, cos and tanh (exact
+there: +-0, +-inf and NaN), and a representative value where no model applies (sin and cos
+beyond the range their model is proved for), which no check judges."""
+_TRANSCENDENTAL = ("ex2", "lg2", "sin", "cos", "tanh")
+"""The functions whose exact value comes from a module of their own (RN, bounds, ranges)."""
 _MARGIN = 2.0 ** -20
 _EVAL_ERROR = 2.0 ** -50  # bound on the relative error of the float64 evaluation of x
 
@@ -178,9 +180,9 @@ def _ieee_special(xp, fn: str, fmt: Format, ops_bits, rule: ops.NanRule):
         out = xp.where(mag == 0, u64(xp, fmt.from_fraction(Fraction(1))), xp.where(neg, u64(xp, 0), u64(xp, fmt.inf)))
         return xp.where(mag > u64(xp, fmt.exponent_mask), u64(xp, rule.fixed if rule.fixed is not None else
                                                                   fmt.canonical_nan), out)
-    if fn in UNMODELLED:
+    if fn in _NUMPY_FUNCTIONS:
         # sin(+-0) = +-0, cos(+-0) = 1, tanh(+-0) = +-0, tanh(+-inf) = +-1, sin/cos(+-inf) = NaN, NaN -> NaN
-        return _unmodelled_values(xp, fn, fmt, ops_bits[0], rule)
+        return _numpy_values(xp, fn, fmt, ops_bits[0], rule)
     if fn == "lg2":
         # log2(NaN) = NaN, log2(x < 0) = NaN, log2(+-0) = -inf, log2(+inf) = +inf (IEEE 754-2019 9.2 log2)
         a = ops_bits[0].astype(xp.uint64)
@@ -362,7 +364,7 @@ def may_bound_nothing(form: Form) -> bool:
     c = form.contract
     return any(r.result in FREE_RESULTS for r in (c.rules or ())) or \
         (c.relative_log2 is not None and not c.flush_outputs and c.operation == "ex2") or \
-        (c.operation == "lg2" and c.flush_outputs)
+        (c.operation == "lg2" and c.flush_outputs) or bool(c.bound.ranges)
 
 
 def beneath_bound(xp, form: Form, fmt: Format, operands):
@@ -372,9 +374,19 @@ def beneath_bound(xp, form: Form, fmt: Format, operands):
     relative below 2^-14). Only ex2 has subnormal exact results among the relative-bound forms: its
     lanes are x < emin, exactly (2^x < 2^emin). And ``lg2.approx.ftz.f32`` where its absolute bound
     reaches zero: values of both signs without the flushed subnormals between them are no single
-    run of values, which :class:`~tilecheck.model.api.AllowedResults` cannot hold."""
+    run of values, which :class:`~tilecheck.model.api.AllowedResults` cannot hold. And sin and
+    cos (bounds by the operand's magnitude) beyond the last range, where the ISA bounds nothing,
+    and under ``.ftz`` where the bound reaches a flushed zero (no single run, as lg2's)."""
     c = form.contract
     none = xp.zeros(operands[0].shape, dtype=bool)
+    if c.operation in sincos.FUNCTIONS:
+        x, regular = _regular_f64(xp, fmt, operands[0])
+        t, bounded = sincos.bound_log2(xp, x, c.bound.ranges)
+        out = regular & ~bounded
+        if c.flush_outputs:
+            judged = regular & bounded
+            out = out | (judged & sincos.crossing(xp, c.operation, xp.where(judged, x, 1.0), t, 2.0 ** fmt.emin))
+        return out
     if c.operation == "lg2" and c.flush_outputs:
         # near x = 1 the absolute bound holds values of both signs and, under .ftz, not the
         # subnormals between them: no single run of values, so those lanes are left unjudged
@@ -388,6 +400,38 @@ def beneath_bound(xp, form: Form, fmt: Format, operands):
     finite = (mag < u64(xp, fmt.exponent_mask)) & (mag != 0)
     x = _to_f64(xp, fmt, xp.where(finite, operands[0], u64(xp, 0)))
     return finite & (x < fmt.emin)
+
+
+def beneath_bound_reason(form: Form, operand_bits: list[int]) -> str | None:
+    """Why :func:`beneath_bound` leaves one input unjudged (None where it does not)."""
+    arrays = [np.array([v], dtype=np.uint64) for v in operand_bits]
+    fmt, flushed, _, _ = _prepare(np, form, arrays)
+    if not bool(np.asarray(beneath_bound(np, form, fmt, flushed))[0]):
+        return None
+    c = form.contract
+    if c.operation in sincos.FUNCTIONS:
+        x, _ = _regular_f64(np, fmt, flushed[0])
+        _, bounded = sincos.bound_log2(np, x, c.bound.ranges)
+        if not bool(bounded[0]):
+            return (f"{form.name} is bounded on |a| <= {c.bound.ranges[-1][0]}pi only: beyond, the ISA "
+                    "provides \"no defined error guarantees\": not judged")
+        return (f"{form.name}'s absolute bound reaches zero here: under .ftz its allowed values are both zeros "
+                "and the normal values within the bound, without the subnormals between, which is no single run "
+                "of values: not judged")
+    if c.operation == "lg2":
+        return (f"{form.name}'s absolute bound (2^{c.bound.absolute[0]:g}) reaches zero here: its allowed "
+                "values have both signs and, under .ftz, not the subnormals between them, which is no single run "
+                "of values: not judged")
+    return (f"the exact result is below {form.format.name}'s smallest normal number, where the format's "
+            f"spacing exceeds {form.name}'s relative bound (2^{c.relative_log2:g}): no result "
+            "can meet it, so the bound says nothing there")
+
+
+def _regular_f64(xp, fmt: Format, bits):
+    """(x, regular): float64 values of finite non-zero patterns (1.0 elsewhere) and that mask."""
+    mag = bits & u64(xp, fmt.magnitude_mask)
+    regular = (mag < u64(xp, fmt.exponent_mask)) & (mag != 0)
+    return _to_f64(xp, fmt, xp.where(regular, bits, u64(xp, fmt.from_fraction(Fraction(1))))), regular
 
 
 def _special_lanes(xp, fn: str, fmt: Format, operands):
@@ -430,6 +474,13 @@ def _rule_lanes(xp, contract, fmt: Format, operands):
             unbounded = unbounded | hit
         decided = decided | hit
     return fixed, fixed_nan, unbounded, decided
+
+
+def unbounded_lanes(xp, form: Form, arrays):
+    """Per lane: does ``form``'s contract bound nothing there (a domain rule ``unbounded`` or
+    ``unmodelled``, or :func:`beneath_bound`)? What :func:`results` reports as ``unbounded``,
+    without working out the other lanes' ranges. ``arrays``: the operand bits."""
+    return _classify(xp, form, arrays).unbounded
 
 
 def bound_decides(xp, form: Form, arrays):
@@ -552,9 +603,10 @@ def _ieee_sign_ok(xp, fn: str, fmt: Format, r_bits, op_bits):
     the sign IEEE 754 gives the exact result -- the operands' sign product for ``div``/``rcp``,
     positive for ``sqrt``/``rsqrt`` and ``ex2`` -- zeros included, so no allowed set crosses zero."""
     sign = u64(xp, fmt.sign_mask)
-    if fn == "lg2":
-        # its bound decides the sign: an absolute bound crosses zero near x = 1, a relative one
-        # keeps log2(x)'s sign by itself (spec/ptx/lg2.yaml)
+    if fn in ("lg2", "tanh") or fn in sincos.FUNCTIONS:
+        # its bound decides the sign: an absolute bound crosses zero (lg2 near x = 1, sin and cos
+        # near their zeros, the half tanh near 0), a relative one keeps the exact result's sign by
+        # itself (spec/ptx/lg2.yaml, tanh.yaml)
         return xp.ones(r_bits.shape, dtype=bool)
     if fn in ("div", "rcp"):
         want = xp.zeros(r_bits.shape, dtype=xp.uint64)
@@ -581,6 +633,10 @@ def _nearest_unflushed(xp, lanes: _Lanes, op_bits):
         return exp2.rounded(xp, fmt, _to_f64(xp, fmt, op_bits[0]))
     if lanes.fn == "lg2":
         return log2.rounded(xp, fmt, _to_f64(xp, fmt, op_bits[0]))
+    if lanes.fn in sincos.FUNCTIONS:
+        return sincos.rounded(xp, lanes.fn, fmt, _to_f64(xp, fmt, op_bits[0]))
+    if lanes.fn == "tanh":
+        return tanh.rounded(xp, fmt, _to_f64(xp, fmt, op_bits[0]))
     with np.errstate(all="ignore"):
         if lanes.fn == "rsqrt":
             return _rsqrt_rn(xp, fmt, op_bits[0], mode, rule)
@@ -628,6 +684,18 @@ def _bound_check(xp, fn: str, fmt: Format, form: Form, r_bits, op_bits, ftz: boo
         if not log2.supports(fmt):
             raise NotImplementedError(f"{form.name}: lg2 is modelled for binary32")
         return log2.within(xp, fmt, _to_f64(xp, fmt, op_bits[0]), r_bits, contract, ftz)
+    if fn in sincos.FUNCTIONS:
+        # sin and cos are transcendental: decided against a proved enclosure, exactly where too close
+        if not sincos.supports(fmt):
+            raise NotImplementedError(f"{form.name}: {fn} is modelled for binary32")
+        x = _to_f64(xp, fmt, op_bits[0])
+        t, _ = sincos.bound_log2(xp, x, contract.bound.ranges)  # every lane judged here is bounded
+        return sincos.within(xp, fn, fmt, x, r_bits, t, ftz)
+    if fn == "tanh":
+        # transcendental too: the same two layers, a relative bound for f32, absolute for the halves
+        if not tanh.supports(fmt):
+            raise NotImplementedError(f"{form.name}: tanh is modelled for formats of <= 24 bits")
+        return tanh.within(xp, fmt, _to_f64(xp, fmt, op_bits[0]), r_bits, contract)
     ulp, rel = contract.ulp, contract.relative_log2
     r_mag = r_bits & u64(xp, fmt.magnitude_mask)
     r_nan = r_mag > u64(xp, fmt.exponent_mask)
@@ -740,7 +808,12 @@ def _to_f64(xp, fmt: Format, bits):
         return bits.astype(xp.uint64).view(xp.float64)
     if fmt.name == "f32":
         return bits.astype(xp.uint32).view(xp.float32).astype(xp.float64)
-    return xp.asarray(fmt.to_float64(bits.astype(fmt.uint)))
+    if fmt.name == "f16":
+        return bits.astype(xp.uint16).view(xp.float16).astype(xp.float64)
+    if fmt.name == "bf16":  # the upper half of a binary32 pattern
+        return (bits.astype(xp.uint32) << xp.uint32(16)).view(xp.float32).astype(xp.float64)
+    host = bits.get() if hasattr(bits, "get") else np.asarray(bits)
+    return xp.asarray(fmt.to_float64(host.astype(fmt.uint)))
 
 
 def _exact_fallback(xp, fn, fmt, form, r_bits, op_bits, ftz, verdict, undecided):
@@ -1001,9 +1074,17 @@ def _bound_ranges(xp, lanes: _Lanes, form: Form, op_bits, stride: int, reading: 
     n = op_bits[0].shape[0]
     # RN(x) once for every probe of the correctly rounded reading
     rn = _nearest_unflushed(xp, lanes, op_bits) if form.contract.ulp is not None and reading != "exact" else None
-    if lanes.fn == "lg2":
-        # its absolute bound crosses zero: one run of values across both zeros, no zero probes
-        k_lo, k_hi, ok = log2.ranges(xp, fmt, _to_f64(xp, fmt, op_bits[0]), form.contract, lanes.ftz)
+    if lanes.fn in ("lg2", "tanh") or lanes.fn in sincos.FUNCTIONS:
+        # an absolute bound crosses zero: one run of values across both zeros, no zero probes (a
+        # relative one never reaches zero: its run lies on one side)
+        x = _to_f64(xp, fmt, op_bits[0])
+        if lanes.fn == "lg2":
+            k_lo, k_hi, ok = log2.ranges(xp, fmt, x, form.contract, lanes.ftz)
+        elif lanes.fn == "tanh":
+            k_lo, k_hi, ok = tanh.ranges(xp, fmt, x, form.contract)
+        else:
+            t, _ = sincos.bound_log2(xp, x, form.contract.bound.ranges)
+            k_lo, k_hi, ok = sincos.ranges(xp, lanes.fn, fmt, x, t, lanes.ftz)
         if not bool(xp.all(ok)):
             raise AssertionError(f"{form.name}: the allowed results are not one confirmed run of values")
         extra = xp.zeros((n, 2), dtype=xp.uint64)
@@ -1054,10 +1135,8 @@ def reference_value(xp, form: Form, arrays, tininess: str = TININESS_DEFAULT):
     rule = ops.NanRule(False, canonical, fixed=canonical)
     mode = ops.Mode("rn", ftz, tininess)
     with np.errstate(all="ignore"):
-        if fn in ("ex2", "lg2"):
+        if fn in _TRANSCENDENTAL:
             out = _transcendental_reference(xp, form, arrays, fmt, ftz)
-        elif fn in UNMODELLED:
-            out = _unmodelled_values(xp, fn, fmt, operands[0], rule)
         elif fn == "rsqrt":
             out = _rsqrt_rn(xp, fmt, operands[0], mode, rule)
         else:
@@ -1077,16 +1156,26 @@ def reference_value(xp, form: Form, arrays, tininess: str = TININESS_DEFAULT):
 
 
 def _transcendental_reference(xp, form: Form, arrays, fmt: Format, ftz: bool):
-    """RN(2^x) or RN(log2 x) on the lanes the bound judges (finite non-zero x; positive for log2),
-    bounded or not, flushed to zero under ``.ftz`` where subnormal; the special table's result
-    elsewhere (a NaN as the form's canonical NaN)."""
-    exact = exp2 if form.contract.operation == "ex2" else log2
+    """RN(2^x), RN(log2 x), RN(sin x), RN(cos x) or RN(tanh x) on the lanes the bound judges
+    (finite non-zero x; positive for log2), bounded or not, flushed to zero under ``.ftz`` where
+    subnormal; the special table's result elsewhere (a NaN as the form's canonical NaN). sin and
+    cos beyond the range their model is proved for take numpy's value (a representative no check
+    judges)."""
+    fn = form.contract.operation
     lanes = _classify(xp, form, arrays)
     out = lanes.want.copy()
     todo = (lanes.todo | lanes.unbounded).reshape(-1)
     if bool(xp.any(todo)):
         sel = xp.nonzero(todo)[0]
-        rn = exact.rounded(xp, fmt, _to_f64(xp, fmt, lanes.operands[0].reshape(-1)[sel]))
+        bits = lanes.operands[0].reshape(-1)[sel]
+        x = _to_f64(xp, fmt, bits)
+        if fn in sincos.FUNCTIONS:
+            modelled = xp.abs(x) <= sincos.LIMIT
+            numpy_rn = _numpy_values(xp, fn, fmt, bits, ops.NanRule(False, lanes.canonical,
+                                                                          fixed=lanes.canonical))
+            rn = xp.where(modelled, sincos.rounded(xp, fn, fmt, xp.where(modelled, x, 1.0)), numpy_rn)
+        else:
+            rn = {"ex2": exp2, "lg2": log2, "tanh": tanh}[fn].rounded(xp, fmt, x)
         if ftz:
             rn = flush_subnormal_bits(xp, fmt, rn)
         flat = out.reshape(-1)
@@ -1095,14 +1184,14 @@ def _transcendental_reference(xp, form: Form, arrays, fmt: Format, ftz: bool):
     return out
 
 
-def _unmodelled_values(xp, fn: str, fmt: Format, a, rule: ops.NanRule):
+def _numpy_values(xp, fn: str, fmt: Format, a, rule: ops.NanRule):
     """numpy's float64 ``fn`` of operands ``a`` (bits), rounded to ``fmt`` (binary32, binary16 or
     bfloat16), a NaN as the rule's: the IEEE result on special operands, a representative value
     elsewhere (the contracts of these functions judge nothing there)."""
     host = lambda v: v.get() if hasattr(v, "get") else np.asarray(v)  # noqa: E731 - CuPy -> numpy
     bits = host(a).astype(np.uint64)
     with np.errstate(all="ignore"):
-        y = UNMODELLED[fn](fmt.to_float64(bits.astype(fmt.uint)))
+        y = _NUMPY_FUNCTIONS[fn](fmt.to_float64(bits.astype(fmt.uint)))
         if fmt.name == "f32":
             out = y.astype(np.float32).view(np.uint32).astype(np.uint64)
         elif fmt.name == "f16":

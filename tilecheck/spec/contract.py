@@ -39,7 +39,7 @@ ULP_READINGS = ("either", "exact", "correctly-rounded")
 ULP_READING_DEFAULT = "either"
 """Allow what either reading allows unless a stricter reading is asked for."""
 
-APPLIED_READINGS = ULP_READINGS + ("relative", "none")
+APPLIED_READINGS = ULP_READINGS + ("relative", "absolute", "none")
 """What :func:`applied_reading` may report."""
 
 
@@ -52,13 +52,13 @@ def check_ulp_reading(value) -> str:
 
 def applied_reading(contract, requested: str = ULP_READING_DEFAULT) -> str:
     """The reading a contract check uses for ``requested``: ``none`` without a contract (exact
-    forms), ``relative`` for relative-error bounds (one reading only), else the ulp reading --
+    forms), ``relative`` or ``absolute`` for those bounds (one reading each), else the ulp reading --
     ``either`` narrowed to the readings the contract's source admits."""
     check_ulp_reading(requested)
     if contract is None:
         return "none"
     if contract.ulp is None:
-        return "relative"
+        return "absolute" if contract.bound.kind == "absolute" else "relative"
     if requested != "either":
         return requested
     readings = tuple(contract.readings)
@@ -97,13 +97,16 @@ class Bound:
     bound that also allows this many subnormal spacings where ``|x|`` is below the smallest normal
     (AMD's V_RCP_F64 "2^29 ulp"). ``absolute``: ``(t, lo, hi)`` -- where the operand's magnitude
     lies strictly between ``2**lo`` and ``2**hi`` a relative bound is ``|r - x| <= 2**t`` instead
-    (``lg2.approx.f32``: 2^-22 on (0.5, 2))."""
+    (``lg2.approx.f32``: 2^-22 on (0.5, 2)). ``ranges``: an absolute bound by the operand's
+    magnitude, pairs ``(k, t)``: |a| <= k pi bounds the error by ``2**t``, the first pair that holds
+    deciding, nothing beyond the last (``sin.approx.f32``: ((2, -20.5), (100, -14.7)))."""
 
     kind: str
     size: float
     readings: tuple[str, ...] = ()
     subnormal_ulps: float | None = None
     absolute: tuple[float, int, int] | None = None
+    ranges: tuple[tuple[int, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,9 @@ class Contract:
         if self.bound.kind == "ulp":
             return f"{self.bound.size:g} ulp (readings: {', '.join(self.readings)})"
         if self.bound.kind == "absolute":
+            if self.bound.ranges:
+                parts = [f"2^{t:g} for |a| <= {k}pi" for k, t in self.bound.ranges]
+                return f"absolute error {', '.join(parts)}, none beyond"
             return f"absolute error 2^{self.bound.size:g}"
         text = f"relative error 2^{self.bound.size:g}"
         if self.bound.absolute is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import hashlib
 import itertools
 import re
 from dataclasses import dataclass, field, replace
@@ -135,6 +136,18 @@ class SpecDatabase:
     # families whose file already reported a problem: an example naming a form they lack is most
     # likely a form of a group that failed to expand, so it is not reported a second time
     _incomplete: set = field(default_factory=set)
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 of every file the database is read from (formats, instruction, sequence, target
+        and rule files, schemas), by path relative to the root: what a recorded verdict rests on.
+        A checkpoint keeps it, so that a run is never continued under another reading of its
+        reference (tilecheck.verify.sharded)."""
+        h = hashlib.sha256()
+        for path in sorted(p for p in self.root.rglob("*") if p.is_file() and p.suffix in (".yaml", ".json")):
+            h.update(path.relative_to(self.root).as_posix().encode("utf-8") + b"\0")
+            h.update(path.read_bytes() + b"\0")
+        return h.hexdigest()
 
     # ---- lookups ----------------------------------------------------------------------------
     def ptx_forms(self) -> list[Form]:
@@ -450,7 +463,8 @@ def _contract(doc: LocatedDocument, here: tuple, c: dict, entry, sources: list, 
     b = c["bound"]
     a = b.get("absolute")
     bound = Bound(b["kind"], b["ulps"] if b["kind"] == "ulp" else b["log2"], tuple(b.get("readings", ())),
-                  absolute=(a["log2"], power_of_two(a["above"]), power_of_two(a["below"])) if a else None)
+                  absolute=(a["log2"], power_of_two(a["above"]), power_of_two(a["below"])) if a else None,
+                  ranges=tuple((int(g["up_to"][:-2]), g["log2"]) for g in b.get("ranges", ())))
     names = [o["name"] for o in sources]
     rules = []
     for ri, r in enumerate(c.get("rules", ())):

@@ -119,14 +119,14 @@ ENTRIES: dict[str, Entry] = {
               smt="log2(a) is transcendental: the theory of floating point has no logarithm (the reference "
                   "model decides its contract exactly)"),
         Entry("approx.sin", "contract", 1, "approximate sine of a (radians)", {"ftz": _FTZ},
-              smt="sin(a) is transcendental: the theory of floating point has no sine (tilecheck does not "
-                  "model its bound yet)"),
+              smt="sin(a) is transcendental: the theory of floating point has no sine (the model decides its "
+                  "bound: tilecheck/model/sincos.py)"),
         Entry("approx.cos", "contract", 1, "approximate cosine of a (radians)", {"ftz": _FTZ},
-              smt="cos(a) is transcendental: the theory of floating point has no cosine (tilecheck does not "
-                  "model its bound yet)"),
+              smt="cos(a) is transcendental: the theory of floating point has no cosine (the model decides its "
+                  "bound: tilecheck/model/sincos.py)"),
         Entry("approx.tanh", "contract", 1, "approximate hyperbolic tangent of a",
               smt="tanh(a) is transcendental: the theory of floating point has no hyperbolic tangent "
-                  "(tilecheck does not model its bound yet)"),
+                  "(the model decides its bound: tilecheck/model/tanh.py)"),
         Entry("approx.rcp_hi", "contract", 1,
               "f64 reciprocal from the upper 32 bits of a (1.11.20); low result word zero"),
         Entry("approx.rsqrt_hi", "contract", 1,

@@ -214,7 +214,7 @@ def verify_batched(path: str, entry: str, against: str, *, db, ulp_reading: str 
     total = exhaustive_total(p, limit)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     identity = {"file": path, "sha256": digest, "entry": entry, "against": against, "ulp_reading": ulp_reading,
-                "approx": approx, "tininess": tininess, "inputs": total}
+                "approx": approx, "tininess": tininess, "inputs": total, "spec": db.digest}
     if params is not None:  # (absent otherwise: checkpoints written before --params stay resumable)
         identity["params"] = params
     checkpoint = os.path.join(out, CHECKPOINT) if out is not None else None
