@@ -30,7 +30,6 @@ _TAYLOR_LIMIT = 0.25
 _SATURATED = 20.0
 _RELATIVE_ERROR = 2.0 ** -42
 """The enclosure's half-width relative to the estimate: eight times the proved 2^-45.5."""
-_SATURATED_ERROR = 2.0 ** -52  # 1 - tanh(20) = 2 e^-40 / (1 + e^-40) < 2^-56.7; 1 -+ 2^-52 are binary64 values
 _LOG2E = float(Fraction(decimal.Context(prec=40).divide(1, decimal.Context(prec=40).ln(2))))
 _TINY = 2.0 ** -1074
 
@@ -71,9 +70,10 @@ def enclosure(xp, x):
     <= 2^-46.1 (|a| < 57.8), so E = 2^a from :func:`tilecheck.model.exp2.estimate` (itself within
     2^-50) is within delta = 2^-46.5 relative of e^-2|x|; with E <= e^-1/2, 1 - E errs by at most
     delta E / (1 - E) + 2^-53 < 2^-45.9 relative, 1 + E by 2^-47.9, the quotient by 2^-53: below
-    2^-45.5 in all. |x| >= 20: tanh(x) is within 2^-56.7 of +-1. The half-width taken is
-    :data:`_RELATIVE_ERROR` (and :data:`_SATURATED_ERROR`); tests/model/test_tanh.py measures the
-    true error against MPFR."""
+    2^-45.5 in all; the half-width taken is :data:`_RELATIVE_ERROR`. |x| >= 20: 1 - 2^-56.7 <
+    |tanh(x)| < 1, so the enclosure is (1 - 2^-53, 1) (signed): an end at exactly 1, which decides
+    every threshold at +-1 in binary64. tests/model/test_tanh.py measures the true error against
+    MPFR."""
     with np.errstate(all="ignore"):
         ax = xp.abs(x)
         z = x * x
@@ -84,9 +84,13 @@ def enclosure(xp, x):
         e = exp2.estimate(xp, xp.where(ax < _SATURATED, -2.0 * ax * _LOG2E, -1.0))
         mid = xp.where(x < 0, -1.0, 1.0) * ((1.0 - e) / (1.0 + e))
         saturated = ax >= _SATURATED
-        y = xp.where(ax < _TAYLOR_LIMIT, small, xp.where(saturated, xp.where(x < 0, -1.0, 1.0), mid))
-        w = xp.where(saturated, _SATURATED_ERROR, _RELATIVE_ERROR * xp.abs(y)) + _TINY
-    return y - w, y + w
+        y = xp.where(ax < _TAYLOR_LIMIT, small, mid)
+        w = _RELATIVE_ERROR * xp.abs(y) + _TINY
+        # saturated: 1 - 2^-56.7 < |tanh(x)| < 1, and 1 - 2^-53 is the binary64 value below 1
+        below_one = 1.0 - 2.0 ** -53
+        lo = xp.where(saturated, xp.where(x < 0, -1.0, below_one), y - w)
+        hi = xp.where(saturated, xp.where(x < 0, -below_one, 1.0), y + w)
+    return lo, hi
 
 
 def _value(x: Fraction, prec: int) -> tuple[decimal.Decimal, decimal.Decimal]:

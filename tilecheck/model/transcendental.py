@@ -101,17 +101,30 @@ def _settle(xp, x, decided, undecided, exact):
     return out
 
 
-def beyond(xp, f, x, enclosed, thr, exact, above: bool, slack=None):
+def two_sum(xp, a, b):
+    """(s, e): s = fl(a + b) and its rounding error, a + b = s + e exactly (Knuth's TwoSum; finite
+    values whose sum does not overflow)."""
+    with np.errstate(all="ignore"):
+        s = a + b
+        bb = s - a
+        return s, (a - (s - bb)) + (b - bb)
+
+
+def beyond(xp, f, x, enclosed, thr, exact, above: bool, slack=None, is_exact=None):
     """Per lane: f(x) > threshold (``above``) or f(x) < threshold; never equal. ``thr``: float64
-    thresholds within ``slack`` of the exact ones (default 2^-48 relative), ``exact(i)``: lane i's
-    exact threshold as ``(base, offset_log2, sign)`` (base + sign 2^offset_log2)."""
+    thresholds within ``slack`` of the exact ones (default 2^-48 relative; none where ``is_exact``
+    says ``thr`` is the threshold itself), ``exact(i)``: lane i's exact threshold as ``(base,
+    offset_log2, sign)`` (base + sign 2^offset_log2). The enclosure is strict (lo < f(x) < hi), so
+    an end at the threshold decides: tanh(x) < 1 where its enclosure ends at 1."""
     lo, hi = enclosed
     with np.errstate(all="ignore"):
         slack = xp.abs(thr) * 2.0 ** -48 + _TINY if slack is None else slack
+        if is_exact is not None:
+            slack = xp.where(is_exact, 0.0, slack)
         if above:
-            yes, no = lo > thr + slack, hi < thr - slack
+            yes, no = lo >= thr + slack, hi <= thr - slack
         else:
-            yes, no = hi < thr - slack, lo > thr + slack
+            yes, no = hi <= thr - slack, lo >= thr + slack
 
     def settle(v: Fraction, i: int) -> bool:
         s = f.compare(v, *exact(i))
@@ -124,10 +137,14 @@ def _offset(xp, f, x, enclosed, base, t, sign: int, above: bool):
     base_h, t_h = host(base), host(t)
     with np.errstate(all="ignore"):
         # thr rounds twice (2^t, the sum) and t itself may be a binary64 near the spec's decimal
-        # (-14.7): a slack of 2^-48 of |thr| + |base| covers all three
-        thr = base + sign * xp.exp2(t)
+        # (-14.7): a slack of 2^-48 of |thr| + |base| covers all three; none where t is an integer
+        # and the sum exact (bfloat16 tanh: r + 2^-8 = 1 exactly)
+        power = xp.exp2(t)
+        thr, err = two_sum(xp, base, sign * power)
         slack = (xp.abs(thr) + xp.abs(base)) * 2.0 ** -48 + _TINY
-    return beyond(xp, f, x, enclosed, thr, lambda i: (Fraction(float(base_h[i])), float(t_h[i]), sign), above, slack)
+        is_exact = (t == xp.rint(t)) & (err == 0)
+    return beyond(xp, f, x, enclosed, thr, lambda i: (Fraction(float(base_h[i])), float(t_h[i]), sign), above, slack,
+                  is_exact)
 
 
 def within_absolute(xp, f, fmt: Format, x, r_bits, t, ftz: bool, enclosed=None):
@@ -165,18 +182,23 @@ def within_relative(xp, f, fmt: Format, x, r_bits, t: float, enclosed=None):
     r = values(xp, fmt, r_bits)
     r_h = host(r)
     enclosed = f.enclosure(xp, x) if enclosed is None else enclosed
-    eps = float(e)
+    eps, k = float(e), -int(t)
     with np.errstate(all="ignore"):
         near, far = r / (1 + eps), r / (1 - eps)  # the ends nearer to and further from zero
+        # q is r / (1 +- 2^-k) itself where q (2^k +- 1) = r 2^k exactly: q 2^k +- q by TwoSum
+        s, err = two_sum(xp, near * 2.0 ** k, near)
+        near_exact = (s == r * 2.0 ** k) & (err == 0)
+        s, err = two_sum(xp, far * 2.0 ** k, -far)
+        far_exact = (s == r * 2.0 ** k) & (err == 0)
 
     def exact(scale):
         return lambda i: (Fraction(float(r_h[i])) / scale, 0.0, 0)
     positive = r > 0
     # r > 0: near <= f <= far; r < 0: far <= f <= near (f = near or far never holds)
-    not_below = xp.where(positive, ~beyond(xp, f, x, enclosed, near, exact(1 + e), False),
-                         ~beyond(xp, f, x, enclosed, far, exact(1 - e), False))
-    not_above = xp.where(positive, ~beyond(xp, f, x, enclosed, far, exact(1 - e), True),
-                         ~beyond(xp, f, x, enclosed, near, exact(1 + e), True))
+    not_below = xp.where(positive, ~beyond(xp, f, x, enclosed, near, exact(1 + e), False, is_exact=near_exact),
+                         ~beyond(xp, f, x, enclosed, far, exact(1 - e), False, is_exact=far_exact))
+    not_above = xp.where(positive, ~beyond(xp, f, x, enclosed, far, exact(1 - e), True, is_exact=far_exact),
+                         ~beyond(xp, f, x, enclosed, near, exact(1 + e), True, is_exact=near_exact))
     return not_below & not_above & (mag != 0) & ~special
 
 
@@ -216,8 +238,11 @@ def rounded(xp, f, fmt: Format, x):
         up = values(xp, fmt, from_key(xp, fmt, xp.clip(key + 1, -top, top - 1), 1))
         m_lo, m_hi = (here + down) * 0.5, (here + up) * 0.5  # exact in binary64
         m_lo_h, m_hi_h = host(m_lo), host(m_hi)
-        below = beyond(xp, f, x, (lo, hi), m_lo, lambda i: (Fraction(float(m_lo_h[i])), 0.0, 0), False)
-        above = beyond(xp, f, x, (lo, hi), m_hi, lambda i: (Fraction(float(m_hi_h[i])), 0.0, 0), True)
+        exact = xp.ones(x.shape, dtype=bool)  # midpoints of <= 24-bit values are binary64 values
+        below = beyond(xp, f, x, (lo, hi), m_lo, lambda i: (Fraction(float(m_lo_h[i])), 0.0, 0), False,
+                       is_exact=exact)
+        above = beyond(xp, f, x, (lo, hi), m_hi, lambda i: (Fraction(float(m_hi_h[i])), 0.0, 0), True,
+                       is_exact=exact)
         if not bool(xp.any(below | above)):
             break
         key = key - below.astype(xp.int64) + above.astype(xp.int64)
