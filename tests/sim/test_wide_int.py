@@ -1,5 +1,5 @@
 """Extended-precision integer steps (libdevice's Payne-Hanek argument reduction is made of them):
-the carry chain (``add.cc``/``addc``/``sub.cc``/``subc``/``mad.cc``/``madc``), ``shf`` and ``clz``,
+the carry chain (``add.cc``/``addc``/``sub.cc``/``subc``/``mad.cc``/``madc``), ``shf``, ``clz`` and ``bfi``,
 checked against Python's unbounded integers, the carry flag kept as a register across steps, and
 a read of a flag no ``.cc`` instruction set refused."""
 
@@ -49,6 +49,24 @@ def test_carry_borrow_and_product_halves_are_exact(width, data):
         products = [conv(x) * conv(y) for x, y in zip(a, b)]
         assert [int(v) for v in lo] == [p & mask for p in products]
         assert [int(v) for v in hi] == [(p >> width) & mask for p in products]
+
+
+@given(st.sampled_from([32, 64]), st.data())
+def test_bit_field_insert_follows_the_isa(width, data):
+    word = st.one_of(st.sampled_from(EDGES32 if width == 32 else EDGES64), st.integers(0, (1 << width) - 1))
+    small = st.one_of(st.integers(0, 70), st.integers(0, 2**32 - 1))  # only the low 8 bits count
+    rows = data.draw(st.lists(st.tuples(word, word, small, small), min_size=1, max_size=8))
+    a, b = _arr([r[0] for r in rows], width), _arr([r[1] for r in rows], width)
+    c, d = _arr([r[2] for r in rows], 32), _arr([r[3] for r in rows], 32)
+    got = wide_int.bit_field_insert(a, b, c, d, width)
+    for (x, y, start, length), g in zip(rows, got):
+        want = y
+        for i in range(length & 0xFF):  # the ISA's loop: f = b; f[pos + i] = a[i] while pos + i <= msb
+            if (start & 0xFF) + i >= width:
+                break
+            bit = (x >> i) & 1
+            want = (want & ~(1 << ((start & 0xFF) + i))) | (bit << ((start & 0xFF) + i))
+        assert int(g) == want, (hex(x), hex(y), start, length)
 
 
 @given(st.lists(st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1)),
@@ -166,19 +184,22 @@ def test_a_flag_set_and_read_under_one_guard_runs(tmp_path, db):
     assert [int(v) & 0xFFFFFFFF for v in lanes.params["r"]] == [5, 1, 1]  # a + 0xFFFFFFFF carries unless a = 0
 
 
-@pytest.mark.parametrize("fn", ["sin", "cos"])
-def test_libdevice_sine_and_cosine_run_within_cudas_two_ulp(db, fn):
-    # Triton's tl.sin/tl.cos (libdevice's sinf/cosf, examples/triton) on the simulator against MPFR:
-    # inputs of every magnitude, half of them at or above 105615 where the Payne-Hanek reduction
-    # (mad.lo.cc/madc.hi over a constant table, shf.l.wrap, a 32-bit-addressed local array) runs.
-    # CUDA documents 2 ulp for both; a carry, funnel shift or local address off by one bit lands
-    # the reduced argument in another quadrant (errors of 2^23 ulp and more)
+@pytest.mark.parametrize("fn,ptx,entry", [("sin", "triton/sin_f32.ptx", "sin_kernel"),
+                                          ("cos", "triton/cos_f32.ptx", "cos_kernel"),
+                                          ("sin", "cuda/fast_trig.ptx", "k_sinf")])
+def test_libdevice_sine_and_cosine_run_within_cudas_two_ulp(db, fn, ptx, entry):
+    # Triton's tl.sin/tl.cos (libdevice's sinf/cosf, examples/triton) and nvcc's sinf on the
+    # simulator against MPFR: inputs of every magnitude, half of them at or above 105615 where the
+    # Payne-Hanek reduction (mad.lo.cc/madc.hi over a constant table, shf.l.wrap, a 32-bit-addressed
+    # local array; nvcc's also bfi.b64) runs. CUDA documents 2 ulp for both; a carry, funnel shift,
+    # bit-field insert or local address off by one bit lands the reduced argument in another
+    # quadrant (errors of 2^23 ulp and more)
     import gmpy2
 
     from tilecheck.verify import compiled
 
-    root = Path(__file__).resolve().parents[2] / "examples" / "triton"
-    p = compiled.prepare(str(root / f"{fn}_f32.ptx"), f"{fn}_kernel", "mul.rn.f32(a, 0.0)", db=db)
+    root = Path(__file__).resolve().parents[2] / "examples"
+    p = compiled.prepare(str(root / ptx), entry, "mul.rn.f32(a, 0.0)", db=db)
     rng = np.random.default_rng(11)
     big = rng.uniform(np.log2(105615.0), 127.9, 300)
     x = np.concatenate([np.exp2(big) * rng.choice([-1, 1], 300), rng.uniform(-100, 100, 300)]).astype(np.float32)

@@ -59,7 +59,11 @@ PLAIN = """  mov.u32 %r5, 0x0;
     (PLAIN.replace("  lg2.approx.ftz.f32 %r6, %r5;\n", "") .replace("  mov.u32 %r5, 0x0;\n",
                                                                    "  mov.u32 %r5, 0x0;\n  lg2.approx.ftz.f32 %r6, %r5;\n"),
      False),                                                                     # before its load
-    (PLAIN.replace("  ret;", "") + "\n  @%p2 bra DONE;\nDONE:", False),         # not straight-line
+    (PLAIN + "\n  @%p2 bra DONE;\nDONE:", True),                                # an early exit (to ret)
+    ("  setp.ge.s32 %p0, %r4, %r9;\n  @%p0 bra DONE;\n" + PLAIN + "\nDONE:", True),  # nvcc's if (i < n)
+    (PLAIN.replace("  lg2.approx.ftz.f32 %r6, %r5;", "  @%p2 bra SKIP;\n  lg2.approx.ftz.f32 %r6, %r5;\nSKIP:"),
+     False),                                                                     # a branch to code
+    ("  setp.ne.s32 %p0, %r4, %r4;\nLOOP:\n" + PLAIN + "\n  @%p0 bra LOOP;", False),  # a backward branch
 ])
 def test_what_counts_as_storing_the_form_of_the_operand(db, tmp_path, body, same):
     path = tmp_path / "k.ptx"

@@ -1019,6 +1019,19 @@ class _Compiler:
             write(L, s, out.astype(dt))
         return self._step(ins, bfe, r1 | r2 | r3, [wname])
 
+    def op_bfi(self, ins, mods):
+        """``bfi.b32/.b64 f, a, b, c, d``: bit-field insert (:mod:`~tilecheck.sim.wide_int`)."""
+        if len(mods) != 1 or mods[0] not in ("b32", "b64") or len(ins.operands) != 5:
+            raise self.unsupported(ins)
+        width = TYPES[mods[0]][0]
+        readers = [self.reader(ins, o, w) for o, w in zip(ins.operands[1:], (width, width, 32, 32))]
+        write, wname = self.writer(ins, ins.operands[0])
+        ra, rb, rc, rd = (r for r, _ in readers)
+
+        def bfi(L, s, c):
+            write(L, s, wide_int.bit_field_insert(ra(L, s, c), rb(L, s, c), rc(L, s, c), rd(L, s, c), width))
+        return self._step(ins, bfi, set().union(*[r for _, r in readers]), [wname])
+
     def op_shf(self, ins, mods):
         """``shf.{l,r}.{clamp,wrap}.b32 d, a, b, c``: a funnel shift of ``b:a`` (:mod:`~tilecheck.sim.wide_int`)."""
         if len(mods) != 3 or mods[0] not in ("l", "r") or mods[1] not in ("clamp", "wrap") or mods[2] != "b32" \

@@ -13,6 +13,9 @@ arrays of that width; carries are ``bool`` arrays. Semantics (PTX ISA 9.1):
 * §9.7.8.7 ``shf.{l,r}.{clamp,wrap}.b32``: the 64-bit value ``b:a`` shifted by ``min(c, 32)`` or
   ``c & 31``; ``.l`` keeps its upper 32 bits, ``.r`` its lower 32.
 * §9.7.1.15 ``clz.b32/.b64``: leading zero bits (the width for zero).
+* §9.7.1.20 ``bfi.b32/.b64 f, a, b, c, d``: ``b`` with the ``d & 0xff`` low bits of ``a`` inserted
+  from bit ``c & 0xff`` on, bits past the most significant one dropped (nvcc's ``sinf`` packs its
+  reduced argument's exponent with it).
 """
 
 from __future__ import annotations
@@ -86,3 +89,20 @@ def funnel_shift(a: np.ndarray, b: np.ndarray, c: np.ndarray, left: bool, clamp:
 def count_leading_zeros(a: np.ndarray, width: int) -> np.ndarray:
     """``clz.b{width}``: the number of zero bits above the highest set bit, ``width`` for zero (u32)."""
     return (width - bit_length(np, _unsigned(a, width).astype(_U64))).astype(np.uint32)
+
+
+def bit_field_insert(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, width: int) -> np.ndarray:
+    """``bfi.b{width} f, a, b, c, d`` (module doc): ``width``-bit arrays ``a``, ``b``; 32-bit ``c``
+    (start), ``d`` (length); ``width``-bit out. A zero length, or a start past the most significant
+    bit, gives ``b``."""
+    a, b = _unsigned(a, width).astype(_U64), _unsigned(b, width).astype(_U64)
+    pos = c.astype(_U64) & _U64(0xFF)
+    length = d.astype(_U64) & _U64(0xFF)
+    out = b.copy()
+    for i in range(width):  # bit by bit, as the ISA states it
+        target = pos + _U64(i)
+        inside = (_U64(i) < length) & (target < _U64(width))
+        at = np.minimum(target, _U64(width - 1))
+        bit = (a >> _U64(i)) & _U64(1)
+        out = np.where(inside, (out & ~(_U64(1) << at)) | (bit << at), out)
+    return out.astype(np.uint32 if width == 32 else np.uint64)

@@ -17,8 +17,9 @@ unknown, as before):
 - the reference is one approximate form of one operand, with a bound a document states (not a
   provisional one), and every approximate instruction of the function is one form of one operand
   with that same format of operand and result, unguarded, also with a stated bound;
-- the function is straight-line code (no branch or call), so "before" is program order, and each
-  write below comes before the read it feeds;
+- the function is straight-line code (no call, and no branch but forward ones to a ``ret``: the
+  early exit nvcc compiles ``if (i < n)`` to), so every run is a prefix of program order and
+  "before" is program order; each write below comes before the read it feeds;
 - each such instruction's operand register is written only by one global (or, for a ``.func``,
   parameter) load of an element of the form's width -- and perhaps by a ``mov`` of a constant
   before it (Triton's masked default), in which case the load is guarded and every store of the
@@ -64,7 +65,8 @@ def stored_form(plan, ref, db):
     if not _unary_bounded(form):
         return None
     instrs = [st.instr for st in plan.steps]
-    if any(ins.opcode.split(".", 1)[0] in _STRAIGHT_LINE_BREAKERS for ins in instrs):
+    if not all(_early_exit(plan.steps, k) for k, ins in enumerate(instrs)
+               if ins.opcode.split(".", 1)[0] in _STRAIGHT_LINE_BREAKERS):
         return None
     approximate = [st for st in plan.steps if st.approximate]
     names = {st.approximate for st in approximate}
@@ -86,6 +88,15 @@ def stored_form(plan, ref, db):
             readers.setdefault(reg, []).append(ins)
     at = {id(ins): k for k, ins in enumerate(instrs)}
     return stored if all(_one(st.instr, width, writers, readers, at) for st in approximate) else None
+
+
+def _early_exit(steps, k: int) -> bool:
+    """Whether step ``k`` is a forward branch to a ``ret`` (or past the last step): a thread that
+    takes it runs a prefix of the code in program order, then stops."""
+    st = steps[k]
+    if st.instr.opcode.split(".", 1)[0] != "bra" or getattr(st, "target", None) is None or st.target <= k:
+        return False
+    return st.target >= len(steps) or steps[st.target].instr.opcode.split(".", 1)[0] == "ret"
 
 
 def _one(ins: Instr, width: int, writers: dict, readers: dict, at: dict) -> bool:
