@@ -36,10 +36,12 @@ it got):
    every state space (.local, .param through a call, generic, .nc) run as the global ones.
    -> ``forms.json``.
 3. **Exhaustive sweeps** of ``rcp.approx.ftz.f32``, ``sqrt.approx.ftz.f32``, ``rsqrt.approx.ftz.f32``,
-   ``rcp.rn.f32``, ``sqrt.rn.f32`` (2^32 inputs each) and the 2^32 high words of
-   ``rcp.approx.ftz.f64`` / ``rsqrt.approx.ftz.f64``, reduced on the device: contract violations
-   (with the first inputs), maximum error in ulp or relative as the contract states, its argmax
-   input, an error histogram. -> ``sweeps.json``.
+   ``rcp.rn.f32``, ``sqrt.rn.f32``, ``sin.approx.ftz.f32``, ``cos.approx.ftz.f32``,
+   ``tanh.approx.f32`` (2^32 inputs each) and the 2^32 high words of ``rcp.approx.ftz.f64`` /
+   ``rsqrt.approx.ftz.f64``, reduced on the device: contract violations (with the first inputs),
+   maximum error in ulp, relative or absolute as the contract states (sin/cos: in units of the
+   bound of the input's range, measured where |a| <= 100pi), its argmax input, an error histogram.
+   -> ``sweeps.json``.
 
 4. **The compiler-PTX corpus** (``examples/cuda/manifest.yaml``): every ``.entry`` kernel with the
    elementwise ABI on a 16-bit unary or binary domain or an f32 unary one, its nvcc PTX loaded as it
@@ -76,7 +78,7 @@ FILES = ("summary.json", "forms.json", "sweeps.json", "nan.vec", "ftz_tininess.v
          "specials.vec.gz", "log.txt")
 PHASES = ("questions", "forms", "sweeps", "corpus")
 SWEEPS = ("rcp.approx.ftz.f32", "sqrt.approx.ftz.f32", "rsqrt.approx.ftz.f32", "rcp.rn.f32", "sqrt.rn.f32",
-          "rcp.approx.ftz.f64", "rsqrt.approx.ftz.f64")
+          "rcp.approx.ftz.f64", "rsqrt.approx.ftz.f64", "sin.approx.ftz.f32", "cos.approx.ftz.f32", "tanh.approx.f32")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -501,6 +503,8 @@ def sweep_chunk(xp, form, inputs, results, bins: int = 128) -> dict:
             x = 1.0 / a
         elif op == "sqrt":
             x = xp.sqrt(a)
+        elif op in ("sin", "cos", "tanh"):  # float64 values: a measure, not the verdict (ok_mask's)
+            x = {"sin": xp.sin, "cos": xp.cos, "tanh": xp.tanh}[op](a)
         else:
             x = 1.0 / xp.sqrt(a)
         finite = xp.isfinite(a) & xp.isfinite(r) & xp.isfinite(x) & (a != 0) & (x != 0)
@@ -511,7 +515,17 @@ def sweep_chunk(xp, form, inputs, results, bins: int = 128) -> dict:
             tiny = 2.0 ** (-1022 if form.type == "f64" else -126)
             finite &= (xp.abs(a) >= tiny) & (xp.abs(x) >= tiny)
         c = form.contract
-        if c is not None and c.relative_log2 is not None:
+        if c is not None and c.bound.kind == "absolute":
+            from tilecheck.model import sincos
+            if c.bound.ranges:  # sin/cos: the bound of the input's range, nothing beyond 100pi
+                t, bounded = sincos.bound_log2(xp, a, c.bound.ranges)
+                finite &= bounded
+            else:
+                t = xp.full(a.shape, float(c.bound.size))
+            unit = "absolute error / the bound of the input's range"
+            err = xp.abs(r - x) / xp.exp2(t)
+            scale = 1.0
+        elif c is not None and c.relative_log2 is not None:
             unit = f"relative error / 2^{c.relative_log2:g}"
             err = xp.abs(r - x) / xp.abs(x) / (2.0 ** c.relative_log2)
             scale = 1.0

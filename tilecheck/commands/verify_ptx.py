@@ -417,7 +417,7 @@ def format_outcome(o) -> str:
     if o.unknown_count:
         shown = len(o.unknown_inputs)
         lines.append(f"  unknown inputs: {o.unknown_count} (a contract there bounds nothing, allows more results than are enumerated, or "
-                     "is not modelled: no result is judged)"
+                     "is not modelled there: no result is judged)"
                      + ((f"; the first {shown}:" if shown < o.unknown_count else ":") if shown else ""))
         for u in o.unknown_inputs:
             why = "; ".join([f"line {r['line']}{_source(r)}: {r['instruction']} on {', '.join(r['operands'])}: "
