@@ -1,8 +1,10 @@
-"""``api.results_within(inner, outer)``: every result one form allows, another allows too.
+"""``api.results_within(inner, outer)``: every result one form allows, another allows too; and
+``api.results_disjoint(inner, outer)``: none does.
 
-Checked against its definition, one pattern at a time: each allowed result of ``inner`` (its run,
-walked pattern by pattern, its extra values, its NaN) put to ``outer.contains``. The function must
-say True exactly where the walk finds every result inside and neither form bounds nothing."""
+Checked against their definitions, one pattern at a time: each allowed result of ``inner`` (its run,
+walked pattern by pattern, its extra values, its NaN) put to ``outer.contains``. ``results_within``
+must say True exactly where the walk finds every result inside and neither form bounds nothing,
+``results_disjoint`` exactly where it finds none inside (NaNs of both count as shared)."""
 
 from __future__ import annotations
 
@@ -46,6 +48,50 @@ def _walk(inner, outer, lane: int, limit: int = 1 << 12):
         pinned = int(one_in.nan_bits[0, 0])
         pats.append(pinned if pinned else 0x7FFFFFFF)
     return all(bool(one_out.contains(np.array([p], dtype=np.uint64))[0]) for p in pats)
+
+
+def _walk_none(inner, outer, lane: int, limit: int = 1 << 12):
+    """No result ``inner`` allows at ``lane`` is one ``outer`` allows (None: too many to walk)."""
+    one_in, one_out = inner.take(np.array([lane])), outer.take(np.array([lane]))
+    if bool(one_in.unbounded[0]):
+        return None
+    pats = []
+    if not bool(one_in.empty[0]):
+        k_lo, k_hi = int(one_in._key(np, one_in.lo)[0]), int(one_in._key(np, one_in.hi)[0])
+        if k_hi - k_lo > limit:
+            return None
+        for k in range(k_lo, k_hi + 1):
+            m = (-k - 1 if k < 0 else k) * one_in.stride
+            pats.append(m | one_in.sign_bit if k < 0 else m)
+    pats += [int(e) for e, u in zip(one_in.extra[0], one_in.extra_used[0]) if u]
+    if bool(one_in.nan[0]) and bool(one_out.nan[0]):
+        return False
+    return not any(bool(one_out.contains(np.array([p], dtype=np.uint64))[0]) for p in pats)
+
+
+@pytest.mark.parametrize("inner_name,outer_name", PAIRS + [("sin.approx.f32", "cos.approx.f32"),
+                                                            ("sin.approx.ftz.f32", "tanh.approx.f32"),
+                                                            ("ex2.approx.f32", "lg2.approx.f32")])
+def test_results_disjoint_is_its_definition(inner_name, outer_name):
+    xs = _inputs(11)
+    inner = api.allowed_results(inner_name, xs)
+    outer = api.allowed_results(outer_name, xs)
+    said = np.asarray(api.results_disjoint(inner, outer), dtype=bool)
+    wrong, walked, apart = [], 0, 0
+    for lane in range(xs.size):
+        truth = _walk_none(inner, outer, lane)
+        if truth is None:
+            if said[lane] and bool(inner.unbounded[lane]):
+                wrong.append(f"{int(xs[lane]):#010x}: True where {inner_name} bounds nothing")
+            continue
+        walked += 1
+        apart += bool(truth)
+        if said[lane] != truth and not (truth and bool(outer.unbounded[lane])):
+            wrong.append(f"{int(xs[lane]):#010x}: {bool(said[lane])}, the walk says {truth}")
+    assert not wrong, wrong[:5]
+    assert walked > 100  # (sin and cos bound nothing beyond 100pi, and near a zero allow ~2^30 values)
+    if inner_name.split(".")[0] != outer_name.split(".")[0]:
+        assert apart > 0  # two functions: most of their sets lie apart
 
 
 @pytest.mark.parametrize("inner_name,outer_name", PAIRS)

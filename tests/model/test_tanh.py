@@ -167,3 +167,13 @@ def test_packed_halves_are_judged_each_alone():
     assert bool(np.asarray(api.allowed("tanh.approx.f16x2", good, a))[0])
     swapped = np.array([(0xB765 << 16) | 0x3765], dtype=np.uint32)
     assert not bool(np.asarray(api.allowed("tanh.approx.f16x2", swapped, a))[0])
+
+
+def test_the_series_coefficients_and_truncation():
+    """tanh's series from Bernoulli numbers: 1, -1/3, 2/15, -17/315, 62/2835 (the known start), and
+    the first term left out below 2^-62 |x| for |x| < 1/4, as the enclosure's proof takes it."""
+    c = tanh._EXACT_TAYLOR
+    assert c[:5] == [Fraction(1), Fraction(-1, 3), Fraction(2, 15), Fraction(-17, 315), Fraction(62, 2835)]
+    assert abs(c[12]) * Fraction(1, 4) ** 24 < Fraction(1, 2 ** 62)
+    assert all(abs(c[i + 1]) < abs(c[i]) for i in range(12))  # shrinking, alternating terms
+    assert all((c[i] > 0) != (c[i + 1] > 0) for i in range(12))

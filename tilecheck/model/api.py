@@ -561,6 +561,25 @@ def results_within(inner: AllowedResults, outer: AllowedResults):
     return ~inner.unbounded & ~outer.unbounded & run & extra & nan
 
 
+def results_disjoint(inner: AllowedResults, outer: AllowedResults):
+    """Per lane: is no result ``inner`` allows one ``outer`` allows? Both of one format (the same
+    grid). Certain where True; False also where it cannot tell: where either bounds nothing. (Then
+    whatever ``inner``'s instruction returns, ``outer`` refuses it.)"""
+    if (inner.stride, inner.sign_bit, inner.magnitude_mask) != (outer.stride, outer.sign_bit, outer.magnitude_mask):
+        raise UsageError(f"results_disjoint: {inner.form} and {outer.form} have different result formats")
+    xp = namespace(inner.lo)
+    k_lo, k_hi = inner._key(xp, inner.lo), inner._key(xp, inner.hi)
+    o_lo, o_hi = outer._key(xp, outer.lo), outer._key(xp, outer.hi)
+    meet = ~inner.empty & ~outer.empty & (k_lo <= o_hi) & (o_lo <= k_hi)  # the runs overlap (a common grid)
+    for j in range(outer.extra.shape[-1]):  # an extra value of outer inside inner's run
+        e = outer._key(xp, outer.extra[..., j])
+        meet = meet | (outer.extra_used[..., j] & ~inner.empty & (k_lo <= e) & (e <= k_hi))
+    for j in range(inner.extra.shape[-1]):  # an extra value of inner that outer allows
+        meet = meet | (inner.extra_used[..., j] & outer.contains(inner.extra[..., j]))
+    meet = meet | (inner.nan & outer.nan)  # (any NaN of both: counted as shared, whatever the payloads)
+    return ~inner.unbounded & ~outer.unbounded & ~meet
+
+
 def allowed_results(form, *operand_bits, ulp_reading: str = ULP_READING_DEFAULT,
                     tininess: str = TININESS_DEFAULT) -> AllowedResults:
     """Every result ``form`` may return for these operands, per lane, as :class:`AllowedResults`.

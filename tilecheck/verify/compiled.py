@@ -1058,12 +1058,13 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
     the reference's own form, a lane the run left unknown (more allowed results than it
     enumerates) holds the reference's set, and only the reference decides what is unknown; where
     it is another form, such a lane is judged when every result that form allows the reference
-    allows too, and stays unknown otherwise."""
+    allows too, or none does (then its representative, refused, is the counterexample: any result
+    would be), and stays unknown otherwise."""
     is_reference = stored_form is not None and stored_form is ref.form
     unknown = lanes.unknown
     if stored_form is not None and not is_reference and unknown is not None and unknown.any():
-        unknown = unknown & ~_results_within_reference(stored_form, ref, ops_by_lane, lanes.origin, unknown,
-                                                       ulp_reading)
+        unknown = unknown & ~_judged_beside_reference(stored_form, ref, ops_by_lane, lanes.origin, unknown,
+                                                      ulp_reading)
     u = ref.fmt.uint
     bad = np.zeros(lanes.size, dtype=bool)
     bad_in = np.zeros(n, dtype=bool)
@@ -1113,20 +1114,23 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
     return bad, BlockResult(bad_in, unk_in, lanes.size, None, value_in, nan_in)
 
 
-def _results_within_reference(form, ref: Reference, ops_by_lane: list, origin, lanes_at, ulp_reading: str):
+def _judged_beside_reference(form, ref: Reference, ops_by_lane: list, origin, lanes_at, ulp_reading: str):
     """Per lane: True at the lanes ``lanes_at`` where, for the input of every element of the lane's
     thread, each result ``form`` allows the reference's form allows too (``ulp_reading`` for both,
-    as the run enumerates ``form``'s results and the reference judges them)."""
+    as the run enumerates ``form``'s results and the reference judges them), or where, for some
+    element, none does: the lane's verdict is then certain either way."""
     at = np.flatnonzero(lanes_at)
     within = np.ones(at.size, dtype=bool)
+    apart = np.zeros(at.size, dtype=bool)
     for ops_lane in ops_by_lane:
         ops = [np.asarray(o)[origin[at]] for o in ops_lane]
         with np.errstate(all="ignore"):
             inner = api.allowed_results(form, *ops, ulp_reading=ulp_reading)
             outer = api.allowed_results(ref.form, *ops, ulp_reading=ulp_reading)
         within &= np.asarray(api.results_within(inner, outer), dtype=bool)
+        apart |= np.asarray(api.results_disjoint(inner, outer), dtype=bool)
     out = np.zeros(lanes_at.shape, dtype=bool)
-    out[at] = within
+    out[at] = within | apart
     return out
 
 
@@ -2002,9 +2006,13 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
         if not has[lane_ix]:
             continue
         st = plan.steps[k]
+        low, high = int(lo[lane_ix]), int(hi[lane_ix])
+        wide = _unenumerated_range(plan, st, lanes, lane_ix)
+        if wide is not None:  # the run kept one result of more than it enumerates: give them all
+            low, high = wide
         choices.append({"instruction": st.instr.text, "line": st.instr.line, **source_fields(st.instr),
-                        "returned": int(ret[lane_ix]), "reference": int(refv[lane_ix]), "low": int(lo[lane_ix]),
-                        "high": int(hi[lane_ix])})
+                        "returned": int(ret[lane_ix]), "reference": int(refv[lane_ix]), "low": low,
+                        "high": high})
     for rec in choices:
         width = 64 if rec["returned"] >> 32 or rec["reference"] >> 32 else 32
         ffmt = ref.formats["f64" if width == 64 else "f32"]
@@ -2036,6 +2044,24 @@ def explain(plan: Plan, abi: Abi, ref: Reference, lane_ops: list[np.ndarray], ct
     return {"inputs": inputs, "expected": {"hex": fmt.hex(exp), "value": fmt.describe(exp)[0]},
             "got": {"hex": fmt.hex(got), "value": fmt.describe(got)[0], "lane": lane_of},
             "approximate_choices": choices, "registers": registers, "register_path": path_regs, "repro": repro}
+
+
+def _unenumerated_range(plan: Plan, st, lanes, lane_ix: int):
+    """(low, high): every result ``st``'s approximate form allows in lane ``lane_ix`` where the run
+    left the lane unknown (more results than it enumerates; judged beside the reference, see
+    :func:`judge_lanes`), from its operands as the run left them; else None."""
+    unknown = getattr(lanes, "unknown", None)
+    if unknown is None or not bool(unknown[lane_ix]) or not st.approximate:
+        return None
+    form = plan.db.form(st.approximate)
+    bits = _operand_bits(st.instr, lanes.regs, lane_ix, form)
+    if bits is None or form.lanes != 1:
+        return None
+    with np.errstate(all="ignore"):
+        r = api.allowed_results(form, *[np.array([v], dtype=np.uint64) for v in bits])
+    if bool(r.unbounded[0]) or bool(r.empty[0]):
+        return None
+    return int(r.lo[0]), int(r.hi[0])
 
 
 def source_fields(instr) -> dict:
