@@ -10,8 +10,9 @@ allowed results for an input *are* that form's, whatever they are. Against that 
 input is judged by the reference alone (verified where its contract bounds the result, unknown only
 where it bounds nothing); against another form of the same operand and result format, it is
 verified where every result the kernel's form allows the reference allows too
-(:func:`tilecheck.model.api.results_within`), and stays unknown otherwise.
-:func:`stored_form` decides that from the code, conservatively (any doubt leaves the inputs
+(:func:`tilecheck.model.api.results_within`), refuted where none does
+(:func:`tilecheck.model.api.results_disjoint`: whatever the instruction returns is refused), and
+stays unknown otherwise. :func:`stored_form` decides that from the code, conservatively (any doubt leaves the inputs
 unknown, as before):
 
 - the reference is one approximate form of one operand, with a bound a document states (not a
