@@ -3,22 +3,22 @@
 // instruction: a polynomial, Payne-Hanek's reduction for large arguments) and tanh.approx.f32 in
 // inline asm (no intrinsic exposes it). Each is checked against the PTX form whose bound it is
 // meant to meet.
-__global__ void k_fast_sinf(const float *a, float *o, int n) {
+extern "C" __global__ void k_fast_sinf(const float *a, float *o, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) o[i] = __sinf(a[i]);
 }
 
-__global__ void k_fast_cosf(const float *a, float *o, int n) {
+extern "C" __global__ void k_fast_cosf(const float *a, float *o, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) o[i] = __cosf(a[i]);
 }
 
-__global__ void k_sinf(const float *a, float *o, int n) {
+extern "C" __global__ void k_sinf(const float *a, float *o, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) o[i] = sinf(a[i]);
 }
 
-__global__ void k_tanh_approx(const float *a, float *o, int n) {
+extern "C" __global__ void k_tanh_approx(const float *a, float *o, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     float r;
