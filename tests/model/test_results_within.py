@@ -30,9 +30,8 @@ def _inputs(seed: int) -> np.ndarray:
     return np.unique(np.concatenate(pats)).astype(np.uint32)
 
 
-def _walk(inner, outer, lane: int, limit: int = 1 << 12):
-    """Every result ``inner`` allows at ``lane`` is one ``outer`` allows (None: too many to walk)."""
-    one_in, one_out = inner.take(np.array([lane])), outer.take(np.array([lane]))
+def _patterns(one_in, limit: int):
+    """Every result ``one_in`` (one lane) allows but a NaN, as patterns (None: too many to walk)."""
     if bool(one_in.unbounded[0]):
         return None
     pats = []
@@ -43,7 +42,15 @@ def _walk(inner, outer, lane: int, limit: int = 1 << 12):
         for k in range(k_lo, k_hi + 1):
             m = (-k - 1 if k < 0 else k) * one_in.stride
             pats.append(m | one_in.sign_bit if k < 0 else m)
-    pats += [int(e) for e, u in zip(one_in.extra[0], one_in.extra_used[0]) if u]
+    return pats + [int(e) for e, u in zip(one_in.extra[0], one_in.extra_used[0]) if u]
+
+
+def _walk(inner, outer, lane: int, limit: int = 1 << 12):
+    """Every result ``inner`` allows at ``lane`` is one ``outer`` allows (None: too many to walk)."""
+    one_in, one_out = inner.take(np.array([lane])), outer.take(np.array([lane]))
+    pats = _patterns(one_in, limit)
+    if pats is None:
+        return None
     if bool(one_in.nan[0]):
         pinned = int(one_in.nan_bits[0, 0])
         pats.append(pinned if pinned else 0x7FFFFFFF)
@@ -53,17 +60,9 @@ def _walk(inner, outer, lane: int, limit: int = 1 << 12):
 def _walk_none(inner, outer, lane: int, limit: int = 1 << 12):
     """No result ``inner`` allows at ``lane`` is one ``outer`` allows (None: too many to walk)."""
     one_in, one_out = inner.take(np.array([lane])), outer.take(np.array([lane]))
-    if bool(one_in.unbounded[0]):
+    pats = _patterns(one_in, limit)
+    if pats is None:
         return None
-    pats = []
-    if not bool(one_in.empty[0]):
-        k_lo, k_hi = int(one_in._key(np, one_in.lo)[0]), int(one_in._key(np, one_in.hi)[0])
-        if k_hi - k_lo > limit:
-            return None
-        for k in range(k_lo, k_hi + 1):
-            m = (-k - 1 if k < 0 else k) * one_in.stride
-            pats.append(m | one_in.sign_bit if k < 0 else m)
-    pats += [int(e) for e, u in zip(one_in.extra[0], one_in.extra_used[0]) if u]
     if bool(one_in.nan[0]) and bool(one_out.nan[0]):
         return False
     return not any(bool(one_out.contains(np.array([p], dtype=np.uint64))[0]) for p in pats)

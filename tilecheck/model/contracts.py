@@ -31,7 +31,7 @@ import numpy as np
 
 from tilecheck.formats import Format
 from tilecheck.model import exp2, log2, ops, sincos, tanh
-from tilecheck.model.ieee import flush_subnormal_bits, round_pack, unpack
+from tilecheck.model.ieee import float64_values, flush_subnormal_bits, round_pack, unpack
 from tilecheck.model.order import from_key as _from_key
 from tilecheck.model.order import order_key as _order_key
 from tilecheck.model.xp import bit_length, u64
@@ -804,16 +804,7 @@ def _exactly_within(xp, fn: str, fmt: Format, vals, x, r, bound, m):
 
 def _to_f64(xp, fmt: Format, bits):
     """Exact float64 values of finite patterns (formats up to binary64)."""
-    if fmt.name == "f64":
-        return bits.astype(xp.uint64).view(xp.float64)
-    if fmt.name == "f32":
-        return bits.astype(xp.uint32).view(xp.float32).astype(xp.float64)
-    if fmt.name == "f16":
-        return bits.astype(xp.uint16).view(xp.float16).astype(xp.float64)
-    if fmt.name == "bf16":  # the upper half of a binary32 pattern
-        return (bits.astype(xp.uint32) << xp.uint32(16)).view(xp.float32).astype(xp.float64)
-    host = bits.get() if hasattr(bits, "get") else np.asarray(bits)
-    return xp.asarray(fmt.to_float64(host.astype(fmt.uint)))
+    return float64_values(xp, fmt, bits)
 
 
 def _exact_fallback(xp, fn, fmt, form, r_bits, op_bits, ftz, verdict, undecided):

@@ -35,6 +35,22 @@ class Unpacked:
     zero: object
 
 
+def float64_values(xp, fmt: Format, bits):
+    """Exact float64 values of the patterns ``bits`` of ``fmt`` (formats up to binary64; NaN
+    payloads are not kept). binary32, binary16 and bfloat16 are views in either namespace; other
+    formats convert on the host."""
+    if fmt.name == "f64":
+        return bits.astype(xp.uint64).view(xp.float64)
+    if fmt.name == "f32":
+        return bits.astype(xp.uint32).view(xp.float32).astype(xp.float64)
+    if fmt.name == "f16":
+        return bits.astype(xp.uint16).view(xp.float16).astype(xp.float64)
+    if fmt.name == "bf16":  # the upper half of a binary32 pattern
+        return (bits.astype(xp.uint32) << xp.uint32(16)).view(xp.float32).astype(xp.float64)
+    host = bits.get() if hasattr(bits, "get") else bits
+    return xp.asarray(fmt.to_float64(host.astype(fmt.uint)))
+
+
 def flush_subnormal_bits(xp, fmt: Format, bits):
     """Replace subnormal patterns by zero of the same sign (the ``.ftz`` input rule)."""
     b = bits.astype(xp.uint64)

@@ -31,7 +31,8 @@ import numpy as np
 
 from tilecheck.formats import Format
 from tilecheck.model import exp2
-from tilecheck.model.order import from_key, order_key
+from tilecheck.model.order import from_key
+from tilecheck.model.transcendental import confirmed_ranges, host, settle
 from tilecheck.model.xp import u64
 
 GUARD = 2.0 ** -44
@@ -40,11 +41,6 @@ ulps of binary64) and far below every threshold distance that matters (2^-22 bou
 
 _EXP2_ERROR = 2.0 ** -49  # twice exp2.ESTIMATE_ERROR: the proof's margin
 _TINY = 2.0 ** -1074
-
-
-def _host(a) -> np.ndarray:
-    """A numpy copy of an array of either namespace (the exact decisions run on the host)."""
-    return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
 def supports(fmt: Format) -> bool:
@@ -97,7 +93,7 @@ def _at_least(xp, x, lo, hi, proved, t_float, t_exact):
         slack = xp.abs(t_float) * 2.0 ** -51 + _TINY
         yes = proved & (lo > t_float + slack)
         no = proved & (hi < t_float - slack)
-    return _settle(xp, x, yes, ~yes & ~no, lambda v, i: compare(v, t_exact(i)) >= 0)
+    return settle(xp, x, yes, ~yes & ~no, lambda v, i: compare(v, t_exact(i)) >= 0)
 
 
 def _at_most(xp, x, lo, hi, proved, t_float, t_exact):
@@ -106,18 +102,7 @@ def _at_most(xp, x, lo, hi, proved, t_float, t_exact):
         slack = xp.abs(t_float) * 2.0 ** -51 + _TINY
         yes = proved & (hi < t_float - slack)
         no = proved & (lo > t_float + slack)
-    return _settle(xp, x, yes, ~yes & ~no, lambda v, i: compare(v, t_exact(i)) <= 0)
-
-
-def _settle(xp, x, decided, undecided, exact):
-    """``decided`` with the ``undecided`` lanes replaced by ``exact(Fraction(x_i), i)``."""
-    idx = np.flatnonzero(_host(undecided))
-    if not idx.size:
-        return decided
-    xs = _host(x)
-    out = decided.copy()
-    out[xp.asarray(idx)] = xp.asarray(np.array([exact(Fraction(float(xs[i])), int(i)) for i in idx], dtype=bool))
-    return out
+    return settle(xp, x, yes, ~yes & ~no, lambda v, i: compare(v, t_exact(i)) <= 0)
 
 
 def absolute_lanes(xp, x, absolute):
@@ -136,7 +121,7 @@ def _bound_thresholds(xp, r, absolute_lane, negative, t_abs: float, t_rel: float
         low = xp.where(absolute_lane, r - a, xp.where(negative, r / (1 - e), r / (1 + e)))
         high = xp.where(absolute_lane, r + a, xp.where(negative, r / (1 + e), r / (1 - e)))
     fa, fe = _power(t_abs), _power(t_rel)
-    r, absolute_lane, negative = _host(r), _host(absolute_lane), _host(negative)  # for the exact lanes
+    r, absolute_lane, negative = host(r), host(absolute_lane), host(negative)  # for the exact lanes
 
     def exact(i: int, upper: bool) -> Fraction:
         ri = Fraction(float(r[i]))
@@ -213,10 +198,10 @@ def rounded(xp, fmt: Format, x):
         m_lo = (cand.astype(xp.float64) + down.astype(xp.float64)) * 0.5  # exact in binary64
         m_hi = (cand.astype(xp.float64) + up.astype(xp.float64)) * 0.5
         inside = proved & (lo > m_lo) & (hi < m_hi)
-    todo = np.flatnonzero(_host(~inside))
+    todo = np.flatnonzero(host(~inside))
     if todo.size:
-        cand = _host(cand).copy()
-        xs = _host(x)
+        cand = host(cand).copy()
+        xs = host(x)
     for i in todo:
         xi = Fraction(float(xs[i]))
         c = np.float32(cand[i])
@@ -248,22 +233,10 @@ def ranges(xp, fmt: Format, x, contract, ftz: bool):
     abs_lane = absolute_lanes(xp, x, absolute)
     with np.errstate(all="ignore"):
         width = xp.where(abs_lane, 2.0 ** absolute[0], xp.abs(y) * 2.0 ** contract.relative_log2)
-        lo_r = (y - width).astype(xp.float32)
-        hi_r = (y + width).astype(xp.float32)
-    k_lo = order_key(xp, fmt, lo_r.view(xp.uint32).astype(xp.uint64), 1)
-    k_hi = order_key(xp, fmt, hi_r.view(xp.uint32).astype(xp.uint64), 1)
 
     def allowed(key):
         return within(xp, fmt, x, from_key(xp, fmt, key, 1), contract, ftz, enclosed)
-    # the float ends are within a step or two of the exact ones: move each until it is allowed and
-    # the value just outside is not (a few rounds; a lane still moving after them fails ``ok``)
-    for _ in range(4):
-        in_lo, out_lo, in_hi, out_hi = allowed(k_lo), allowed(k_lo - 1), allowed(k_hi), allowed(k_hi + 1)
-        if bool(xp.all(in_lo & ~out_lo & in_hi & ~out_hi)):
-            break
-        k_lo = xp.where(out_lo, k_lo - 1, xp.where(~in_lo, k_lo + 1, k_lo))
-        k_hi = xp.where(out_hi, k_hi + 1, xp.where(~in_hi, k_hi - 1, k_hi))
-    ok = allowed(k_lo) & allowed(k_hi) & ~allowed(k_lo - 1) & ~allowed(k_hi + 1) & (k_lo <= k_hi)
+    k_lo, k_hi, ok = confirmed_ranges(xp, fmt, allowed, y - width, y + width)
     if ftz:
         ok = ok & ~crossing(xp, fmt, x, contract)
     return k_lo, k_hi, ok

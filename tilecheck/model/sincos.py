@@ -241,7 +241,7 @@ def ranges(xp, fn: str, fmt: Format, x, t, ftz: bool):
 
     def allowed(key):
         return transcendental.within_absolute(xp, f, fmt, x, from_key(xp, fmt, key, 1), t, False, enclosed)
-    k_lo, k_hi, ok = transcendental.ranges(xp, f, fmt, x, allowed, y - width, y + width)
+    k_lo, k_hi, ok = transcendental.confirmed_ranges(xp, fmt, allowed, y - width, y + width)
     if ftz:
         ok = ok & ~transcendental.reaches(xp, f, x, t, 2.0 ** fmt.emin, enclosed)
     return k_lo, k_hi, ok

@@ -179,4 +179,4 @@ def ranges(xp, fmt: Format, x, contract):
         if absolute:
             return transcendental.within_absolute(xp, FUNCTION, fmt, x, bits, t, False, enclosed)
         return transcendental.within_relative(xp, FUNCTION, fmt, x, bits, contract.relative_log2, enclosed)
-    return transcendental.ranges(xp, FUNCTION, fmt, x, allowed, y - width, y + width)
+    return transcendental.confirmed_ranges(xp, fmt, allowed, y - width, y + width)

@@ -24,6 +24,7 @@ from fractions import Fraction
 import numpy as np
 
 from tilecheck.formats import Format
+from tilecheck.model.ieee import float64_values
 from tilecheck.model.order import from_key, order_key
 from tilecheck.model.xp import u64
 
@@ -39,14 +40,7 @@ def values(xp, fmt: Format, bits):
     """float64 values of finite patterns of ``fmt`` (signed; infinities and NaNs read as 0)."""
     mag = bits & u64(xp, fmt.magnitude_mask)
     finite = mag < u64(xp, fmt.exponent_mask)
-    bits = xp.where(finite, bits, u64(xp, 0))
-    if fmt.name == "f32":
-        return bits.astype(xp.uint32).view(xp.float32).astype(xp.float64)
-    if fmt.name == "f16":
-        return bits.astype(xp.uint16).view(xp.float16).astype(xp.float64)
-    if fmt.name == "bf16":  # the upper half of a binary32 pattern
-        return (bits.astype(xp.uint32) << xp.uint32(16)).view(xp.float32).astype(xp.float64)
-    return xp.asarray(fmt.to_float64(host(bits).astype(fmt.uint)))
+    return float64_values(xp, fmt, xp.where(finite, bits, u64(xp, 0)))
 
 
 def nearest(xp, fmt: Format, y):
@@ -90,7 +84,7 @@ def exact_sign(value, x: Fraction, base: Fraction, offset_log2: float = 0.0, sig
         prec *= 2
 
 
-def _settle(xp, x, decided, undecided, exact):
+def settle(xp, x, decided, undecided, exact):
     """``decided`` with the ``undecided`` lanes replaced by ``exact(Fraction(x_i), i)``."""
     idx = np.flatnonzero(host(undecided))
     if not idx.size:
@@ -126,10 +120,10 @@ def beyond(xp, f, x, enclosed, thr, exact, above: bool, slack=None, is_exact=Non
         else:
             yes, no = hi <= thr - slack, lo >= thr + slack
 
-    def settle(v: Fraction, i: int) -> bool:
+    def decide(v: Fraction, i: int) -> bool:
         s = f.compare(v, *exact(i))
         return s > 0 if above else s < 0
-    return _settle(xp, x, yes, ~yes & ~no, settle)
+    return settle(xp, x, yes, ~yes & ~no, decide)
 
 
 def _offset(xp, f, x, enclosed, base, t, sign: int, above: bool):
@@ -251,10 +245,11 @@ def rounded(xp, f, fmt: Format, x):
     return from_key(xp, fmt, key, 1)
 
 
-def ranges(xp, f, fmt: Format, x, allowed, estimate_lo, estimate_hi):
+def confirmed_ranges(xp, fmt: Format, allowed, estimate_lo, estimate_hi):
     """``(k_lo, k_hi, ok)``: the first and last allowed result of each lane as order keys, from
-    float64 estimates of the ends, each confirmed by ``allowed(keys)`` (the ends allowed, the
-    values just outside not; a lane still moving after a few rounds fails ``ok``)."""
+    float64 estimates of the ends (within a step or two of the exact ones), each confirmed by
+    ``allowed(keys)``: the ends allowed, the values just outside not; a lane still moving after a
+    few rounds fails ``ok``."""
     k_lo = order_key(xp, fmt, nearest(xp, fmt, estimate_lo), 1)
     k_hi = order_key(xp, fmt, nearest(xp, fmt, estimate_hi), 1)
     for _ in range(4):
