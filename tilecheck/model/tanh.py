@@ -88,8 +88,11 @@ def enclosure(xp, x):
         w = _RELATIVE_ERROR * xp.abs(y) + _TINY
         # saturated: 1 - 2^-56.7 < |tanh(x)| < 1, and 1 - 2^-53 is the binary64 value below 1
         below_one = 1.0 - 2.0 ** -53
-        lo = xp.where(saturated, xp.where(x < 0, -1.0, below_one), y - w)
-        hi = xp.where(saturated, xp.where(x < 0, -below_one, 1.0), y + w)
+        # |tanh(x)| < 1 for every finite x: an end past +-1 is moved to it (still strict), so that
+        # a threshold at +-1 (r / (1 +- 2^-11) for r = 1 +- 2^-11) is decided in binary64 where
+        # tanh(x) is closer to 1 than the enclosure's width (|x| from about 14.5 to 20)
+        lo = xp.where(saturated, xp.where(x < 0, -1.0, below_one), xp.maximum(y - w, -1.0))
+        hi = xp.where(saturated, xp.where(x < 0, -below_one, 1.0), xp.minimum(y + w, 1.0))
     return lo, hi
 
 
