@@ -26,7 +26,6 @@ import numpy as np
 
 from tilecheck.formats import Format
 from tilecheck.model import transcendental
-from tilecheck.model.order import from_key
 
 FUNCTIONS = ("sin", "cos")
 
@@ -234,14 +233,7 @@ def ranges(xp, fn: str, fmt: Format, x, t, ftz: bool):
     allowed, the values just outside not); ``ok`` False where that fails or (``.ftz``) where the
     bound reaches a flushed zero, so that the allowed values are no single run."""
     f = _FUNCTION[fn]
-    enclosed = f.enclosure(xp, x)
-    y = (enclosed[0] + enclosed[1]) * 0.5
-    with np.errstate(all="ignore"):
-        width = xp.exp2(t)
-
-    def allowed(key):
-        return transcendental.within_absolute(xp, f, fmt, x, from_key(xp, fmt, key, 1), t, False, enclosed)
-    k_lo, k_hi, ok = transcendental.confirmed_ranges(xp, fmt, allowed, y - width, y + width)
+    k_lo, k_hi, ok, enclosed = transcendental.bound_ranges(xp, f, fmt, x, t)
     if ftz:
         ok = ok & ~transcendental.reaches(xp, f, x, t, 2.0 ** fmt.emin, enclosed)
     return k_lo, k_hi, ok

@@ -24,7 +24,6 @@ import numpy as np
 
 from tilecheck.formats import Format
 from tilecheck.model import exp2, transcendental
-from tilecheck.model.order import from_key
 
 _TAYLOR_LIMIT = 0.25
 _SATURATED = 20.0
@@ -170,16 +169,6 @@ def ranges(xp, fmt: Format, x, contract):
     """``(k_lo, k_hi, ok)``: the first and last allowed result of each lane as order keys (see
     :func:`tilecheck.model.order.order_key`), each confirmed exactly by :func:`within` (the ends
     allowed, the values just outside not)."""
-    enclosed = FUNCTION.enclosure(xp, x)
-    y = (enclosed[0] + enclosed[1]) * 0.5
-    absolute = contract.bound.kind == "absolute"
-    with np.errstate(all="ignore"):
-        width = 2.0 ** contract.bound.size * (1.0 if absolute else xp.abs(y))
-    t = xp.full(x.shape, float(contract.bound.size))
-
-    def allowed(key):
-        bits = from_key(xp, fmt, key, 1)
-        if absolute:
-            return transcendental.within_absolute(xp, FUNCTION, fmt, x, bits, t, False, enclosed)
-        return transcendental.within_relative(xp, FUNCTION, fmt, x, bits, contract.relative_log2, enclosed)
-    return transcendental.confirmed_ranges(xp, fmt, allowed, y - width, y + width)
+    relative = contract.bound.kind != "absolute"
+    t = contract.relative_log2 if relative else xp.full(x.shape, float(contract.bound.size))
+    return transcendental.bound_ranges(xp, FUNCTION, fmt, x, t, relative)[:3]

@@ -260,3 +260,20 @@ def confirmed_ranges(xp, fmt: Format, allowed, estimate_lo, estimate_hi):
         k_hi = xp.where(out_hi, k_hi + 1, xp.where(~in_hi, k_hi - 1, k_hi))
     ok = allowed(k_lo) & allowed(k_hi) & ~allowed(k_lo - 1) & ~allowed(k_hi + 1) & (k_lo <= k_hi)
     return k_lo, k_hi, ok
+
+
+def bound_ranges(xp, f, fmt: Format, x, t, relative: bool = False):
+    """``(k_lo, k_hi, ok, enclosed)``: the allowed run of each lane (order keys, confirmed by
+    :func:`confirmed_ranges`) under an absolute bound 2^t (``t`` per lane) or, with ``relative``, a
+    relative bound 2^t (``t`` an integer); ``enclosed`` is f's enclosure of ``x``, for more tests."""
+    enclosed = f.enclosure(xp, x)
+    y = (enclosed[0] + enclosed[1]) * 0.5
+    with np.errstate(all="ignore"):
+        width = xp.exp2(xp.zeros(x.shape) + t) * (xp.abs(y) if relative else 1.0)
+
+    def allowed(key):
+        bits = from_key(xp, fmt, key, 1)
+        if relative:
+            return within_relative(xp, f, fmt, x, bits, t, enclosed)
+        return within_absolute(xp, f, fmt, x, bits, t, False, enclosed)
+    return (*confirmed_ranges(xp, fmt, allowed, y - width, y + width), enclosed)
