@@ -33,7 +33,7 @@ def test_operand_types_and_registers(db):
 
 
 def test_nan_policies_follow_the_destination(db):
-    canonical = {"f16": 0x7FFF, "bf16": 0x7FFF, "f32": 0x7FFFFFFF, "f64": 0x7FFFFFFFFFFFFFFF}
+    canonical = {"f16": 0x7FFF, "bf16": 0x7FFF, "f32": 0x7FFFFFFF, "f64": 0x7FFFFFFFFFFFFFFF, "e4m3": 0x7F, "e5m2": 0x7F}
     for form in _function_forms(db):
         d = form.destinations[0]
         if form.family in ("mov", "selp") or d.element_format is None or form.name == "abs.f64":

@@ -23,10 +23,11 @@ from functools import lru_cache
 import numpy as np
 
 from tilecheck.formats import Format, get_format
+from tilecheck.spec.types import PTX_TYPES
 
 __all__ = ["function_operands", "function_case_count"]
 
-_FLOATS = ("f16", "bf16", "f32", "f64")
+_FLOATS = ("f16", "bf16", "f32", "f64", "e4m3", "e5m2")
 
 
 def _near(f: Format, value) -> list[int]:
@@ -68,7 +69,8 @@ def _float_for(src: str, dst: str) -> tuple[int, ...]:
     if dst in _FLOATS:
         d = get_format(dst)
         p = d.precision
-        max_d = Fraction(2) ** d.emax * (2 - Fraction(1, 2 ** d.mantissa_bits))
+        top = d.max_finite  # E4M3's largest value is not the IEEE pattern's (448, not 480)
+        max_d = Fraction(2) ** ((top >> d.mantissa_bits) - d.bias) * (1 + Fraction(top & d.mantissa_mask, 2 ** d.mantissa_bits))
         ulp_max = Fraction(2) ** (d.emax - d.mantissa_bits)
         targets = [1 + Fraction(1, 2 ** p), 1 + Fraction(3, 2 ** p),  # ties to even, down and up
                    max_d, max_d + ulp_max / 2, max_d + ulp_max,  # f16 65504 / 65520 (tie to Inf)
@@ -122,10 +124,12 @@ def _edges(form, o) -> tuple[int, ...]:
         w = int(form.type[1:])
         return tuple(dict.fromkeys((w - 1, w, w + 1) + _SHIFTS))
     if o.element_format:
+        if dst in PTX_TYPES and PTX_TYPES[dst].is_packed:
+            dst = PTX_TYPES[dst].element  # a packed conversion's lanes: aim at the lane's format
         core = _float_for(o.element_format, dst if dst != "pred" and form.family == "cvt" else o.element_format)
         if o.lanes == 2:  # both lanes hit the edge set, in different combinations
-            n = len(core)
-            return tuple(core[i] | (core[(i * 5 + 3) % n] << 16) for i in range(n))
+            n, w = len(core), get_format(o.element_format).width
+            return tuple(core[i] | (core[(i * 5 + 3) % n] << w) for i in range(n))
         return core
     if t[0] in "ubs":
         return _int_for(t if t[0] != "b" else "u" + t[1:], dst if form.family == "cvt" else "")

@@ -233,8 +233,9 @@ def judge_spelling(db, spelling: str, where: Location, target=None, version=None
                           nearest=_nearest(db, spelling, target))
     if verdict.legal:
         form = verdict.form
-        if version is not None and version < form.target.ptx:
-            need = f"{form.target.ptx[0]}.{form.target.ptx[1]}"
+        lowest = form.target.ptx_for(target.sm if target is not None else None)
+        if version is not None and version < lowest:
+            need = f"{lowest[0]}.{lowest[1]}"
             return PtxFinding("PX004", "error", where, spelling,
                               f"{form.name} requires PTX ISA {need} or newer (module .version "
                               f"{version[0]}.{version[1]})", str(form.reference))

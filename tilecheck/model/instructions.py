@@ -27,6 +27,7 @@ from tilecheck.model import ops, wide
 from tilecheck.model.ieee import flush_subnormal_bits, round_pack
 from tilecheck.model.xp import bit_length, shift_right_jam, u64
 from tilecheck.spec.forms import Form
+from tilecheck.spec.types import PTX_TYPES
 from tilecheck.spec.registry import TININESS_DEFAULT
 from tilecheck.spec.types import INTEGER_KIND, PTX_TYPES
 
@@ -74,7 +75,16 @@ def _nan_bits(form: Form, fmt: Format) -> int:
 
 
 def _is_nan(xp, fmt: Format, bits):
-    return (bits & u64(xp, fmt.magnitude_mask)) > u64(xp, fmt.exponent_mask)
+    mag = bits & u64(xp, fmt.magnitude_mask)
+    if fmt.specials != "ieee":  # E4M3: S.1111.111 only
+        return mag == u64(xp, fmt.magnitude_mask)
+    return mag > u64(xp, fmt.exponent_mask)
+
+
+def _is_inf(xp, fmt: Format, bits):
+    if fmt.specials != "ieee":
+        return xp.zeros(xp.shape(bits), dtype=bool)
+    return (bits & u64(xp, fmt.magnitude_mask)) == u64(xp, fmt.exponent_mask)
 
 
 def _nan_rule(form: Form, fmt: Format) -> ops.NanRule:
@@ -427,25 +437,35 @@ def _cvt_from_int(xp, form, args, p):
 def _cvt_float(xp, form, args, p):
     (a,) = args
     d, s = form.destinations[0].ptx_type, form.sources[0].ptx_type
-    dst, src, f64 = form.format_of(d), form.format_of(s), form.format_of(F64)
+    return _convert(xp, form, a, p, form.format_of(s), form.format_of(d), same_type=d == s)
+
+
+def _convert(xp, form, a, p, src, dst, same_type: bool = False):
+    """One floating-point conversion of ``src`` patterns to ``dst`` under the form's qualifiers
+    (``p``): rounding (or rounding to an integral value), .ftz on the f32 side, .satfinite, .relu, .sat."""
+    f64 = form.format_of(F64)
     rounding = p["rounding"]
     ftz = bool(p.get("ftz"))
     nan = _nan_bits(form, dst)
     if rounding in _INTEGRAL:
         x = _to_f64(xp, src, _flush(xp, src, a, ftz), f64)
         out = _from_f64(xp, dst, _integral(xp, rounding, x), nan, f64)
-    elif d == s:
+    elif same_type:
         out = _flush(xp, src, a, ftz)
         out = xp.where(_is_nan(xp, src, out), u64(xp, nan), out)
     else:
         # .ftz acts on the f32 side only: f32 inputs flushed, f32 results flushed
         mode = ops.Mode("rn" if rounding == "" else rounding, False, p.get("tininess", TININESS_DEFAULT),
-                        ftz_in=ftz and s == "f32", ftz_out=ftz and d == "f32")
+                        ftz_in=ftz and src.name == "f32", ftz_out=ftz and dst.name == "f32")
         out = ops.convert(xp, src, dst, a, mode, ops.NanRule(False, nan, fixed=nan))
     is_nan = _is_nan(xp, dst, out)
     if p.get("satfinite"):
-        inf = (out & u64(xp, dst.magnitude_mask)) == u64(xp, dst.exponent_mask)
-        out = xp.where(inf, (out & u64(xp, dst.sign_mask)) | u64(xp, dst.max_finite), out)
+        # beyond the largest finite value, infinities included: that value, with the sign (an
+        # E4M3 result has no infinity: its overflow is the NaN pattern, told apart from a NaN
+        # operand by the source)
+        beyond = _is_inf(xp, dst, out) | (is_nan & ~_is_nan(xp, src, a))
+        out = xp.where(beyond, (out & u64(xp, dst.sign_mask)) | u64(xp, dst.max_finite), out)
+        is_nan = is_nan & ~beyond
     if p.get("relu"):
         negative = (out & u64(xp, dst.sign_mask)) != 0
         out = xp.where(negative & ~is_nan, u64(xp, 0), out)
@@ -455,11 +475,28 @@ def _cvt_float(xp, form, args, p):
 
 
 def _cvt_pack(xp, form, args, p):
-    """``cvt.frnd2{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b``: each source converted as the
-    scalar conversion does, ``a`` into the upper half and ``b`` into the lower (PTX ISA 9.1 §9.7.9.21)."""
+    """``cvt.rn{.relu}{.satfinite}.{f16x2,bf16x2,e4m3x2,e5m2x2}.f32 d, a, b``: each source converted
+    as the scalar conversion does, ``a`` into the upper half and ``b`` into the lower (PTX ISA 9.1
+    §9.7.9.21)."""
     a, b = args
-    width = u64(xp, form.format_of(form.destinations[0].ptx_type).width)
-    return (_cvt_float(xp, form, [a], p) << width) | _cvt_float(xp, form, [b], p)
+    dst = form.format_of(form.destinations[0].ptx_type)
+    src = form.format_of(form.sources[0].ptx_type)
+    width = u64(xp, dst.width)
+    return (_convert(xp, form, a, p, src, dst) << width) | _convert(xp, form, b, p, src, dst)
+
+
+def _cvt_lanes(xp, form, args, p):
+    """``cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a`` and ``cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}
+    d, a``: each lane of ``a`` converted, the upper lane into the upper half of ``d`` (PTX ISA 9.1
+    §9.7.9.21)."""
+    (a,) = args
+    d_type, s_type = PTX_TYPES[form.destinations[0].ptx_type], PTX_TYPES[form.sources[0].ptx_type]
+    dst, src = form.format_of(d_type.element), form.format_of(s_type.element)
+    out = u64(xp, 0)
+    for lane in range(s_type.lanes):
+        bits = (a >> u64(xp, lane * src.width)) & u64(xp, (1 << src.width) - 1)
+        out = out | (_convert(xp, form, bits, p, src, dst) << u64(xp, lane * dst.width))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -668,6 +705,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "int.max": _int_minmax(False),
     "cvt.float": _cvt_float,
     "cvt.pack": _cvt_pack,
+    "cvt.lanes": _cvt_lanes,
     "cvt.to_int": _cvt_to_int,
     "cvt.from_int": _cvt_from_int,
     "cvt.int": _cvt_int,

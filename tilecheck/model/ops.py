@@ -450,7 +450,10 @@ def convert(xp, src_fmt: Format, dst_fmt: Format, x, mode: Mode, rule: NanRule):
     bits = round_pack(xp, dst_fmt, ux.sign, sig, ux.exp, xp.zeros(sig.shape, dtype=bool), mode.rounding,
                       mode.flush_out, mode.tininess)
     bits = xp.where(ux.zero, _signed_zero(xp, dst_fmt, ux.sign), bits)
-    bits = xp.where(ux.inf, _signed_inf(xp, dst_fmt, ux.sign), bits)
+    if dst_fmt.specials == "ieee":
+        bits = xp.where(ux.inf, _signed_inf(xp, dst_fmt, ux.sign), bits)
+    else:  # no infinity (E4M3): an infinite operand overflows, to the NaN pattern (OCP OFP8 §5.1)
+        bits = xp.where(ux.inf, (ux.sign << u64(xp, dst_fmt.width - 1)) | u64(xp, dst_fmt.magnitude_mask), bits)
     if rule.fixed is not None:
         nan = u64(xp, rule.fixed)
     elif not rule.propagate:

@@ -50,6 +50,7 @@ Readings where the ISA text is silent or UNCONFIRMED (``ptx-surroundings.md``)
 
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -230,8 +231,71 @@ def _lane_ok(e, g: int, f: Format | None) -> bool:
 # ---- families --------------------------------------------------------------------------------------
 
 
+def _byte_values(f: Format) -> list[tuple[Fraction, int]]:
+    """Every non-negative finite value of an 8-bit float (OCP OFP8 §5.1: E4M3 has no infinity and
+    one NaN magnitude, S.1111.111; E5M2 is IEEE-like), as (exact value, code), in increasing order."""
+    out = []
+    for code in range(f.sign_mask):
+        e, m = code >> f.mantissa_bits, code & f.mantissa_mask
+        if e == (1 << f.exponent_bits) - 1 and (f.specials == "ieee" or m == f.mantissa_mask):
+            continue
+        sig, exp = (m, 1 - f.bias - f.mantissa_bits) if e == 0 else (m | (1 << f.mantissa_bits), e - f.bias - f.mantissa_bits)
+        out.append((Fraction(sig) * Fraction(2) ** exp, code))
+    return out
+
+
+def _cvt_byte(form):
+    """A conversion to or from an 8-bit float (``.rn``, ``.satfinite`` towards them, ``.relu``): the
+    nearest value by exact comparison with every value of the format, ties to the even code; beyond
+    the largest finite value, infinities included, that value (PTX ISA 9.1 §9.7.9.21)."""
+    s, d = _fmt(form.sources[0]), _fmt(form.destinations[0])
+    relu = bool(form.semantics.get("relu"))
+    nan = d.canonical_nan if relu else ANY_NAN
+
+    def value(f: Format, x: int):
+        if f.container_bits == 8:
+            mag = x & f.magnitude_mask
+            if f.specials != "ieee" and mag == f.magnitude_mask:
+                return None
+            table = dict((c, v) for v, c in _byte_values(f))
+            if mag not in table:  # E5M2's infinities and NaNs
+                o = decode(f, x)
+                return None if o.kind == "nan" else ("inf", o.neg)
+            return (table[mag], bool(x & f.sign_mask))
+        o = decode(f, x)
+        if o.kind == "nan":
+            return None
+        if o.kind == "inf":
+            return ("inf", o.neg)
+        return (Fraction(0) if o.kind == "zero" else Fraction(o.sig) * Fraction(2) ** o.exp, o.neg)
+
+    def case(x: int):
+        v = value(s, x)
+        if v is None:
+            return (nan,)
+        mag, neg = v
+        sign = d.sign_mask if neg else 0
+        if relu and neg:
+            return ({0, d.sign_mask} if mag == 0 else 0,)
+        if d.container_bits != 8:  # widening: every 8-bit value is a half exactly
+            if mag == "inf":
+                return (sign | d.exponent_mask,)
+            if mag == 0:
+                return (sign,)
+            num, den = mag.numerator, mag.denominator
+            return (sign | round_exact(d, False, num, -(den.bit_length() - 1), "rn"),)
+        values = _byte_values(d)
+        if mag == "inf" or mag > values[-1][0]:
+            return (sign | values[-1][1],)
+        best = min(values, key=lambda vc: (abs(vc[0] - mag), vc[1] & 1))
+        return (sign | best[1],)
+    return case
+
+
 def _cvt_float(form):
     s, d = _fmt(form.sources[0]), _fmt(form.destinations[0])
+    if 8 in (s.container_bits, d.container_bits):
+        return _cvt_byte(form)
     sem = form.semantics
     mode = sem.get("rounding") or "rn"  # no modifier: an exact widening or the same format
     ftz_in = bool(sem.get("ftz")) and s.name == "f32"
@@ -289,6 +353,16 @@ def _cvt_pack(form):
     def case(a: int, b: int):
         (high,), (low,) = convert(a), convert(b)
         return ((low, high),)
+    return case
+
+
+def _cvt_lanes(form):
+    """A conversion of each lane of a packed source, lane k of ``a`` into lane k of ``d``."""
+    convert = _cvt_byte(form)
+    width = _fmt(form.sources[0]).container_bits
+
+    def case(a: int):
+        return (tuple(convert((a >> (width * k)) & ((1 << width) - 1))[0] for k in range(2)),)
     return case
 
 
@@ -597,7 +671,7 @@ def _prmt(form):
     return case
 
 
-_FAMILIES = {"cvt.float": _cvt_float, "cvt.pack": _cvt_pack, "cvt.to_int": _cvt_to_int, "cvt.from_int": _cvt_from_int,
+_FAMILIES = {"cvt.float": _cvt_float, "cvt.pack": _cvt_pack, "cvt.lanes": _cvt_lanes, "cvt.to_int": _cvt_to_int, "cvt.from_int": _cvt_from_int,
              "cvt.int": _cvt_int, "cmp.setp": _setp, "cmp.setp_bool": _setp, "float.abs": _abs_neg,
              "float.neg": _abs_neg, "float.min": _min_max, "float.max": _min_max,
              "float.copysign": _copysign, "float.testp": _testp, "sel.selp": _selp, "bits.prmt": _prmt}

@@ -176,7 +176,7 @@ _IDENT = r"[A-Za-z_$%][A-Za-z0-9_$]*"
 _PARAM = re.compile(r"^\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+"
                     r"(?:\.ptr\s+(?:\.(?:global|const|shared|local)\s+)?(?:\.align\s+\d+\s+)?)?"
                     r"(" + _IDENT + r")(?:\s*\[\s*(\d*)\s*\])?$")
-_REG_RANGE = re.compile(r"^(%[A-Za-z_$][A-Za-z0-9_$]*)<(\d+)>$")
+_REG_RANGE = re.compile(r"^(%?[A-Za-z_$][A-Za-z0-9_$]*)<(\d+)>$")
 _REG_NAME = re.compile(r"^%?[A-Za-z_$][A-Za-z0-9_$]*$")
 _LABEL = re.compile(r"^([A-Za-z_$][A-Za-z0-9_$]*)\s*:$")
 _GUARD = re.compile(r"^@(!?)(%?[A-Za-z_$][A-Za-z0-9_$]*)\s+")

@@ -176,7 +176,7 @@ class Module:
 _IDENT = r"[A-Za-z_$%][A-Za-z0-9_$]*"
 _ENTRY = re.compile(r"(?:\.visible\s+|\.weak\s+)?\.entry\s+(" + _IDENT + r")\s*\(")
 _PARAM = re.compile(r"^\.param\s+\.(\w+)\s+(" + _IDENT + r")$")
-_REG_RANGE = re.compile(r"^(%" + r"[A-Za-z_$][A-Za-z0-9_$]*)<(\d+)>$")
+_REG_RANGE = re.compile(r"^(%?" + r"[A-Za-z_$][A-Za-z0-9_$]*)<(\d+)>$")
 _REG_NAME = re.compile(r"^%?[A-Za-z_$][A-Za-z0-9_$]*$")
 _LABEL = re.compile(r"^(" + r"[A-Za-z_$][A-Za-z0-9_$]*" + r")\s*:")
 _GUARD = re.compile(r"^@(!?)(%?[A-Za-z_$][A-Za-z0-9_$]*)\s+")

@@ -327,6 +327,9 @@ def encode(form, *terms, destinations: int = 1):
         raise UsageError(f"{form.name} takes {len(form.sources)} source operand(s), got {len(terms)}")
     key = form.semantics.key
     p = form.semantics.params
+    if any(o.format is not None and o.format.container_bits == 8 for o in form.operands):
+        raise UsageError(f"{form.name}: no Z3 encoding for the conversions to and from the 8-bit floats "
+                         "(E4M3 has no IEEE floating-point sort: its largest exponent holds finite values)")
     if key.startswith("cmp.setp"):
         return _setp(form, p, list(terms), destinations)
     if destinations != 1:

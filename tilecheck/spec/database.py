@@ -277,7 +277,7 @@ class SpecDatabase:
     def min_version(self, form: Form, target: str | None = None) -> tuple[int, int]:
         """Lowest ``.version`` that both the form and the target accept."""
         tinfo = self.target(target)
-        return max(form.target.ptx, tinfo.min_ptx)
+        return max(form.target.ptx_for(tinfo.sm), tinfo.min_ptx)
 
     # ---- messages ---------------------------------------------------------------------------
     def _unknown_tokens(self, mods: tuple[str, ...], type_: str) -> list[str]:
@@ -449,7 +449,8 @@ def _expand_group(doc: LocatedDocument, family: dict, gi: int, problems: list[Pr
         forms.append(Form(
             name=name, isa="ptx", family=family["name"], group=group["id"], opcode=tokens[0],
             modifiers=modifiers, qualifiers=tuple(values.items()), type=type_, operands=operands,
-            target=Target(group["target"]["sm"], _version(group["target"]["ptx"])),
+            target=Target(group["target"]["sm"], _version(group["target"]["ptx"]),
+                          tuple((g["sm"], _version(g["ptx"])) for g in group["target"].get("later", ()))),
             semantics=Semantics(entry.key, tuple(sorted(params.items()))), kind=entry.kind, nan=form_nan,
             contract=_for_form(contract, entry.key, params),
             reference=_reference(group["reference"]) if "reference" in group else _reference(family["reference"]),

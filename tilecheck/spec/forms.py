@@ -58,10 +58,17 @@ class OperandSpec:
 
 @dataclass(frozen=True)
 class Target:
-    """A target gate: lowest ``sm_XX`` and lowest PTX ISA version."""
+    """A target gate: lowest ``sm_XX`` and lowest PTX ISA version. ``later``: ``(sm, ptx)`` pairs,
+    a lower version that suffices from that ``sm_XX`` on (ptxas takes the 8-bit float conversions
+    from sm_89 with PTX ISA 8.1, or from sm_90 with 7.8)."""
 
     sm: int
     ptx: tuple[int, int]
+    later: tuple[tuple[int, tuple[int, int]], ...] = ()
+
+    def ptx_for(self, sm: int | None) -> tuple[int, int]:
+        """The lowest PTX ISA version the gate asks of a module for ``sm_XX`` (None: the gate's own)."""
+        return min([self.ptx] + [v for s, v in self.later if sm is not None and sm >= s])
 
     @property
     def ptx_text(self) -> str:
@@ -265,3 +272,29 @@ class Verdict:
     reason: str = ""
     ptxas: str | None = None
     target: str | None = None
+
+
+PACKED_CONVERSIONS = ("cvt.pack", "cvt.lanes")
+"""Semantics keys of the conversions that produce or read packed values, one conversion per lane."""
+
+
+def lane_conversion(form: Form) -> Form | None:
+    """The conversion one lane of a packed conversion performs, as a scalar ``cvt.float`` form of
+    the same name (``cvt.rn.satfinite.e4m3x2.f32``: one f32 to one E4M3; ``cvt.rn.f16x2.e4m3x2``:
+    one E4M3 to one f16), or None for any other form. PTX has no scalar conversion to or from the
+    8-bit floats: an elementwise reference names the packed form, and means what it does to each lane."""
+    if form.kind != "function" or form.semantics.key not in PACKED_CONVERSIONS:
+        return None
+    dst, src = form.operands[0], next(o for o in form.operands if o.role == "src")
+    d_type, s_type = PTX_TYPES[dst.ptx_type], PTX_TYPES[src.ptx_type]
+    scalar = {t.element: t.name for t in PTX_TYPES.values() if t.kind == "f"}
+
+    def one(op: OperandSpec, t) -> OperandSpec:
+        lane = PTX_TYPES[scalar[t.element]]
+        return OperandSpec(op.name, op.role, lane.name, lane.register, lane.bits, lane.element, 1, 1, op.doc,
+                           form.format_of(lane.element))
+
+    return Form(form.name, form.isa, form.family, form.group, form.opcode, form.modifiers, form.qualifiers,
+                scalar[s_type.element], (one(dst, d_type), one(src, s_type)), form.target,
+                Semantics("cvt.float", form.semantics.items), form.kind, form.nan, form.contract, form.reference,
+                form.location, form.notes, (), form.formats)

@@ -164,6 +164,9 @@ ENTRIES: dict[str, Entry] = {
         Entry("cvt.pack", "function", 2,
               "two values converted and packed into one register: the upper half from a, the lower from b",
               {"rounding": _CVT_RND, "relu": _RELU_F, "satfinite": _SATFINITE}),
+        Entry("cvt.lanes", "function", 1,
+              "each lane of a packed value converted, the upper lane into the upper half",
+              {"rounding": _CVT_RND, "relu": _RELU_F, "satfinite": _SATFINITE}),
         Entry("cvt.to_int", "function", 1,
               "floating-point to integer: round to integral, clamp to the destination range; NaN gives 0 "
               "(0x80..0 when the source is .f64 or the destination 64-bit)",

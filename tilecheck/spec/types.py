@@ -71,6 +71,12 @@ PTX_TYPES: dict[str, PtxType] = {t.name: t for t in (
     _t("f16x2", "x", "f16", 2, "b32", 32, "b32"),
     _t("bf16x2", "x", "bf16", 2, "b32", 32, "b32"),
     _t("f32x2", "x", "f32", 2, "b64", 64, "b64"),
+    # the 8-bit floats (mma's operand types; one alone is a reference's element, see
+    # tilecheck.spec.forms.lane_conversion) and two of them in a .b16 register, which only cvt reads or writes
+    _t("e4m3", "f", "e4m3", 1, "b16", 8),
+    _t("e5m2", "f", "e5m2", 1, "b16", 8),
+    _t("e4m3x2", "x", "e4m3", 2, "b16", 16, "b16"),
+    _t("e5m2x2", "x", "e5m2", 2, "b16", 16, "b16"),
     # bits and integers
     _t("b16", "b", None, 1, "b16", 16, "b16", "h", "uint16_t", "h"),
     _t("b32", "b", None, 1, "b32", 32, "b32", "r", "uint32_t", "r"),

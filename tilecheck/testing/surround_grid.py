@@ -112,7 +112,7 @@ def operand_types(spelling: str) -> list[str]:
     if family == "cvt":
         d, a = (types[-2], types[-1]) if len(types) >= 2 else (t, t)
         # the packed conversions take two sources: d = {cvt(a), cvt(b)}
-        return [d, a, a] if d in ("f16x2", "bf16x2") and a == "f32" else [d, a]
+        return [d, a, a] if d in PTX_TYPES and PTX_TYPES[d].is_packed and a == "f32" else [d, a]
     if family == "setp":
         boolop = any(m in ("and", "or", "xor") for m in mods)
         return ["pred", t, t] + (["pred"] if boolop else [])

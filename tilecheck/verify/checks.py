@@ -185,7 +185,7 @@ def _ptxas_legality(ctx: Context, forms: list[Form]) -> dict:
         for target in targets:
             if (f.name, target) not in cache:
                 version = ctx.db.min_version(f, target) if ctx.db.target(target).sm >= f.target.sm else \
-                    max(f.target.ptx, ctx.db.target(target).min_ptx)
+                    max(f.target.ptx_for(ctx.db.target(target).sm), ctx.db.target(target).min_ptx)
                 todo.setdefault((target, f"{version[0]}.{version[1]}"), []).append(f)
     for (target, version), group in todo.items():
         verdicts = ptxas.check_instructions([ptxas.form_instruction(f) for f in group], target, version)

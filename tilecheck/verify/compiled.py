@@ -182,7 +182,7 @@ def parse_reference(text: str, db) -> "Reference | expression.ExpressionReferenc
         if form is None:
             return expression.parse_expression(text, db)
         return Reference(text.strip(), form.format, len(form.sources), form=form, formats=db.formats)
-    form = db.resolve(text)
+    form = expression.resolve_form(db, text)
     if form is not None and form.kind == "function" and form.lanes == 1 \
             and (form.semantics.key in expression.VALUE_FUNCTIONS + expression.INT_CONVERSIONS
                  or expression.integer_form(form)):

@@ -42,11 +42,15 @@ nor counted misrounded (:func:`tilecheck.model.api.unspecified`).
 **Refused**, each a usage error naming the column: syntax errors; a name that is no form
 (``mad.rn.f32``: the spec knows no floating-point ``mad``, write ``fma.rn.f32``) or a function
 that is no PTX form (``add(rn, a, b)``, prove's IEEE operations: spell the form); an operand of
-the wrong format; packed forms (``f16x2``); forms that compute neither a float, an integer nor a
+the wrong format; packed forms (``f16x2``) but the packed conversions; forms that compute neither a float, an integer nor a
 predicate (``testp``, ``mov``); an operand in a predicate position (compare it: ``setp.ne.s32(a, 0)``);
 a predicate as the whole expression (a kernel stores values: ``selp.u16(1, 0, setp.gt.f32(a, b))``);
 unary minus, ``inf``, ``nan`` or a fraction in an integer position; Python's comparisons and
 conditionals (spell them as PTX does, below).
+
+**Packed conversions** convert one element, as each of their lanes does (:func:`resolve_form`):
+``cvt.rn.satfinite.e4m3x2.f32(a)`` is one binary32 rounded to E4M3, ``cvt.rn.f16x2.e5m2x2(a)`` one
+E5M2 widened to f16 (PTX has no scalar conversion to or from the 8-bit floats).
 
 **Predicates.** A choice is written as PTX makes it: ``setp`` compares (``setp.gt.f32(a, 0.0)``,
 every comparison of the spec database, ``.ftz`` and the unordered ``gtu``/``nan`` ones included;
@@ -107,6 +111,7 @@ from tilecheck.inputs import boundaries, generators, mix
 from tilecheck.inputs.forms import mixed_operands, uniform_operands
 from tilecheck.model import api, contracts
 from tilecheck.sim.choices import allowed_choices  # the enumeration the simulator forks on
+from tilecheck.spec.forms import lane_conversion
 from tilecheck.spec.query import SPECIAL_NAMES, dotted, is_format_name, parse
 from tilecheck.spec.registry import ROUNDINGS
 
@@ -681,7 +686,7 @@ class _Checker:
             raise _err(node, f"unknown function {echo(name)}: a reference calls PTX forms by their spelling "
                              "(add.rn.f32(a, b), cvt.rn.f16.f32(x)); prove's IEEE operations (add(rn, a, b)) "
                              "are not references here")
-        form = self.db.resolve(name)
+        form = resolve_form(self.db, name)
         if form is None:
             try:
                 verdict = self.db.verdict(name)
@@ -722,7 +727,7 @@ class _Checker:
             if not isinstance(node, ast.Call):
                 continue
             name = dotted(node.func)
-            form = self.db.resolve(name) if name and "." in name else None
+            form = resolve_form(self.db, name) if name and "." in name else None
             if form is None or form.lanes != 1 or any(_format_of(form, o) is None for o in form.sources):
                 continue  # reported where the call is typed
             for arg, fmt in zip(node.args, self.operand_formats(form)):
@@ -865,6 +870,13 @@ def _check(text: str, db):
     root = checker.build(tree.body)
     variables = [Var(n, i, checker.var_formats[n][0]) for i, n in enumerate(checker.order)]
     return tree, root, variables
+
+
+def resolve_form(db, name: str):
+    """The form ``name`` means in a reference: the spec database's form, or for a packed conversion
+    the conversion of one lane (:func:`tilecheck.spec.forms.lane_conversion`); None if there is none."""
+    form = db.resolve(name)
+    return None if form is None else (lane_conversion(form) or form)
 
 
 def applied_contract(text: str, db):

@@ -34,10 +34,23 @@ from tilecheck.sim.frontend import Function, Instr
 from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
 from tilecheck.sim.plan import TYPES
 from tilecheck.sim.wide_int import CARRY, reads_carry, writes_carry
+from tilecheck.spec.types import PTX_TYPES
 
 CONTROL = ("bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap", "brkpt", "nanosleep", "call")
 """Instructions kept in every slice: they decide which instructions run (and when)."""
 _BITWISE = ("and", "or", "xor", "not", "cnot")
+def _packed_conversion(head: str, types: list[str]) -> tuple[int, int] | None:
+    """For a conversion that writes or reads packed lanes (``cvt.rn.f16x2.f32``,
+    ``cvt.rn.satfinite.e4m3x2.f16x2``, ``cvt.rn.f16x2.e4m3x2``): the bits of one lane of the
+    destination and of the source (a scalar source's: its width); else None."""
+    if head != "cvt" or len(types) != 2 or types[0] not in PTX_TYPES or types[1] not in PTX_TYPES:
+        return None
+    d, a = PTX_TYPES[types[0]], PTX_TYPES[types[1]]
+    if not (d.is_packed or a.is_packed):
+        return None
+    return d.bits // d.lanes, a.bits // a.lanes
+
+
 _LANEWISE = ("add", "sub", "mul", "fma", "neg", "abs", "min", "max", "div", "rcp", "sqrt", "ex2", "lg2", "tanh",
              "copysign")
 
@@ -286,13 +299,22 @@ class Slicer:
                 return [(src.name, bits)], []
             return [], []
         types = _types(ins)
-        if head == "cvt" and types and types[0] in ("f16x2", "bf16x2") and len(srcs) == 2:
+        lanes = _packed_conversion(head, types)
+        if lanes and len(srcs) == 2:
             # d = {cvt(a) in the upper half, cvt(b) in the lower}
             out = []
             for k, src in ((0, srcs[1]), (1, srcs[0])):
-                if (bits >> (16 * k)) & 0xFFFF and isinstance(src, Reg):
+                if (bits >> (lanes[0] * k)) & _mask(lanes[0]) and isinstance(src, Reg):
                     out.append((src.name, _mask(self.width(src.name))))
             return out, []
+        if lanes and len(srcs) == 1 and isinstance(srcs[0], Reg):
+            # lane k of d is the conversion of lane k of a
+            w_d, w_a = lanes
+            need = 0
+            for k in range(2):
+                if (bits >> (w_d * k)) & _mask(w_d):
+                    need |= _mask(w_a) << (w_a * k)
+            return [(srcs[0].name, need)], []
         lane = _lane_bits(types)
         if lane and head == "setp" and isinstance(dst, Reg) and len(_names(dst)) == 2:
             # setp.CMP.f16x2 p|q: p compares the low lanes, q the high ones (a predicate operand,
@@ -516,7 +538,7 @@ def _zero_unwritten(ins: Instr, written: set) -> Instr:
             return replace(ins, opcode=opcode, operands=(Addr(ops[0].base, ops[0].offset + j * nbytes), items[j]))
         if items != ops[1].items:
             ops[1] = Vec(items, ops[1].source)
-    elif head == "cvt" and types[:1] in (["f16x2"], ["bf16x2"]) and len(ops) == 3:
+    elif _packed_conversion(head, types) and len(ops) == 3:
         for k in (1, 2):
             if isinstance(ops[k], Reg) and ops[k].name not in written:
                 ops[k] = Imm("0f00000000", 0, 32)
@@ -630,7 +652,7 @@ class Signatures:
             if len(regs) == 1 and not guarded:
                 return self.of(*regs[0], at)
             return self._intern(("pack", guarded) + tuple(self.of(r, b, at) for r, b in regs))
-        if head == "cvt" and types and types[0] in ("f16x2", "bf16x2"):
+        if _packed_conversion(head, types) and len(regs) == 1:
             # each half is the lane's own conversion: the same operation whichever half it is
             (src, b), = regs
             return self._intern(("op", ins.opcode.replace("x2", "", 1), guarded, self.of(src, b, at)))
