@@ -272,7 +272,7 @@ TRITON_CASES = [
     TritonCase("exp_up_f16", "exp_up_kernel", "fp16", "tl.exp(x.to(tl.float32)).to(x.dtype)", (EXP_UP_AS_EX2,),
                DOC_EXP, amd=False, note="the reference is the lowering's own contract, rounded to float16"),
     TritonCase("sigmoid_f32", "sigmoid_kernel", "fp32", "tl.sigmoid(x)", (SIGMOID_AS_EX2,), DOC_SIGMOID, amd=False,
-               inputs="65536", note="no PTX form computes the sigmoid exactly: the reference is the lowering's own "
+               note="no PTX form computes the sigmoid exactly: the reference is the lowering's own "
                                     "composition of contracts"),
     # the base-2 logarithm: libdevice's fast intrinsics are one lg2.approx.ftz.f32 (absolute 2^-22 on
     # (0.5, 2), relative 2^-22 elsewhere, subnormals flushed); the one without .ftz finds the flush
@@ -280,7 +280,7 @@ TRITON_CASES = [
                ("lg2.approx.ftz.f32", "lg2.approx.f32"), DOC_FAST_LOG, amd=False,
                note="no PTX form computes log2 exactly: the reference is the instruction's own contract"),
     TritonCase("fast_log_f32", "fast_log_kernel", "fp32", "libdevice.fast_logf(x)", (FAST_LOG_AS_LG2,), DOC_FAST_LOG,
-               amd=False, inputs="65536",
+               amd=False,
                note="no PTX form computes ln exactly: the reference is the lowering's own contract"),
     # cache hints (eviction_policy, cache_modifier): the accesses' qualifiers change no bits moved
     TritonCase("div_hinted_f32", "div_hinted_kernel", "fp32", "a / b (eviction_policy, cache_modifier)",
@@ -370,6 +370,39 @@ TRITON_CASES += [
                ("cvt.rn.bf16.f64", "cvt.rn.bf16.f32(cvt.rn.f32.f64(a))"), DOC_CAST, capability=80,
                pointers=("fp64", "bf16"), amd=False,
                note="sm_80: float32 rounded to odd, then to bfloat16 (cvt.rn.bf16.f64 is sm_90)"),
+]
+# the 8-bit floats: Triton 3.9 on sm_90 converts with cvt.rn.satfinite.{e4m3x2,e5m2x2}.{f32,f16x2}
+# (bfloat16 through float32) and back with cvt.rn.f16x2.{e4m3x2,e5m2x2}, one lane used where a
+# thread holds one element; there is no scalar conversion, so the reference names the packed form
+# (its lane's conversion). float8e4nv to bfloat16 goes through cvt.bf16.f16, a spelling the ISA leaves
+# without a rounding: refused
+DOC_FP8 = ("tensor.to(dtype): 'casts a tensor to the given dtype' (fp_downcast_rounding: 'rtne' by default; "
+           "no saturation stated)")
+
+
+def _fp8(src: str, dst: str, against: tuple, vector: bool = False, inputs=None, note: str = "") -> TritonCase:
+    """Triton's x.to(dst) between float and 8-bit float elements (convert_kernel)."""
+    short = {**SUFFIX, "fp8e4nv": "e4m3", "fp8e5": "e5m2"}
+    return TritonCase(f"convert_{short[src]}_{short[dst]}{'_v' if vector else ''}", "convert_kernel", dst,
+                      f"x.to(tl.{FP8_NAMES.get(dst, TRITON_NAMES.get(dst))})", against, DOC_FP8,
+                      block=1024 if vector else 128, vector=vector, pointers=(src, dst), amd=False, inputs=inputs,
+                      note=note)
+
+
+FP8_NAMES = {"fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
+TRITON_CASES += [
+    _fp8("fp32", "fp8e4nv", ("cvt.rn.satfinite.e4m3x2.f32",), inputs="exhaustive"),
+    _fp8("fp32", "fp8e4nv", ("cvt.rn.satfinite.e4m3x2.f32",), vector=True),
+    _fp8("fp32", "fp8e5", ("cvt.rn.satfinite.e5m2x2.f32",)),
+    _fp8("fp16", "fp8e4nv", ("cvt.rn.satfinite.e4m3x2.f16x2",), inputs="exhaustive"),
+    _fp8("fp16", "fp8e5", ("cvt.rn.satfinite.e5m2x2.f16x2",), vector=True, inputs="exhaustive"),
+    _fp8("bf16", "fp8e4nv", ("cvt.rn.satfinite.e4m3x2.f32(cvt.f32.bf16(a))",), inputs="exhaustive",
+         note="through float32: two bfloat16 widened in an inline-asm block, one cvt.rn.satfinite.e4m3x2.f32"),
+    _fp8("fp8e4nv", "fp16", ("cvt.rn.f16x2.e4m3x2",), inputs="exhaustive"),
+    _fp8("fp8e5", "fp16", ("cvt.rn.f16x2.e5m2x2",), vector=True, inputs="exhaustive"),
+    _fp8("fp8e4nv", "fp32", ("cvt.f32.f16(cvt.rn.f16x2.e4m3x2(a))",), inputs="exhaustive"),
+    _fp8("fp8e4nv", "bf16", ("cvt.rn.bf16.f32(cvt.f32.f16(cvt.rn.f16x2.e4m3x2(a)))",), inputs="exhaustive",
+         note="through float16 and cvt.bf16.f16, which has no rounding modifier: the ISA requires one"),
 ]
 # operands given by value: a float32 argument (``alpha``) scales every element; the references name
 # the operands in parameter order (x, [y,] alpha: a, [b,] b or c)

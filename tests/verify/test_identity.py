@@ -113,3 +113,71 @@ def test_lg2_near_one_against_the_other_form_is_judged_by_containment(db, tmp_pa
     path = tmp_path / "k.ptx"
     path.write_text(KERNEL.format(body=PLAIN.replace("mov.b32 %r7, %r6;", "abs.f32 %r7, %r6;")))
     assert main(["verify", str(path), "--entry", "k", "--against", "lg2.approx.f32", "--input", "0x3f810000"]) == 4
+
+
+# ---- the reference's own expression (identity.stored_expression) --------------------------------
+
+LN2 = "0.693147182464599609375"
+LOG = f"mul.rn.f32(lg2.approx.ftz.f32(a), {LN2})"
+COMPOSED = """  mov.u32 %r5, 0x0;
+  @%p1 ld.global.b32 %r5, [%rd4];
+  lg2.approx.ftz.f32 %r6, %r5;
+  mul.f32 %r7, %r6, 0f3F317218;
+  @%p1 st.global.b32 [%rd5], %r7;"""
+
+
+@pytest.mark.parametrize("body,ref,same", [
+    (COMPOSED, LOG, True),
+    (COMPOSED.replace("mul.f32", "mul.rn.f32"), LOG, True),                     # the same form spelled out
+    (COMPOSED, LOG.replace(LN2, "0.693147242069244384765625"), False),           # another constant
+    (COMPOSED, f"mul.rn.f32({LN2}, lg2.approx.ftz.f32(a))", False),              # operands swapped
+    (COMPOSED, LOG.replace("mul.rn", "mul.rz"), False),                          # another rounding
+    (COMPOSED, LOG.replace(".ftz", ""), False),                                  # another approximate form
+    (COMPOSED.replace("0f3F317218", "%r8").replace("  mul.f32", "  mov.b32 %r8, 0f3F317218;\n  mul.f32"), LOG,
+     True),                                                                      # the constant in a register
+    (COMPOSED + "\n  setp.gt.f32 %p2, %r6, 0f00000000;", LOG, False),            # a choice read otherwise
+    (COMPOSED.replace("  mul.f32", "  @%p1 mul.f32"), LOG, False),               # guarded
+    (COMPOSED.replace("mul.f32 %r7, %r6, 0f3F317218;", "mul.f32 %r7, %r6, 0f3F317218;\n  add.f32 %r7, %r7, %r7;"),
+     LOG, False),                                                                # written twice
+    # a mul.f32 feeding an add.f32 may be contracted into an fma: no identity with the separate pair
+    (COMPOSED.replace("mul.f32 %r7, %r6, 0f3F317218;", "mul.f32 %r8, %r6, 0f3F317218;\n  add.f32 %r7, %r8, 0f3F800000;"),
+     f"add.rn.f32(mul.rn.f32(lg2.approx.ftz.f32(a), {LN2}), 1.0)", False),
+])
+def test_what_counts_as_storing_the_reference_expression(db, tmp_path, body, ref, same):
+    from tilecheck.verify.identity import stored_expression
+
+    path = tmp_path / "k.ptx"
+    path.write_text(KERNEL.format(body=body))
+    p = prepare(str(path), "k", ref, db=db)
+    assert stored_expression(p.plan, p.ref, db) is same
+    assert p.abi.stored_expression is same
+
+
+TRITON = FAST_LOG2.parent
+OWN = [("fast_log_f32", "fast_log_kernel", LOG, (0x3F700000, 0x40000000, 0x7F000000)),
+       ("sigmoid_f32", "sigmoid_kernel",
+        "div.full.f32(1.0, add.rn.f32(ex2.approx.f32(mul.rn.f32(a, -1.44269502162933349609375)), 1.0))",
+        (0x3F000000, 0xC2B00000, 0x42C00000)),
+       ("exp_f32", "exp_kernel", "ex2.approx.f32(mul.rn.f32(a, 1.44269502162933349609375))", (0x3F800000, 0xC2FE0000)),
+       ("exp_up_f16", "exp_up_kernel",
+        "cvt.rn.f16.f32(ex2.approx.f32(mul.rn.f32(cvt.f32.f16(a), 1.44269502162933349609375)))", (0,))]
+
+
+@pytest.mark.parametrize("stem,entry,ref,starts", OWN, ids=[o[0] for o in OWN])
+def test_the_identity_run_counts_what_enumerating_every_choice_counts(db, stem, entry, ref, starts):
+    """Triton's lowerings against their own composition: the run that takes one representative per
+    choice (by identity) finds the very misrounded and unknown inputs the run that forks on every
+    allowed result finds, block by block (near 1 for log, where lg2's set is too large; the ends of
+    the exponent's range; all of float16)."""
+    from tilecheck.verify import compiled
+
+    p = prepare(str(TRITON / f"{stem}.ptx"), entry, ref, db=db)
+    assert p.abi.stored_expression
+    for start in starts:
+        same = compiled.run_range(p, start, start + (1 << 16), keep=8)
+        p.abi.stored_expression = False
+        forked = compiled.run_range(p, start, start + (1 << 16), keep=8)
+        p.abi.stored_expression = True
+        assert (same.checked, same.misrounded, same.unknown) == (forked.checked, forked.misrounded, forked.unknown)
+        assert same.unknown_examples == forked.unknown_examples and same.inputs == forked.inputs
+        assert same.lanes <= forked.lanes

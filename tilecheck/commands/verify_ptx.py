@@ -333,6 +333,7 @@ def to_json(o) -> dict:
             "unknown_count": o.unknown_count, "unknown_inputs": o.unknown_inputs,
             "counterexamples": o.counterexamples, "ulp_reading": o.ulp_reading, "sign_rule": o.sign_rule,
             "approx": o.approx, "approximate_instructions": o.approximate_forms,
+            "stored_expression": getattr(o, "stored_expression", False),
             "readings_applied": getattr(o, "readings", {}),
             "contraction_sites": o.contraction_sites, "seconds": o.seconds, "producer": producer(o.path),
             "misrounded_map": map_json(o), "approximate_sites": approximate_sites(o),
@@ -395,6 +396,9 @@ def format_outcome(o) -> str:
         how = "sampled: " + " + ".join(f"{k} {v}" for k, v in o.sampling.items())
     choices = {"all": "every allowed result", "provisional": "every allowed result, provisional bounds included",
                "reference": "the reference value only"}[o.approx]
+    if getattr(o, "stored_expression", False):
+        choices = ("every allowed result, by identity: the code stores the reference's own expression, so the "
+                   "simulator's representative runs for each choice and the reference alone decides what is unknown")
     lines = [f"{o.path}: {o.entry} ({o.abi}) against {o.ref}",
              f"  inputs checked: {o.inputs_checked} ({how}); "
              f"lanes run (inputs x allowed choices; choices the next use of the result makes equal run once): "

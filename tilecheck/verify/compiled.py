@@ -325,6 +325,9 @@ class Abi:
     values: tuple = ()        # entry: the operands given by value (``inputs`` names them too, in parameter order)
     # the approximate form the code stores, applied to the element's loaded operand (identity.py)
     stored_form: object = None
+    # the code stores the reference expression itself (identity.stored_expression): its allowed
+    # results are the reference's, so a run takes the simulator's representative for each choice
+    stored_expression: bool = False
 
     def operand_bits(self, arity: int) -> list[int]:
         """The container bits of each of ``arity`` operands (``width`` unless they differ)."""
@@ -971,7 +974,7 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
     if fill:
         lanes.regs = {name: np.full(n, True if arr.dtype == bool else UNWRITTEN & np.iinfo(arr.dtype).max,
                                     dtype=arr.dtype) for name, arr in lanes.regs.items()}
-    ctx = RunContext(trace=trace, **ctx_args)
+    ctx = RunContext(trace=trace, **run_args(abi, ctx_args))
     if not abi.in_memory:
         for name, e in zip(abi.inputs, elements):
             lanes.params[name] = e.astype(np.uint64)
@@ -1038,7 +1041,8 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
             shift = np.uint64(lane * fw)
             ops_by_lane.append([((e.astype(np.uint64) >> shift) & mask).astype(u) for e in elements])
             got_by_lane.append(((got >> shift) & mask).astype(u))
-    bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, n, ctx.ulp_reading, abi.stored_form)
+    bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, n, ctx.ulp_reading, abi.stored_form,
+                           abi.stored_expression)
     if asked < n:  # the repeats are the same inputs again: the verdicts and lanes of the asked ones
         res = BlockResult(res.bad[:asked], res.unknown[:asked], int(np.count_nonzero(lanes.origin < asked)), None,
                           res.by_value[:asked], None if res.by_nan is None else res.by_nan[:asked])
@@ -1048,8 +1052,16 @@ def run_block(plan: Plan, abi: Abi, ref: Reference, elements: list[np.ndarray], 
     return res
 
 
+def run_args(abi: Abi, ctx_args: dict) -> dict:
+    """The run context's arguments for ``abi``'s code: ``ctx_args``, but the simulator's
+    representative for every approximate choice where the code stores the reference's own
+    expression (:func:`tilecheck.verify.identity.stored_expression`: enumerating them would only
+    repeat the reference's own set)."""
+    return {**ctx_args, "approx": "reference"} if abi.stored_expression else ctx_args
+
+
 def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: int, ulp_reading: str,
-                stored_form=None):
+                stored_form=None, stored_expression: bool = False):
     """Judge every lane of a run of ``n`` inputs: ``got_by_lane[j]`` (per lane) is element j of
     each lane's thread, computed from ``ops_by_lane[j]`` (per input: element j of input i holds the
     operands of input ``i - j``, a rotation). Returns the lanes that failed and the per-input
@@ -1059,8 +1071,10 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
     enumerates) holds the reference's set, and only the reference decides what is unknown; where
     it is another form, such a lane is judged when every result that form allows the reference
     allows too, or none does (then its representative, refused, is the counterexample: any result
-    would be), and stays unknown otherwise."""
-    is_reference = stored_form is not None and stored_form is ref.form
+    would be), and stays unknown otherwise. ``stored_expression``: the code stores the reference's
+    own expression; its lanes, as a lane of the reference's own form, are judged by the reference
+    alone."""
+    is_reference = (stored_form is not None and stored_form is ref.form) or stored_expression
     unknown = lanes.unknown
     if stored_form is not None and not is_reference and unknown is not None and unknown.any():
         unknown = unknown & ~_judged_beside_reference(stored_form, ref, ops_by_lane, lanes.origin, unknown,
@@ -1074,7 +1088,9 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
     for lane, (ops_lane, g) in enumerate(zip(ops_by_lane, got_by_lane)):
         expected = ref.expected(ops_lane)
         exp_lanes = expected[origin]
-        if ref.contract and hasattr(ref, "judge_at"):
+        if stored_expression and hasattr(ref, "judge_identical"):
+            ok = ref.judge_identical(g, ops_lane, origin, ulp_reading)
+        elif ref.contract and hasattr(ref, "judge_at"):
             # an expression's sets are worked out once per input, whatever the lanes forked from it
             ok = ref.judge_at(g, ops_lane, origin, ulp_reading)
         else:
@@ -1107,7 +1123,8 @@ def judge_lanes(ref: Reference, ops_by_lane: list, got_by_lane: list, lanes, n: 
         for lane in range(len(ops_by_lane)):
             unk_in[(origin[unknown] - lane) % n] = True
     for lane, ops_lane in enumerate(ops_by_lane):  # inputs where the reference itself bounds nothing
-        free = ref.unknown(ops_lane, ulp_reading)
+        free = (ref.unbounded if stored_expression and hasattr(ref, "unbounded") else ref.unknown)(ops_lane,
+                                                                                                   ulp_reading)
         if free.any():
             unk_in[(np.flatnonzero(free) - lane) % n] = True
     nan_in &= ~value_in  # an input with a lane misrounded in value is in that class
@@ -1251,7 +1268,7 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             v[judged] = ops[k].astype(np.uint64)
             lanes.params[name] = v
         ctx = RunContext(trace=trace, memory=memory, block=layout.block, threads=threads,
-                         single_cta=layout.single_cta, local_flows=group.local_flows, **ctx_args)
+                         single_cta=layout.single_cta, local_flows=group.local_flows, **run_args(abi, ctx_args))
         if layout.sinks:
             ctx.store_redirect = _sink_addresses(layout, group, positions, memory.pointer(layout.output_region))
         plan.run(lanes, ctx)
@@ -1298,13 +1315,14 @@ def run_layout(abi: Abi, ref: Reference, elements: list[np.ndarray], ctx_args: d
             ops_by_lane.append([(np.roll(o, atom_ix) if atom_ix else o).astype(ou, copy=False)
                                 for o, ou in zip(ops, op_uints)])
         if every:
-            bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading, abi.stored_form)
+            bad, res = judge_lanes(ref, ops_by_lane, got_by_lane, lanes, m, ctx.ulp_reading, abi.stored_form,
+                                   abi.stored_expression)
         else:
             # an unjudged lane's unknown bound says nothing of an input (nor does explain_unknown)
             lanes.unknown = (np.zeros(lanes.size, dtype=bool) if lanes.unknown is None else lanes.unknown) & kept
             view = _JudgedLanes(lane_number[kept], lanes.unknown[kept])
             bad_kept, res = judge_lanes(ref, ops_by_lane, [g[kept] for g in got_by_lane], view, m, ctx.ulp_reading,
-                                        abi.stored_form)
+                                        abi.stored_form, abi.stored_expression)
             bad = np.zeros(lanes.size, dtype=bool)
             bad[kept] = bad_kept
         res.got = got_by_lane[0]
@@ -1428,6 +1446,7 @@ class Outcome:
     unknown_inputs: list = field(default_factory=list)  # the first unknown inputs, each with why (explain_unknown)
     sign_rule: str | None = None       # the contracts' sign rule, short (spec/rules/contracts.yaml)
     sign_rule_line: str | None = None  # ... as a report line
+    stored_expression: bool = False    # the code stores the reference's own expression (identity.py)
 
     @property
     def exit_code(self) -> int:
@@ -1537,6 +1556,7 @@ def prepare(path: str, entry: str, against: str, *, db, ulp_reading: str = "eith
     plan = compile_function(fn, db, path)
     abi = find_abi(plan, ref, path, params)
     abi.stored_form = identity.stored_form(plan, ref, db) if approx == "all" else None
+    abi.stored_expression = approx == "all" and identity.stored_expression(plan, ref, db)
     return Prepared(path, fn.name, against, ref, plan, abi,
                     dict(approx=approx, ulp_reading=ulp_reading, tininess=tininess), text,
                     str(db.root) if getattr(db, "root", None) is not None else None, db, params)
@@ -1905,6 +1925,7 @@ def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, secon
                   sampling, approx_forms, seconds, contraction, tally.by_nan,
                   [explain_unknown(p, case) for case in tally.unknown_examples[:tally.keep]],
                   *_sign_rule(p.db))
+    out.stored_expression = abi.stored_expression
     out.unknown_examples = tally.unknown_examples  # type: ignore[attr-defined]
     out.misrounded_map = None if tally.map_lost else (tally.map if tally.map is not None else  # type: ignore
                                                       np.zeros(MAP_BINS ** min(p.ref.arity, 2), dtype=np.int64))

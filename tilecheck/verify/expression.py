@@ -394,6 +394,35 @@ class ExpressionReference:
             return open_
         return open_ | self._accepted(None, operands, ulp_reading)[1]
 
+    def judge_identical(self, got: np.ndarray, operands: list[np.ndarray], index: np.ndarray,
+                        ulp_reading: str = "either") -> np.ndarray:
+        """:meth:`judge_at` for code that stores this very expression
+        (:func:`tilecheck.verify.identity.stored_expression`), whose results are the simulator's
+        representatives: a result equal to the expression's representative is one of its results
+        without working out the sets; any other is judged by :meth:`judge_at`."""
+        index = np.asarray(index, dtype=np.int64)
+        ok = agree_by_class(self.fmt, got, self.expected(operands)[index])
+        if not ok.all():
+            rest = np.flatnonzero(~ok)
+            ok[rest] = self.judge_at(np.asarray(got)[rest], operands, index[rest], ulp_reading)
+        return ok
+
+    def unbounded(self, operands: list[np.ndarray], ulp_reading: str = "either") -> np.ndarray:
+        """:meth:`unknown`, with the outermost approximate call asked only where its contract bounds
+        nothing (:func:`tilecheck.model.contracts.unbounded_lanes`), not for its allowed results:
+        the same inputs, for a fraction of the work where nothing else needs the sets."""
+        if self.outer is None or not self.approximate or self._always_bounded:
+            return self.unknown(operands, ulp_reading)
+        arrays = self._arrays(operands)
+        shape = arrays[0].shape
+        with np.errstate(all="ignore"):
+            args, unknown = _arguments(self.root, arrays, shape, ulp_reading)
+            for cols, valid in args:
+                free = contracts.unbounded_lanes(np, self.outer, [np.asarray(c).astype(np.uint64) for c in cols])
+                unknown = unknown | (valid & np.asarray(free, dtype=bool))
+        open_ = self._open(operands) if self.leaves_open else np.zeros(shape, dtype=bool)
+        return open_ | unknown
+
     @property
     def _always_bounded(self) -> bool:
         """True where no input can be unknown, so :meth:`unknown` need not work out the contract's

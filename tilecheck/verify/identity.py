@@ -40,7 +40,7 @@ from tilecheck.sim.frontend import Instr
 from tilecheck.sim.parser import Addr, Imm, Reg, Vec
 from tilecheck.verify import slicing
 
-__all__ = ["stored_form"]
+__all__ = ["stored_form", "stored_expression"]
 
 _STRAIGHT_LINE_BREAKERS = ("bra", "brx", "call")
 _STAGING_SPACES = (".shared", ".local", ".const")
@@ -171,3 +171,128 @@ def _stored_unchanged(reg: str, written: int, width: int, guard, writers: dict, 
         else:
             return False
     return True
+
+
+def stored_expression(plan, ref, db) -> bool:
+    """Whether every element ``plan``'s function stores is ``ref``'s expression itself, applied to
+    the element's loaded operand: the same forms (the same approximate forms by name, the exact ones
+    by their semantics: Triton's ``mul.f32`` is ``mul.rn.f32`` where nothing can contract it), the
+    same constants, nothing but moves between them, under the rules of the module doc (straight-line
+    code; each operand register written once, before it is read, by the tree's own instruction, a
+    load of the element or a constant; each result read only by the tree above it or the stores).
+
+    Then the kernel's allowed results for an input *are* the reference's, whatever they are: a run
+    need not enumerate its approximate instructions' choices (the simulator's representative
+    stands for them, and the reference alone decides which inputs are unknown). Only a reference of
+    one operand with an approximate call is matched (``mul.rn.f32(lg2.approx.ftz.f32(a), c)``,
+    Triton's ``fast_logf``); anything else answers False and the run enumerates as before."""
+    root = getattr(ref, "root", None)
+    if root is None or not getattr(ref, "approximate", False) or len(getattr(ref, "variables", ())) != 1:
+        return False
+    steps = plan.steps
+    instrs = [st.instr for st in steps]
+    if not all(_early_exit(steps, k) for k, ins in enumerate(instrs)
+               if ins.opcode.split(".", 1)[0] in _STRAIGHT_LINE_BREAKERS):
+        return False
+    writers: dict = {}
+    readers: dict = {}
+    for ins in instrs:
+        for reg in slicing.registers_written(ins):
+            writers.setdefault(reg, []).append(ins)
+        for reg in slicing.registers_read(ins):
+            readers.setdefault(reg, []).append(ins)
+    at = {id(ins): k for k, ins in enumerate(instrs)}
+    step_of = {id(st.instr): st for st in steps}
+    width = ref.fmt.width
+    matched: set = set()
+    stores = [ins for ins in instrs if ins.opcode.split(".", 1)[0] == "st" and _element_memory(ins.opcode)]
+    if not stores:
+        return False
+    tree = _Tree(db, writers, at, step_of, ref.variables[0].fmt.width, matched)
+    for store in stores:
+        value = store.operands[1] if len(store.operands) == 2 else None
+        items = value.items if isinstance(value, Vec) else (value,)
+        if slicing.item_bits(store) != width or not all(isinstance(i, Reg) for i in items):
+            return False
+        for item in items:
+            if not tree.match(item.name, root, at[id(store)]) or store.guard != tree.guard:
+                return False
+    # every approximate instruction is one of the trees', and every value of the trees is read only
+    # by the trees and the stores (a choice could otherwise steer a branch, a guard or an address)
+    if any(st.approximate and id(st.instr) not in matched for st in steps):
+        return False
+    allowed = matched | {id(s) for s in stores}
+    for ins in (i for i in instrs if id(i) in matched):
+        for reg in slicing.registers_written(ins):
+            if any(id(r) not in allowed for r in readers.get(reg, [])):
+                return False
+    return True
+
+
+class _Tree:
+    """Matches registers against an expression tree (:func:`stored_expression`)."""
+
+    def __init__(self, db, writers, at, step_of, operand_width: int, matched: set):
+        self.db, self.writers, self.at, self.step_of = db, writers, at, step_of
+        self.operand_width = operand_width
+        self.matched = matched
+        self.guard = False  # the loads' guard once one is seen (None: unguarded); False: none seen yet
+
+    def _writer(self, reg: str, before: int):
+        ws = self.writers.get(reg, [])
+        if len(ws) != 1 or self.at[id(ws[0])] >= before:
+            return None
+        return ws[0]
+
+    def match(self, reg: str, node, before: int) -> bool:
+        """Whether register ``reg``, as read at position ``before``, holds ``node``'s value."""
+        from tilecheck.verify.expression import Call, Const, Var
+
+        if isinstance(node, Var):
+            guard = _loaded_operand(reg, self.operand_width, self.writers, self.at, before)
+            if guard is False or (self.guard is not False and guard != self.guard):
+                return False
+            self.guard = guard
+            self.matched.update(id(w) for w in self.writers[reg])
+            return True
+        w = self._writer(reg, before)
+        if w is None or w.guard is not None:
+            return False
+        head = w.opcode.split(".", 1)[0]
+        if head == "mov" and len(w.operands) == 2 and isinstance(w.operands[1], Reg):
+            self.matched.add(id(w))
+            return self.match(w.operands[1].name, node, self.at[id(w)])
+        if isinstance(node, Const):
+            return head == "mov" and len(w.operands) == 2 and _same_constant(w.operands[1], node) and \
+                not self.matched.add(id(w))
+        if not isinstance(node, Call) or not self._same_form(w, node.form) or len(w.operands) != 1 + len(node.args):
+            return False
+        self.matched.add(id(w))
+        for op, arg in zip(w.operands[1:], node.args):
+            if isinstance(op, Imm):
+                if not (isinstance(arg, Const) and _same_constant(op, arg)):
+                    return False
+            elif not (isinstance(op, Reg) and self.match(op.name, arg, self.at[id(w)])):
+                return False
+        return True
+
+    def _same_form(self, ins: Instr, form) -> bool:
+        """The instruction computes ``form``: that very approximate form, or an exact form of the same
+        semantics and operand types that nothing may contract (the simulator forks a contraction site)."""
+        step = self.step_of.get(id(ins))
+        if step is None or (step.approximate and "contracted" in step.approximate):
+            return False
+        if form.kind == "contract":
+            return step.approximate == form.name
+        have = self.db.resolve(ins.opcode)
+        return have is not None and have.kind == form.kind and have.semantics == form.semantics and \
+            [o.ptx_type for o in have.operands] == [o.ptx_type for o in form.operands]
+
+
+def _same_constant(op, node) -> bool:
+    """An immediate operand that is the constant ``node`` (bits of its format)."""
+    if not isinstance(op, Imm):
+        return False
+    if op.float_bits:
+        return op.float_bits == node.fmt.width and op.value == node.bits
+    return isinstance(op.value, int) and op.value == node.bits
