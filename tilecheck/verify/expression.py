@@ -408,20 +408,19 @@ class ExpressionReference:
         return ok
 
     def unbounded(self, operands: list[np.ndarray], ulp_reading: str = "either") -> np.ndarray:
-        """:meth:`unknown`, with the outermost approximate call asked only where its contract bounds
-        nothing (:func:`tilecheck.model.contracts.unbounded_lanes`), not for its allowed results:
-        the same inputs, for a fraction of the work where nothing else needs the sets."""
-        if self.outer is None or not self.approximate or self._always_bounded:
-            return self.unknown(operands, ulp_reading)
+        """Per input, for code that stores this very expression
+        (:func:`tilecheck.verify.identity.stored_expression`): True where some approximate call
+        of it bounds nothing for some value its arguments can take (:func:`_free`). Its results are
+        then the expression's own, so the set need not be enumerable to be met: a call with more
+        allowed results than :func:`_results` enumerates leaves an input unknown only where a
+        contract above it needs those results as arguments."""
         arrays = self._arrays(operands)
         shape = arrays[0].shape
-        with np.errstate(all="ignore"):
-            args, unknown = _arguments(self.root, arrays, shape, ulp_reading)
-            for cols, valid in args:
-                free = contracts.unbounded_lanes(np, self.outer, [np.asarray(c).astype(np.uint64) for c in cols])
-                unknown = unknown | (valid & np.asarray(free, dtype=bool))
         open_ = self._open(operands) if self.leaves_open else np.zeros(shape, dtype=bool)
-        return open_ | unknown
+        if not self.approximate:
+            return open_
+        with np.errstate(all="ignore"):
+            return open_ | _free(self.root, arrays, shape, ulp_reading)
 
     @property
     def _always_bounded(self) -> bool:
@@ -639,6 +638,26 @@ def _results(node, arrays: list[np.ndarray], shape, ulp_reading: str) -> _Result
             values.append(np.asarray(api.evaluate(node.form, *cols)).astype(node.fmt.uint, copy=False)[:, None])
             valid.append(ok[:, None])
     return _Results(np.concatenate(values, axis=1), np.concatenate(valid, axis=1), unknown)
+
+
+def _free(node, arrays: list[np.ndarray], shape, ulp_reading: str) -> np.ndarray:
+    """Per input: some approximate call below ``node`` (itself included) bounds nothing for some
+    value its arguments can take (:func:`tilecheck.model.contracts.unbounded_lanes`), or its
+    arguments' results are more than :func:`_results` enumerates (then that cannot be told)."""
+    if not _has_contract(node):
+        return np.zeros(shape, dtype=bool)
+    if isinstance(node, Neg):
+        return _free(node.arg, arrays, shape, ulp_reading)
+    free = np.zeros(shape, dtype=bool)
+    for a in node.args:
+        free |= _free(a, arrays, shape, ulp_reading)
+    if node.form.kind == "contract":
+        args, unknown = _arguments(node, arrays, shape, ulp_reading)
+        free |= unknown
+        for cols, valid in args:
+            free |= valid & np.asarray(contracts.unbounded_lanes(np, node.form, [np.asarray(c).astype(np.uint64)
+                                                                                  for c in cols]), dtype=bool)
+    return free
 
 
 def _arguments(node: Call, arrays: list[np.ndarray], shape, ulp_reading: str):
