@@ -618,11 +618,46 @@ class _Compiler:
     def by_spec(self, ins: Instr) -> Step:
         """An instruction around the arithmetic that has no dedicated step here but a spec form with
         model semantics (registry kind ``function``, e.g. ``cvt.rni.s32.f16``): run the model's
-        evaluation of that form; anything else stays a located error."""
+        evaluation of that form; a spelling ptxas accepts that the ISA leaves undefined, where the
+        spec records what it may mean (``cvt.bf16.f16``: any of the four roundings), runs as
+        :meth:`readings`; anything else stays a located error."""
         form = self.db.resolve(ins.opcode)
+        if form is None:
+            readings = self.db.readings(ins.opcode)
+            if readings:
+                return self.readings(ins, readings)
         if form is None or form.kind != "function":
             raise self.unsupported(ins)
         return self.model(ins, form)
+
+    def readings(self, ins: Instr, forms) -> Step:
+        """A spelling that may mean any of ``forms`` (its spec ``reading``): the lanes fork on every
+        distinct result they give, as on an approximate instruction's choices (one reading alone,
+        or readings that agree, fork nothing); ``--approx reference`` takes the first."""
+        steps = [self.model(ins, f) for f in forms]
+        if len(steps) == 1:
+            return steps[0]
+        write, wname = self.writer(ins, ins.operands[0])
+        label = f"{ins.opcode} (read as any of {', '.join(f.name for f in forms)})"
+
+        def run(L, s, c):
+            if c.approx == "reference":
+                steps[0].run(L, s, c)
+                return
+            results = []
+            before = L.regs.get(wname)
+            before = None if before is None else before.copy()  # the destination may be a source too
+            for st in steps:
+                if before is not None:
+                    L.regs[wname] = before.copy()
+                st.run(L, s, c)
+                results.append((L.regs[wname] if s is None else L.regs[wname][s]).copy())
+            values = np.stack(results, axis=1)
+            valid = np.ones(values.shape, dtype=bool)
+            for j in range(1, values.shape[1]):  # each distinct result once
+                valid[:, j] = (values[:, :j] != values[:, j:j + 1]).all(axis=1)
+            _fork(L, s, c, wname, values, valid, None)
+        return self._step(ins, run, steps[0].reads, [wname], approximate=label)
 
     def _step(self, ins, run, reads, writes, approximate=None, pure=False) -> Step:
         return Step("op", run, ins, reads=frozenset(r for r in reads if r), writes=frozenset(w for w in writes if w),

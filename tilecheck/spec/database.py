@@ -274,6 +274,14 @@ class SpecDatabase:
             raise IllegalFormError(f"{spelling}: {verdict.reason}", reason=verdict.reason, ptxas=verdict.ptxas)
         return verdict.form
 
+    def readings(self, spelling: str) -> tuple[Form, ...]:
+        """The legal forms a spelling ptxas accepts but the ISA does not define may mean (its recorded
+        ``reading``), or () for any other spelling."""
+        recorded = self._illegal.get(spelling_key(spelling))
+        if recorded is None or not recorded.reading:
+            return ()
+        return tuple(self.forms[self._by_key[spelling_key(r)].name] for r in recorded.reading)
+
     def min_version(self, form: Form, target: str | None = None) -> tuple[int, int]:
         """Lowest ``.version`` that both the form and the target accept."""
         tinfo = self.target(target)
@@ -543,8 +551,11 @@ def _load_ptx_family(doc: LocatedDocument, path: Path, problems: list[Problem],
         if unstable and ("ptxas" not in i or accepts):
             problems.append(Problem(doc.locate(("illegal", n)), f"{i['spelling']}: ptxas_unstable needs the 'ptxas' "
                                                                 "message of the failing runs and no ptxas_accepts"))
+        if "reading" in i and not accepts:
+            problems.append(Problem(doc.locate(("illegal", n, "reading")), f"{i['spelling']}: a reading is for a "
+                                                                           "spelling ptxas accepts (ptxas_accepts)"))
         illegal.append(IllegalSpelling(i["spelling"], i["reason"], i.get("ptxas"), doc.locate(("illegal", n)), accepts,
-                                       unstable))
+                                       unstable, tuple(i.get("reading", ()))))
     examples = []
     for n, e in enumerate(data.get("examples", ())):
         examples.append(Example(e["form"], tuple(int(x, 16) for x in e["operands"]), int(e["result"], 16),
@@ -625,6 +636,10 @@ def _check_database(db: SpecDatabase, problems: list[Problem]) -> None:
                 problems.append(Problem(ill.location, f"{ill.spelling} is recorded as illegal but form {by_key[key].name} "
                                                       f"({by_key[key].location}) defines it"))
             db._illegal[key] = ill
+            for r in ill.reading:  # each reading a legal form of the same operands' types
+                form = by_key.get(spelling_key(r))
+                if form is None:
+                    problems.append(Problem(ill.location, f"{ill.spelling}: its reading {r} is no form of the database"))
     # attach examples to their forms
     attached: dict[str, list[Example]] = {}
     for family in db.families.values():

@@ -146,6 +146,7 @@ class IllegalSpelling:
     location: Location
     ptxas_accepts: bool = False
     ptxas_unstable: bool = False
+    reading: tuple[str, ...] = ()  # for a spelling ptxas accepts: the legal forms it may mean (any of them)
 
 
 @dataclass(frozen=True, eq=False)

@@ -1906,6 +1906,15 @@ def exhaustive_total(p: Prepared, limit: int | None = None) -> int:
     return p.domain if limit is None else min(p.domain, limit)
 
 
+def _forking_steps(steps) -> tuple[list, list, list]:
+    """The labels of the steps a run forks on, by kind: approximate forms (spec names), mul+add
+    contraction sites, and spellings the ISA leaves undefined read as any of their readings."""
+    labels = {st.approximate for st in steps if st.approximate}
+    contraction = sorted(x for x in labels if "contracted" in x)
+    read_as = sorted(x for x in labels if "read as any of" in x)
+    return sorted(labels - set(contraction) - set(read_as)), contraction, read_as
+
+
 def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, seconds: float) -> Outcome:
     """The :class:`Outcome` of a run that found ``tally`` (counterexamples explained here)."""
     cases = (tally.first_value + tally.first_nan + tally.first_zero)[:tally.keep]
@@ -1915,8 +1924,7 @@ def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, secon
                        for case in cases]
     verdict = "counterexample" if tally.misrounded else ("unknown" if tally.unknown else "verified")
     steps = p.plan.steps
-    approx_forms = sorted({s.approximate for s in steps if s.approximate and "contracted" not in s.approximate})
-    contraction = sorted({s.approximate for s in steps if s.approximate and "contracted" in s.approximate})
+    approx_forms, contraction, read_as = _forking_steps(steps)
     abi = p.abi
     out = Outcome(p.path, p.entry, p.against, verdict, bool(exhaustive), tally.checked, tally.lanes,
                   tally.inputs[:MISROUNDED_CAP], tally.misrounded, tally.unknown, tally.by_value, counterexamples,
@@ -1926,6 +1934,7 @@ def finish(p: Prepared, tally: Tally, *, exhaustive: bool, sampling: dict, secon
                   [explain_unknown(p, case) for case in tally.unknown_examples[:tally.keep]],
                   *_sign_rule(p.db))
     out.stored_expression = abi.stored_expression
+    out.read_as = read_as  # type: ignore[attr-defined]
     out.unknown_examples = tally.unknown_examples  # type: ignore[attr-defined]
     out.misrounded_map = None if tally.map_lost else (tally.map if tally.map is not None else  # type: ignore
                                                       np.zeros(MAP_BINS ** min(p.ref.arity, 2), dtype=np.int64))
@@ -2252,7 +2261,7 @@ def verify_single(path: str, entry: str, against: str, operands: list[str], *, d
     unknown = bool(res.unknown[0]) and not bad
     cex = [explain(plan, abi, ref, lane_ops, ctx_args, path, p.entry, against, ulp_reading, approx)] if bad else []
     verdict = "counterexample" if bad else ("unknown" if unknown else "verified")
-    approx_forms = sorted({s.approximate for s in plan.steps if s.approximate and "contracted" not in s.approximate})
+    approx_forms, _, read_as = _forking_steps(plan.steps)
     case = [int(o[0]) for o in lane_ops]
     out = Outcome(path, p.entry, against, verdict, False, 1, res.lanes,
                   [case] if bad else [], int(bad), int(unknown), int(res.by_value[0]), cex,
@@ -2260,6 +2269,7 @@ def verify_single(path: str, entry: str, against: str, operands: list[str], *, d
                   abi.describe(), {"given": 1}, approx_forms, round(time.time() - started, 3), [],
                   int(res.by_nan[0]) if bad else 0, [explain_unknown(p, case)] if unknown else [], *_sign_rule(db))
     out.unknown_examples = [case] if unknown else []  # type: ignore[attr-defined]
+    out.read_as = read_as  # type: ignore[attr-defined]
     out.readings = {f: api.reading_used(f, ulp_reading) for f in approx_forms}  # type: ignore[attr-defined]
     counts = np.bincount(map_bins(lane_ops), minlength=MAP_BINS ** min(ref.arity, 2)).astype(np.int64)
     out.misrounded_map = counts * int(bad)  # type: ignore[attr-defined]
