@@ -259,3 +259,31 @@ def test_inline_asm_in_cuda_is_judged_for_the_target(tmp_path, capsys):
     assert main(["check", str(cu), "--target", "sm_75"]) == 1
     assert f"{cu}:3:8: error[PX003] target-gate: fma.rn.bf16 requires sm_80" in capsys.readouterr().out
     assert main(["check", str(cu), "--target", "sm_90"]) == 0
+
+
+FP8 = """.version {version}
+.target {target}
+.address_size 64
+.visible .entry k()
+{{
+  .reg .b16 %h<2>;
+  .reg .f32 %f<3>;
+  mov.f32 %f1, 0f3F800000;
+  mov.f32 %f2, 0f3F800000;
+  cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;
+  ret;
+}}
+"""
+
+
+@pytest.mark.parametrize("target,version,refused", [
+    ("sm_89", "8.1", False), ("sm_89", "8.0", True),   # sm_89 needs PTX ISA 8.1
+    ("sm_90", "7.8", False), ("sm_90", "7.7", True),   # from sm_90, 7.8 suffices (target.later)
+    ("sm_86", "8.6", True),                            # below sm_89: no 8-bit floats
+])
+def test_the_8_bit_float_conversions_have_two_gates(target, version, refused):
+    """ptxas 13.0 takes cvt to E4M3/E5M2 from sm_89 with .version 8.1, or from sm_90 with 7.8
+    (tests/spec/test_ptxas_agreement.py checks the gates against ptxas itself)."""
+    report = check_ptx_text(FP8.format(target=target, version=version), "k.ptx", DB)
+    errors = [f for f in report.findings if f.severity == "error" and "e4m3x2" in f.spelling]
+    assert bool(errors) is refused, [str(f) for f in report.findings]

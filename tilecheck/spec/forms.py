@@ -75,7 +75,8 @@ class Target:
         return f"{self.ptx[0]}.{self.ptx[1]}"
 
     def __str__(self) -> str:
-        return f"sm_{self.sm}+, PTX ISA {self.ptx_text}+"
+        later = "".join(f" (from sm_{sm}: PTX ISA {v[0]}.{v[1]}+)" for sm, v in self.later)
+        return f"sm_{self.sm}+, PTX ISA {self.ptx_text}+{later}"
 
 
 @dataclass(frozen=True)
