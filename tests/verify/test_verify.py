@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -261,3 +262,24 @@ def test_the_main_job_names_every_form_spec_list_prints(full_run, capsys):
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert len(listed) == len(load_database().forms) + 95  # every PTX form and every AMD instruction form
     assert set(listed) <= {i["name"] for i in report["items"]}
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
+def test_ptxas_that_does_not_finish_is_a_failure_of_the_check_not_an_internal_error(db, monkeypatch):
+    """On a loaded machine ptxas may not finish a module of every kernel within its time: the
+    check then assembles each kernel alone, and a kernel ptxas does not finish is that check's
+    failure, said so (before, the next form's check stopped the run with a KeyError)."""
+    from tilecheck import ptxas
+    from tilecheck.errors import TilecheckError
+    from tilecheck.verify import checks
+
+    def slow(text, arch, parse_only=False, timeout=60):
+        raise TilecheckError(f"ptxas did not finish within {timeout} s (-arch={arch})")
+
+    monkeypatch.setattr(ptxas, "assemble", slow)
+    forms = [db.form("abs.f32"), db.form("abs.ftz.f32")]
+    ctx = checks.Context(db=db, forms=forms, cases=10)
+    for form in forms:
+        result = checks.check_ptxas(form, ctx)
+        assert result.failures == result.cases > 0
+        assert all("did not finish" in d for d in result.details)
