@@ -2185,7 +2185,19 @@ def _reference_unbounded(p: Prepared, case, lane_ops) -> str | None:
     """Why the reference itself bounds nothing for one input (None where it does): its contract's
     domain rule or bound, or, for an expression, that one of its approximate calls bounds nothing
     or, inside the expression, allows more results than are enumerated."""
-    if not bool(np.asarray(p.ref.unknown(lane_ops, p.ctx_args["ulp_reading"]))[0]):
+    reading = p.ctx_args["ulp_reading"]
+    if p.abi.stored_expression:  # by identity: the call that bounds nothing, and why
+        if not bool(np.asarray(p.ref.unbounded(lane_ops, reading))[0]):
+            return None
+        found = expression.free_call(p.ref.root, p.ref._arrays(lane_ops), reading)
+        if found is not None:
+            form, operands = found
+            if operands is None:
+                return f"the arguments of {form.name} in the reference have more results than are enumerated"
+            why = unbounded_reason(form, operands, p.ctx_args)
+            if why is not None:
+                return f"{form.name} of {', '.join(f'0x{v:x}' for v in operands)} in the reference: {why}"
+    elif not bool(np.asarray(p.ref.unknown(lane_ops, reading))[0]):
         return None
     form = p.ref.form
     why = unbounded_reason(form, [int(v) for v in case], p.ctx_args) if form is not None else None

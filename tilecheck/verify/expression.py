@@ -640,6 +640,31 @@ def _results(node, arrays: list[np.ndarray], shape, ulp_reading: str) -> _Result
     return _Results(np.concatenate(values, axis=1), np.concatenate(valid, axis=1), unknown)
 
 
+def free_call(node, arrays: list[np.ndarray], ulp_reading: str):
+    """For one input (``arrays`` of length 1), the first approximate call below ``node`` that
+    :func:`_free` finds bounding nothing: ``(form, operand bits)``, ``(form, None)`` where its
+    arguments' results are more than are enumerated, or None."""
+    if not _has_contract(node):
+        return None
+    if isinstance(node, Neg):
+        return free_call(node.arg, arrays, ulp_reading)
+    for a in node.args:
+        found = free_call(a, arrays, ulp_reading)
+        if found is not None:
+            return found
+    if node.form.kind != "contract":
+        return None
+    with np.errstate(all="ignore"):
+        args, unknown = _arguments(node, arrays, (1,), ulp_reading)
+        if unknown[0]:
+            return node.form, None
+        for cols, valid in args:
+            ops = [np.asarray(c).astype(np.uint64) for c in cols]
+            if valid[0] and bool(np.asarray(contracts.unbounded_lanes(np, node.form, ops))[0]):
+                return node.form, [int(o[0]) for o in ops]
+    return None
+
+
 def _free(node, arrays: list[np.ndarray], shape, ulp_reading: str) -> np.ndarray:
     """Per input: some approximate call below ``node`` (itself included) bounds nothing for some
     value its arguments can take (:func:`tilecheck.model.contracts.unbounded_lanes`), or its
