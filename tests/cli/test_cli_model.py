@@ -48,6 +48,9 @@ def test_eval_approximate_form_says_it_is_a_reference(capsys):
     (["spec", "show", "rcp.approx.f64"], 1, "'.ftz' modifier required"),
     (["spec", "show", "add.rn.f32x2", "--target", "sm_90"], 1, "sm_100"),
     (["spec", "show", "frobnicate.f32"], 2, "unknown instruction"),
+    # a modifier the ISA defines that the spec's forms do not model: unknown, as `check` says, not illegal
+    (["spec", "show", "fma.rn.relu.f16"], 4, "do not model .relu"),
+    (["spec", "show", "fma.rz.f16"], 1, "half-precision fma takes only .rn"),
     (["spec", "show", "div.rn.f32", "--target", "sm_99"], 2, "unknown target"),
     (["verify", "nosuchform.f32"], 2, "unknown instruction"),
     (["nosuchcommand"], 2, "invalid choice"),

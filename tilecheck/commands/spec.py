@@ -14,7 +14,8 @@ import difflib
 import sys
 
 from tilecheck.commands.output import add_json_option, check_writable, human_stream, write_json
-from tilecheck.errors import UnknownFormError, UsageError, echo
+from tilecheck.errors import Location, UnknownFormError, UsageError, echo
+from tilecheck.legality.ptx_module import judge_spelling
 from tilecheck.model.api import _contract_text
 from tilecheck.ptxas import SPEC_PTXAS
 from tilecheck.spec.amdgpu import amdgpu_forms
@@ -99,6 +100,14 @@ def _show(args) -> int:
         raise
     out = human_stream(args)
     record = {"spelling": args.form.strip(), "isa": "ptx", "legal": verdict.legal, "target": verdict.target}
+    unmodelled = None if verdict.legal else judge_spelling(db, args.form.strip(), Location("<spec show>"))
+    if unmodelled is not None and unmodelled.code == "PX102":
+        # a modifier the ISA defines that the family's forms do not model (fma.rn.relu.f16): not
+        # illegal, as `tilecheck check` says too -- unknown
+        out.write(f"{args.form}: not modelled\n  reason: {unmodelled.message}\n")
+        record.update(legal=None, reason=unmodelled.message)
+        write_json(args.json, record)
+        return 4
     if not verdict.legal:
         out.write(f"{args.form}: illegal{' on ' + verdict.target if verdict.target else ''}\n")
         out.write(f"  reason: {verdict.reason}\n")
