@@ -172,10 +172,19 @@ def test_bad_input_is_a_located_usage_error(tmp_path, capsys):
     assert main(["check", str(bad), "--version", "eight"]) == 2
 
 
+# corpus modules that hold a spelling ptxas accepts but the ISA does not define (PX005, what check is
+# stricter than ptxas about): Triton's float8e4nv to bfloat16 widens through cvt.bf16.f16, with no
+# rounding modifier (the README's 8-bit float rows; verify runs it under every reading)
+UNDEFINED_IN_CORPUS = {"convert_e4m3_bf16.ptx": {"cvt.bf16.f16"}}
+
+
 @pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
 def test_the_corpus_is_clean_for_its_own_target(path):
     report = check_ptx_text(path.read_text(), str(path), DB)
-    assert not report.errors, [str(e) for e in report.errors]
+    expected = UNDEFINED_IN_CORPUS.get(path.name, set())
+    errors = [e for e in report.errors if not (e.code == "PX005" and e.spelling in expected)]
+    assert not errors, [str(e) for e in errors]
+    assert {e.spelling for e in report.errors} == expected
     assert report.judged > 0.5 * report.instructions  # what is not judged is said (PX101, PX102)
 
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 from tilecheck.sim.frontend import Instr
 from tilecheck.sim.parser import Addr, Imm, Reg, Vec
 from tilecheck.verify import slicing
+from tilecheck.verify.expression import Call, Const, Var
 
 __all__ = ["stored_form", "stored_expression"]
 
@@ -246,8 +247,6 @@ class _Tree:
 
     def match(self, reg: str, node, before: int) -> bool:
         """Whether register ``reg``, as read at position ``before``, holds ``node``'s value."""
-        from tilecheck.verify.expression import Call, Const, Var
-
         if isinstance(node, Var):
             guard = _loaded_operand(reg, self.operand_width, self.writers, self.at, before)
             if guard is False or (self.guard is not False and guard != self.guard):
