@@ -66,9 +66,7 @@ def stored_form(plan, ref, db):
     form = getattr(ref, "form", None)
     if not _unary_bounded(form):
         return None
-    instrs = [st.instr for st in plan.steps]
-    if not all(_early_exit(plan.steps, k) for k, ins in enumerate(instrs)
-               if ins.opcode.split(".", 1)[0] in _STRAIGHT_LINE_BREAKERS):
+    if not _straight_line(plan.steps):
         return None
     approximate = [st for st in plan.steps if st.approximate]
     names = {st.approximate for st in approximate}
@@ -80,7 +78,20 @@ def stored_form(plan, ref, db):
                                    and stored.format == form.format
                                    and stored.sources[0].format == form.sources[0].format):
         return None
-    width = form.container_bits
+    writers, readers, at = _def_use([st.instr for st in plan.steps])
+    return stored if all(_one(st.instr, form.container_bits, writers, readers, at) for st in approximate) else None
+
+
+def _straight_line(steps) -> bool:
+    """No call, and no branch but forward ones to a ``ret`` (:func:`_early_exit`): every run is a
+    prefix of program order."""
+    return all(_early_exit(steps, k) for k, st in enumerate(steps)
+               if st.instr.opcode.split(".", 1)[0] in _STRAIGHT_LINE_BREAKERS)
+
+
+def _def_use(instrs) -> tuple[dict, dict, dict]:
+    """``(writers, readers, at)``: the instructions that write and that read each register, and
+    each instruction's program position."""
     writers: dict = {}
     readers: dict = {}
     for ins in instrs:
@@ -88,8 +99,7 @@ def stored_form(plan, ref, db):
             writers.setdefault(reg, []).append(ins)
         for reg in slicing.registers_read(ins):
             readers.setdefault(reg, []).append(ins)
-    at = {id(ins): k for k, ins in enumerate(instrs)}
-    return stored if all(_one(st.instr, width, writers, readers, at) for st in approximate) else None
+    return writers, readers, {id(ins): k for k, ins in enumerate(instrs)}
 
 
 def _early_exit(steps, k: int) -> bool:
@@ -192,17 +202,9 @@ def stored_expression(plan, ref, db) -> bool:
         return False
     steps = plan.steps
     instrs = [st.instr for st in steps]
-    if not all(_early_exit(steps, k) for k, ins in enumerate(instrs)
-               if ins.opcode.split(".", 1)[0] in _STRAIGHT_LINE_BREAKERS):
+    if not _straight_line(steps):
         return False
-    writers: dict = {}
-    readers: dict = {}
-    for ins in instrs:
-        for reg in slicing.registers_written(ins):
-            writers.setdefault(reg, []).append(ins)
-        for reg in slicing.registers_read(ins):
-            readers.setdefault(reg, []).append(ins)
-    at = {id(ins): k for k, ins in enumerate(instrs)}
+    writers, readers, at = _def_use(instrs)
     step_of = {id(st.instr): st for st in steps}
     width = ref.fmt.width
     matched: set = set()
