@@ -21,7 +21,7 @@ _TEMPLATE = """.version {version}
   mov.u32 %r1, %tid.x;
   setp.ge.u32 %p1, %r1, %r5;
   @%p1 bra DONE;
-  mul.wide.u32 %rd3, %r1, 4;
+  mul.wide.u32 %rd3, %r1, {element_bytes};
   add.s64 %rd4, %rd1, %rd3;
   add.s64 %rd5, %rd2, %rd3;
 {policy}{body}
@@ -32,9 +32,10 @@ DONE:
 
 
 def elementwise_kernel(tmp_path: Path, body: str, target: str = "sm_90", version: str = "8.0",
-                       policy: bool = False) -> str:
-    """Write the kernel with ``body`` to ``tmp_path/k.ptx`` and return its path."""
+                       policy: bool = False, element_bytes: int = 4) -> str:
+    """Write the kernel with ``body`` to ``tmp_path/k.ptx`` and return its path (``element_bytes``:
+    the size of the elements ``%rd4`` and ``%rd5`` address)."""
     path = tmp_path / "k.ptx"
-    path.write_text(_TEMPLATE.format(version=version, target=target, body=body,
+    path.write_text(_TEMPLATE.format(version=version, target=target, body=body, element_bytes=element_bytes,
                                      policy="  createpolicy.fractional.L2::evict_last.b64 %rd6, 1.0;\n" if policy else ""))
     return str(path)

@@ -13,37 +13,14 @@ import pytest
 from tilecheck.cli import main
 from tilecheck.errors import SpecError
 
-KERNEL = """.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 a, .param .u64 o, .param .u32 n)
-{{
-  .reg .pred %p<3>;
-  .reg .b16 %h<4>;
-  .reg .b32 %r<12>;
-  .reg .b64 %rd<8>;
-  ld.param.u64 %rd1, [a];
-  ld.param.u64 %rd2, [o];
-  ld.param.u32 %r9, [n];
-  mov.u32 %r1, %tid.x;
-  mov.u32 %r2, %ctaid.x;
-  mov.u32 %r3, %ntid.x;
-  mad.lo.s32 %r4, %r2, %r3, %r1;
-  setp.lt.s32 %p1, %r4, %r9;
-  mul.wide.s32 %rd3, %r4, {size};
-  add.s64 %rd4, %rd1, %rd3;
-  add.s64 %rd5, %rd2, %rd3;
-  {body}
-  ret;
-}}
-"""
-BF16_OF_F16 = "@%p1 ld.global.b16 %h1, [%rd4];\n  cvt.bf16.f16 %h1, %h1;\n  @%p1 st.global.b16 [%rd5], %h1;"
+from support.elementwise_ptx import elementwise_kernel
+
+BF16_OF_F16 = "  .reg .b16 %h<2>;\n  ld.global.b16 %h1, [%rd4];\n  cvt.bf16.f16 %h1, %h1;\n  st.global.b16 [%rd5], %h1;"
 
 
-def _verify(capsys, tmp_path, body: str, ref: str, *extra: str, size: int = 2) -> tuple[int, dict]:
-    path = tmp_path / "k.ptx"
-    path.write_text(KERNEL.format(body=body, size=size))
-    code = main(["verify", str(path), "--against", ref, "--json", "-", *extra])
+def _verify(capsys, tmp_path, body: str, ref: str, *extra: str) -> tuple[int, dict]:
+    path = elementwise_kernel(tmp_path, body, element_bytes=2)
+    code = main(["verify", path, "--against", ref, "--json", "-", *extra])
     return code, json.loads(capsys.readouterr().out)
 
 
@@ -65,21 +42,17 @@ def test_readings_that_differ_are_every_one_allowed(capsys, tmp_path):
 
 
 def test_a_rounding_on_an_exact_widening_is_the_widening(capsys, tmp_path):
-    body = ("@%p1 ld.global.b16 %h1, [%rd4];\n  cvt.rz.f32.bf16 %r5, %h1;\n  @%p1 st.global.b32 [%rd5], %r5;")
-    path = tmp_path / "k.ptx"
-    path.write_text(KERNEL.format(body=body, size=2).replace("mul.wide.s32 %rd3, %r4, 2;\n  add.s64 %rd4, %rd1, %rd3;\n"
-                                                                 "  add.s64 %rd5, %rd2, %rd3;",
-                                                                 "mul.wide.s32 %rd3, %r4, 2;\n  add.s64 %rd4, %rd1, %rd3;\n"
-                                                                 "  mul.wide.s32 %rd6, %r4, 4;\n  add.s64 %rd5, %rd2, %rd6;"))
-    code = main(["verify", str(path), "--against", "cvt.f32.bf16", "--exhaustive", "--json", "-"])
+    # bf16 in, f32 out: the output address is computed here (4-byte elements; %r2 and %rd7 are free)
+    body = ("  .reg .b16 %h<2>;\n  ld.global.b16 %h1, [%rd4];\n  cvt.rz.f32.bf16 %r2, %h1;\n"
+            "  mul.wide.u32 %rd7, %r1, 4;\n  add.s64 %rd7, %rd2, %rd7;\n  st.global.b32 [%rd7], %r2;")
+    path = elementwise_kernel(tmp_path, body, element_bytes=2)
+    code = main(["verify", path, "--against", "cvt.f32.bf16", "--exhaustive", "--json", "-"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["inputs_checked"] == 1 << 16 and out["read_as"] == []
 
 
 def test_lint_still_reports_the_spelling(capsys, tmp_path):
-    path = tmp_path / "k.ptx"
-    path.write_text(KERNEL.format(body=BF16_OF_F16, size=2))
-    main(["check", str(path)])
+    main(["check", elementwise_kernel(tmp_path, BF16_OF_F16, element_bytes=2)])
     out = capsys.readouterr()
     assert "error[PX005]" in out.out + out.err
 
