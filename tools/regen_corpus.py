@@ -200,6 +200,9 @@ TRITON_CASES = [
     _div("fp16", "div_f16_b256_w8", block=256, num_warps=8),
     # two halves per thread in one 32-bit access, the count in elements
     _div("fp16", "div_f16_b256_w4_v", block=256, num_warps=4, vector=True),
+    # 512 floats per thread (BLOCK 16384 on one warp: 128 128-bit vectors a thread), far past the
+    # discovery's tried counts: the stores' own count is the layout's
+    _div("fp32", "div_f32_b16384_w1_v", block=16384, num_warps=1, vector=True, amd=False),
     # a BLOCK smaller than the CTA's 128 threads: half of them store nothing (their stores masked off)
     _div("fp16", "div_f16_b64_w4", block=64, num_warps=4),
     # other targets

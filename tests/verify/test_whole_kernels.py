@@ -36,6 +36,8 @@ TWINS = [
     (TRITON / "div_f64_v.ptx", TRITON / "div_f64.ptx", "div_kernel", "div.rn.f64", 8),
     # two halves per thread in one 32-bit access, the count in elements: a thread holds a pair
     (TRITON / "div_f16_b256_w4_v.ptx", TRITON / "div_f16.ptx", "div_kernel", "div.rn.f16", 2),
+    # BLOCK 16384 on one warp: 512 floats (2 KiB) per thread, more than the discovery tries unprompted
+    (TRITON / "div_f32_b16384_w1_v.ptx", TRITON / "div_f32.ptx", "div_kernel", "div.rn.f32", 512),
 ]
 
 

@@ -192,12 +192,20 @@ def parse_reference(text: str, db) -> "Reference | expression.ExpressionReferenc
         ref.text = text  # messages and repros say what the user wrote
         return ref
     if form is None and re.fullmatch(r"[A-Za-z0-9]+(\.[A-Za-z0-9]+)+", text):
-        try:  # a spelling the spec knows to be no PTX (lg2.rn.f32) says why
+        try:  # a spelling the spec knows to be no PTX (lg2.rn.f32) says why; an unknown one, what is near
             verdict = db.verdict(text)
-        except UnknownFormError:
-            verdict = None
-        if verdict is not None and not verdict.legal:
+        except UnknownFormError as exc:
+            raise UsageError(f"--against {text!r}: {exc.message}") from None
+        if not verdict.legal:
             raise UsageError(f"--against {text!r} is not a PTX form: {verdict.reason}")
+    if form is not None and form.kind == "function" and form.semantics.key in expression.PREDICATE_RESULTS:
+        operands = ", ".join(OPERAND_NAMES[:len(form.sources)])
+        raise UsageError(f"--against {text!r} gives a predicate, which no buffer holds: say how the kernel stores it, "
+                         f"e.g. 'selp.u32(1, 0, {text}({operands}))' (Triton's boolean tensors are bytes: "
+                         f"'cvt.u8.u16(selp.u16(1, 0, {text}({operands})))')")
+    if form is not None and form.lanes != 1:
+        raise UsageError(f"--against {text!r} is a packed form ({form.lanes} lanes); a reference computes one "
+                         "element: name the scalar form")
     if form is None or form.kind not in ("exact", "contract") or form.lanes != 1:
         raise UsageError(f"--against {text!r}: expected OP.RND.FMT (OP one of {', '.join(REF_OPS)}; RND rn rz rm rp; "
                          f"FMT {' '.join(REF_FORMATS)}), a scalar floating-point PTX form name or an expression "

@@ -43,7 +43,7 @@ nor counted misrounded (:func:`tilecheck.model.api.unspecified`).
 (``mad.rn.f32``: the spec knows no floating-point ``mad``, write ``fma.rn.f32``) or a function
 that is no PTX form (``add(rn, a, b)``, prove's IEEE operations: spell the form); an operand of
 the wrong format; packed forms (``f16x2``) but the packed conversions; forms that compute neither a float, an integer nor a
-predicate (``testp``, ``mov``); an operand in a predicate position (compare it: ``setp.ne.s32(a, 0)``);
+predicate (``mov``, ``cvta``); an operand in a predicate position (compare it: ``setp.ne.s32(a, 0)``);
 a predicate as the whole expression (a kernel stores values: ``selp.u16(1, 0, setp.gt.f32(a, b))``);
 unary minus, ``inf``, ``nan`` or a fraction in an integer position; Python's comparisons and
 conditionals (spell them as PTX does, below).
@@ -54,7 +54,8 @@ E5M2 widened to f16 (PTX has no scalar conversion to or from the 8-bit floats).
 
 **Predicates.** A choice is written as PTX makes it: ``setp`` compares (``setp.gt.f32(a, 0.0)``,
 every comparison of the spec database, ``.ftz`` and the unordered ``gtu``/``nan`` ones included;
-integers as ``setp.lt.s32``) and gives a predicate, and ``selp`` picks its first operand where the
+integers as ``setp.lt.s32``) and ``testp`` tests a class (``testp.notanumber.f32(a)``, libdevice's
+``isnan``); each gives a predicate, and ``selp`` picks its first operand where the
 predicate holds, else its second: Triton's leaky ReLU ``tl.where(x > 0, x, x * 0.01)`` is
 ``selp.f32(a, mul.rn.f32(a, 0.00999999977648258209228515625), setp.gt.f32(a, 0.0))``. A predicate
 literal is ``True``, ``False``, ``1`` or ``0``.
@@ -126,9 +127,11 @@ INT_CONVERSIONS = ("cvt.from_int", "cvt.to_int", "cvt.int")
 """Semantics keys of the conversions between an integer and a float (``cvt.rn.f32.s32``,
 ``cvt.rzi.s32.f32``) and between integers (``cvt.s8.s16``: the low byte; ``cvt.s16.s8``: sign
 extension): the only forms through which integers enter, change or leave a reference."""
-PREDICATE_FUNCTIONS = ("cmp.setp", "sel.selp")
-"""Semantics keys of the forms through which a reference chooses: ``setp`` gives a predicate,
-``selp`` takes one."""
+PREDICATE_RESULTS = ("cmp.setp", "float.testp")
+"""Semantics keys of the forms whose result is a predicate: ``setp`` compares, ``testp`` tests a class."""
+PREDICATE_FUNCTIONS = (*PREDICATE_RESULTS, "sel.selp")
+"""Semantics keys of the forms through which a reference chooses: those that give a predicate, and
+``selp``, which takes one."""
 INT_TYPES = {f"{k}{b}" for k in "sub" for b in (8, 16, 32, 64)}
 """PTX types of integer operands and results (``.b32``: bits, read as unsigned)."""
 
@@ -784,8 +787,8 @@ class _Checker:
             raise _err(node, f"{name} ({form.semantics.key}) computes no floating-point value from "
                              "floating-point operands, no integer from integers, no comparison or choice and converts "
                              "no integer to or from a float; a reference is built of floating-point arithmetic, "
-                             "conversions, abs, neg, min, max and copysign, integer arithmetic and bit logic, setp "
-                             "and selp")
+                             "conversions, abs, neg, min, max and copysign, integer arithmetic and bit logic, setp, "
+                             "testp and selp")
         return form
 
     def operand_formats(self, form) -> list:

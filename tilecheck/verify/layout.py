@@ -339,7 +339,9 @@ def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_threa
     kwargs = dict(count=count, ctas=ctas, zeroed=zeroed, per_cta=per_cta, region_bytes=region_bytes)
     per_cta = block * per_thread if per_cta is None else per_cta
     threads = ctas * block
-    span = block * MAX_PER_THREAD * 16  # bytes per CTA: room for any element count tried, vectors too
+    # bytes per CTA: room for any element count tried (the stores' own count may pass MAX_PER_THREAD:
+    # Triton's BLOCK 65536 on 4 warps stores 512 per thread), vectors too
+    span = block * max(MAX_PER_THREAD, per_thread) * 16
     rng = np.random.default_rng(0)
     memory = Memory([(name, rng.integers(0, 256, ctas * span, dtype=np.uint8)) for name in lay_pointers])
     for (region, offset), data in (poke or {}).items():
