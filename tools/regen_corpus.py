@@ -102,6 +102,7 @@ DOC_MAXIMUM = ("tl.maximum: 'Computes the element-wise maximum of x and y'; prop
                "'whether to propagate NaN values'")
 DOC_WHERE = "tl.where: 'Returns a tensor of elements from either x or y, depending on condition'"
 DOC_COMPARE = "nothing for the > operator on tensors (a boolean tensor, int1)"
+DOC_CLASS = "libdevice.{test}: no docstring (CUDA's {test}f: 'a nonzero value if and only if' the argument is NaN / infinite)"
 DOC_FLOOR = "tl.floor: 'Computes the element-wise floor of x'"
 DOC_CEIL = "tl.ceil: 'Computes the element-wise ceil of x'"
 DOC_EXP2 = "tl.exp2: 'Computes the element-wise exponential (base 2) of x' (no bound stated)"
@@ -296,6 +297,12 @@ TRITON_CASES = [
     TritonCase("copysign_f32", "copysign_kernel", "fp32", "libdevice.copysign(x, y)",
                ("copysign.f32(b, a)", "copysign.f32"), DOC_COPYSIGN, amd=False,
                note="PTX's operand order is not C's: the bare form, applied to (x, y), is y's magnitude with x's sign"),
+    # a float's class, as a boolean: the reference tests it with testp (the ISA's class test), the
+    # kernel computes it otherwise (setp on |x|)
+    *[TritonCase(f"{test}_f32", f"{test}_kernel", "i1", f"libdevice.{test}(x)",
+                 (f"cvt.u8.u16(selp.u16(1, 0, testp.{cls}.f32(a)))",), DOC_CLASS.format(test=test), amd=False,
+                 pointers=("fp32", "i1"), inputs="exhaustive")
+      for test, cls in (("isnan", "notanumber"), ("isinf", "infinite"))],
     # sine and the hyperbolic tangent as instructions, each against its own form (their ISA bounds:
     # tilecheck/model/sincos.py, tanh.py)
     TritonCase("fast_sin_f32", "fast_sin_kernel", "fp32", "libdevice.fast_sinf(x)", ("sin.approx.ftz.f32",),

@@ -466,3 +466,23 @@ def div_hinted_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
     a = tl.load(a_ptr + offs, mask=mask, eviction_policy="evict_last")
     b = tl.load(b_ptr + offs, mask=mask, cache_modifier=".cg")
     tl.store(out_ptr + offs, a / b, mask=mask, cache_modifier=".cs")
+
+
+# Classification: libdevice's isnan and isinf on float32 give Triton booleans (a byte per element);
+# Triton 3.9 lowers them to setp on |x| (abs, then setp.nan / setp.eq with +inf), not testp
+@triton.jit
+def isnan_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = libdevice.isnan(x)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.extra.cuda.libdevice.isnan(x), mask=mask)
+
+
+@triton.jit
+def isinf_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = libdevice.isinf(x)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.extra.cuda.libdevice.isinf(x), mask=mask)

@@ -232,6 +232,8 @@ def test_reference_operand_formats(db):
     ("testp.notanumber.f32", "'selp.u32(1, 0, testp.notanumber.f32(a))'"),
     ("popc.b32", "--against 'popc.b32': unknown instruction 'popc.b32'; did you mean"),
     ("add.rn.f16x2", "--against 'add.rn.f16x2' is a packed form (2 lanes)"),
+    ("cvt.rn.satfinite.e4m3x2.f32(a, b)", "--against (column 1): cvt.rn.satfinite.e4m3x2.f32 takes 1 operand(s) (in a "
+                                          "reference, one lane of the packed conversion: one f32 element), got 2"),
     ("add.rn.f16x2(a, b)", "--against (column 1): add.rn.f16x2 is a packed form"),
     ("div.rn.f32(a, b)[0]", "--against (column 1): Subscript is not part of the query language"),
     ("cvt.rn.f16.f32(a)", "k_muladd_f32 reads 3 buffer(s); cvt.rn.f16.f32(a) takes 1 operand(s)"),

@@ -13,6 +13,7 @@ import pytest
 
 from tilecheck.cli import main
 from tilecheck.errors import UsageError
+from tilecheck.verify import compiled
 from tilecheck.verify.compiled import parse_reference, verify_ptx
 
 TRITON = Path(__file__).resolve().parents[2] / "examples" / "triton"
@@ -66,6 +67,34 @@ def test_comparison_where_and_nan_maximum_references_are_numpys(db):
     # PTX's max of the zeros (+0) apart
     assert (got[~nan] == np.maximum(x[~nan], y[~nan])).all()
     assert not np.signbit(got[-3]) and not np.signbit(got[-2])
+
+
+CLASS_TESTS = {"isnan": ("notanumber", np.isnan), "isinf": ("infinite", np.isinf)}
+CLASS_REF = "cvt.u8.u16(selp.u16(1, 0, testp.{cls}.f32(a)))"
+
+
+@pytest.mark.parametrize("test", sorted(CLASS_TESTS))
+def test_class_test_references_are_numpys_and_the_kernels_test_that_class(db, test):
+    """libdevice's isnan/isinf (setp on |x| in Triton's PTX) against testp: the reference's bits
+    are numpy's classification; the kernel verifies on every class (subnormals, the zeros, the
+    infinities, NaNs of every payload) and the other class's test is refuted exactly where numpy's
+    two tests differ."""
+    cls, numpy_test = CLASS_TESTS[test]
+    x = _f32_patterns(4000, 7)
+    x[8:16] = [0x7F800001, 0xFFFFFFFF, 0x7F7FFFFF, 0x00800000, 0x007FFFFF, 0x80000001, 0xFF7FFFFF, 0x7FBFFFFF]
+    ref = parse_reference(CLASS_REF.format(cls=cls), db)
+    assert ref.fmt.name == "u8" and [f.name for f in ref.operand_formats] == ["f32"]
+    want = numpy_test(x.view(np.float32)).astype(np.uint8)
+    assert (np.asarray(ref.expected([x])) == want).all()
+    path = str(TRITON / f"{test}_f32.ptx")
+    out = verify_ptx(path, f"{test}_kernel", CLASS_REF.format(cls=cls), db=db, cases=3000, processes=False)
+    assert out.verdict == "verified" and not out.exhaustive and out.unknown_count == 0, out
+    other = "infinite" if cls == "notanumber" else "notanumber"
+    p = compiled.prepare(path, f"{test}_kernel", CLASS_REF.format(cls=other), db=db)
+    bad = compiled.run_inputs(p, [x.astype(np.uint64)]).bad
+    f = x.view(np.float32)
+    differ = np.isnan(f) != np.isinf(f)
+    assert differ.sum() > 10 and (bad == differ).all()
 
 
 def test_leaky_relu_f16_kernel_verifies_exhaustively_and_a_moved_threshold_is_found_exactly(db):

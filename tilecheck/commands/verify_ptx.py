@@ -452,6 +452,11 @@ def format_outcome(o) -> str:
         elif c.get("registers"):
             lines.append("    registers: " + ", ".join(f"{k}={v}" for k, v in c["registers"].items()))
         lines.append(f"    repro: {c['repro']}")
+    prepared = getattr(o, "prepared", None)
+    if prepared is not None and not o.exhaustive and "given" not in o.sampling and prepared.domain > o.inputs_checked:
+        # a sampled verdict says how to get the whole answer
+        lines.append(f"  not exhaustive: --exhaustive runs every one of the {prepared.domain} inputs "
+                     "(--workers N, --out DIR: on N processes, checkpointed)")
     head = headline_text(o)
     if o.verdict_word == "no-counterexample":  # "no counterexample in 2000 sampled inputs": the word says it
         lines.append(f"verdict: NO COUNTEREXAMPLE {head.removeprefix('no counterexample ')} ({o.seconds:.1f} s)")

@@ -828,7 +828,10 @@ class _Checker:
             form = self.form(node)
             formats = self.operand_formats(form)
             if len(node.args) != len(formats):
-                raise _err(node, f"{form.name} takes {len(formats)} operand(s), got {len(node.args)}")
+                packed = self.db.resolve(form.name)
+                lane = (f" (in a reference, one lane of the packed conversion: one {formats[0].name} element)"
+                        if packed is not None and packed is not form else "")
+                raise _err(node, f"{form.name} takes {len(formats)} operand(s){lane}, got {len(node.args)}")
             args = []
             for arg, fmt, o in zip(node.args, formats, form.sources):
                 typed = self.build(arg, fmt)
