@@ -396,6 +396,7 @@ def test_builtin_spec_errors_keep_the_spec_prefix():
     (["spec", "list", "--isa", "amd"], "invalid choice"),
     (["emit", "examples/root_ratio.py", "--output", "/nonexistent-folder/x.ptx"], "does not exist"),
     (["check", "--json", "examples/root_ratio.py", "examples/root_ratio.py"], "names a program file"),
+    (["verify", "examples"], "'examples' is a directory; a target is a form"),
 ])
 def test_nonsense_options_are_usage_errors(capsys, argv, needle):
     code, out, err = run(capsys, *argv)

@@ -76,6 +76,9 @@ def resolve(names: list[str], db) -> list[Item]:
         return items
     for name in names:
         path = Path(name)
+        if path.is_dir():
+            raise UsageError(f"{echo(name)} is a directory; a target is a form, a family, an ISA (ptx, amdgpu), a "
+                             "sequence, a program file (*.py) or a compiled file (*.ptx, *.s)")
         if name.endswith(".py") or path.is_file():
             if not path.is_file():
                 raise UsageError(f"program file {echo(name)} not found")
