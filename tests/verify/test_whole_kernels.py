@@ -442,3 +442,20 @@ def test_elements_with_no_choices_run_alone_and_one_stands_for_its_class(db, man
     assert [g.represents for g in groups] == [-1] + [0] * 7
     o_many, o_one = _outcome(db, many, entry, against), _outcome(db, one, entry, against)
     assert (o_many.verdict, o_many.misrounded_count) == (o_one.verdict, o_one.misrounded_count)
+
+
+@pytest.mark.parametrize("old,new", [
+    ("mov.u32 \t%r4, %ctaid.x;", "mov.u32 \t%r4, %ctaid.y;"),    # tl.program_id(1)
+    ("mov.u32 \t%r7, %tid.x;", "mov.u32 \t%r7, %tid.z;"),        # a 3-D block
+    ("mov.u32 \t%r4, %ctaid.x;", "mov.u32 \t%r4, %nctaid.y;"),   # the grid's rows
+])
+def test_a_kernel_reading_a_second_dimension_is_refused_where_it_reads_it(db, tmp_path, capsys, old, new):
+    # the simulator launches 1-D grids of 1-D blocks (y and z 0): only a first row would run, and
+    # a verdict would cover rows never run
+    path = _edited(tmp_path, "div_f32.ptx", old, new)
+    err = _refusal(capsys, path, "div.full.f32")
+    special = new.split(", ")[1].rstrip(";")
+    assert f"{path.name}:33:" in err or f"{path.name}:38:" in err, err
+    assert f".entry div_kernel reads {special}" in err and "multi-dimensional" in err
+    with pytest.raises(UnsupportedPtxError):  # --params (the user's roles) does not lift it
+        compiled.prepare(str(path), "div_kernel", "div.full.f32", db=db, params="in,in,out,n,-,-")

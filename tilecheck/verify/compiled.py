@@ -385,6 +385,8 @@ def find_abi(plan: Plan, ref: Reference, path: str, params: str | None = None) -
     (:func:`tilecheck.verify.layout.parse_roles`); the kernel then runs by its element layout."""
     fn = plan.function
     here = Location(path, fn.line, fn.col)
+    if fn.kind == "entry":
+        element_layout.require_one_dimensional(fn, path)
     if params is not None:
         if fn.kind != "entry":
             raise UsageError(f"--params states the parameters of an .entry kernel; {fn.name} is a .func", here)

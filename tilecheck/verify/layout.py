@@ -58,7 +58,7 @@ import numpy as np
 from tilecheck.errors import Location, UsageError
 from tilecheck.sim.errors import ExecutionError, StepLimitError, UnsupportedPtxError
 from tilecheck.sim.frontend import Instr
-from tilecheck.sim.parser import Addr, Reg, Vec
+from tilecheck.sim.parser import Addr, Reg, Special, Vec
 from tilecheck.sim.plan import TYPES, Memory, Plan, RunContext, compile_function
 from tilecheck.sim import shared as shared_memory
 from tilecheck.verify import slicing
@@ -66,6 +66,37 @@ from tilecheck.verify import slicing
 MAX_PER_THREAD = 64
 """Elements per thread tried when the stores do not say (a thread storing more is refused)."""
 DISCOVERY_CTAS = 2
+
+
+MULTI_DIMENSIONAL = frozenset(f"{r}.{axis}" for r in ("%tid", "%ntid", "%ctaid", "%nctaid") for axis in "yz")
+"""Special registers only a multi-dimensional block or grid gives values other than 0 and 1."""
+
+
+def _specials(op):
+    if isinstance(op, Special):
+        yield op
+    elif isinstance(op, Vec):
+        for item in op.items:
+            yield from _specials(item)
+    elif isinstance(op, Addr):
+        yield from _specials(op.base)
+
+
+def require_one_dimensional(fn, path: str) -> None:
+    """Refuse, located, a kernel that reads a y or z index or size of its block or grid (Triton's
+    ``tl.program_id(1)``, CUDA's ``blockIdx.y``): the simulator launches 1-D grids of 1-D blocks,
+    where those are 0 and 1, so only the first row of a 2-D launch would be run, and a verdict
+    would claim the rows it never ran."""
+    for ins in fn.body:
+        if not isinstance(ins, Instr):
+            continue
+        for sp in (s for op in ins.operands for s in _specials(op)):
+            if sp.name in MULTI_DIMENSIONAL:
+                raise UnsupportedPtxError(
+                    f".entry {fn.name} reads {sp.name} (line {ins.line}: {ins.text.strip()}): a multi-dimensional "
+                    "grid or block (tl.program_id(1), blockIdx.y); tilecheck launches 1-D grids of 1-D blocks, where "
+                    "only the first row would run, so such a kernel is not verified",
+                    Location(path, ins.line, ins.col))
 
 
 def launch_block(fn, here: Location) -> int:
