@@ -245,6 +245,12 @@ def test_a_reduction_is_refused_as_not_elementwise(capsys):
     assert "shfl.sync.bfly.b32" in err and "not elementwise" in err
 
 
+def test_a_matrix_product_is_refused_naming_the_tensor_core_instruction(capsys):
+    # Triton's tl.dot (fixtures/triton_dot_f16_f32.ptx): mma.sync says why it is not elementwise
+    err = _fixture_refusal(capsys, "triton_dot_f16_f32.ptx", "dot_kernel", "fma.rn.f32")
+    assert "mma.sync.aligned.m16n8k16" in err and "tensor cores (tl.dot)" in err and "not elementwise" in err
+
+
 def test_an_unguarded_store_is_reported_as_not_bounded(tmp_path, db):
     path = _edited(tmp_path, "div_f16_v.ptx", "@%p1 st.global.v4.b32", "st.global.v4.b32")
     o = compiled.verify_ptx(str(path), "div_kernel", "div.rn.f16", db=db, cases=500)

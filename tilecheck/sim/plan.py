@@ -2050,6 +2050,10 @@ _CROSS_THREAD = {
     "redux": "a warp reduction: such a kernel is not elementwise",
     "atom": "an atomic update: threads combine values in memory; such a kernel is not elementwise",
     "red": "a reduction in memory: threads combine values; such a kernel is not elementwise",
+    "mma": "a warp's matrix multiply-accumulate on tensor cores (tl.dot): each result combines many "
+           "threads' elements; such a kernel is not elementwise",
+    "wgmma": "a warpgroup's matrix multiply-accumulate on tensor cores (tl.dot on sm_90): each result combines "
+             "many threads' elements; such a kernel is not elementwise",
 }
 """Why the instructions that combine values across threads are unsupported (a reduction is no
 elementwise kernel), for the refusal's message."""
