@@ -73,6 +73,9 @@ VERIFY_CASES = [
     ("mov.u32 %r1, 5q;", "cannot parse operand '5q'"),
     ("add.rn.f32 %f3, %f1, ;", "empty operand"),
     ("add.rn.f32 %f3, %f1, %f9;", "undeclared register '%f9'"),
+    # statements with no instruction (ptxas: "syntax error")
+    (";", "an empty statement (a ';' with no instruction before it)"),
+    ("@%p1 ;", "a guard with no instruction after it ('@%p1')"),
 ]
 
 

@@ -663,12 +663,16 @@ def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) 
             return
         raise t.error(pos, f"unsupported directive {word!r}")
     guard = None
+    if re.fullmatch(r"@!?\S+", text):  # (ptxas: "syntax error")
+        raise t.error(pos, f"a guard with no instruction after it ({text!r})", unsupported=False)
     gm = _GUARD.match(text)
     body_text = text
     if gm:
         guard = (_resolve_name(gm.group(2), scopes), gm.group(1) == "!")
         body_text = text[gm.end():]
     parts = body_text.split(None, 1)
+    if not parts:  # (ptxas: "syntax error")
+        raise t.error(pos, "an empty statement (a ';' with no instruction before it)", unsupported=False)
     opcode = parts[0]
     if opcode.split(".")[0] == "call":
         body.append(_call(t, pos + (gm.end() if gm else 0), body_text, guard, scopes))
