@@ -296,3 +296,24 @@ def test_the_8_bit_float_conversions_have_two_gates(target, version, refused):
     report = check_ptx_text(FP8.format(target=target, version=version), "k.ptx", DB)
     errors = [f for f in report.findings if f.severity == "error" and "e4m3x2" in f.spelling]
     assert bool(errors) is refused, [str(f) for f in report.findings]
+
+
+@pytest.mark.parametrize("line,code", [
+    # Triton 3.9's float8e4nv to bfloat16 on sm_100a: PTX ISA 9.2 ("Feature 'cvt.bf16x2.e4m3x2'
+    # requires PTX ISA .version 9.2 or later", ptxas 13.4), past the spec's 9.0
+    ("cvt.rn.bf16x2.e4m3x2 %r1, %h1;", "PX002"),
+    ("div.rq.f32 %f2, %f1, %f1;", "PX001"),
+])
+def test_a_module_newer_than_the_spec_is_not_judged_where_the_spec_knows_no_form(tmp_path, capsys, line, code):
+    newest = DB.newest_ptx
+    assert newest == (9, 0)
+    path = tmp_path / "k.ptx"
+    path.write_text(_module("sm_100a", "9.0", line))
+    assert main(["check", str(path)]) == 1
+    assert f"error[{code}]" in capsys.readouterr().out
+    path.write_text(_module("sm_100a", "9.4", line))
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    spelling = line.split()[0]
+    assert f"k.ptx:15:5: note[PX105] newer-isa: {spelling}: no form of PTX ISA 9.0, the newest the spec records" in out
+    assert "the module's .version 9.4 is newer and may define it: not judged" in out and "0 error(s)" in out

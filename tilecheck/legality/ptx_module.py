@@ -24,7 +24,11 @@ checked: **PX101 not-covered** (an opcode no spec family defines: ``bra``, ``bar
 listed once per opcode) and **PX102 not-modeled** (a family the spec has, but a qualifier its
 forms do not model: ``ld.shared``, cache hints), and **PX103
 unknown-target** (a ``.target`` the spec does not know: spellings judged, gates not), and
-**PX104 asm-not-read** (an inline ``asm`` statement of CUDA C++ not read whole).
+**PX104 asm-not-read** (an inline ``asm`` statement of CUDA C++ not read whole), and **PX105
+newer-isa**: in a module whose ``.version`` is newer than the newest PTX ISA the spec records
+(Triton writes 9.4; the spec is PTX ISA 9.0), a spelling that would be PX001 or PX002 is not
+judged, since a later ISA may define it (Triton's ``cvt.rn.bf16x2.e4m3x2`` on sm_100a: PTX ISA 9.2,
+which ptxas 13.4 accepts and 13.0 cannot read).
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ CODES = {
     "PX102": ("not-modeled", "a qualifier the family's forms do not model (not judged)"),
     "PX103": ("unknown-target", "a .target the spec does not know (spellings judged, gates not)"),
     "PX104": ("asm-not-read", "an inline asm statement not read whole (a macro in its template, say): not judged"),
+    "PX105": ("newer-isa", "no form of the spec's newest PTX ISA, in a module of a newer .version, which may define "
+                           "it (not judged)"),
 }
 """Stable codes: tests and users' suppressions refer to them. Add codes; never renumber one."""
 
@@ -191,7 +197,20 @@ def _nearest(db, spelling: str, target) -> tuple[str, ...]:
 def judge_spelling(db, spelling: str, where: Location, target=None, version=None) -> PtxFinding | None:
     """The finding on one instruction spelling (None: legal, or judged by nothing the module
     lacks). ``target`` is a :class:`~tilecheck.spec.database.TargetInfo` or None (no gate
-    checked), ``version`` a ``(major, minor)`` tuple or None."""
+    checked), ``version`` a ``(major, minor)`` tuple or None. In a module newer than the spec's
+    newest PTX ISA, what the spec does not define is not judged (PX105), never called illegal."""
+    finding = _judge_spelling(db, spelling, where, target, version)
+    if finding is not None and finding.code in ("PX001", "PX002") and version is not None and version > db.newest_ptx:
+        newest = db.newest_ptx
+        return PtxFinding("PX105", "note", where, spelling,
+                          f"{spelling}: no form of PTX ISA {newest[0]}.{newest[1]}, the newest the spec records "
+                          f"({finding.message.removeprefix(spelling + ': ')}); the module's .version "
+                          f"{version[0]}.{version[1]} is newer and may define it: not judged", finding.section,
+                          nearest=finding.nearest)
+    return finding
+
+
+def _judge_spelling(db, spelling: str, where: Location, target, version) -> PtxFinding | None:
     opcode, mods, type_ = split_spelling(spelling)
     family = db.families.get(opcode)
     if family is None:
@@ -208,7 +227,7 @@ def judge_spelling(db, spelling: str, where: Location, target=None, version=None
             if version is not None and version < h.target.ptx:
                 return PtxFinding("PX004", "error", where, spelling, f"{spelling}: {names} requires PTX ISA "
                                   f"{h.target.ptx_text} or newer (module .version {version[0]}.{version[1]})", section)
-        return judge_spelling(db, base, where, target, version)
+        return _judge_spelling(db, base, where, target, version)
     tokens = _family_tokens(db)[opcode]
     foreign = [t for t in (*mods, type_) if t not in tokens]
     if foreign:

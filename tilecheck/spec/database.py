@@ -149,6 +149,15 @@ class SpecDatabase:
             h.update(path.read_bytes() + b"\0")
         return h.hexdigest()
 
+    @property
+    def newest_ptx(self) -> tuple[int, int]:
+        """The newest PTX ISA version the spec records: the highest ``.version`` any of its forms or
+        targets needs (9.0 for the PTX ISA 9.0 spec). A module of a newer ``.version`` may use
+        forms the spec cannot know."""
+        versions = [f.target.ptx for f in self.forms.values() if f.isa == "ptx"] + \
+                   [t.min_ptx for t in self.targets.values()]
+        return max(versions) if versions else (0, 0)
+
     # ---- lookups ----------------------------------------------------------------------------
     def ptx_forms(self) -> list[Form]:
         """Every concrete PTX form, in file then expansion order."""

@@ -2351,13 +2351,6 @@ def progress_printer(stream=None):
     return show
 
 
-def spec_newest_ptx(db) -> tuple[int, int]:
-    """The newest PTX ISA version the spec records: the highest ``.version`` any of its forms or
-    targets needs (9.0 for the PTX ISA 9.0 spec)."""
-    versions = [f.target.ptx for f in db.forms.values()] + [t.min_ptx for t in db.targets.values()]
-    return max(versions) if versions else (0, 0)
-
-
 def version_note(version: str | None, db) -> str | None:
     """What a report says about a module's ``.version`` newer than the spec's newest (Triton
     3.9 writes 9.4): the module is accepted, since no instruction the spec knows needs a version
@@ -2366,7 +2359,7 @@ def version_note(version: str | None, db) -> str | None:
     m = re.fullmatch(r"(\d+)\.(\d+)", (version or "").strip())
     if m is None or db is None:
         return None
-    newest = spec_newest_ptx(db)
+    newest = db.newest_ptx
     if (int(m.group(1)), int(m.group(2))) <= newest:
         return None
     return (f".version {version} is newer than the newest PTX ISA version the spec records "
