@@ -317,3 +317,14 @@ def test_a_module_newer_than_the_spec_is_not_judged_where_the_spec_knows_no_form
     spelling = line.split()[0]
     assert f"k.ptx:15:5: note[PX105] newer-isa: {spelling}: no form of PTX ISA 9.0, the newest the spec records" in out
     assert "the module's .version 9.4 is newer and may define it: not judged" in out and "0 error(s)" in out
+
+
+def test_verify_says_why_it_meets_a_form_of_a_newer_isa(tmp_path, capsys):
+    # not refused as illegal: the note says what the spec does not know, the run stops where it
+    # meets the instruction (the simulator has no semantics for it)
+    path = tmp_path / "k.ptx"
+    path.write_text(_module("sm_100a", "9.4", "cvt.rn.bf16x2.e4m3x2 %r1, %h1;"))
+    assert main(["verify", str(path), "--entry", "k", "--against", "cvt.rn.f16x2.e4m3x2", "--cases", "8"]) == 2
+    err = capsys.readouterr().err
+    assert "note[PX105] newer-isa: cvt.rn.bf16x2.e4m3x2" in err and "ptxas would not assemble" not in err
+    assert "k.ptx:15:5: error: unsupported instruction 'cvt.rn.bf16x2.e4m3x2'" in err

@@ -210,6 +210,11 @@ def refuse_illegal(path: str, db) -> None:
         report = check_ptx_text(text, path, db)
     except (OSError, UnicodeDecodeError, UsageError):
         return
+    # a spelling of an ISA newer than the spec's is not judged: said, and the run then refuses it
+    # where it stands if the simulator does not know it either
+    for f in report.findings:
+        if f.code == "PX105":
+            sys.stderr.write(f"{f}\n")
     # a spelling ptxas accepts whose meaning the spec records (its readings) runs, every reading allowed
     errors = [f for f in report.errors if not (f.code == "PX005" and db.readings(f.spelling))]
     if errors:
