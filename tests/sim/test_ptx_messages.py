@@ -192,3 +192,14 @@ def test_the_emitted_ptx_parser_keeps_the_spelling_too():
     module = parse_ptx(HEADER + SIM_KERNEL.replace("{line}", "mov.b64 %rd2, { %r1, %r2 };"))
     (stmt,) = [s for s in module.kernel("k").statements if s.opcode == "mov.b64"]
     assert repr(stmt.operands[1]) == "'{ %r1, %r2 }'" and stmt.operands[1] == Vec((Reg("%r1"), Reg("%r2")))
+
+
+def test_a_parameter_declared_twice_is_refused_where_it_repeats(tmp_path, capsys):
+    """ptxas: "Duplicate definition of variable": the second declaration is located."""
+    text = HEADER + KERNEL.replace("{line}", "mov.b32 %r1, %r2;").replace(
+        "(.param .u64 k_param_0, .param .u64 k_param_1)", "(.param .u64 k_param_0,\n .param .u64 k_param_0)")
+    path = tmp_path / "k.ptx"
+    path.write_text(text, encoding="utf-8")
+    assert main(["verify", str(path), "--entry", "k", "--against", "sqrt.rn.f32"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:5:2: error: parameter 'k_param_0' declared twice"), err

@@ -417,8 +417,11 @@ def _matching_brace(t: _Text, open_pos: int, start: int) -> int:
     raise t.error(open_pos, "unterminated '{'", unsupported=False)
 
 
-def _params(t: _Text, start: int, close: int) -> tuple[Param, ...]:
+def _params(t: _Text, start: int, close: int, seen: set | None = None) -> tuple[Param, ...]:
+    """The parameters declared between ``start`` and ``close``; ``seen``: names declared before
+    (a .func's return parameters), each name declared once (ptxas: "Duplicate definition")."""
     out = []
+    seen = set() if seen is None else seen
     offset = start
     for part in t.clean[start:close].split(","):
         text = " ".join(part.split())
@@ -435,6 +438,9 @@ def _params(t: _Text, start: int, close: int) -> tuple[Param, ...]:
             if not m.group(4):
                 raise t.error(where, f"unsupported unsized parameter array {text!r}")
             array = int(m.group(4))
+        if m.group(3) in seen:
+            raise t.error(where, f"parameter {m.group(3)!r} declared twice", unsupported=False)
+        seen.add(m.group(3))
         out.append(Param(m.group(3), m.group(2), int(m.group(1)) if m.group(1) else None, array))
     return tuple(out)
 
@@ -473,7 +479,7 @@ def _parse_function(t: _Text, pos: int, m) -> tuple[Function, int]:
     rest = clean[p:].lstrip()
     if rest.startswith("("):
         a, b = _paren(t, p)
-        params = _params(t, a, b)
+        params = _params(t, a, b, {r.name for r in returns})
         p = b + 1
     # performance directives up to '{' (a body) or ';' (a prototype)
     brace, semi = clean.find("{", p), clean.find(";", p)
@@ -528,6 +534,8 @@ def _parse_body(t: _Text, start: int, end: int):
     scopes: list[dict[str, str]] = [{}]  # innermost last: declared name -> unique name
     counter = [0]
     body: list = []
+    scope_ids = [0]    # the open scopes' numbers, innermost last (labels are scoped like registers)
+    paths: list = []   # per body item: the scope numbers it stands in
     i = start
     buf = None
     depth = 0
@@ -541,12 +549,15 @@ def _parse_body(t: _Text, start: int, end: int):
                 continue
             if c == "{":
                 scopes.append({})
+                counter[0] += 1
+                scope_ids.append(counter[0])
                 i += 1
                 continue
             if c == "}":
                 if len(scopes) == 1:
                     raise t.error(i, "unbalanced '}'", unsupported=False)
                 scopes.pop()
+                scope_ids.pop()
                 i += 1
                 continue
             if _LINE_DIRECTIVE.match(clean, i):
@@ -582,6 +593,7 @@ def _parse_body(t: _Text, start: int, end: int):
             if lm:
                 where = t.where(buf)
                 body.append(Label(where.line, where.column, lm.group(1)))
+                paths.append(tuple(scope_ids))
                 buf = None
                 i += 1
                 continue
@@ -595,6 +607,7 @@ def _parse_body(t: _Text, start: int, end: int):
             _statement(t, buf, text, registers, scopes, counter, body)
             if loc is not None:
                 body[before:] = [replace(b, loc=loc) if isinstance(b, Instr) else b for b in body[before:]]
+            paths.extend([tuple(scope_ids)] * (len(body) - before))
             buf = None
         i += 1
     if buf is not None and clean[buf:end].strip():
@@ -603,7 +616,41 @@ def _parse_body(t: _Text, start: int, end: int):
         raise t.error(end, "unbalanced '{'", unsupported=False)
     if any(isinstance(b, Instr) and (writes_carry(b.opcode) or reads_carry(b.opcode)) for b in body):
         registers[CARRY] = "pred"  # the condition code's carry flag, a register like the others from here on
-    return registers, body
+    return registers, _scoped_labels(t, body, paths)
+
+
+def _scoped_labels(t: _Text, body: list, paths: list) -> list:
+    """``body`` with each label that several scopes define renamed apart (``L1#s3``: the scope's
+    number), and each branch to it naming the one of the innermost scope around the branch that
+    defines it: PTX scopes labels like registers, so inline asm inlined twice (CUTLASS's
+    ``LAB_WAIT:`` in braces) defines the same label in sibling scopes, which ptxas accepts. A label
+    defined twice in one scope is an error, as ptxas says ("Duplicate definition of label")."""
+    defs: dict[str, list] = {}
+    for item, path in zip(body, paths):
+        if isinstance(item, Label):
+            for other, first in defs.get(item.name, ()):
+                if other == path:
+                    raise UnsupportedPtxError(f"label {item.name!r} defined twice in one scope (first at line "
+                                              f"{first.line})", Location(t.path, item.line, item.col),
+                                              unsupported=False)
+            defs.setdefault(item.name, []).append((path, item))
+    shared = {name for name, places in defs.items() if len(places) > 1}
+    if not shared:
+        return body
+
+    def renamed(name: str, path: tuple) -> str:
+        inner = [p for p, _ in defs[name] if path[:len(p)] == p]
+        return f"{name}#s{max(inner, key=len)[-1]}" if inner else name  # (none: refused as unknown later)
+
+    out = []
+    for item, path in zip(body, paths):
+        if isinstance(item, Label) and item.name in shared:
+            item = replace(item, name=f"{item.name}#s{path[-1]}")
+        elif isinstance(item, Instr) and any(isinstance(o, Symbol) and o.name in shared for o in item.operands):
+            item = replace(item, operands=tuple(Symbol(renamed(o.name, path)) if isinstance(o, Symbol)
+                                                and o.name in shared else o for o in item.operands))
+        out.append(item)
+    return out
 
 
 def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) -> None:
