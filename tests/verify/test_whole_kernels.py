@@ -465,3 +465,12 @@ def test_a_kernel_reading_a_second_dimension_is_refused_where_it_reads_it(db, tm
     assert f".entry div_kernel reads {special}" in err and "multi-dimensional" in err
     with pytest.raises(UnsupportedPtxError):  # --params (the user's roles) does not lift it
         compiled.prepare(str(path), "div_kernel", "div.full.f32", db=db, params="in,in,out,n,-,-")
+
+
+def test_a_kernel_that_loads_nothing_says_so(tmp_path, capsys):
+    # the load deleted: it stores what its registers held before (a constant), from no input
+    path = _edited(tmp_path, "sqrt_f16_up.ptx", "\t@%p1 ld.global.b16 { %rs1 }, [ %rd1 + 0 ];\n", "")
+    code = main(["verify", str(path), "--against", "sqrt.rn.f16", "--cases", "50"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert ".entry sqrt_up_kernel reads no buffer; sqrt.rn.f16 takes 1 operand(s)" in err, err

@@ -565,6 +565,8 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         return _mixed_memory_abi(fn, ref, here, kind, lanes, pointers, read, written, out_region, params, block,
                                  values)
     widths = set().union(*read.values(), *written.values()) if read else set()
+    if not read:  # what it stores comes from no input (a constant, or a value never loaded)
+        raise UnsupportedPtxError(f".{kind} {fn.name} reads no buffer; {ref.text} takes {ref.arity} operand(s)", here)
     if len(widths) != 1:
         raise UnsupportedPtxError(f".{kind} {fn.name}: accesses of {_bits_text(widths)} bits; an elementwise "
                                   "kernel reads and writes one element width", here)
