@@ -103,6 +103,10 @@ DOC_MAXIMUM = ("tl.maximum: 'Computes the element-wise maximum of x and y'; prop
 DOC_WHERE = "tl.where: 'Returns a tensor of elements from either x or y, depending on condition'"
 DOC_COMPARE = "nothing for the > operator on tensors (a boolean tensor, int1)"
 DOC_CLASS = "libdevice.{test}: no docstring (CUDA's {test}f: 'a nonzero value if and only if' the argument is NaN / infinite)"
+DOC_RCP_RN = ("libdevice.rcp_rn: no docstring (libdevice's __nv_frcp_rn: 'Compute the reciprocal of x in "
+              "round-to-nearest-even mode')")
+DOC_DIV_RZ = ("libdevice.div_rz: no docstring (libdevice's __nv_fdiv_rz: 'Divide two floating point values x by y "
+              "in round-towards-zero mode')")
 DOC_FLOOR = "tl.floor: 'Computes the element-wise floor of x'"
 DOC_CEIL = "tl.ceil: 'Computes the element-wise ceil of x'"
 DOC_EXP2 = "tl.exp2: 'Computes the element-wise exponential (base 2) of x' (no bound stated)"
@@ -303,6 +307,12 @@ TRITON_CASES = [
                  (f"cvt.u8.u16(selp.u16(1, 0, testp.{cls}.f32(a)))",), DOC_CLASS.format(test=test), amd=False,
                  pointers=("fp32", "i1"), inputs="exhaustive")
       for test, cls in (("isnan", "notanumber"), ("isinf", "infinite"))],
+    # libdevice's correctly rounded float32 intrinsics, documented as IEEE roundings (no word of
+    # subnormals; nvcc's __frcp_rn is rcp.rn.f32 unless -ftz=true): Triton's are the .ftz forms
+    TritonCase("rcp_rn_f32", "rcp_rn_kernel", "fp32", "libdevice.rcp_rn(x)", ("rcp.rn.f32", "rcp.rn.ftz.f32"),
+               DOC_RCP_RN, amd=False, note="rcp.rn.ftz.f32: Triton links libdevice for flush-to-zero"),
+    TritonCase("div_rz_f32", "div_rz_kernel", "fp32", "libdevice.div_rz(a, b)", ("div.rz.f32", "div.rz.ftz.f32"),
+               DOC_DIV_RZ, amd=False, note="div.rz.ftz.f32: Triton links libdevice for flush-to-zero"),
     # sine and the hyperbolic tangent as instructions, each against its own form (their ISA bounds:
     # tilecheck/model/sincos.py, tanh.py)
     TritonCase("fast_sin_f32", "fast_sin_kernel", "fp32", "libdevice.fast_sinf(x)", ("sin.approx.ftz.f32",),

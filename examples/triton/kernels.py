@@ -486,3 +486,24 @@ def isinf_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.extra.cuda.libdevice.isinf(x), mask=mask)
+
+
+# libdevice's correctly rounded float32 intrinsics: Triton links libdevice for flush-to-zero, so
+# each is the .ftz form of its instruction
+@triton.jit
+def rcp_rn_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = libdevice.rcp_rn(x)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.extra.cuda.libdevice.rcp_rn(x), mask=mask)
+
+
+@triton.jit
+def div_rz_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = libdevice.div_rz(a, b)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.extra.cuda.libdevice.div_rz(a, b), mask=mask)
