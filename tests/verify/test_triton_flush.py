@@ -7,7 +7,8 @@ bfloat16, ``tl.sqrt`` and ``tl.math.rsqrt`` (refused on 16-bit types, so written
 value) are ``sqrt.approx.ftz.f32``/``rsqrt.approx.ftz.f32``: a bfloat16 subnormal stays subnormal in
 float32 (the formats share their exponent range) and is flushed, so its root is a zero (or an
 infinity) of its sign where the correctly rounded result is a normal number (or a NaN for a negative
-input). On float16 the same kernels are unaffected: every half is normal in float32.
+input). On float16 the same kernels are unaffected: every half is normal in float32. libdevice's
+``rcp_rn`` on float32 is ``rcp.rn.ftz.f32`` (Triton links libdevice for flush-to-zero).
 
 The misrounded sets are predicted here from the bit patterns alone (the subnormals of a sign),
 without the model; the float64 floor and ceil (no ``.ftz``), and ``tl.sqrt_rn`` on bfloat16
@@ -118,3 +119,26 @@ def test_fast_log2f_flushes_subnormals_and_is_unknown_only_near_one(db, capsys):
     bits = np.array([int(x[0]) for x in o.misrounded], dtype=np.uint64)
     assert bits.size and o.misrounded_count == bits.size
     assert np.all((bits & 0x7F800000) == 0) and np.all(bits & 0x007FFFFF)
+
+
+def _rcp_flushed(bits: np.ndarray) -> np.ndarray:
+    """Where ``rcp.rn.ftz.f32`` differs from ``rcp.rn.f32``, read off the bit patterns: a subnormal
+    k x 2^-149 with k > 2^21 (its reciprocal is finite, the flushed operand's an infinity), or a
+    finite normal above 2^126 (its reciprocal is subnormal, and flushed)."""
+    magnitude = bits & 0x7FFFFFFF
+    return ((magnitude > (1 << 21)) & (magnitude < (1 << 23))) | ((magnitude > 0x7E800000) & (magnitude < 0x7F800000))
+
+
+def test_libdevice_rcp_rn_misrounds_exactly_the_flushed_inputs(db):
+    """libdevice.rcp_rn on float32 is rcp.rn.ftz.f32: against rcp.rn.f32 it misrounds exactly the
+    predicted inputs (every positive subnormal and a sample of each other class, both signs), and
+    nothing against rcp.rn.ftz.f32."""
+    rng = np.random.default_rng(7)
+    positive = np.concatenate([np.arange(0, 1 << 23), rng.integers(1 << 23, 0x7F800000, 200_000),
+                               np.arange(0x7E7FFFF0, 0x7E800010), 0x7F7FFFF0 + np.arange(32)]).astype(np.uint32)
+    bits = np.concatenate([positive, positive | np.uint32(0x80000000)])
+    for ref, expect in (("rcp.rn.f32", _rcp_flushed(bits)), ("rcp.rn.ftz.f32", np.zeros(bits.size, dtype=bool))):
+        p = compiled.prepare(str(TRITON / "rcp_rn_f32.ptx"), "rcp_rn_kernel", ref, db=db)
+        res = compiled.run_inputs(p, [bits])
+        assert (np.asarray(res.bad) == expect).all(), ref
+        assert (np.asarray(res.by_value) == expect).all(), ref
