@@ -131,10 +131,11 @@ def _rcp_flushed(bits: np.ndarray) -> np.ndarray:
 
 def test_libdevice_rcp_rn_misrounds_exactly_the_flushed_inputs(db):
     """libdevice.rcp_rn on float32 is rcp.rn.ftz.f32: against rcp.rn.f32 it misrounds exactly the
-    predicted inputs (every positive subnormal and a sample of each other class, both signs), and
-    nothing against rcp.rn.ftz.f32."""
+    predicted inputs (the subnormals around both ends of the flushed range and either side of
+    2^21 x 2^-149, a sample of the others, both signs), and nothing against rcp.rn.ftz.f32."""
     rng = np.random.default_rng(7)
-    positive = np.concatenate([np.arange(0, 1 << 23), rng.integers(1 << 23, 0x7F800000, 200_000),
+    positive = np.concatenate([np.arange(0, 4096), np.arange((1 << 21) - 4096, (1 << 21) + 4096),
+                               rng.integers(0, 1 << 23, 60_000), rng.integers(1 << 23, 0x7F800000, 60_000),
                                np.arange(0x7E7FFFF0, 0x7E800010), 0x7F7FFFF0 + np.arange(32)]).astype(np.uint32)
     bits = np.concatenate([positive, positive | np.uint32(0x80000000)])
     for ref, expect in (("rcp.rn.f32", _rcp_flushed(bits)), ("rcp.rn.ftz.f32", np.zeros(bits.size, dtype=bool))):
