@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tilecheck.cli import main
-from tilecheck.sim.errors import ExecutionError
+from tilecheck.sim.errors import ExecutionError, UnsupportedPtxError
 from tilecheck.verify import compiled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,22 +95,24 @@ def test_reading_the_other_elements_slot_is_not_elementwise(tmp_path, capsys):
 
 
 def test_a_local_load_reading_a_store_the_discovery_never_saw_is_refused(tmp_path, db):
-    # element 1 reads element 0's slot only when it is exactly 1.0: never in the discovery's
-    # random data, always among the sampled special inputs
+    # element 1 reads the array's first slot (element 0's where a[2i] >= 0) only when it is
+    # exactly 1.0: never in the discovery's random data, always among the sampled special inputs
+    # (an address chosen by element 0's own sign would be no elementwise kernel: refused before any run)
     rare = TWO_THROUGH_LOCAL.replace("ld.local.f32 %f4, [%r16+8];", """add.u32 %r17, %r16, 8;
   setp.eq.f32 %p0, %f2, 0f3F800000;
-  selp.b32 %r18, %r13, %r17, %p0;
+  selp.b32 %r18, %r10, %r17, %p0;
   ld.local.f32 %f4, [%r18];""").replace(".reg .pred %p<3>;", ".reg .pred %p<3>;\n  .reg .pred %p0;")
     with pytest.raises(ExecutionError, match="never read from in the discovery run"):
         compiled.verify_ptx(_kernel(tmp_path, rare), "k2", "add.rn.f32(a, a)", db=db, cases=3000)
 
 
 def test_a_local_load_the_discovery_never_ran_is_refused_where_it_runs(tmp_path, db):
-    # element 1 re-reads element 0's slot only when it is exactly 1.0 (never in the discovery's
-    # random data): the kernel is taken, its inputs without a 1.0 judged, and a run in which that
-    # load runs is refused, never judged with an element the slices did not follow
+    # element 1 re-reads the array's first slot (element 0's where a[2i] >= 0) only when it is
+    # exactly 1.0 (never in the discovery's random data): the kernel is taken, its inputs without a
+    # 1.0 judged, and a run in which that load runs is refused, never judged with an element the
+    # slices did not follow
     rare = TWO_THROUGH_LOCAL.replace("  add.rn.f32 %f5, %f3, %f3;", """  setp.eq.f32 %p0, %f2, 0f3F800000;
-  @%p0 ld.local.f32 %f4, [%r13];
+  @%p0 ld.local.f32 %f4, [%r10];
   add.rn.f32 %f5, %f3, %f3;""").replace(".reg .pred %p<3>;", ".reg .pred %p<3>;\n  .reg .pred %p0;")
     path = _kernel(tmp_path, rare)
     with pytest.raises(ExecutionError, match="never read from in the discovery run"):
@@ -211,10 +213,14 @@ $back:
 """
 
 
-def test_a_store_reached_out_of_order_keeps_the_function_whole(tmp_path, db):
+def test_a_store_reached_out_of_order_on_data_is_not_elementwise(tmp_path, db):
+    # the cold path stores a[2i + 1] into element 0's slot between element 0's store and load: on
+    # a[2i + 1] (element 0 then reads element 1's operand) or on a[2i] (a branch on element 0's
+    # operand decides where element 1's store runs), an element depends on another's operand
     path = tmp_path / "k3.ptx"
+    path.write_text(HEADER + OUT_OF_ORDER.replace("setp.eq.f32 %p3, %f1,", "setp.eq.f32 %p3, %f2,"))
+    with pytest.raises(UnsupportedPtxError, match="not elementwise: thread 0 stores element 0 .*deciding a guard"):
+        compiled.prepare(str(path), "k3", "add.rn.f32(a, a)", db=db)
     path.write_text(HEADER + OUT_OF_ORDER)
-    p = compiled.prepare(str(path), "k3", "add.rn.f32(a, a)", db=db)
-    assert len(p.abi.layout.groups) == 1  # element 1's store can run between element 0's store and load
-    with pytest.raises(ExecutionError, match="never read from in the discovery run"):
-        compiled.verify_ptx(str(path), "k3", "add.rn.f32(a, a)", db=db, cases=3000)
+    with pytest.raises(UnsupportedPtxError, match="not elementwise: thread 0 stores element 1 .*deciding a guard"):
+        compiled.prepare(str(path), "k3", "add.rn.f32(a, a)", db=db)

@@ -995,7 +995,10 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
     for a, atom in enumerate(atoms):
         sc = slicing.element_slice(sl, [(atom.register, atom.bits)], [atom.store])
         read = set()
-        for leaf in sc.leaves:
+        # a guard, branch or address on data must read the element too (out[i] = b[i] > 0 ? a[i] : 0
+        # reads both): a signature names its loads as it names the value's
+        steering = [(leaf, " (deciding a guard, branch or address of it)") for leaf in sc.steering - sc.leaves]
+        for leaf, role in [(leaf, "") for leaf in sc.leaves] + steering:
             step = steps_of[id(leaf.load)]
             if ".shared" in leaf.load.opcode:
                 region, lo, hi = _through_shared(fn, here, plan, sl, atom, leaf, shared_loads.get(step), loads,
@@ -1003,11 +1006,11 @@ def _operands(fn, here, plan, run, atoms, element, eb, out_region, pointers, ari
                 if shared_regions is not None:  # one operand per ld.shared, or None
                     known = shared_regions.setdefault(id(leaf.load), region)
                     shared_regions[id(leaf.load)] = region if known == region else None
-                via = f", passed to it through shared memory (the load at line {leaf.load.line})"
+                via = f", passed to it through shared memory (the load at line {leaf.load.line}){role}"
             else:
                 region, lo, hi = _from_global(fn, here, atom, leaf, loads.get(step), threads, judged,
                                               region_bytes or {}, eb)
-                via = f" (the load at line {leaf.load.line})"
+                via = f" (the load at line {leaf.load.line}){role}"
             wrong = judged & ((lo != element[a]) | (hi != element[a]))
             if wrong.any():
                 bad = int(np.flatnonzero(wrong)[0])

@@ -15,8 +15,14 @@ does, with the other elements' approximate instructions gone.
 of, hash-consed, with moves resolved to the bits they carry and loads named by the operand buffer
 and the bytes of the element they read. Elements with equal signatures compute the same function
 of their operands (the PTX semantics of each operation is its own, whichever lane it is in).
-Guards and addresses are not part of a signature: they are checked by running every element
-(:mod:`tilecheck.verify.layout`).
+What decides a write on data is part of it: a guard on data by its predicate's signature, and a
+read that several writes reach across branches on data by the paths into it (each named by the
+branches that decide its writes and the writes it makes); a value of a simple loop is named by
+the loop (:mod:`tilecheck.verify.loops`), a value carried around any other loop matches nothing.
+Guards, branches and addresses on where an element is (registers no data reaches:
+:attr:`Slicer.data`) are not part of a signature: they are checked by running every element
+(:mod:`tilecheck.verify.layout`), which also checks that what a guard or branch on data reads
+is the element's own.
 
 The analysis follows the writes of a register that may reach each read (reaching definitions over
 the control flow); where it cannot tell bits or writes apart it keeps them all, so a slice may
@@ -35,6 +41,7 @@ from tilecheck.sim.parser import Addr, Imm, Reg, Special, Symbol, Vec
 from tilecheck.sim.plan import TYPES
 from tilecheck.sim.wide_int import CARRY, reads_carry, writes_carry
 from tilecheck.spec.types import PTX_TYPES
+from tilecheck.verify import loops
 
 CONTROL = ("bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap", "brkpt", "nanosleep", "call")
 """Instructions kept in every slice: they decide which instructions run (and when)."""
@@ -50,6 +57,10 @@ def _packed_conversion(head: str, types: list[str]) -> tuple[int, int] | None:
         return None
     return d.bits // d.lanes, a.bits // a.lanes
 
+
+MAX_PATHS = 64
+"""Paths into a read steered by branches on data beyond which its value is not named (it then
+matches nothing else: only the run's cost depends on it)."""
 
 _LANEWISE = ("add", "sub", "mul", "fma", "neg", "abs", "min", "max", "div", "rcp", "sqrt", "ex2", "lg2", "tanh",
              "copysign")
@@ -121,6 +132,10 @@ class Slicer:
                 self.writers.setdefault(name, []).append(ins)
         self.reach = self._reaching(fn)
         self.tables = self._table_pointers(fn)
+        self.data = self._data_registers()
+        self.steered = self._steered()
+        self.loops = loops.simple_loops(self)
+        self.loop_of = {i: loop for loop in self.loops for i in range(loop.head, loop.latch + 1)}
 
     def _table_pointers(self, fn: Function) -> frozenset:
         """The registers that hold addresses inside the module's initialized data (a table's address
@@ -150,6 +165,135 @@ class Slicer:
                     out.discard(name)
                     shrunk = True
         return frozenset(out)
+
+    def _data_registers(self) -> frozenset:
+        """The registers some write of which may depend on what a kernel reads from memory (an
+        operand, local memory, an atomic's old value, a table entry at a data-dependent address),
+        directly, through its sources or through its guard: the rest depend only on where an
+        element is (thread and CTA indices, parameters, constants). By register name, flow-blind:
+        a register counts as data if any of its writes does, which can only make more values data."""
+        def data(ins: Instr) -> bool:
+            head = _head(ins)
+            if head in LOADS and _is_param(ins):
+                return bool(ins.guard) and ins.guard[0] in out
+            if (head in LOADS or head == "atom") and not self.reads_table(ins):
+                return True
+            return any(n in out for n in registers_read(ins))  # a table entry is data where its address is
+
+        readers: dict[str, list[Instr]] = {}
+        for ins in self.instrs:
+            for name in registers_read(ins):
+                readers.setdefault(name, []).append(ins)
+        out: set = set()
+        work = list(self.instrs)
+        while work:
+            ins = work.pop()
+            written = [n for n in self.written(ins) if n not in out]
+            if written and data(ins):
+                out.update(written)
+                for name in written:
+                    work.extend(readers.get(name, ()))
+        return frozenset(out)
+
+    def _steered(self) -> frozenset:
+        """The instructions a branch on data (its predicate one of :attr:`data`) may lead to: where
+        several writes of a register reach one of them, which one does depends on the data."""
+        n = len(self.instrs)
+        todo = [j for i, ins in enumerate(self.instrs)
+                if _head(ins) == "bra" and ins.guard is not None and ins.guard[0] in self.data
+                for j in self.succ[i] if j < n]
+        seen: set = set()
+        while todo:
+            i = todo.pop()
+            if i in seen:
+                continue
+            seen.add(i)
+            todo.extend(j for j in self.succ[i] if j < n and j not in seen)
+        return frozenset(seen)
+
+    def single_entry(self, at: int, lowest: int) -> int | None:
+        """The nearest instruction ``s <= lowest`` that every path into ``at`` passes through with
+        only forward edges between (every edge into ``s+1 .. at`` comes from ``s .. at-1`` and goes
+        forward), or None where ``at`` lies in a loop or no such ``s`` exists."""
+        preds = self.preds
+        s = min(lowest, at - 1)
+        need = s
+        covered = at + 1
+        while True:
+            for q in range(s + 1, covered):
+                for p in preds[q]:
+                    if p >= q and self.loop_of.get(q) == loops.Loop(q, p) and p < at:
+                        continue  # a simple loop's way back: the loop is one step of a path
+                    if p >= q or p > at:
+                        return None  # a backward edge: a loop through the region
+                    need = min(need, p)
+            covered = s + 1
+            if need >= s:
+                return s if s >= 0 else None
+            s = need
+
+    def _deciding(self, s: int, at: int, name: str) -> set:
+        """The control instructions in ``s .. at-1`` that can skip a write of ``name`` there, or
+        ``at``, or another such instruction (a fixed point, as :func:`element_slice` keeps
+        branches): the others lead to the same writes whichever way they go."""
+        control = [i for i in range(s, at) if _head(self.instrs[i]) in CONTROL]
+        marks = {i for i in range(s, at) if name in self.written(self.instrs[i])} | {at}
+        out: set = set()
+        grown = True
+        while grown:
+            grown = False
+            for i in control:
+                if i in out:
+                    continue
+                lo, hi = self.span(i)
+                if any(lo <= k < hi for k in marks):
+                    out.add(i)
+                    marks.add(i)
+                    grown = True
+        return out
+
+    def paths(self, s: int, at: int, most: int, name: str) -> list | None:
+        """Every path from instruction ``s`` to ``at`` (forward edges only, as :meth:`single_entry`
+        finds them) as far as the writes of ``name`` go: per path, the guarded branches and
+        returns on it that decide them (:meth:`_deciding`) with the way it takes (``[(index,
+        taken)]``) and the instructions it runs before ``at`` (a simple loop as its
+        :class:`~tilecheck.verify.loops.Loop`, one step), in the order that takes the fall-through
+        first; a branch that decides nothing is taken. None past ``most`` paths, or where a call
+        may run."""
+        deciding = self._deciding(s, at, name)
+        out: list = []
+        stack = [(s, (), ())]
+        while stack:
+            i, decisions, through = stack.pop()
+            if i == at:
+                out.append((decisions, through))
+                if len(out) > most:
+                    return None
+                continue
+            if i > at or i >= len(self.instrs):
+                continue  # left the region: this path never reaches ``at``
+            ins = self.instrs[i]
+            head = _head(ins)
+            if head == "call":
+                return None
+            loop = self.loop_of.get(i)
+            if loop is not None and loop.head == i and loop.latch < at:
+                stack.append((loop.latch + 1, decisions, through + (loop,)))  # the loop as one step
+                continue
+            through += (i,)
+            if any(j <= i for j in self.succ[i]):
+                return None  # a way back that is no simple loop's
+            if head == "bra" and i not in deciding:
+                stack.append((self.target(i), decisions, through))
+            elif ins.guard is not None and head in ("bra", "ret", "exit", "trap"):
+                # taken: a branch goes to its target, a return leaves (no path to ``at``)
+                ways = [(i + 1, False)] + ([(self.target(i), True)] if head == "bra" else [])
+                for j, taken in reversed(ways):
+                    stack.append((j, decisions + ((i, taken),), through))
+            else:
+                for j in reversed(self.succ[i]):
+                    stack.append((j, decisions, through))
+        return out
 
     def reads_table(self, ins: Instr) -> bool:
         """True for a load whose address lies in the module's initialized data."""
@@ -182,6 +326,12 @@ class Slicer:
                 succ.append([])
             else:
                 succ.append([i + 1])
+        self.succ = succ
+        self.preds: list[list[int]] = [[] for _ in range(n + 1)]
+        for i, targets in enumerate(succ):
+            for j in targets:
+                if j <= n:
+                    self.preds[j].append(i)
         into: list = [None] * (n + 1)
         into[0] = {}
         order = list(range(n))
@@ -236,6 +386,10 @@ class Slicer:
         """Bits of register ``name`` (a predicate: 1)."""
         t = self.fn.registers.get(name)
         return 1 if t == "pred" else TYPES[t][0] if t in TYPES else 64
+
+    def read(self, ins: Instr) -> list[str]:
+        """The registers ``ins`` reads (:func:`registers_read`)."""
+        return registers_read(ins)
 
     def written(self, ins: Instr) -> list[str]:
         """The registers ``ins`` writes (the carry flag too, for a ``.cc`` form)."""
@@ -392,11 +546,13 @@ class Slice:
     its value is computed from (``leaves``; loads that only decide guards, branches or addresses
     are kept but are not leaves: a dependence through control flow alone is not followed);
     ``values``: the instructions on the value path itself (by identity; no address, guard or
-    branch), which :mod:`tilecheck.verify.layout` reads to tell a move from arithmetic."""
+    branch), which :mod:`tilecheck.verify.layout` reads to tell a move from arithmetic;
+    ``steering``: the bytes of global loads that decide its guards, branches or addresses."""
 
     kept: set
     leaves: set
     values: set = field(default_factory=set)
+    steering: set = field(default_factory=set)
 
 
 def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr]) -> Slice:
@@ -406,6 +562,7 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
     kept: set = set()
     leaves: set = set()
     values: set = set()
+    steering: set = set()
     needed: dict = {}   # (writer index, register, value?) -> bits of its write needed
     work: list = []
 
@@ -440,6 +597,8 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
             if value:  # the element's bits come from these loads (guards and addresses only steer them)
                 leaves.update(lv)
                 values.add(id(sl.instrs[d]))
+            else:
+                steering.update(lv)
             for src, b in regs:
                 need(d, src, b, value)
             for st in (sl.local_flows or {}).get(d, ()):  # a local load: the stores whose bytes it read
@@ -460,7 +619,7 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
                 grown = True
         if not grown and not work:
             break
-    return Slice(kept, leaves, values)
+    return Slice(kept, leaves, values, steering)
 
 
 def sliced_function(fn: Function, kept: set) -> tuple[Function, dict]:
@@ -581,6 +740,7 @@ class Signatures:
         self.table: dict = {}
         self.memo: dict = {}
         self.busy: set = set()
+        self.loops: dict = {}  # Loop -> (its signature, its Canonical names), or None while named
 
     def _intern(self, node) -> int:
         return self.table.setdefault(node, len(self.table))
@@ -588,20 +748,131 @@ class Signatures:
     def of(self, name: str, bits: int, at: int) -> int:
         """The signature of bits ``bits`` of register ``name`` as instruction ``at`` reads them
         (every write of it that may reach there, in program order)."""
-        defs = self.sl.defs(at, name)
-        key = (name, bits, defs)
+        loop = self.sl.loop_of.get(at)
+        if loop is not None:
+            named = self._loop(loop)
+            if named is not None and name in named[1].written:
+                # a value of a simple loop: named by the loop, the place and the register
+                return self._intern(("loop-at", named[0], at - loop.head, named[1].name(name), bits))
+        return self._merge(name, bits, at, self.sl.defs(at, name))
+
+    def _merge(self, name: str, bits: int, at: int, defs: frozenset) -> int:
+        """:meth:`of` where the writes ``defs`` reach ``at``."""
+        # where a branch on data steers which write reaches, the value is a function of the path
+        # taken (and, for each path, of its writes), so it is named per read
+        steered = len(defs) > 1 and at in self.sl.steered
+        key = (name, bits, defs, at) if steered else (name, bits, defs)
         if key in self.memo:
             return self.memo[key]
-        if key in self.busy:  # a value carried around a loop: unique, so it matches nothing else
-            return self._intern(("loop", name, bits, defs))
+        if key in self.busy:  # a value carried around a loop no simple loop names: it matches nothing else
+            return self._intern(("loop",) + key)
         self.busy.add(key)
-        parts = tuple(self._node(d, name, bits) for d in sorted(defs))
+        if steered:
+            sig = self._steered(name, bits, at, defs)
+        else:
+            parts = tuple(self._write(d, name, bits) for d in self._writes(defs))
+            sig = parts[0] if len(parts) == 1 else self._intern(("writers",) + parts)
         self.busy.discard(key)
-        sig = parts[0] if len(parts) == 1 else self._intern(("writers",) + parts)
         self.memo[key] = sig
         return sig
 
-    def _local(self, at: int, ins: Instr, bits: int, guarded: bool) -> int:
+    def _writes(self, defs) -> list:
+        """The writes ``defs`` in program order, those inside one simple loop as the loop (what it
+        leaves in the register), in the loop's place."""
+        out, seen = [], set()
+        for d in sorted(defs):
+            loop = self.sl.loop_of.get(d)
+            if loop is not None and self._loop(loop) is not None:
+                if loop not in seen:
+                    seen.add(loop)
+                    out.append(loop)
+            else:
+                out.append(d)
+        return out
+
+    def _write(self, write, name: str, bits: int) -> int:
+        """The signature of what ``write`` (an instruction's index, or a simple loop) leaves in
+        bits ``bits`` of ``name``."""
+        if isinstance(write, loops.Loop):
+            sig, canon = self._loop(write)
+            return self._intern(("loop-out", sig, canon.name(name), bits))
+        return self._node(write, name, bits)
+
+    def _loop(self, loop: "loops.Loop"):
+        """``(signature, Canonical)`` of a simple loop (:func:`tilecheck.verify.loops.body`), or
+        None while it is being named (a value it reads depends on its own: then it matches
+        nothing)."""
+        if loop in self.loops:
+            return self.loops[loop]
+        self.loops[loop] = None
+        sl = self.sl
+
+        def outside(reg: str, at: int | None) -> int:
+            full = _mask(sl.width(reg))
+            if at is not None:
+                return self._merge(reg, full, at, sl.defs(at, reg))
+            entering = frozenset(d for d in sl.defs(loop.head, reg) if d not in loop)
+            return self._merge(reg, full, loop.head, entering)
+
+        items, entering, canon = loops.body(sl, loop, outside)
+        named = (self._intern(("loop", items, entering)), canon)
+        self.loops[loop] = named
+        return named
+
+    def _steered(self, name: str, bits: int, at: int, defs: frozenset) -> int:
+        """A read that branches on data steer (see :meth:`of`): the paths into it from the nearest
+        point ``s`` at or before its first write through which every path into it passes, with no
+        loop between but simple ones (each one step of a path), each named by the branches it takes (their predicates' signatures) and the
+        writes it makes. Equal signatures: for equal operands the same branches are taken, so the
+        corresponding paths run and make equal writes. Where no such point is found below
+        :data:`MAX_PATHS` paths, the value is unique (it matches nothing else)."""
+        sl = self.sl
+        # a simple loop's writes start at its head (the loop is one step of a path)
+        s = sl.single_entry(at, min(w.head if isinstance(w, loops.Loop) else w for w in self._writes(defs)))
+        paths = None if s is None else sl.paths(s, at, MAX_PATHS, name)
+        if paths is None or any(isinstance(i, loops.Loop) and self._loop(i) is None for _, through in paths
+                                for i in through):
+            return self._intern(("steered", name, bits, defs, at))
+        named = []
+        for decisions, through in paths:
+            writes = [i for i in through if name in (self._loop(i)[1].written if isinstance(i, loops.Loop)
+                                                     else sl.written(sl.instrs[i]))]
+            # a loop leaves its value whichever way it goes: like an unguarded write
+            last = max((k for k, i in enumerate(writes) if isinstance(i, loops.Loop) or sl.instrs[i].guard is None),
+                       default=None)
+            if last is None:  # a path that may keep the value from before ``s``
+                before = sl.defs(s, name)
+                values = (self.of(name, bits, s) if before else self._intern(("undefined", name)),)
+            else:
+                values = ()
+                writes = writes[last:]
+            values += tuple(self._write(i, name, bits) for i in writes)
+            named.append((tuple(self._decision(i, taken) for i, taken in decisions), values))
+        if len({values for _, values in named}) == 1:
+            # the same writes whichever way it comes: they name the value (reaching the read at all
+            # is decided where the element is stored)
+            values = named[0][1]
+            return values[0] if len(values) == 1 else self._intern(("writers",) + values)
+        return self._intern(("paths", tuple(named)))
+
+    def _decision(self, at: int, taken: bool) -> tuple:
+        """A guarded branch (or return) on a path, and which way the path goes: its guard as
+        :meth:`_guard` names it."""
+        return self._guard(self.sl.instrs[at], at) + (taken,)
+
+    def _guard(self, ins: Instr, at: int) -> tuple:
+        """What decides whether ``ins`` writes: nothing (``()``); a guard on where the element is
+        (a mask: the same for every element there, which the runs of every element check); or a
+        guard on data, named by its predicate's signature, since the last write whose guard holds
+        is the value (and a guard on another comparison is another function)."""
+        if ins.guard is None:
+            return ()
+        pred, negated = ins.guard
+        if pred not in self.sl.data:
+            return ("where", negated)
+        return ("if", negated, self.of(pred, 1, at))
+
+    def _local(self, at: int, ins: Instr, bits: int, guarded: tuple) -> int:
         """A local load's bits: what the stores a run saw it read wrote there (their values and
         addresses) and its own address, which here decides the value (a data-dependent index
         into a local array); a load no run saw is unique, so it matches nothing."""
@@ -615,7 +886,7 @@ class Signatures:
                 continue
             store = self.sl.instrs[st]
             values = tuple(self.of(r, _mask(self.sl.width(r)), st) for r in _names(store.operands[1]))
-            parts.append((store.opcode, store.guard is not None) + values + _address_parts(self, store, st))
+            parts.append((store.opcode, self._guard(store, st)) + values + _address_parts(self, store, st))
         return self._intern(("local", ins.opcode, guarded, bits) + _address_parts(self, ins, at) + tuple(parts))
 
     def element(self, name: str, bits: int, store: Instr) -> int:
@@ -625,7 +896,7 @@ class Signatures:
     def _node(self, at: int, name: str, bits: int) -> int:
         ins = self.sl.instrs[at]
         head = _head(ins)
-        guarded = ins.guard is not None
+        guarded = self._guard(ins, at)
         types = _types(ins)
         regs, leaves = self.sl.sources(ins, name, bits)
         if head in LOADS and ".local" in ins.opcode:
