@@ -203,3 +203,19 @@ def test_a_parameter_declared_twice_is_refused_where_it_repeats(tmp_path, capsys
     assert main(["verify", str(path), "--entry", "k", "--against", "sqrt.rn.f32"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{path}:5:2: error: parameter 'k_param_0' declared twice"), err
+
+
+@pytest.mark.parametrize("again", [".reg .f32 %f2;", ".reg .b32 %f<2>;"], ids=["one", "range"])
+def test_a_register_declared_twice_in_one_scope_is_refused_where_it_repeats(tmp_path, capsys, again):
+    """ptxas: "Duplicate definition of variable" (the same name with another type would otherwise
+    change what an instruction reads); a nested { } scope may declare it again."""
+    text = HEADER + KERNEL.replace("{line}", "mov.b32 %r1, %r2;").replace(
+        "  .reg .f32 %f<4>;\n", f"  .reg .f32 %f<4>;\n  {again}\n")
+    path = tmp_path / "k.ptx"
+    path.write_text(text, encoding="utf-8")
+    assert main(["verify", str(path), "--entry", "k", "--against", "sqrt.rn.f32"]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:" in err and "declared twice in one scope" in err and "%f" in err, err
+    nested = HEADER + KERNEL.replace("{line}", "{ .reg .f32 %f1; mov.f32 %f1, 0f3F800000; }")
+    path.write_text(nested, encoding="utf-8")
+    assert main(["verify", str(path), "--entry", "k", "--against", "sqrt.rn.f32"]) in (0, 1)

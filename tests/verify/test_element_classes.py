@@ -207,3 +207,19 @@ def test_triton_sin_and_cos_vector_elements_are_one_class(db):
                              f"{fn}.approx.f32", db=db)
         assert len(p.abi.layout.groups) == 8
         assert [g.representative for g in p.abi.layout.groups].count(True) == 1
+
+
+def test_a_loop_with_a_second_way_out_is_not_named(db, tmp_path):
+    # leaving from inside the body (where x is +0, its result already 0) is no simple loop: its
+    # elements' values match nothing, each element a class of its own, and still verified
+    path = _loop_kernel(tmp_path, {})
+    text = path.read_text()
+    for q, label in (("%q2", "LOOP0"), ("%q4", "LOOP1")):
+        text = text.replace(f"  @{q} mov.b16", f"  @{q} bra {label}_OUT;\n  @{q} mov.b16")
+        text = text.replace(f"  @%p{q[2:]} bra {label};\n", f"  @%p{q[2:]} bra {label};\n{label}_OUT:\n")
+    path.write_text(text)
+    assert "LOOP1_OUT:" in text and "bra LOOP0_OUT" in text
+    p = compiled.prepare(str(path), "k_abs2", "mul.rn.f16(a, 8.0)", db=db)
+    assert [g.representative for g in p.abi.layout.groups].count(True) == 2
+    o = compiled.verify_ptx(str(path), "k_abs2", "mul.rn.f16(a, 8.0)", db=db, exhaustive=True)
+    assert o.exhaustive and o.verdict == "verified"

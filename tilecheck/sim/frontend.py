@@ -670,6 +670,9 @@ def _statement(t: _Text, pos: int, text: str, registers, scopes, counter, body) 
                 if names is None:
                     raise t.error(pos, f"bad register name {item!r}", unsupported=False)
                 for name in names:
+                    if name in scopes[-1]:  # ptxas: "Duplicate definition of variable"
+                        raise t.error(pos, f"register {name} declared twice in one scope ({text!r}); ptxas refuses "
+                                           "it (a nested { } scope may declare it again)", unsupported=False)
                     unique = name
                     if len(scopes) > 1:  # a scope-local register: a name no other scope can spell
                         counter[0] += 1

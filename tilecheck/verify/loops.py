@@ -43,8 +43,10 @@ def _head(ins) -> str:
 def _allowed(sl, ins) -> bool:
     """An instruction a simple loop's body may hold (see the module doc)."""
     head = _head(ins)
-    if head in ("call", "atom", "red", "bar", "barrier", "ret", "exit", "trap", "shfl", "vote"):
-        return False
+    if head in ("call", "atom", "red", "bar", "barrier", "ret", "exit", "trap", "shfl", "vote", "match", "redux",
+                "activemask", "elect", "cp", "tex", "tld4", "suld", "sust", "sured", "mbarrier", "mma", "wgmma",
+                "membar", "fence"):
+        return False  # calls, other threads' values, other memory, leaving
     if head in ("ld", "ldu"):
         return ".param" in ins.opcode or sl.reads_table(ins)
     if head in ("st", "ldmatrix", "stmatrix"):
