@@ -119,7 +119,7 @@ def body(sl, loop: Loop, outside) -> tuple:
         if isinstance(op, Special):
             return ("special", op.name)
         if isinstance(op, Symbol):
-            target = sl._label_at.get(op.name)
+            target = sl.label(op.name)
             return ("label", target - loop.head) if target is not None else ("symbol", op.name)
         return ("operand", str(op))
 

@@ -374,6 +374,10 @@ class Slicer:
         t = self.target(i)
         return (i + 1, t) if t > i else (t, i + 1)
 
+    def label(self, name: str) -> int | None:
+        """The instruction label ``name`` stands before (None: no such label)."""
+        return self._label_at.get(name)
+
     def target(self, i: int) -> int:
         """The instruction a branch goes to."""
         return self._label_at.get(getattr(self.instrs[i].operands[-1], "name", ""), len(self.instrs))
