@@ -49,9 +49,9 @@ def _allowed(sl, ins) -> bool:
         return False  # calls, other threads' values, other memory, leaving
     if head in ("ld", "ldu"):
         return ".param" in ins.opcode or sl.reads_table(ins)
-    if head in ("st", "ldmatrix", "stmatrix"):
-        return head == "st" and ".local" in ins.opcode
-    return True
+    if head == "st":
+        return ".local" in ins.opcode
+    return head not in ("ldmatrix", "stmatrix")
 
 
 def simple_loops(sl) -> list[Loop]:

@@ -133,7 +133,7 @@ class Slicer:
         self.reach = self._reaching(fn)
         self.tables = self._table_pointers(fn)
         self.data = self._data_registers()
-        self.steered = self._steered()
+        self.steered = self._reached_by_data_branches()
         self.loops = loops.simple_loops(self)
         self.loop_of = {i: loop for loop in self.loops for i in range(loop.head, loop.latch + 1)}
 
@@ -195,7 +195,7 @@ class Slicer:
                     work.extend(readers.get(name, ()))
         return frozenset(out)
 
-    def _steered(self) -> frozenset:
+    def _reached_by_data_branches(self) -> frozenset:
         """The instructions a branch on data (its predicate one of :attr:`data`) may lead to: where
         several writes of a register reach one of them, which one does depends on the data."""
         n = len(self.instrs)
