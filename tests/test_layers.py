@@ -21,7 +21,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tilecheck"
 #   root        ``tilecheck/__init__.py``: ``__version__``, and the public names the README shows,
 #               loaded on first use (PEP 562) so that it imports nothing at import time.
 #   errors      the exception tree; imports nothing of tilecheck.
-#   sources     reading the files a user names (PTX, assembly) into text, or a located usage error.
+#   sources | cpus
+#               siblings: reading the files a user names (PTX, assembly) into text, or a located
+#               usage error; and how many threads or workers parallel work uses.
 #   specio      locating the spec root, YAML with line/column, JSON-Schema checks.
 #   formats     Format: bit geometry and exact conversions, loaded from spec/formats.
 #   semantics   the AMD semantics language (parse, type-check, backend-neutral interpreter); the spec
@@ -47,7 +49,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tilecheck"
 LAYERS: list[tuple[str, ...]] = [
     ("root",),
     ("errors",),
-    ("sources",),
+    ("sources", "cpus"),
     ("specio",),
     ("formats",),
     ("semantics",),

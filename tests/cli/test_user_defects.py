@@ -477,12 +477,12 @@ def test_tile_constants_beyond_binary64_round_like_eval():
 
 @pytest.mark.parametrize("value", ["abc", "0", "-2"])
 def test_threads_variable_rejects_nonsense(monkeypatch, value):
+    from tilecheck import cpus
     from tilecheck.errors import UsageError
-    from tilecheck.model import dispatch
 
     monkeypatch.setenv("TILECHECK_THREADS", value)
     with pytest.raises(UsageError, match="TILECHECK_THREADS must be a positive integer"):
-        dispatch._threads()
+        cpus.threads()
 
 
 # ---- a file that is not text: located at its first byte that is not UTF-8, exit 2 -------------------

@@ -222,3 +222,21 @@ def test_negative_inputs_of_the_roots_take_one_class_set_equal_to_the_direct_one
         assert len(set(as_sets(allowed_choices(form, [negative], ulp_reading=reading)))) > 1
     else:
         assert table.choices(negative).uniform
+
+
+def test_a_plain_run_of_a_32_bit_domain_goes_over_every_input(monkeypatch, capsys):
+    """With no --exhaustive and no --cases, a reference whose operands hold 32 bits together (f32
+    unary here; 16-bit binary alike) runs the exhaustive enumeration and says so; --cases samples.
+    The enumeration is cut to its first two blocks (``exhaustive_total``) to keep the test short:
+    the report then names them as the first inputs of the exhaustive enumeration."""
+    from tilecheck.cli import main
+
+    monkeypatch.setattr(compiled, "exhaustive_total", lambda p, limit=None: 2 * BLOCK)
+    argv = ["verify", FLOAT, "--entry", "k_frsqrt_rn", "--against", "rsqrt.rn.f32"]
+    assert main(argv) == 0  # (the known misrounded inputs lie in later blocks)
+    out, err = capsys.readouterr()
+    assert f"note: every one of the {2 * BLOCK} inputs" in err and "--cases N samples instead" in err
+    assert f"the first {2 * BLOCK} inputs of the exhaustive enumeration" in out, out
+    assert main(argv + ["--cases", "1000"]) in (0, 1)
+    out, err = capsys.readouterr()
+    assert "note: every one" not in err and "1000 sampled" in out.replace("(sampled", "sampled"), out

@@ -13,8 +13,8 @@ before every input was checked).
 
 Exhaustive runs in batches (:mod:`tilecheck.verify.sharded`): ``--workers N`` runs the batches on
 a local Dask cluster of N worker processes, ``--scheduler ADDRESS`` on an existing cluster (the
-same options, with the same meaning, as ``tilecheck fuzz``; a run without them uses two worker
-processes of its own, or two threads for small runs); ``--out DIR`` keeps a checkpoint after every
+same options, with the same meaning, as ``tilecheck fuzz``; a run without them uses worker
+processes of its own, one per CPU up to 8 or ``TILECHECK_THREADS``, threads for small runs); ``--out DIR`` keeps a checkpoint after every
 batch, which ``--resume`` continues. The report and ``--json`` are the serial run's (all but ``seconds``).
 """
 
@@ -65,7 +65,8 @@ def add_arguments(p) -> None:
                         "'selp.f32(a, 0.0, setp.gt.f32(a, 0.0))'; a kernel's floating-point parameter it reads is an "
                         "operand too (alpha in x * alpha)")
     g.add_argument("--exhaustive", action="store_true",
-                   help="every input (16-bit unary and binary, f32 unary); default: sampled unless the domain is small")
+                   help="every input (16-bit unary and binary, f32 unary): the default where the operands "
+                        "hold at most 32 bits together (--cases N samples instead); a wider domain is sampled")
     # --ulp-reading is verify's own option (either | exact | correctly-rounded), shared with FILE.ptx
     g.add_argument("--approx", choices=("all", "provisional", "reference"), default="all",
                    help="approximate instructions: every result a documented bound allows (default; an "
@@ -86,7 +87,8 @@ def add_arguments(p) -> None:
                         "found by running the kernel, and must agree with what is stated")
     d = p.add_argument_group("exhaustive FILE.ptx runs in batches: resumable, on Dask (needs tilecheck[dist])")
     add_dask_options(d, "run the batches on a local Dask cluster of N worker processes, one thread each "
-                        "(as in fuzz; without it: two worker processes of this run)")
+                        "(as in fuzz; without it: worker processes of this run, one per CPU up to 8 or "
+                        "TILECHECK_THREADS)")
     d.add_argument("--out", metavar="DIR",
                    help="keep DIR/checkpoint.json (after batches, at most 5%% of the run's time) and "
                         "DIR/batches.jsonl: a resumable run")
@@ -163,13 +165,20 @@ def run(args) -> int:
         outcome = compiled.verify_single(ptx[0], args.entry, args.against, args.input.split(","), db=db,
                                          ulp_reading=args.ulp_reading, approx=args.approx, params=args.params)
     else:
-        with MisroundedFile(args.misrounded, compiled.operand_widths(compiled.parse_reference(args.against, db))) \
-                if args.misrounded else nullcontext() as sink:
+        widths = compiled.operand_widths(compiled.parse_reference(args.against, db))
+
+        def announce(total: int, workers: int) -> None:
+            if not args.exhaustive and total > compiled.DEFAULT_CASES:  # say why a plain run takes minutes
+                sys.stderr.write(f"note: every one of the {total} inputs, on {workers} worker(s) (TILECHECK_THREADS): "
+                                 "the default where the operands hold at most 32 bits together; --cases N samples "
+                                 "instead, --exhaustive --out DIR runs resumably\n")
+
+        with MisroundedFile(args.misrounded, widths) if args.misrounded else nullcontext() as sink:
             outcome = compiled.verify_ptx(ptx[0], args.entry, args.against, db=db,
                                           exhaustive=True if args.exhaustive else None, cases=args.cases,
                                           seed=args.seed, ulp_reading=args.ulp_reading, approx=args.approx,
                                           params=args.params, progress=compiled.progress_printer(sys.stderr),
-                                          misrounded=sink)
+                                          misrounded=sink, announce=announce)
     return report_outcome(args, outcome)
 
 

@@ -38,12 +38,12 @@ value under the mode's rounding interval*; it is independent of the model's arit
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
+from tilecheck import cpus
 from tilecheck.diff import certkernels
 from tilecheck.diff.support import SUPPORTED, Support
 
@@ -299,7 +299,7 @@ def check_numpy(op: str, fmt: str, rounding: str, result, *operands, ftz: bool =
             out[start:stop] = _check_block(op, f, rounding, res[start:stop], [a[start:stop] for a in flat],
                                            ftz, nan, nan_bits)
 
-    threads = _threads()
+    threads = cpus.threads()
     if threads <= 1 or res.size < 8 * BLOCK:
         work(0, res.size)
     else:
@@ -309,14 +309,6 @@ def check_numpy(op: str, fmt: str, rounding: str, result, *operands, ftz: bool =
             for fut in [pool.submit(work, lo, min(res.size, lo + share)) for lo in range(0, res.size, share)]:
                 fut.result()
     return out.reshape(shape)
-
-
-def _threads() -> int:
-    """Threads for large checks: ``TILECHECK_THREADS``, else one per CPU (at most 8)."""
-    value = os.environ.get("TILECHECK_THREADS", "")
-    if value.strip():
-        return max(1, int(value))
-    return max(1, min(os.cpu_count() or 1, 8))
 
 
 BLOCK = 1 << 15

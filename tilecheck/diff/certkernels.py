@@ -27,6 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
+from tilecheck import cpus
+
 __all__ = ["FORMATS", "OPS", "ROUNDINGS", "NAN_POLICIES", "TININESS", "supports", "check", "check_into", "specialised", "points_into"]
 
 FORMATS = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23)}
@@ -617,7 +619,7 @@ def check(op: str, fmt: str, rounding: str, result, *operands, ftz: bool = False
         check_into(*args, res[lo:hi], ops_[0][lo:hi], ops_[1][lo:hi], ops_[2][lo:hi], out[lo:hi])
 
     n = res.size
-    workers = _threads() if threads is None else max(1, int(threads))
+    workers = cpus.threads() if threads is None else max(1, int(threads))
     if workers <= 1 or n < (1 << 16):
         work(0, n)
     else:
@@ -627,10 +629,3 @@ def check(op: str, fmt: str, rounding: str, result, *operands, ftz: bool = False
                 fut.result()
     return out.reshape(shape)
 
-
-def _threads() -> int:
-    """Threads for large checks: ``TILECHECK_THREADS``, else one per CPU (at most 8)."""
-    value = os.environ.get("TILECHECK_THREADS", "").strip()
-    if value.isdigit() and int(value) > 0:
-        return int(value)
-    return max(1, min(os.cpu_count() or 1, 8))

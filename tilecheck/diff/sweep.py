@@ -14,13 +14,13 @@ their loops and the certificate kernel releases it throughout, so the workers sh
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from tilecheck import cpus
 from tilecheck.diff import certificate, certkernels
 from tilecheck.model.api import ieee_op
 
@@ -63,14 +63,6 @@ def points(op: str, fmt: str, start: int, stop: int) -> list[np.ndarray]:
     return [a] if unary else [a, b]
 
 
-def _workers() -> int:
-    """Worker threads: ``TILECHECK_THREADS``, else one per CPU (at most 8)."""
-    value = os.environ.get("TILECHECK_THREADS", "").strip()
-    if value.isdigit() and int(value) > 0:
-        return int(value)
-    return max(1, min(os.cpu_count() or 1, 8))
-
-
 SPECIALISE_FROM = 1 << 26
 """Sweeps of at least this many points use a certificate kernel compiled for their configuration
 (:func:`tilecheck.diff.certkernels.specialised`: a few seconds to compile, about half the time per
@@ -90,7 +82,7 @@ def sweep(op: str, fmt: str, rounding: str, *, ftz: bool = False, ranges=None, b
     if ranges is None:
         ranges = [(0, 1 << domain_bits(op, fmt))]
     slices = [(s, min(hi, s + block)) for lo, hi in ranges for s in range(lo, hi, block)]
-    workers = _workers() if workers is None else max(1, int(workers))
+    workers = cpus.threads() if workers is None else max(1, int(workers))
     workers = min(workers, max(1, len(slices)))
     ebits, mbits = certkernels.FORMATS[fmt]
     codes = (certkernels.OPS[op], ebits, mbits, certkernels.ROUNDINGS[rounding], ftz, ftz, False, False,

@@ -10,12 +10,11 @@ and the spec bodies' numpy backend (:mod:`tilecheck.model.semantics`) round thro
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from tilecheck.errors import UsageError
+from tilecheck import cpus
 from tilecheck.formats import Format
 from tilecheck.model import eft, fast, jit, ops
 
@@ -29,16 +28,6 @@ keep the time spent holding the GIL between numpy calls small next to the time i
 (measured best: 256K binary32 / 128K binary64 elements)."""
 
 _POOL = None
-
-
-def _threads() -> int:
-    """Threads for large numpy evaluations: ``TILECHECK_THREADS``, else one per CPU (at most 8)."""
-    value = os.environ.get("TILECHECK_THREADS", "")
-    if value.strip():
-        if not value.strip().isdigit() or int(value) < 1:
-            raise UsageError(f"TILECHECK_THREADS must be a positive integer, got {value[:40]!r}")
-        return int(value)
-    return max(1, min(os.cpu_count() or 1, 8))
 
 
 def _pool(workers: int):
@@ -89,7 +78,7 @@ def compute(xp, op: str, fmt: Format, arrays, mode: ops.Mode, rule: ops.NanRule)
             else:
                 out[start:stop] = block(xp, op, fmt, part, mode, rule)
 
-        threads = _threads()
+        threads = cpus.threads()
         if threads <= 1 or n < 2 * thread_chunk:
             for s in range(0, n, chunk):
                 work(s, chunk)

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tilecheck import cpus
 from tilecheck.errors import Location, UnknownFormError, UsageError
 from tilecheck.sources import read_source
 from tilecheck.formats import UINT_DTYPES
@@ -71,6 +72,8 @@ from tilecheck.verify.layout import launch_block
 REF_OPS = {"div": 2, "rcp": 1, "sqrt": 1, "rsqrt": 1, "add": 2, "sub": 2, "mul": 2, "fma": 3}
 REF_FORMATS = ("f16", "bf16", "f32", "f64")
 EXHAUSTIVE_LIMIT = 1 << 32
+"""The largest domain an exhaustive run takes, and the default: a run with no count given goes over every
+input of a domain this small (16-bit unary and binary, 32-bit unary; minutes on a few cores), else samples."""
 DEFAULT_CASES = 1 << 16
 MISROUNDED_CAP = 1 << 18  # misrounded inputs listed in full (beyond: counted, and the report says so)
 EXHAUSTIVE_BLOCK = 1 << 16  # inputs per block of an exhaustive run
@@ -1973,20 +1976,23 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
                seed: int = 0, ulp_reading: str = "either", approx: str = "all", tininess: str = TININESS_DEFAULT,
                block: int | None = None, threads: int | None = None, progress=None, limit: int | None = None,
                report_limit: int = 3, processes: bool | None = None, params: str | None = None,
-               misrounded=None) -> Outcome:
+               misrounded=None, announce=None) -> Outcome:
     """Verify function ``entry`` of the PTX file ``path`` against ``against`` (see the module doc).
 
+    With no ``exhaustive`` and no ``cases``, every input is run where the domain has at most
+    :data:`EXHAUSTIVE_LIMIT` inputs, else :data:`DEFAULT_CASES` are sampled.
     ``limit`` stops an exhaustive run after that many inputs (for measuring; the outcome then says
-    ``exhaustive: False``). ``threads``: blocks run at once (default: 2, at most the CPUs): by
+    ``exhaustive: False``). ``threads``: blocks run at once (default: :func:`tilecheck.cpus.threads`): by
     worker processes when ``processes`` (default: for runs of at least :data:`PROCESS_MIN` inputs),
     else by threads of this process; the outcome is the same. Sharding over machines, with
     checkpoints, is :mod:`tilecheck.verify.sharded`.
     ``progress(done, total)`` is called after each block. ``misrounded(rows)``: called with every
-    misrounded input, in input order (a uint64 array, one column per operand), as the run finds them."""
+    misrounded input, in input order (a uint64 array, one column per operand), as the run finds them.
+    ``announce(total, workers)``: called before an exhaustive run starts."""
     started = time.time()
     p = prepare(path, entry, against, db=db, ulp_reading=ulp_reading, approx=approx, tininess=tininess, params=params)
     if exhaustive is None:
-        exhaustive = covers_domain(p.domain, cases, small=1 << 20)
+        exhaustive = covers_domain(p.domain, cases, small=EXHAUSTIVE_LIMIT)
     if exhaustive:
         total = exhaustive_total(p, limit)
         done = 0
@@ -1997,7 +2003,9 @@ def verify_ptx(path: str, entry: str, against: str, *, db, exhaustive: bool | No
             if progress:
                 progress(done, total)
 
-        workers = threads or min(2, os.cpu_count() or 1)
+        workers = threads or cpus.threads()
+        if announce:
+            announce(total, workers)
         if processes is None:
             processes = total >= PROCESS_MIN
         if processes and workers > 1:
@@ -2338,7 +2346,8 @@ def misround_positions(p: Prepared, inputs: list, limit: int = POSITION_TRACE) -
 
 
 def progress_printer(stream=None):
-    """A progress callback writing ``done/total`` lines to stderr at most every 2 seconds."""
+    """A progress callback writing ``done/total`` lines, with the rate and the time left at that
+    rate, to stderr at most every 2 seconds."""
     stream = stream or sys.stderr
     last = [0.0]
     t0 = time.time()
@@ -2348,7 +2357,9 @@ def progress_printer(stream=None):
         if now - last[0] >= 2 or done == total:
             last[0] = now
             rate = done / max(now - t0, 1e-9)
-            stream.write(f"  {done}/{total} inputs ({100.0 * done / total:.1f}%), {rate / 1e6:.2f} M inputs/s\n")
+            left = (total - done) / rate if rate > 0 else 0.0
+            eta = f", {left / 60:.1f} min left" if done < total and left >= 60 else ""
+            stream.write(f"  {done}/{total} inputs ({100.0 * done / total:.1f}%), {rate / 1e6:.2f} M inputs/s{eta}\n")
             stream.flush()
     return show
 

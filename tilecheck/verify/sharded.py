@@ -32,6 +32,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from tilecheck import cpus
 from tilecheck.diff.campaign import atomic_write, read_log, worker_name
 from tilecheck.diff.distributed import ordered
 from tilecheck.errors import ClusterError, UsageError
@@ -272,7 +273,7 @@ def verify_batched(path: str, entry: str, against: str, *, db, ulp_reading: str 
             save(False)
     last = batches if stop_after is None else min(batches, done_batches + stop_after)
     jobs = ((job, k, k * batch, min((k + 1) * batch, total), 1 if client is not None else
-             (threads or min(2, os.cpu_count() or 1))) for k in range(done_batches, last))
+             (threads or cpus.threads())) for k in range(done_batches, last))
     if client is not None:
         results = ordered(client, run_batch, jobs, name="batch")
     else:
