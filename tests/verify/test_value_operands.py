@@ -94,9 +94,9 @@ def test_params_state_a_value_operand(capsys):
     base = ["verify", str(TRITON / "scale_f32.ptx"), "--entry", "scale_kernel", "--against", "mul.rn.f32",
             "--cases", "500"]
     assert main(base + ["--params", "in,out,in,n,-,-"]) == 0
-    # stated unused, the value is 0.0 and the kernel is one operand short
+    # stated unused, the value would be 0.0 for every verdict: refused where the kernel reads it
     assert main(base + ["--params", "in,out,-,n,-,-"]) == 2
-    assert "the reference takes 2 operand(s)" in capsys.readouterr().err
+    assert "states scale_kernel_param_2 unused, but the kernel reads it (line 35" in capsys.readouterr().err
 
 
 # two elements per thread sharing one approximate reciprocal of the value operand: both elements'

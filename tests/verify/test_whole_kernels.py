@@ -308,10 +308,11 @@ def test_stated_parameter_roles(capsys, tmp_path):
     # what the run finds must agree with what is stated
     assert main(base + ["--params", "in,out,in,n,-,-"]) == 2
     assert "running the kernel, it reads div_kernel_param_0, div_kernel_param_1" in capsys.readouterr().err
-    # a stated unused pointer is a null pointer: a kernel that reads it fails where it does
+    # a parameter stated unused is 0 (a null pointer): one the kernel reads is refused where it is read
     assert main(base + ["--params", "in,-,out,n,-,-"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and "div_f16_v.ptx" in err
+    assert "states div_kernel_param_1 unused, but the kernel reads it (line " in err, err
     for bad, why in (("in,in,out,n", "4 role(s) for the 6"), ("in,in,out,x,-,-", "'x' is not a role"),
                      ("in,in,in,n,-,-", "exactly one parameter is 'out'"),
                      ("in,in,out,in,-,-", "neither a 64-bit pointer nor a floating-point value"),

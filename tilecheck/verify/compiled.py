@@ -44,6 +44,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -510,22 +511,28 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
     params = [(p.name, p.ptx_type) for p in fn.params]
     pointers = [name for name, t in params if t in element_layout.POINTER_TYPES]
     values = element_layout.value_params(fn) if stride is None else []
-    rng = np.random.default_rng(0)
-    # 16 bytes per thread: a vector access (float4) is seen and reported, not an access outside
-    regions = [(name, rng.integers(0, 256, n * 16, dtype=np.uint8)) for name in pointers]
-    memory = Memory(regions)
-    lanes = plan.new_lanes(n)
-    for name, t in params:
-        if name in pointers:
-            lanes.params[name] = np.full(n, memory.pointer(pointers.index(name)), dtype=np.uint64)
-            if stride is not None:
-                lanes.params[name] += np.arange(n, dtype=np.uint64) * np.uint64(stride)
-        elif name in values:
-            lanes.params[name] = np.zeros(n, dtype=np.uint64)  # a value operand: 0.0 while the ABI is found
-        else:
-            lanes.params[name] = np.full(n, n, dtype=np.uint64)  # a count parameter: every thread in range
-    ctx = RunContext(approx="reference", memory=memory, block=found, threads=n, record_loads=True)
-    plan.run(lanes, ctx)
+    counts = [name for name, t in params if name not in pointers and name not in values]
+
+    def launch(setting: tuple = ()) -> SimpleNamespace:
+        rng = np.random.default_rng(0)
+        # 16 bytes per thread: a vector access (float4) is seen and reported, not an access outside
+        memory = Memory([(name, rng.integers(0, 256, n * 16, dtype=np.uint8)) for name in pointers])
+        lanes = plan.new_lanes(n)
+        for name, t in params:
+            if name in pointers:
+                lanes.params[name] = np.full(n, memory.pointer(pointers.index(name)), dtype=np.uint64)
+                if stride is not None:
+                    lanes.params[name] += np.arange(n, dtype=np.uint64) * np.uint64(stride)
+            elif name in values:
+                lanes.params[name] = np.zeros(n, dtype=np.uint64)  # a value operand: 0.0 while the ABI is found
+            else:
+                lanes.params[name] = np.full(n, n, dtype=np.uint64)  # a count parameter: every thread in range
+        for name, value in setting:
+            lanes.params[name] = np.full(n, value, dtype=np.uint64)
+        plan.run(lanes, RunContext(approx="reference", memory=memory, block=found, threads=n, record_loads=True))
+        return SimpleNamespace(lanes=lanes, memory=memory)
+
+    lanes = launch().lanes
     if found == block:
         element_layout.fit_dynamic_shared(plan, lanes)
     elif plan.dynamic_shared:
@@ -564,9 +571,15 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         if found == block and not stored.all():  # (a smaller block than the kernel's own may leave threads idle)
             raise _not_one_per_thread(f".{kind} {fn.name}: thread {int(np.flatnonzero(~stored)[0])} of {n} stores "
                                       f"nothing with the count set to {n}", here)
+    def counted(abi: Abi) -> Abi:  # a count only bounds the elements: one read into them is refused
+        if kind == "entry":
+            element_layout.check_counts(fn, here, counts, element_layout.loaded_params(fn), launch, out_region,
+                                        pointers[out_region], n)
+        return abi
+
     if mixed_widths(ref):
-        return _mixed_memory_abi(fn, ref, here, kind, lanes, pointers, read, written, out_region, params, block,
-                                 values)
+        return counted(_mixed_memory_abi(fn, ref, here, kind, lanes, pointers, read, written, out_region, params,
+                                         block, values))
     widths = set().union(*read.values(), *written.values()) if read else set()
     if not read:  # what it stores comes from no input (a constant, or a value never loaded)
         raise UnsupportedPtxError(f".{kind} {fn.name} reads no buffer; {ref.text} takes {ref.arity} operand(s)", here)
@@ -602,9 +615,10 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         raise UnsupportedPtxError(f".func {fn.name}: {width}-bit elements by pointer do not match {ref.text} "
                                   f"({8 * stride}-bit {'elements at most' if returned is None else 'result'})", here)
     output = returned if returned is not None else pointers[out_region]
-    return Abi(kind, width // fw, width, element_layout.operand_order(fn, [pointers[k] for k in inputs], values),
-               output, params, inputs, out_region, by_pointer=stride is not None, returned=returned is not None,
-               block=block, values=tuple(values))
+    return counted(Abi(kind, width // fw, width, element_layout.operand_order(fn, [pointers[k] for k in inputs],
+                                                                              values),
+                       output, params, inputs, out_region, by_pointer=stride is not None,
+                       returned=returned is not None, block=block, values=tuple(values)))
 
 
 

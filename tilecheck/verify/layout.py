@@ -361,13 +361,15 @@ class _Run:
 
 def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_thread: int, single: bool, eb: int,
             count: int | None = None, ctas: int = DISCOVERY_CTAS, zeroed: tuple = (),
-            per_cta: int | None = None, region_bytes: dict | None = None, poke: dict | None = None) -> _Run:
+            per_cta: int | None = None, region_bytes: dict | None = None, poke: dict | None = None,
+            setting: tuple = ()) -> _Run:
     # per_cta: the elements of a CTA (fewer than block x per_thread where some threads store nothing);
     # region_bytes: bytes per element of the buffers whose elements are not eb bytes (one CTA per
     # launch moves each buffer's pointer by its own elements); poke: {(region, byte offset): bytes}
-    # written over the buffers' (seeded, so otherwise identical) contents
+    # written over the buffers' (seeded, so otherwise identical) contents; setting: (name, value)
+    # pairs given to those parameters instead
     args = (plan, lay_pointers, scalars, block, per_thread, single, eb)
-    kwargs = dict(count=count, ctas=ctas, zeroed=zeroed, per_cta=per_cta, region_bytes=region_bytes)
+    kwargs = dict(count=count, ctas=ctas, zeroed=zeroed, per_cta=per_cta, region_bytes=region_bytes, setting=setting)
     per_cta = block * per_thread if per_cta is None else per_cta
     threads = ctas * block
     # bytes per CTA: room for any element count tried (the stores' own count may pass MAX_PER_THREAD:
@@ -389,6 +391,8 @@ def _launch(plan: Plan, lay_pointers: list, scalars: list, block: int, per_threa
         lanes.params[name] = np.full(threads, full if count is None else count, dtype=np.uint64)
     for name in zeroed:
         lanes.params[name] = np.zeros(threads, dtype=np.uint64)
+    for name, value in setting:
+        lanes.params[name] = np.full(threads, value, dtype=np.uint64)
     ctx = RunContext(approx="reference", memory=memory, block=block, threads=threads, record_loads=True,
                      single_cta=single)
     plan.run(lanes, ctx)
@@ -456,13 +460,21 @@ def counts_in_64_bits(fn) -> set[str]:
     return counts
 
 
+def loaded_params(fn) -> dict:
+    """The parameters the kernel reads (``ld.param``), each with its first read."""
+    out: dict = {}
+    for ins in fn.body:
+        if isinstance(ins, Instr) and ins.opcode.startswith("ld.param") and len(ins.operands) == 2 \
+                and isinstance(ins.operands[1], Addr) and hasattr(ins.operands[1].base, "name"):
+            out.setdefault(ins.operands[1].base.name, ins)
+    return out
+
+
 def value_params(fn, roles: list | None = None) -> list[str]:
     """The parameters that are operands given by value, in order: holding one floating-point value
     (:func:`_value_type`) and read by the kernel (one it never loads is unused, as a pointer it
     never follows); with ``roles`` (--params), those stated ``in``."""
-    loaded = {ins.operands[1].base.name for ins in fn.body
-              if isinstance(ins, Instr) and ins.opcode.startswith("ld.param") and len(ins.operands) == 2
-              and isinstance(ins.operands[1], Addr) and hasattr(ins.operands[1].base, "name")}
+    loaded = loaded_params(fn)
     return [p.name for k, p in enumerate(fn.params) if _value_type(p) and
             (roles[k] == "in" if roles is not None else p.name in loaded)]
 
@@ -510,15 +522,22 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
     eb = element_bits // 8
     params = [(p.name, p.ptx_type) for p in fn.params]
     values = value_params(fn, roles)
+    loaded = loaded_params(fn)
     if roles is None:
         counts = counts_in_64_bits(fn)
         pointers = [n for n, t in params if t in POINTER_TYPES and n not in counts]
-        scalars = [n for n, t in params if n not in pointers and n not in values]
-        unused: list = []
+        # the other parameters are counts, where the kernel reads them (one it never reads is unused)
+        scalars = [n for n, t in params if n not in pointers and n not in values and n in loaded]
+        unused = [n for n, t in params if n not in pointers and n not in values and n not in loaded]
     else:
         pointers = [n for (n, _), r in zip(params, roles) if r in ("in", "out") and n not in values]
         scalars = [n for (n, _), r in zip(params, roles) if r == "n"]
         unused = [n for (n, _), r in zip(params, roles) if r == "-"]
+        read = next((n for n in unused if n in loaded), None)
+        if read is not None:
+            ins = loaded[read]
+            raise UsageError(f"--params states {read} unused, but the kernel reads it (line {ins.line}: "
+                             f"{ins.text.strip()}): a verdict would hold only where it is 0", here)
     # value operands are 0.0 while the layout is found (each run after gives every thread its
     # input's value, and checks that the elements are stored where they were found)
     zeroed = unused + values
@@ -631,6 +650,7 @@ def discover(plan: Plan, element_bits: int, arity: int, path: str, roles: list |
                                   f"{pointers[out_region]}")
     fit_dynamic_shared(plan, run.lanes)
     layout.bounded, layout.count_unit = _bounded(fn, here, plan, layout)
+    _counts_only_bound(fn, here, plan, layout, loaded)
     layout.groups = _groups(fn, plan, layout, run, steps_of, path)
     together = next((g for g in layout.groups if len(g.atoms) > 1), None)
     if values and together is not None:
@@ -1361,6 +1381,85 @@ def _bounded(fn, here, plan: Plan, layout: Layout) -> tuple[int, int]:
         unit *= 2
     raise _fail(fn, here, "stores elements past the count in no regular way: " +
                 ", ".join(f"count {c}: {r} stored" for c, r in reached))
+
+
+def _stored_bytes(run: _Run, region: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(written, contents)`` of buffer ``region`` as ``run``'s stores left it: which bytes a store
+    wrote, and those bytes (0 elsewhere)."""
+    size = run.memory.regions[region][1].size
+    written = np.zeros(size, dtype=bool)
+    contents = np.zeros(size, dtype=np.uint8)
+    for r, nbytes, offs, values, done in run.lanes.stores:
+        if r != region:
+            continue
+        ok = np.asarray(done, dtype=bool)
+        starts = np.broadcast_to(np.asarray(offs, dtype=np.int64), ok.shape)[ok]
+        vals = np.broadcast_to(np.asarray(values).astype(np.uint64), ok.shape)[ok]
+        for b in range(nbytes):  # a record holds at most 64 bits, little-endian
+            at = starts + b
+            inside = (at >= 0) & (at < size)
+            written[at[inside]] = True
+            contents[at[inside]] = ((vals[inside] >> np.uint64(8 * b)) & np.uint64(0xFF)).astype(np.uint8)
+    return written, contents
+
+
+def _counts_only_bound(fn, here, plan: Plan, layout: Layout, loaded: dict) -> None:
+    """:func:`check_counts` for the count parameters of a kernel whose layout was found."""
+    if not layout.scalars:
+        return
+    every = layout.per_cta * (1 if layout.single_cta else DISCOVERY_CTAS)
+    count = -(-every // layout.count_unit)
+    fixed = tuple(layout.zeroed + layout.values)
+
+    def launch(setting=()):
+        return _launch(plan, layout.pointers, layout.scalars, layout.block, layout.per_thread, layout.single_cta,
+                       layout.element_bytes, count=count, zeroed=fixed, per_cta=layout.per_cta,
+                       region_bytes=layout.region_bytes, setting=setting)
+
+    check_counts(fn, here, layout.scalars, loaded, launch, layout.output_region,
+                 layout.pointers[layout.output_region], count)
+
+
+def check_counts(fn, here, counts: list, loaded: dict, launch, region: int, buffer: str, count: int) -> None:
+    """Refuse, located, a count parameter whose value reaches the elements stored rather than only
+    which elements are stored: every run sets each count to the launch's elements, so a verdict
+    would hold for that value alone (and a report would call it a bound). ``launch(setting)`` runs
+    the kernel with every count at ``count`` but the ``(name, value)`` pairs of ``setting``, and
+    returns a run with its ``lanes`` and ``memory``; ``region`` is the result buffer (``buffer``
+    its parameter). Each count is run at a larger value (the stored elements' bytes must not
+    change; a grid-stride loop may store more) and at 0 (a count then bounds every element, or
+    every load of a kernel whose stores it does not guard, away; where neither goes, the parameter
+    is no count, and the stored bytes must not change either: else it is read into them, as an
+    ``int`` flag, an iteration count or an offset added to the values is)."""
+    def loads_done(run) -> int:  # element loads done: a count that masks the loads bounds them
+        return sum(np.size(offs) for _, _, offs, *_ in run.lanes.loads)
+
+    try:
+        first = launch()
+    except (ExecutionError, StepLimitError, UnsupportedPtxError):
+        return  # what keeps the kernel from running is reported by the runs after
+    written, base = _stored_bytes(first, region)
+    advice = ("; a verdict would hold for one value of it. Make it a compile-time constant (tl.constexpr, a "
+              "template argument) to verify the kernel for that value")
+    for name in (n for n in counts if n in loaded):
+        ins = loaded[name]
+        where = f"{name} (line {ins.line}: {ins.text.strip()})"
+        for value in (2 * count + 7, 0):
+            try:
+                run = launch(((name, value),))
+            except (ExecutionError, StepLimitError, UnsupportedPtxError):
+                continue  # (a larger count may send a grid-stride loop past the buffers)
+            w, got = _stored_bytes(run, region)
+            changed = np.flatnonzero(got[written] != base[written])
+            if value and changed.size:
+                raise _fail(fn, here, f"{where} is taken for the element count, but its value reaches the elements "
+                                      f"stored: with it at {value} instead of {count} the stored bytes change (the "
+                                      f"first at byte {int(np.flatnonzero(written)[changed[0]])} of {buffer})"
+                                      + advice)
+            if not value and changed.size and np.array_equal(w, written) and loads_done(run) == loads_done(first):
+                raise _fail(fn, here, f"{where} is no element count: at 0 it bounds no element or load away, yet the "
+                                      "stored values change with it (an integer flag or setting read into the "
+                                      "arithmetic)" + advice)
 
 
 def _staging(fn, sl, layout: Layout, forking: set) -> set | None:

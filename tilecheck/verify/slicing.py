@@ -136,6 +136,8 @@ class Slicer:
         self.steered = self._reached_by_data_branches()
         self.loops = loops.simple_loops(self)
         self.loop_of = {i: loop for loop in self.loops for i in range(loop.head, loop.latch + 1)}
+        self._controlled: list | None = None  # per instruction, what it controls (controlled())
+        self._reachable: dict = {}              # per instruction, what runs after it (reachable())
 
     def _table_pointers(self, fn: Function) -> frozenset:
         """The registers that hold addresses inside the module's initialized data (a table's address
@@ -374,6 +376,98 @@ class Slicer:
         t = self.target(i)
         return (i + 1, t) if t > i else (t, i + 1)
 
+    def controlled(self, i: int) -> frozenset:
+        """The instructions whose running depends on which way the guarded branch or return ``i``
+        goes (control dependence: an instruction that post-dominates one way out of ``i`` and not
+        ``i`` itself; a loop's body depends on its branch back). Found from the control-flow
+        graph, not the instructions' order, so that a branch to a block placed after the
+        function's ``ret`` (LLVM moves cold paths there) controls only what its two ways do not
+        share. Where some instruction cannot reach the function's end (a loop with no way out),
+        ``span``'s order-based reading stands instead. Unguarded instructions control nothing."""
+        if self._controlled is None:
+            self._controlled = self._control_dependence()
+        if self._controlled is False:
+            lo, hi = self.span(i)
+            return frozenset(range(lo, hi))
+        return self._controlled[i]
+
+    def reachable(self, i: int) -> frozenset:
+        """The instructions some path from instruction ``i`` runs after it (loops included)."""
+        known = self._reachable.get(i)
+        if known is None:
+            seen: set = set()
+            work = [j for j in self.succ[i] if j < len(self.instrs)]
+            while work:
+                j = work.pop()
+                if j not in seen:
+                    seen.add(j)
+                    work.extend(k for k in self.succ[j] if k < len(self.instrs) and k not in seen)
+            known = self._reachable[i] = frozenset(seen)
+        return known
+
+    def _control_dependence(self):
+        """Per instruction, the instructions control dependent on it (Cooper, Harvey and Kennedy's
+        post-dominators on the instruction graph with one exit node); False where an instruction
+        cannot reach the exit."""
+        n = len(self.instrs)
+        out_of = []
+        for i, ins in enumerate(self.instrs):
+            ways = {min(j, n) for j in self.succ[i]}
+            if _head(ins) in ("ret", "exit", "trap") and ins.guard is not None:
+                ways.add(n)  # a guarded return leaves, or falls through
+            out_of.append(sorted(ways) or [n])
+        into: list[list[int]] = [[] for _ in range(n + 1)]
+        for i, ways in enumerate(out_of):
+            for j in ways:
+                into[j].append(i)
+        # post-order of the reversed graph from the exit (iterative depth-first search)
+        order, seen, stack = [], {n}, [(n, iter(into[n]))]
+        while stack:
+            node, it = stack[-1]
+            nxt = next((p for p in it if p not in seen), None)
+            if nxt is None:
+                order.append(node)
+                stack.pop()
+            else:
+                seen.add(nxt)
+                stack.append((nxt, iter(into[nxt])))
+        if len(seen) != n + 1:
+            return False
+        rank = {node: k for k, node in enumerate(order)}
+        ipdom = {n: n}
+
+        def meet(a: int, b: int) -> int:
+            while a != b:
+                while rank[a] < rank[b]:
+                    a = ipdom[a]
+                while rank[b] < rank[a]:
+                    b = ipdom[b]
+            return a
+
+        changed = True
+        while changed:
+            changed = False
+            for node in reversed(order):
+                if node == n:
+                    continue
+                new = None
+                for s in out_of[node]:
+                    if s in ipdom:
+                        new = s if new is None else meet(s, new)
+                if ipdom.get(node) != new:
+                    ipdom[node] = new
+                    changed = True
+        controlled: list = [set() for _ in range(n)]
+        for a in range(n):
+            if len(out_of[a]) < 2:
+                continue
+            for b in out_of[a]:
+                runner = b
+                while runner != ipdom[a]:
+                    controlled[a].add(runner)
+                    runner = ipdom[runner]
+        return [frozenset(c) for c in controlled]
+
     def label(self, name: str) -> int | None:
         """The instruction label ``name`` stands before (None: no such label)."""
         return self._label_at.get(name)
@@ -593,6 +687,10 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
         for name, bits in seeds:
             need(i, name, bits, True)
     control = [i for i, ins in enumerate(sl.instrs) if _head(ins) in CONTROL and id(ins) not in kept]
+    # a local store that some path runs between a store a kept local load was seen to read and that
+    # load could change what it reads (local loads follow the flows one run saw): a branch that
+    # decides such a store stays, as one that decides a kept instruction does
+    local_stores = [i for i, ins in enumerate(sl.instrs) if _head(ins) in STORES and ".local" in ins.opcode]
     while True:
         while work:
             d, name, bits, value = work.pop()
@@ -613,12 +711,24 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
         # a branch or early return matters where it can skip (or repeat) a kept instruction: the
         # other elements' branches stay out, and with them their approximate instructions
         at = sorted(sl.index[k] for k in kept if k in sl.index)
+        # an unguarded branch kept for the function's shape runs only where its way there does:
+        # it asks for no guarded branch (one placed after the ret, on a path the cut-down function
+        # never takes, would otherwise bring in the branch that leads there)
+        decided = [k for k in at if sl.instrs[k].guard is not None or _head(sl.instrs[k]) not in CONTROL]
+        for load in (k for k in at if k in (sl.local_flows or {})):
+            for w in sl.local_flows[load]:  # a dropped store a path runs after w and before the load
+                after = sl.reachable(w) if w >= 0 else range(len(sl.instrs))
+                decided += [s for s in local_stores if s in after and load in sl.reachable(s)]
         grown = False
         for i in control:
             if id(sl.instrs[i]) in kept:
                 continue
-            lo, hi = sl.span(i)
-            if any(lo <= k < hi for k in at if k != i):
+            if sl.instrs[i].guard is not None and _head(sl.instrs[i]) in ("bra", "ret", "exit", "trap"):
+                controls = any(k in sl.controlled(i) for k in decided if k != i)
+            else:  # an unguarded branch keeps the cut-down function's shape where it jumps over kept code
+                lo, hi = sl.span(i)
+                controls = any(lo <= k < hi for k in at if k != i)
+            if controls:
                 keep(i)
                 grown = True
         if not grown and not work:
