@@ -168,6 +168,11 @@ TRITON_CASES = [
     # reference is the reciprocal
     *[TritonCase(f"rcp_{SUFFIX[d]}", "rcp_kernel", d, "1.0 / x", (f"rcp.rn.{SUFFIX[d]}",), DOC_DIV)
       for d in ("fp16", "bf16", "fp32", "fp64")],
+    # a constant divisor: Triton 3.9 multiplies by div.approx.f32(1.0, 3.0) (LLVM's fdiv with arcp),
+    # which is neither the division nor the div.full.f32 that a / b of two tensors gives
+    TritonCase("div_const_f32", "div_const_kernel", "fp32", "x / 3.0",
+               ("div.rn.f32(a, 3.0)", "div.full.f32(a, 3.0)", "mul.rn.f32(div.approx.f32(1.0, 3.0), a)"), DOC_DIV,
+               amd=False, note="x times div.approx.f32(1.0, 3.0): a product with an approximate reciprocal"),
     TritonCase("sqrt_f64", "sqrt_kernel", "fp64", "tl.sqrt(a)", ("sqrt.rn.f64",), DOC_SQRT),
     TritonCase("sqrt_f16_up", "sqrt_up_kernel", "fp16", "tl.sqrt(x.to(tl.float32)).to(x.dtype)", ("sqrt.rn.f16",),
                DOC_SQRT, note="tl.sqrt(x) on fp16 is a compile error in Triton 3.9: upcast"),

@@ -77,3 +77,16 @@ def test_a_count_stays_a_count(capsys):
     assert main(["verify", str(TRITON / "div_f16_v.ptx"), "--entry", "div_kernel", "--against", "div.rn.f16",
                  "--cases", "300", "--json", "-"]) == 1
     assert "bounded by div_kernel_param_3" in json.loads(capsys.readouterr().out)["abi"]
+
+
+def test_a_refusal_is_written_to_the_json_too(capsys, tmp_path):
+    """With --json, a run that gives no verdict says why there as well (before: nothing written)."""
+    path = FIXTURES / "triton_flag_f16.ptx"
+    argv = ["verify", str(path), "--entry", "k_flag", "--against", "mul.rn.f16(a, 2.0)", "--cases", "300"]
+    assert main(argv + ["--json", "-"]) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "refused" and data["exit_code"] == 2 and "is no element count" in data["error"]
+    assert data["location"]["path"] == str(path) and data["location"]["line"] > 0
+    out = tmp_path / "r.json"
+    assert main(argv + ["--json", str(out)]) == 2
+    assert json.loads(out.read_text())["error"] == data["error"]

@@ -32,7 +32,7 @@ from tilecheck.commands.check_ptx import check_ptx_text
 from tilecheck.commands.options import add_dask_options, dask_banner, on_dask, positive_int
 from tilecheck.commands.output import check_writable
 from tilecheck.diff.distributed import connect, dashboard_link, disconnect, workers_alive
-from tilecheck.errors import UsageError
+from tilecheck.errors import TilecheckError, UsageError
 from tilecheck.report import run_report
 from tilecheck.spec.database import load_database
 from tilecheck.verify import compiled, sharded
@@ -134,7 +134,36 @@ def _only_kernel(path: str) -> str:
 
 
 def run(args) -> int:
-    """Run the compiled-PTX verification; returns the exit code."""
+    """Run the compiled-PTX verification; returns the exit code. With ``--json``, a refusal (exit 2)
+    is written there too: ``{"verdict": "refused", "exit_code", "error", "location"}``, so that a
+    pipeline reading the JSON sees why there is no verdict."""
+    try:
+        return _run(args)
+    except TilecheckError as exc:
+        if getattr(args, "json", None):
+            _write_refusal(args, exc)
+        raise
+
+
+def _write_refusal(args, exc: TilecheckError) -> None:
+    """The JSON of a run that gave no verdict (best effort: the error itself is what is reported)."""
+    where = exc.location
+    data = {"path": next((str(t) for t in args.targets if str(t).endswith(".ptx")), None),
+            "entry": getattr(args, "entry", None), "against": getattr(args, "against", None),
+            "verdict": "refused", "exit_code": exc.exit_code, "error": exc.message,
+            "location": None if where is None else {"path": where.path, "line": where.line, "column": where.column}}
+    text = json.dumps(data, indent=2) + "\n"
+    if args.json == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError:
+        pass  # (an unwritable --json path is refused before the run; the error below is what matters)
+
+
+def _run(args) -> int:
     ptx = [t for t in args.targets if str(t).endswith(".ptx")]
     if len(ptx) != 1 or len(args.targets) != 1:
         raise UsageError("verify FILE.ptx takes exactly one .ptx file (and --entry NAME --against REF)")
