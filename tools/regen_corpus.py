@@ -172,7 +172,8 @@ TRITON_CASES = [
     # which is neither the division nor the div.full.f32 that a / b of two tensors gives
     TritonCase("div_const_f32", "div_const_kernel", "fp32", "x / 3.0",
                ("div.rn.f32(a, 3.0)", "div.full.f32(a, 3.0)", "mul.rn.f32(div.approx.f32(1.0, 3.0), a)"), DOC_DIV,
-               amd=False, note="x times div.approx.f32(1.0, 3.0): a product with an approximate reciprocal"),
+               amd=False, inputs="65536",
+               note="x times div.approx.f32(1.0, 3.0): a product with an approximate reciprocal"),
     TritonCase("sqrt_f64", "sqrt_kernel", "fp64", "tl.sqrt(a)", ("sqrt.rn.f64",), DOC_SQRT),
     TritonCase("sqrt_f16_up", "sqrt_up_kernel", "fp16", "tl.sqrt(x.to(tl.float32)).to(x.dtype)", ("sqrt.rn.f16",),
                DOC_SQRT, note="tl.sqrt(x) on fp16 is a compile error in Triton 3.9: upcast"),
@@ -329,7 +330,7 @@ TRITON_CASES = [
     # input; the only PTX forms of sine and cosine are the approximate instructions, whose absolute bounds
     # hold on [-100pi, 100pi] only
     *[TritonCase(f"{fn}_f32{'_v' if vec else ''}", f"{fn}_kernel", "fp32", f"tl.{fn}(x)", (f"{fn}.approx.f32",), doc,
-                 amd=False, block=1024 if vec else 128, vector=vec, inputs="65536" if vec else None,
+                 amd=False, block=1024 if vec else 128, vector=vec,
                  note=f"no PTX form computes {fn} exactly: judged against {fn}.approx's absolute bound, which the "
                       "ISA states on [-100pi, 100pi] only (every input beyond is unknown)")
       for fn, doc in (("sin", DOC_SIN), ("cos", DOC_COS)) for vec in (False, True)],

@@ -65,15 +65,6 @@ def rcp_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def div_const_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    """out = x / 3.0 (a Python float divisor)."""
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, x / 3.0, mask=mask)
-
-
-@triton.jit
 def rsqrt_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     """out = tl.math.rsqrt(x)."""
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -516,3 +507,12 @@ def div_rz_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
     a = tl.load(a_ptr + offs, mask=mask)
     b = tl.load(b_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, tl.extra.cuda.libdevice.div_rz(a, b), mask=mask)
+
+
+@triton.jit
+def div_const_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = x / 3.0 (a Python float divisor)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x / 3.0, mask=mask)

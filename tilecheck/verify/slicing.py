@@ -44,6 +44,8 @@ from tilecheck.spec.types import PTX_TYPES
 from tilecheck.verify import loops
 
 CONTROL = ("bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap", "brkpt", "nanosleep", "call")
+JUMPS = ("bra", "ret", "exit", "trap")
+"""The control instructions that decide where a thread goes next (a guarded one: which way)."""
 """Instructions kept in every slice: they decide which instructions run (and when)."""
 _BITWISE = ("and", "or", "xor", "not", "cnot")
 def _packed_conversion(head: str, types: list[str]) -> tuple[int, int] | None:
@@ -136,7 +138,7 @@ class Slicer:
         self.steered = self._reached_by_data_branches()
         self.loops = loops.simple_loops(self)
         self.loop_of = {i: loop for loop in self.loops for i in range(loop.head, loop.latch + 1)}
-        self._controlled: list | None = None  # per instruction, what it controls (controlled())
+        self._controlled: list | bool | None = None  # per instruction, what it controls (controlled())
         self._reachable: dict = {}              # per instruction, what runs after it (reachable())
 
     def _table_pointers(self, fn: Function) -> frozenset:
@@ -287,7 +289,7 @@ class Slicer:
                 return None  # a way back that is no simple loop's
             if head == "bra" and i not in deciding:
                 stack.append((self.target(i), decisions, through))
-            elif ins.guard is not None and head in ("bra", "ret", "exit", "trap"):
+            elif ins.guard is not None and head in JUMPS:
                 # taken: a branch goes to its target, a return leaves (no path to ``at``)
                 ways = [(i + 1, False)] + ([(self.target(i), True)] if head == "bra" else [])
                 for j, taken in reversed(ways):
@@ -463,7 +465,7 @@ class Slicer:
                 continue
             for b in out_of[a]:
                 runner = b
-                while runner != ipdom[a]:
+                while runner != ipdom[a] and runner != n:
                     controlled[a].add(runner)
                     runner = ipdom[runner]
         return [frozenset(c) for c in controlled]
@@ -714,7 +716,7 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
         # an unguarded branch kept for the function's shape runs only where its way there does:
         # it asks for no guarded branch (one placed after the ret, on a path the cut-down function
         # never takes, would otherwise bring in the branch that leads there)
-        decided = [k for k in at if sl.instrs[k].guard is not None or _head(sl.instrs[k]) not in CONTROL]
+        decided = [k for k in at if sl.instrs[k].guard is not None or _head(sl.instrs[k]) not in JUMPS]
         for load in (k for k in at if k in (sl.local_flows or {})):
             for w in sl.local_flows[load]:  # a dropped store a path runs after w and before the load
                 after = sl.reachable(w) if w >= 0 else range(len(sl.instrs))
@@ -723,7 +725,7 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
         for i in control:
             if id(sl.instrs[i]) in kept:
                 continue
-            if sl.instrs[i].guard is not None and _head(sl.instrs[i]) in ("bra", "ret", "exit", "trap"):
+            if sl.instrs[i].guard is not None and _head(sl.instrs[i]) in JUMPS:
                 controls = any(k in sl.controlled(i) for k in decided if k != i)
             else:  # an unguarded branch keeps the cut-down function's shape where it jumps over kept code
                 lo, hi = sl.span(i)
