@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import tilecheck
+from tilecheck import cpus
 from tilecheck.diff import backends, certificate, certkernels
 from tilecheck.formats import get_format
 from tilecheck.model import api, ops
@@ -252,11 +253,14 @@ def _imports(module):
 
 def test_imports_nothing_from_the_model_or_the_solver():
     # the certificate imports only its kernels; the kernels only numpy, numba and the stdlib
-    # (and the yes/no-with-reason record its form_support answers with)
+    # (and the yes/no-with-reason record its form_support answers with, and the thread count,
+    # which is no arithmetic: tilecheck.cpus imports only the exception tree)
     assert sorted(n for n in _imports(certificate) if n.startswith("tilecheck")) == [
-        "tilecheck.diff.certkernels", "tilecheck.diff.support.SUPPORTED", "tilecheck.diff.support.Support"]
+        "tilecheck.cpus", "tilecheck.diff.certkernels", "tilecheck.diff.support.SUPPORTED",
+        "tilecheck.diff.support.Support"]
     assert all(n.split(".")[0] in ("numpy", "numba", "os", "threading", "concurrent", "__future__")
-               for n in _imports(certkernels)), _imports(certkernels)
+               or n == "tilecheck.cpus" for n in _imports(certkernels)), _imports(certkernels)
+    assert sorted(n for n in _imports(cpus) if n.startswith("tilecheck")) == ["tilecheck.errors.UsageError"]
 
 
 def _float_instructions(fn, *args) -> set:

@@ -5,6 +5,7 @@ packed lanes are read as packed only where the code is packed (half2/bf162 code:
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -35,7 +36,13 @@ def _refused(capsys, path, entry, against, *extra) -> str:
     code = main(["verify", str(path), "--entry", entry, "--against", against, "--cases", "2000", *extra])
     cap = capsys.readouterr()
     assert code == 2, cap.out + cap.err
-    assert "Traceback" not in cap.err and cap.out == ""
+    assert "Traceback" not in cap.err
+    # no report on stdout; with --json -, the refusal's JSON (its error the message on stderr)
+    if "--json" in extra:
+        data = json.loads(cap.out)
+        assert data["verdict"] == "refused" and data["error"] in cap.err
+    else:
+        assert cap.out == ""
     return cap.err
 
 
