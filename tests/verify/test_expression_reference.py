@@ -441,3 +441,26 @@ def test_operands_keep_ptx_order_copysign(db):
     kernel = (x & 0x7FFFFFFF) | (y & 0x80000000)  # C's copysign(x, y)
     bare = (y & 0x7FFFFFFF) | (x & 0x80000000)    # PTX's copysign.f32 applied to (x, y)
     assert wrong.misrounded_count == found.shape[0] > 1000 and np.all(kernel != bare)
+
+
+@pytest.mark.parametrize("called,exact", [
+    ("div.rn.f16(a, b)", "cvt.rn.f16.f64(div.rn.f64(cvt.f64.f16(a), cvt.f64.f16(b)))"),
+    ("sqrt.rn.bf16(a)", "cvt.rn.bf16.f64(sqrt.rn.f64(cvt.f64.bf16(a)))"),
+])
+def test_a_rounding_ptx_lacks_is_refused_with_its_exact_spelling(capsys, called, exact):
+    """PTX has no f16/bf16 division or square root: inside an expression the refusal says how to
+    write one exactly in forms PTX has (through f64, where the second rounding is innocuous)."""
+    assert main(["verify", str(HALF), "--entry", "k_hdiv_f16", "--against", called, "--cases", "10"]) == 2
+    assert f"write it as {exact}" in capsys.readouterr().err
+
+
+def test_the_exact_spelling_misrounds_what_the_bare_reference_does():
+    """The spelling the refusal suggests judges nvcc's __hdiv as div.rn.f16 does, input for input."""
+    sets = []
+    for against in ("div.rn.f16", "cvt.rn.f16.f64(div.rn.f64(cvt.f64.f16(a), cvt.f64.f16(b)))"):
+        rows = []
+        o = compiled.verify_ptx(str(HALF), "k_hdiv_f16", against, db=compiled.load_database(), cases=20000,
+                                misrounded=rows.append)
+        assert o.misrounded_count > 0
+        sets.append(np.concatenate(rows))
+    assert np.array_equal(sets[0], sets[1])

@@ -769,7 +769,7 @@ class _Checker:
             except UnknownFormError as exc:
                 raise _err(node, exc.message) from None
             reason = verdict.reason or "the spec database has no such form"
-            raise _err(node, f"{name} is not a form of the spec database: {reason}")
+            raise _err(node, f"{name} is not a form of the spec database: {reason}{_exact_spelling(name)}")
         if form.lanes != 1:
             raise _err(node, f"{name} is a packed form ({form.lanes} lanes); a reference computes one element: "
                              "use the scalar form")
@@ -949,6 +949,33 @@ def _check(text: str, db):
     root = checker.build(tree.body)
     variables = [Var(n, i, checker.var_formats[n][0]) for i, n in enumerate(checker.order)]
     return tree, root, variables
+
+
+WIDE_ENOUGH = {"f16": "f64", "bf16": "f64", "f32": "f64"}
+"""For a format, one whose correctly rounded division and square root, rounded once more to it, are
+its own correctly rounded ones (precision at least 2p + 2: Figueroa's innocuous double rounding)."""
+
+
+def _exact_spelling(name: str) -> str:
+    """For a correctly rounded operation PTX lacks in a format (``div.rn.f16``, ``sqrt.rn.bf16``),
+    the spelling of it in forms PTX has, as a clause of a refusal; "" where there is none."""
+    parts = name.split(".")
+    if len(parts) != 3 or parts[0] not in ("div", "sqrt", "rcp") or parts[1] not in ("rn", "rz", "rm", "rp"):
+        if parts[:2] == ["rsqrt", "rn"]:
+            return (f"; --against {name} on its own is the correctly rounded reciprocal square root, but no "
+                    "composition of PTX forms computes it exactly, so an expression cannot contain it")
+        return ""
+    op, rnd, fmt = parts
+    wide = WIDE_ENOUGH.get(fmt)
+    if wide is None:
+        return ""
+    args = {"div": "(cvt.f64.{f}(a), cvt.f64.{f}(b))", "sqrt": "(cvt.f64.{f}(a))",
+            "rcp": "(cvt.f64.{f}(a))"}[op].replace("f64", wide).format(f=fmt)
+    if rnd != "rn":
+        return (f"; --against {name} on its own is that correctly rounded operation (an expression can spell "
+                f"it only where the rounding is to nearest)")
+    return (f"; write it as cvt.rn.{fmt}.{wide}({op}.rn.{wide}{args}): exact, since {wide} holds the "
+            f"{fmt} result rounded once more to the correctly rounded one (or --against {name} on its own)")
 
 
 def resolve_form(db, name: str):

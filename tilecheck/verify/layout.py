@@ -335,8 +335,9 @@ def _store_atoms(fn, ins: Instr, eb: int, here: Location) -> list[tuple[Atom, in
     if nbytes % eb and eb % nbytes:
         raise _fail(fn, here, f"line {ins.line}: stores of {width} bits do not hold {8 * eb}-bit elements")
     if eb > nbytes:
-        raise _fail(fn, here, f"line {ins.line}: stores {width}-bit registers, narrower than one {8 * eb}-bit "
-                              "element (an element split over registers is not supported)")
+        raise _fail(fn, here, f"line {ins.line}: stores {width}-bit values ({ins.opcode}), narrower than one "
+                              f"{8 * eb}-bit element of the reference: a reference whose result has the stored "
+                              "width fits (an element split over several stores is not supported)")
     src = ins.operands[1]
     regs = list(src.items) if isinstance(src, Vec) else [src]
     per = max(1, 8 // nbytes)  # registers per 64-bit record part
