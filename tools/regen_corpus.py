@@ -105,6 +105,8 @@ DOC_COMPARE = "nothing for the > operator on tensors (a boolean tensor, int1)"
 DOC_CLASS = "libdevice.{test}: no docstring (CUDA's {test}f: 'a nonzero value if and only if' the argument is NaN / infinite)"
 DOC_RCP_RN = ("libdevice.rcp_rn: no docstring (libdevice's __nv_frcp_rn: 'Compute the reciprocal of x in "
               "round-to-nearest-even mode')")
+DOC_RSQRT_RN = ("libdevice.rsqrt_rn: no docstring (libdevice's __nv_frsqrt_rn: 'Compute the reciprocal square "
+                "root of x in round-to-nearest-even mode')")
 DOC_DIV_RZ = ("libdevice.div_rz: no docstring (libdevice's __nv_fdiv_rz: 'Divide two floating point values x by y "
               "in round-towards-zero mode')")
 DOC_FLOOR = "tl.floor: 'Computes the element-wise floor of x'"
@@ -317,6 +319,9 @@ TRITON_CASES = [
     # subnormals; nvcc's __frcp_rn is rcp.rn.f32 unless -ftz=true): Triton's are the .ftz forms
     TritonCase("rcp_rn_f32", "rcp_rn_kernel", "fp32", "libdevice.rcp_rn(x)", ("rcp.rn.f32", "rcp.rn.ftz.f32"),
                DOC_RCP_RN, amd=False, note="rcp.rn.ftz.f32: Triton links libdevice for flush-to-zero"),
+    TritonCase("rsqrt_rn_f32", "rsqrt_rn_kernel", "fp32", "libdevice.rsqrt_rn(x)", ("rsqrt.rn.f32",),
+               DOC_RSQRT_RN, amd=False,
+               note="rsqrt.approx.ftz.f32 refined by fma.rn.ftz.f32 steps (flushing subnormals)"),
     TritonCase("div_rz_f32", "div_rz_kernel", "fp32", "libdevice.div_rz(a, b)", ("div.rz.f32", "div.rz.ftz.f32"),
                DOC_DIV_RZ, amd=False, note="div.rz.ftz.f32: Triton links libdevice for flush-to-zero"),
     # sine and the hyperbolic tangent as instructions, each against its own form (their ISA bounds:

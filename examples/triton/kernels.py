@@ -516,3 +516,12 @@ def div_const_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, x / 3.0, mask=mask)
+
+
+@triton.jit
+def rsqrt_rn_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = libdevice.rsqrt_rn(x)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.extra.cuda.libdevice.rsqrt_rn(x), mask=mask)
