@@ -621,7 +621,6 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
                        returned=returned is not None, block=block, values=tuple(values)))
 
 
-
 def _fit_dynamic_shared_at(plan: Plan, params: list, pointers: list, block: int) -> None:
     """:func:`tilecheck.verify.layout.fit_dynamic_shared` from one CTA of ``block`` threads (the
     CTA later runs have: its shared addresses come from %tid) on distinct buffers; where that run
