@@ -410,7 +410,7 @@ def _written(run: _Run, eb: int) -> dict:
 
 
 ROLES = {"in": "an operand (a buffer, or a floating-point value)", "out": "the result buffer",
-         "n": "the element count", "-": "unused (0)"}
+         "n": "the element count", "-": "unused (0; one the kernel reads is refused)"}
 """What ``--params`` may say of each kernel parameter, in order."""
 
 POINTER_TYPES = ("u64", "b64", "s64")
