@@ -14,8 +14,8 @@ before every input was checked).
 Exhaustive runs in batches (:mod:`tilecheck.verify.sharded`): ``--workers N`` runs the batches on
 a local Dask cluster of N worker processes, ``--scheduler ADDRESS`` on an existing cluster (the
 same options, with the same meaning, as ``tilecheck fuzz``; a run without them uses worker
-processes of its own, one per CPU up to 8 or ``TILECHECK_THREADS``, threads for small runs); ``--out DIR`` keeps a checkpoint after every
-batch, which ``--resume`` continues. The report and ``--json`` are the serial run's (all but ``seconds``).
+processes of its own, one per CPU up to 8 or ``TILECHECK_THREADS``, threads for small runs);
+``--out DIR`` keeps a checkpoint after every batch, which ``--resume`` continues. The report and ``--json`` are the serial run's (all but ``seconds``).
 """
 
 from __future__ import annotations

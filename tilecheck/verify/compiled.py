@@ -23,8 +23,9 @@ gives an integer result or takes an integer operand, compared bit for bit), or a
 (``add.rn.f32(mul.rn.f32(a, b), c)``; :mod:`tilecheck.verify.expression`); an approximate form
 (``div.approx.f32``) means "every result the code can produce lies in that form's contract".
 
-Inputs: exhaustive where asked (16-bit unary and binary, f32 unary; in blocks, progress on
-stderr), else sampled: that many distinct inputs in the operand mix of :mod:`tilecheck.inputs.mix`
+Inputs: exhaustive where asked, and by default where the operands hold at most 32 bits together
+(16-bit unary and binary, f32 unary: :data:`EXHAUSTIVE_LIMIT`; in blocks, progress on stderr), else
+sampled: that many distinct inputs in the operand mix of :mod:`tilecheck.inputs.mix`
 (edge-class patterns, constructed hard cases of the operation -- exact results on or next to a
 rounding boundary of the result format, which is where a wider intermediate format double-rounds --
 and uniform bit patterns).
@@ -571,6 +572,7 @@ def _memory_abi(plan: Plan, ref: Reference, here: Location, stride: int | None, 
         if found == block and not stored.all():  # (a smaller block than the kernel's own may leave threads idle)
             raise _not_one_per_thread(f".{kind} {fn.name}: thread {int(np.flatnonzero(~stored)[0])} of {n} stores "
                                       f"nothing with the count set to {n}", here)
+
     def counted(abi: Abi) -> Abi:  # a count only bounds the elements: one read into them is refused
         if kind == "entry":
             element_layout.check_counts(fn, here, counts, element_layout.loaded_params(fn), launch, out_region,
