@@ -969,8 +969,8 @@ def _exact_spelling(name: str) -> str:
     wide = WIDE_ENOUGH.get(fmt)
     if wide is None:
         return ""
-    args = {"div": "(cvt.f64.{f}(a), cvt.f64.{f}(b))", "sqrt": "(cvt.f64.{f}(a))",
-            "rcp": "(cvt.f64.{f}(a))"}[op].replace("f64", wide).format(f=fmt)
+    widen = f"cvt.{wide}.{fmt}"
+    args = f"({widen}(a), {widen}(b))" if op == "div" else f"({widen}(a))"
     if rnd != "rn":
         return (f"; --against {name} on its own is that correctly rounded operation (an expression can spell "
                 f"it only where the rounding is to nearest)")

@@ -930,46 +930,10 @@ def _store_between(sl, kept: set) -> bool:
     runs, and the load would read the earlier bytes unchecked. (No such store: the bytes the load
     reads are those the whole function's load reads, which every run checks.) Paths are the control
     flow's, loops and blocks laid out out of order included."""
-    n = len(sl.instrs)
-    succ = []
-    for i, ins in enumerate(sl.instrs):
-        head = ins.opcode.split(".", 1)[0]
-        if head == "bra":
-            succ.append([sl.target(i)] + ([i + 1] if ins.guard is not None else []))
-        elif head in ("ret", "exit", "trap") and ins.guard is None:
-            succ.append([])
-        else:
-            succ.append([i + 1])
-    pred: list = [[] for _ in range(n + 1)]
-    for i, out in enumerate(succ):
-        for j in out:
-            if j <= n:
-                pred[j].append(i)
-
-    def closure(start: int, edges) -> set:
-        seen, work = set(), [k for k in edges[start] if k < n]
-        while work:
-            k = work.pop()
-            if k not in seen:
-                seen.add(k)
-                work.extend(j for j in edges[k] if j < n)
-        return seen
-
     dropped = {i for i, ins in enumerate(sl.instrs) if id(ins) not in kept and ins.opcode.startswith("st")
                and ".local" in ins.opcode}
-    if not dropped:
-        return False
-    after: dict = {}
-    for load, writers in (sl.local_flows or {}).items():
-        if id(sl.instrs[load]) not in kept:
-            continue
-        before_load = closure(load, pred)
-        for w in writers:
-            if w not in after:
-                after[w] = closure(w, succ) if w >= 0 else set(range(n))
-            if dropped & after[w] & before_load:
-                return True
-    return False
+    return bool(dropped) and any(dropped & sl.local_stores_between(load) for load in (sl.local_flows or {})
+                                 if id(sl.instrs[load]) in kept)
 
 
 def _flows_in(sub: Plan, plan: Plan, local_flows: dict | None, changed: dict) -> dict | None:

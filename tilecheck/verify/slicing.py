@@ -140,6 +140,7 @@ class Slicer:
         self.loop_of = {i: loop for loop in self.loops for i in range(loop.head, loop.latch + 1)}
         self._controlled: list | bool | None = None  # per instruction, what it controls (controlled())
         self._reachable: dict = {}              # per instruction, what runs after it (reachable())
+        self._between: dict = {}                # per local load, local_stores_between()
 
     def _table_pointers(self, fn: Function) -> frozenset:
         """The registers that hold addresses inside the module's initialized data (a table's address
@@ -405,6 +406,21 @@ class Slicer:
                     seen.add(j)
                     work.extend(k for k in self.succ[j] if k < len(self.instrs) and k not in seen)
             known = self._reachable[i] = frozenset(seen)
+        return known
+
+    def local_stores_between(self, load: int) -> frozenset:
+        """The local stores some path runs after a store the local load ``load`` was seen to read
+        (after the entry, where it read bytes nothing wrote) and before ``load``: each could change
+        what it reads in a run the discovery did not see (loops and blocks laid out out of order
+        included)."""
+        known = self._between.get(load)
+        if known is None:
+            stores = [i for i, ins in enumerate(self.instrs) if _head(ins) in STORES and ".local" in ins.opcode]
+            out: set = set()
+            for w in (self.local_flows or {}).get(load, ()):
+                after = self.reachable(w) if w >= 0 else range(len(self.instrs))
+                out.update(s for s in stores if s in after and load in self.reachable(s))
+            known = self._between[load] = frozenset(out)
         return known
 
     def _control_dependence(self):
@@ -689,10 +705,6 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
         for name, bits in seeds:
             need(i, name, bits, True)
     control = [i for i, ins in enumerate(sl.instrs) if _head(ins) in CONTROL and id(ins) not in kept]
-    # a local store that some path runs between a store a kept local load was seen to read and that
-    # load could change what it reads (local loads follow the flows one run saw): a branch that
-    # decides such a store stays, as one that decides a kept instruction does
-    local_stores = [i for i, ins in enumerate(sl.instrs) if _head(ins) in STORES and ".local" in ins.opcode]
     while True:
         while work:
             d, name, bits, value = work.pop()
@@ -717,10 +729,10 @@ def element_slice(sl: Slicer, seeds: list[tuple[str, int]], stores: list[Instr])
         # it asks for no guarded branch (one placed after the ret, on a path the cut-down function
         # never takes, would otherwise bring in the branch that leads there)
         decided = [k for k in at if sl.instrs[k].guard is not None or _head(sl.instrs[k]) not in JUMPS]
+        # a local store between a kept local load and the store it was seen to read could change what
+        # it reads (local loads follow the flows one run saw): a branch deciding one stays too
         for load in (k for k in at if k in (sl.local_flows or {})):
-            for w in sl.local_flows[load]:  # a dropped store a path runs after w and before the load
-                after = sl.reachable(w) if w >= 0 else range(len(sl.instrs))
-                decided += [s for s in local_stores if s in after and load in sl.reachable(s)]
+            decided += sl.local_stores_between(load)
         grown = False
         for i in control:
             if id(sl.instrs[i]) in kept:
